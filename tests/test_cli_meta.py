@@ -1,0 +1,71 @@
+"""Properties of the command line as a whole: help everywhere, fast start, version."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+
+import click
+import pytest
+from click.testing import Result
+
+from trainer import __version__
+from trainer.cli import cli
+
+
+def _commands() -> list[tuple[str, click.Command]]:
+    assert isinstance(cli, click.Group)
+    return sorted(cli.commands.items())
+
+
+@pytest.mark.parametrize(("name", "command"), _commands())
+def test_every_command_has_a_docstring(name: str, command: click.Command) -> None:
+    assert command.help and len(command.help.strip()) > 20, name
+
+
+@pytest.mark.parametrize(("name", "command"), _commands())
+def test_every_option_has_help(name: str, command: click.Command) -> None:
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.hidden:
+            assert param.help, f"{name} {param.opts}"
+
+
+@pytest.mark.parametrize(("name", "command"), _commands())
+def test_every_command_that_prints_data_has_json(name: str, command: click.Command) -> None:
+    options = {opt for param in command.params for opt in param.opts}
+    prints_data = name in {"list", "show", "calc", "grade", "variants", "history", "next",
+                           "lint", "review"}
+    if prints_data:
+        assert "--json" in options or "--format" in options, name
+
+
+def test_version_prints_the_package_version(run: Callable[..., Result]) -> None:
+    assert run("--version").output.strip() == f"kvdrill, version {__version__}"
+
+
+def test_no_arguments_shows_help(run: Callable[..., Result]) -> None:
+    assert "Commands:" in run().output
+
+
+def test_an_unknown_command_is_a_one_line_usage_error(run: Callable[..., Result]) -> None:
+    result = run("frobnicate", ok=False)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: No such command 'frobnicate'")
+    assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [["--help"], ["calc", "--help"]])
+def test_start_up_does_not_import_sympy(args: list[str]) -> None:
+    probe = (
+        "import sys\n"
+        "from trainer.cli import cli\n"
+        "try:\n"
+        f"    cli.main({args!r}, prog_name='kvdrill')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('SYMPY' if 'sympy' in sys.modules else 'CLEAN', file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.stderr.strip().splitlines()[-1] == "CLEAN", done.stderr

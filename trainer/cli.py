@@ -1,0 +1,219 @@
+"""The kvdrill command line: the only module that imports click.
+
+Commands import what they need when they run, so `kvdrill --help` stays fast; the project's
+errors become one `Error:` line and an exit code (1: the request failed, 2: misused).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import click
+
+from trainer import __version__
+from trainer.errors import KvdrillError
+
+KV_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8")
+WEIGHT_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+
+
+class ExactNumber(click.ParamType):
+    """A decimal number kept exact (3.35 stays 335/100); refuses nan, inf and junk."""
+
+    name = "NUMBER"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, Fraction):
+            return value
+        text = str(value).strip().replace("_", "")
+        if len(text) > 40:
+            self.fail("is too long to be a number", param, ctx)
+        try:
+            return Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            self.fail(f"{value!r} is not a number (write e.g. 80 or 3.35)", param, ctx)
+
+
+class ParamCount(ExactNumber):
+    """A parameter count: 8030261248, 8.03e9, 8.03B or 70B (B = billion, M = million)."""
+
+    name = "COUNT"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = str(value).strip()
+        scale = {"b": 10**9, "m": 10**6, "t": 10**12}.get(text[-1:].lower())
+        if scale is not None:
+            return super().convert(text[:-1], param, ctx) * scale
+        count = super().convert(text, param, ctx)
+        if count < 10**5:
+            self.fail(
+                f"{value!r} is too small for a parameter count: write 8.03B or 8030261248",
+                param,
+                ctx,
+            )
+        return count
+
+
+EXACT = ExactNumber()
+
+
+def _fail_line(message: str, code: int) -> None:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+class KvdrillGroup(click.Group):
+    """A click group whose every failure is one line on stderr with a meaningful exit code."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            result = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as error:
+            where = f" (see '{error.ctx.command_path} --help')" if error.ctx else ""
+            _fail_line(f"{error.format_message()}{where}", 2)
+        except click.ClickException as error:
+            _fail_line(error.format_message(), error.exit_code)
+        except click.Abort:
+            _fail_line("aborted; nothing already saved was lost", 1)
+        except KvdrillError as error:
+            _fail_line(str(error), error.exit_code)
+        except BrokenPipeError:
+            sys.stderr.close()  # the reader went away (| head); nothing to say
+            sys.exit(1)
+        except OSError as error:
+            name = f" {error.filename}" if error.filename else ""
+            _fail_line(f"cannot use{name}: {error.strerror or error}", 1)
+        except Exception as error:  # noqa: BLE001 - the last guard against a traceback
+            if os.environ.get("KVDRILL_DEBUG"):
+                raise
+            _fail_line(
+                f"internal error ({type(error).__name__}: {error}); "
+                "rerun with KVDRILL_DEBUG=1 for details and report it",
+                1,
+            )
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+@click.group(cls=KvdrillGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="kvdrill")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """kvdrill: timed drills for the numbers of LLM-serving interviews.
+
+    KV-cache bytes per token, how many users a GPU holds after weights and headroom, what a
+    decode step costs, which lever doubles capacity. Start with `kvdrill list`, then
+    `kvdrill practice ID`; `kvdrill calc` gives any number directly.
+    """
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+def _emit_json(payload: Any) -> None:
+    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+@cli.command()
+@click.option("--model", "--preset", "model", metavar="NAME",
+              help="Model preset (e.g. llama-3.1-8b, llama2-70b); options below override it.")
+@click.option("--layers", type=int, help="Transformer layers.")
+@click.option("--heads", type=int, help="Query (attention) heads.")
+@click.option("--kv-heads", type=int, help="Key/value heads (GQA; = heads for MHA, 1 for MQA).")
+@click.option("--head-dim", type=int, help="Elements per head (from the config, not hidden/heads).")
+@click.option("--hidden", type=int, help="Hidden size d_model.")
+@click.option("--params", type=ParamCount(), help="Parameter count: 8.03B or 8030261248.")
+@click.option("--weights-gb", type=EXACT, help="Weight size in GB (10^9 B), at --weights-dtype.")
+@click.option("--window", type=int, help="Sliding-window size in tokens.")
+@click.option("--windowed-layers", type=int, help="How many layers use the sliding window.")
+@click.option("--gpu", metavar="NAME", help="GPU preset (e.g. h100, h200, mi300x).")
+@click.option("--hbm-gb", type=EXACT, help="Memory per GPU in GB (10^9 B).")
+@click.option("--bandwidth-tbs", type=EXACT, help="Memory bandwidth per GPU in TB/s.")
+@click.option("--gpus", type=int, help="GPUs in tensor parallel (default 1).")
+@click.option("--weights-dtype", type=click.Choice(WEIGHT_DTYPE_CHOICES, case_sensitive=False),
+              help="Dtype of the weights (default: as released).")
+@click.option("--kv-dtype", type=click.Choice(KV_DTYPE_CHOICES, case_sensitive=False),
+              help="Dtype of the KV cache (default: as the weights are released).")
+@click.option("--context", "--seq", "context", type=int,
+              help="Live tokens per sequence: prompt + generated so far (default 4096).")
+@click.option("--batch", type=int, help="Sequences decoded together (default: the maximum).")
+@click.option("--utilization", type=EXACT,
+              help="Fraction of HBM the server may use (default 1.0, as the seed's calculator).")
+@click.option("--reserve-gb", type=EXACT,
+              help="GB per GPU kept for activations, graphs, fragmentation (default 0).")
+@click.option("--block-size", type=int, help="Tokens per KV page (default 1: no paging).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option("--symbolic", is_flag=True, help="Also print each formula as a sympy expression.")
+@click.option("--list-presets", is_flag=True, help="List the model and GPU presets and exit.")
+def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
+         list_presets: bool, **options: Any) -> None:
+    """The capacity calculator: KV bytes, budget, concurrency and decode speed.
+
+    Every figure is derived with units; every assumption is listed with where it came from.
+    Like the seed's calculator, it counts all of HBM and no reserve unless told otherwise:
+    pass --utilization and --reserve-gb for a number you can provision against.
+    """
+    from trainer import calc_view, presets, solver
+
+    if list_presets:
+        _print_presets(as_json)
+        return
+    values = {key: value.lower() if key.endswith("dtype") and value else value
+              for key, value in options.items()}
+    deployment, settings = presets.build_deployment(model, gpu, values)
+    solution = solver.solve(deployment)
+    labels = {
+        "model": presets.find_model(model).name if model else "",
+        "gpu": presets.find_gpu(gpu).name if gpu else "",
+    }
+    if as_json:
+        payload = calc_view.calc_json(deployment, solution, settings, labels)
+        payload["model"] = presets.find_model(model).id if model else None
+        payload["gpu"] = presets.find_gpu(gpu).id if gpu else None
+        _emit_json(payload)
+        return
+    click.echo(calc_view.calc_text(deployment, solution, settings, labels))
+    if symbolic:
+        click.echo("\nFormulas:")
+        for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
+                     "max_concurrency", "decode_step_seconds"):
+            click.echo(f"  {name} = {solver.expression(name, deployment)}")
+
+
+def _print_presets(as_json: bool) -> None:
+    from trainer import presets
+
+    models, gpus = presets.models(), presets.gpus()
+    if as_json:
+        _emit_json({
+            "models": {key: {"name": m.name, "aliases": list(m.aliases), "source": m.source}
+                       for key, m in models.items()},
+            "gpus": {key: {"name": g.name, "aliases": list(g.aliases), "source": g.source}
+                     for key, g in gpus.items()},
+        })
+        return
+    click.echo("Models:")
+    for key, m in models.items():
+        click.echo(f"  {key:<16} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
+                   f"{m.head_dim} — {m.name}")
+    click.echo("GPUs:")
+    for key, g in gpus.items():
+        click.echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
+                   f"{g.name}")
+
+
+def main() -> None:
+    cli(prog_name="kvdrill")

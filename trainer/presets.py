@@ -1,0 +1,226 @@
+"""Model and GPU presets (presets/*.yaml, each figure with its source), and the one place where
+a preset, explicit values and defaults are merged into a Deployment, remembering where each
+value came from."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from trainer.errors import InvalidInput, UnknownName
+from trainer.solver import Deployment
+
+PRESET_DIR = Path(__file__).parent / "presets"
+
+DEFAULT_CONTEXT = 4096
+
+
+@dataclass(frozen=True)
+class ModelPreset:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    params: Fraction
+    weights_dtype: str
+    max_context: int
+    source: str
+    weights_gb: Fraction | None = None
+    weights_source: str | None = None
+    active_params: Fraction | None = None
+    attention: str = "gqa"
+    mla_latent: int = 0
+    mla_rope: int = 0
+    window: int | None = None
+    windowed_layers: int = 0
+    experts: int | None = None
+    experts_per_token: int | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class GpuPreset:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    hbm_gb: Fraction
+    bandwidth_tbs: Fraction
+    source: str
+    bf16_tflops: Fraction | None = None
+    fp8_tflops: Fraction | None = None
+    note: str | None = None
+
+
+_EXACT_FIELDS = {
+    "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
+    "fp8_tflops",
+}
+
+
+def _exact(value: Any) -> Any:
+    # YAML floats are read through their decimal text, so 3.35 stays exactly 335/100.
+    return None if value is None else Fraction(str(value))
+
+
+def _build(cls: type[Any], preset_id: str, raw: Mapping[str, Any]) -> Any:
+    fields = {
+        key: _exact(value) if key in _EXACT_FIELDS else value for key, value in raw.items()
+    }
+    fields["aliases"] = tuple(fields.get("aliases") or ())
+    return cls(id=preset_id, **fields)
+
+
+@cache
+def models() -> dict[str, ModelPreset]:
+    raw = yaml.safe_load((PRESET_DIR / "models.yaml").read_text(encoding="utf-8"))
+    return {key: _build(ModelPreset, key, value) for key, value in raw.items()}
+
+
+@cache
+def gpus() -> dict[str, GpuPreset]:
+    raw = yaml.safe_load((PRESET_DIR / "gpus.yaml").read_text(encoding="utf-8"))
+    return {key: _build(GpuPreset, key, value) for key, value in raw.items()}
+
+
+def _find(kind: str, name: str, table: Mapping[str, Any]) -> Any:
+    wanted = name.strip().lower()
+    for preset in table.values():
+        if wanted == preset.id or wanted in (alias.lower() for alias in preset.aliases):
+            return preset
+    by_name = {preset.id: preset.id for preset in table.values()}
+    by_name.update({alias: preset.id for preset in table.values() for alias in preset.aliases})
+    close = difflib.get_close_matches(wanted, by_name, n=6, cutoff=0.5)
+    near = list(dict.fromkeys(by_name[name] for name in close))[:3]
+    hint = f"did you mean {', '.join(near)}?" if near else f"known: {', '.join(table)}"
+    raise UnknownName(f"unknown {kind} preset {name!r}: {hint} (kvdrill calc --list-presets)")
+
+
+def find_model(name: str) -> ModelPreset:
+    preset: ModelPreset = _find("model", name, models())
+    return preset
+
+
+def find_gpu(name: str) -> GpuPreset:
+    preset: GpuPreset = _find("GPU", name, gpus())
+    return preset
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One input of a deployment and where it came from.
+
+    `source` is "preset", "option", "drill", "variant" or "default"; `detail` says which
+    preset, or why the default is what it is."""
+
+    name: str
+    value: Any
+    source: str
+    detail: str = ""
+
+
+MODEL_FIELDS = (
+    "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
+    "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
+)
+GPU_FIELDS = ("hbm_gb", "bandwidth_tbs")
+SERVING_DEFAULTS: dict[str, Any] = {
+    "gpus": 1,
+    "utilization": Fraction(1),
+    "reserve_gb": Fraction(0),
+    "context": DEFAULT_CONTEXT,
+    "block_size": 1,
+    "batch": None,
+    "prompt_tokens": None,
+}
+ALL_INPUTS = (
+    *MODEL_FIELDS, *GPU_FIELDS, *SERVING_DEFAULTS, "weights_dtype", "kv_dtype",
+    "native_weights_dtype",
+)
+
+
+def build_deployment(
+    model: str | None = None,
+    gpu: str | None = None,
+    values: Mapping[str, Any] | None = None,
+    origin: str = "option",
+) -> tuple[Deployment, list[Setting]]:
+    """Merge a model preset, a GPU preset and explicit values (which win) into a validated
+    Deployment, and say where every input came from."""
+    explicit = {key: value for key, value in (values or {}).items() if value is not None}
+    unknown = sorted(set(explicit) - set(ALL_INPUTS))
+    if unknown:
+        raise UnknownName(f"unknown input {unknown[0]!r}: use one of {', '.join(ALL_INPUTS)}")
+    chosen: dict[str, Setting] = {}
+
+    def take(name: str, value: Any, source: str, detail: str = "") -> None:
+        if value is not None and name not in chosen:
+            chosen[name] = Setting(name, value, source, detail)
+
+    for name, value in explicit.items():
+        take(name, value, origin)
+    if "params" in explicit and "weights_gb" not in explicit:
+        chosen["weights_gb"] = Setting("weights_gb", None, origin)  # size from the given params
+    model_preset = find_model(model) if model else None
+    if model_preset is not None:
+        for name in MODEL_FIELDS:
+            take(name, getattr(model_preset, name), "preset", model_preset.id)
+        take("native_weights_dtype", model_preset.weights_dtype, "preset", model_preset.id)
+    if gpu:
+        gpu_preset = find_gpu(gpu)
+        for name in GPU_FIELDS:
+            take(name, getattr(gpu_preset, name), "preset", gpu_preset.id)
+    _fill_shape_defaults(chosen, take)
+    for name, value in SERVING_DEFAULTS.items():
+        take(name, value, "default")
+    _require(chosen)
+    settings = [chosen[name] for name in ALL_INPUTS if name in chosen]
+    fields = {s.name: s.value for s in settings if s.value is not None}
+    return Deployment(**fields).validate(), settings
+
+
+def _fill_shape_defaults(chosen: dict[str, Setting], take: Any) -> None:
+    def value(name: str) -> Any:
+        setting = chosen.get(name)
+        return None if setting is None else setting.value
+
+    if value("heads") is None and value("kv_heads") is not None:
+        take("heads", value("kv_heads"), "default", "= kv_heads, as in MHA")
+    if value("head_dim") is None and value("hidden") and value("heads"):
+        hidden, heads = value("hidden"), value("heads")
+        if hidden % heads == 0:
+            take("head_dim", hidden // heads, "default", "= hidden ÷ heads; check the config")
+    take("native_weights_dtype", value("weights_dtype") or "bf16", "default", "= weights dtype")
+    take("weights_dtype", value("native_weights_dtype"), "default", "as released")
+    released = value("native_weights_dtype")
+    kv_default = released if released in ("bf16", "fp16") else "bf16"
+    take("kv_dtype", kv_default, "default", "the dtype the weights are released in")
+
+
+_REQUIRED = {
+    "layers": "--layers or --model",
+    "kv_heads": "--kv-heads or --model",
+    "head_dim": "--head-dim (or --hidden with --heads) or --model",
+    "hbm_gb": "--hbm-gb or --gpu",
+    "bandwidth_tbs": "--bandwidth-tbs or --gpu",
+}
+
+
+def _require(chosen: Mapping[str, Setting]) -> None:
+    for name, fix in _REQUIRED.items():
+        if chosen.get(name) is None or chosen[name].value is None:
+            raise InvalidInput(f"{name} is unknown: give {fix}")
+    has_params = chosen.get("params") is not None and chosen["params"].value is not None
+    has_weights = chosen.get("weights_gb") is not None and chosen["weights_gb"].value is not None
+    if not (has_params or has_weights):
+        raise InvalidInput("the weight size is unknown: give --params, --weights-gb or --model")

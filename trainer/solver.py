@@ -1,0 +1,776 @@
+"""The capacity model of design.md: every formula written once, evaluated two ways.
+
+Each formula is a small Python function over a namespace `v` (the deployment's inputs and the
+other formulas) and an `ops` table (floor, ceil, max, min). Called with exact `Fraction`s it
+gives the reference numbers, quickly and without sympy; called with sympy symbols it gives the
+symbolic expression (`expression()`), used for the `:formula` view and checked against the
+exact evaluation by a property test. sympy is imported only when a symbolic form is asked for.
+
+Wrong paths (misconceptions) are the same formulas with one assumption changed: a changed input
+(query heads for KV heads, K and V counted once, no reserve...) or, for `per-gpu-vs-total`, a
+figure read per GPU where the whole was meant (or the other way round).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from types import SimpleNamespace
+from typing import Any
+
+from trainer.errors import DoesNotFit, InvalidInput, UnknownName
+
+SOLVER_VERSION = "1"
+
+GB = 10**9
+TB = 10**12
+GIB = 2**30
+
+DTYPE_BYTES: dict[str, Fraction] = {
+    "fp32": Fraction(4),
+    "bf16": Fraction(2),
+    "fp16": Fraction(2),
+    "fp8": Fraction(1),
+    "int8": Fraction(1),
+    "int4": Fraction(1, 2),
+}
+KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+
+# Upper bounds on every input: a user can type any number, the solver only computes sane ones.
+_LIMITS: dict[str, int] = {
+    "layers": 10_000,
+    "heads": 100_000,
+    "kv_heads": 100_000,
+    "head_dim": 100_000,
+    "hidden": 10_000_000,
+    "mla_latent": 1_000_000,
+    "mla_rope": 1_000_000,
+    "gpus": 1_000_000,
+    "hbm_gb": 1_000_000,
+    "bandwidth_tbs": 1_000_000,
+    "context": 1_000_000_000,
+    "block_size": 1_000_000,
+    "batch": 1_000_000_000,
+    "window": 1_000_000_000,
+    "prompt_tokens": 1_000_000_000,
+    "params": 10**15,
+    "active_params": 10**15,
+    "weights_gb": 10**9,
+    "reserve_gb": 1_000_000,
+}
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """Every input of the capacity model: a model shape on some GPUs, served one way.
+
+    Sizes in GB are decimal (10^9 B) as vendors and the seeds use them; `gb_bytes` exists so
+    that the `gb-gib` wrong path can be evaluated by changing it.
+    """
+
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    hbm_gb: Fraction
+    bandwidth_tbs: Fraction
+    context: int
+    hidden: int | None = None
+    params: Fraction | None = None
+    weights_gb: Fraction | None = None  # a stated size at `native_weights_dtype`
+    native_weights_dtype: str = "bf16"
+    active_params: Fraction | None = None
+    attention: str = "gqa"  # "gqa" (also MHA and MQA) or "mla"
+    mla_latent: int = 0
+    mla_rope: int = 0
+    window: int | None = None
+    windowed_layers: int = 0
+    gpus: int = 1
+    weights_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+    utilization: Fraction = Fraction(1)
+    reserve_gb: Fraction = Fraction(0)  # per GPU
+    block_size: int = 1
+    batch: int | None = None  # None: run at the maximum concurrency
+    prompt_tokens: int | None = None  # the prompt part of `context`, for prompt-only-context
+    # Assumptions the wrong paths change; the right values are the defaults.
+    kv_factor: int = 2
+    gb_bytes: int = GB
+    subtract_weights: int = 1
+    kv_bytes_override: Fraction | None = None
+
+    def changed(self, **changes: Any) -> Deployment:
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def kv_bytes_per_element(self) -> Fraction:
+        if self.kv_bytes_override is not None:
+            return self.kv_bytes_override
+        return DTYPE_BYTES[self.kv_dtype]
+
+    @property
+    def weight_bytes_per_param(self) -> Fraction:
+        return DTYPE_BYTES[self.weights_dtype]
+
+    def validate(self) -> Deployment:
+        """Raise InvalidInput naming the first value no real deployment could have."""
+        for name in ("layers", "heads", "kv_heads", "head_dim", "gpus", "context", "block_size"):
+            _require_positive_int(name, getattr(self, name))
+        for name in ("hbm_gb", "bandwidth_tbs"):
+            _require_positive(name, getattr(self, name))
+        for name in ("hidden", "batch", "window", "prompt_tokens"):
+            value = getattr(self, name)
+            if value is not None:
+                if name == "batch":
+                    _require_int_at_least(name, value, 0)
+                else:
+                    _require_positive_int(name, value)
+        for name in ("params", "weights_gb", "active_params"):
+            value = getattr(self, name)
+            if value is not None:
+                _require_positive(name, value)
+        if self.params is None and self.weights_gb is None:
+            raise InvalidInput("the weight size is unknown: give --params or --weights-gb")
+        _require_int_at_least("reserve_gb", self.reserve_gb, 0, integral=False)
+        if not 0 < self.utilization <= 1:
+            raise InvalidInput(
+                f"utilization {float(self.utilization):g} is outside (0, 1]: "
+                "give the fraction of HBM the server may use, e.g. 0.9"
+            )
+        if self.kv_dtype not in KV_DTYPES:
+            raise InvalidInput(
+                f"unknown KV dtype {self.kv_dtype!r}: use one of {', '.join(KV_DTYPES)}"
+            )
+        for name in ("weights_dtype", "native_weights_dtype"):
+            if getattr(self, name) not in WEIGHT_DTYPES:
+                raise InvalidInput(
+                    f"unknown weights dtype {getattr(self, name)!r}: "
+                    f"use one of {', '.join(WEIGHT_DTYPES)}"
+                )
+        if self.attention not in ("gqa", "mla"):
+            raise InvalidInput(f"unknown attention kind {self.attention!r}: use gqa or mla")
+        if self.attention == "mla":
+            _require_positive_int("mla_latent", self.mla_latent)
+            _require_int_at_least("mla_rope", self.mla_rope, 0)
+        elif self.kv_heads > self.heads:
+            raise InvalidInput(
+                f"kv_heads {self.kv_heads} exceeds heads {self.heads}: "
+                "a model has at most one KV head per query head"
+            )
+        elif self.kv_heads % self.gpus and self.gpus % self.kv_heads:
+            raise InvalidInput(
+                f"{self.gpus} GPUs do not divide {self.kv_heads} KV heads (nor the heads the "
+                f"GPUs): use a GPU count that divides {self.kv_heads} or a multiple of it"
+            )
+        if not 0 <= self.windowed_layers <= self.layers:
+            raise InvalidInput(
+                f"windowed_layers {self.windowed_layers} must be between 0 and layers "
+                f"({self.layers})"
+            )
+        if self.windowed_layers and self.window is None:
+            raise InvalidInput("windowed_layers is set but window is not: give the window size")
+        if self.prompt_tokens is not None and self.prompt_tokens > self.context:
+            raise InvalidInput(
+                f"prompt_tokens {self.prompt_tokens} exceeds the context {self.context}: "
+                "the live context includes the prompt"
+            )
+        return self
+
+
+def _too_large(name: str, value: Fraction | int) -> None:
+    limit = _LIMITS.get(name)
+    if limit is not None and value > limit:
+        raise InvalidInput(f"{name} {value} is larger than any real deployment: at most {limit:,}")
+
+
+def _require_positive(name: str, value: Fraction | int) -> None:
+    if value <= 0:
+        raise InvalidInput(f"{name} must be greater than 0, got {_plain(value)}")
+    _too_large(name, value)
+
+
+def _require_positive_int(name: str, value: Fraction | int) -> None:
+    _require_int_at_least(name, value, 1)
+
+
+def _require_int_at_least(
+    name: str, value: Fraction | int, least: int, *, integral: bool = True
+) -> None:
+    if integral and Fraction(value).denominator != 1:
+        raise InvalidInput(f"{name} must be a whole number, got {_plain(value)}")
+    if value < least:
+        raise InvalidInput(f"{name} must be at least {least}, got {_plain(value)}")
+    _too_large(name, value)
+
+
+def _plain(value: Fraction | int) -> str:
+    fraction = Fraction(value)
+    return str(fraction.numerator) if fraction.denominator == 1 else f"{float(fraction):g}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The formulas
+
+
+@dataclass(frozen=True)
+class Formula:
+    name: str
+    label: str
+    unit: str  # display unit of the result: B, tokens, sequences, s, tokens/s, "" (a count)
+    compute: Callable[[Any, Any], Any]
+
+
+FORMULAS: dict[str, Formula] = {}
+
+INPUT_UNITS: dict[str, str] = {
+    "layers": "",
+    "heads": "",
+    "kv_heads": "",
+    "head_dim": "",
+    "hidden": "",
+    "gpus": "",
+    "context": "tokens",
+    "kv_bytes_per_element": "B",
+    "weight_bytes_per_param": "B",
+}
+
+
+def _formula(name: str, label: str, unit: str) -> Callable[[Callable[[Any, Any], Any]], Any]:
+    def register(compute: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        FORMULAS[name] = Formula(name, label, unit, compute)
+        return compute
+
+    return register
+
+
+@_formula("kv_width", "d_kv (KV width per layer)", "")
+def _kv_width(v: Any, ops: Any) -> Any:
+    if v.attention == "mla":
+        return v.mla_latent + v.mla_rope
+    return v.kv_heads * v.head_dim
+
+
+@_formula("kv_heads_per_gpu", "KV heads per GPU", "")
+def _kv_heads_per_gpu(v: Any, ops: Any) -> Any:
+    return ops.max(1, v.kv_heads / v.gpus)
+
+
+@_formula("kv_bytes_per_token_per_gpu", "KV per token, per GPU", "B")
+def _kv_bytes_per_token_per_gpu(v: Any, ops: Any) -> Any:
+    if v.attention == "mla":  # one latent per layer, no K/V pair, whole on every GPU
+        return v.layers * v.kv_width * v.kv_bytes_per_element
+    return v.kv_factor * v.layers * v.kv_heads_per_gpu * v.head_dim * v.kv_bytes_per_element
+
+
+@_formula("kv_bytes_per_token", "KV per token", "B")
+def _kv_bytes_per_token(v: Any, ops: Any) -> Any:
+    return v.gpus * v.kv_bytes_per_token_per_gpu
+
+
+@_formula("tokens_held_per_sequence", "tokens held per sequence", "tokens")
+def _tokens_held(v: Any, ops: Any) -> Any:
+    return ops.ceil(v.context / v.block_size) * v.block_size
+
+
+@_formula("window_tokens_held_per_sequence", "tokens held per window", "tokens")
+def _window_tokens_held(v: Any, ops: Any) -> Any:
+    if v.window is None:
+        return v.tokens_held_per_sequence
+    return ops.ceil(ops.min(v.context, v.window) / v.block_size) * v.block_size
+
+
+@_formula("kv_bytes_per_sequence", "KV per sequence", "B")
+def _kv_bytes_per_sequence(v: Any, ops: Any) -> Any:
+    if v.windowed_layers == 0:
+        return v.kv_bytes_per_token * v.tokens_held_per_sequence
+    per_layer = v.kv_bytes_per_token / v.layers
+    full_layers = v.layers - v.windowed_layers
+    return per_layer * (
+        full_layers * v.tokens_held_per_sequence
+        + v.windowed_layers * v.window_tokens_held_per_sequence
+    )
+
+
+@_formula("weights_bytes", "weights", "B")
+def _weights_bytes(v: Any, ops: Any) -> Any:
+    if v.weights_gb is not None:
+        scale = v.weight_bytes_per_param / v.native_bytes_per_param
+        return v.weights_gb * v.gb_bytes * scale
+    return v.params * v.weight_bytes_per_param
+
+
+@_formula("usable_bytes", "usable memory", "B")
+def _usable_bytes(v: Any, ops: Any) -> Any:
+    return v.gpus * (v.hbm_gb * v.gb_bytes * v.utilization - v.reserve_gb * v.gb_bytes)
+
+
+@_formula("kv_budget_bytes", "KV budget", "B")
+def _kv_budget_bytes(v: Any, ops: Any) -> Any:
+    return v.usable_bytes - v.subtract_weights * v.weights_bytes
+
+
+@_formula("max_tokens", "max tokens", "tokens")
+def _max_tokens(v: Any, ops: Any) -> Any:
+    return ops.max(0, ops.floor(v.kv_budget_bytes / v.kv_bytes_per_token))
+
+
+@_formula("max_concurrency", "max sequences", "sequences")
+def _max_concurrency(v: Any, ops: Any) -> Any:
+    return ops.max(0, ops.floor(v.kv_budget_bytes / v.kv_bytes_per_sequence))
+
+
+@_formula("batch_size", "batch", "sequences")
+def _batch_size(v: Any, ops: Any) -> Any:
+    return v.max_concurrency if v.batch is None else v.batch
+
+
+@_formula("bytes_read_per_step", "bytes per step", "B")
+def _bytes_read_per_step(v: Any, ops: Any) -> Any:
+    return v.weights_bytes + v.batch_size * v.kv_bytes_per_sequence
+
+
+@_formula("decode_step_seconds", "decode step", "s")
+def _decode_step_seconds(v: Any, ops: Any) -> Any:
+    return v.bytes_read_per_step / (v.gpus * v.bandwidth_tbs * TB)
+
+
+@_formula("tokens_per_second", "aggregate", "tokens/s")
+def _tokens_per_second(v: Any, ops: Any) -> Any:
+    return v.batch_size / v.decode_step_seconds
+
+
+@_formula("tokens_per_second_per_sequence", "per sequence", "tokens/s")
+def _tokens_per_second_per_sequence(v: Any, ops: Any) -> Any:
+    return 1 / v.decode_step_seconds
+
+
+@_formula(
+    "batch1_ceiling_tokens_per_second",
+    "batch-1 ceiling",
+    "tokens/s",
+)
+def _batch1_ceiling(v: Any, ops: Any) -> Any:
+    return v.gpus * v.bandwidth_tbs * TB / v.weights_bytes
+
+
+QUANTITIES: tuple[str, ...] = tuple(FORMULAS)
+
+
+def _exact_floor(x: Fraction) -> Fraction:
+    return Fraction(math.floor(x))
+
+
+def _exact_ceil(x: Fraction) -> Fraction:
+    return Fraction(math.ceil(x))
+
+
+EXACT_OPS = SimpleNamespace(floor=_exact_floor, ceil=_exact_ceil, max=max, min=min)
+
+
+class _Namespace:
+    """Inputs and formulas under one name each; each formula is computed once, on demand."""
+
+    def __init__(self, inputs: Mapping[str, Any], ops: Any) -> None:
+        self._inputs = inputs
+        self._ops = ops
+        self._cache: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._cache:
+            return self._cache[name]
+        if name in FORMULAS:
+            value = FORMULAS[name].compute(self, self._ops)
+        elif name in self._inputs:
+            value = self._inputs[name]
+        else:
+            raise AttributeError(name)
+        self._cache[name] = value
+        return value
+
+
+def _exact_inputs(d: Deployment) -> dict[str, Any]:
+    inputs: dict[str, Any] = {}
+    for field in dataclasses.fields(d):
+        value = getattr(d, field.name)
+        inputs[field.name] = Fraction(value) if isinstance(value, int | Fraction) else value
+    inputs["kv_bytes_per_element"] = d.kv_bytes_per_element
+    inputs["weight_bytes_per_param"] = d.weight_bytes_per_param
+    inputs["native_bytes_per_param"] = DTYPE_BYTES[d.native_weights_dtype]
+    return inputs
+
+
+class Solution(Mapping[str, Fraction]):
+    """The exact value of every quantity for one deployment, computed on first access."""
+
+    def __init__(self, deployment: Deployment) -> None:
+        self.deployment = deployment
+        self._space = _Namespace(_exact_inputs(deployment), EXACT_OPS)
+
+    def __getitem__(self, name: str) -> Fraction:
+        if name not in FORMULAS:
+            raise UnknownName(
+                f"unknown quantity {name!r}: use one of {', '.join(QUANTITIES)}"
+            )
+        value: Fraction = getattr(self._space, name)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(QUANTITIES)
+
+    def __len__(self) -> int:
+        return len(QUANTITIES)
+
+
+def solve(deployment: Deployment) -> Solution:
+    """Exact values for a validated deployment; DoesNotFit when the weights alone overflow."""
+    solution = Solution(deployment)
+    if solution["kv_budget_bytes"] < 0:
+        d = deployment
+        raise DoesNotFit(
+            f"the weights ({_gb(solution['weights_bytes'])}) do not fit in the usable memory "
+            f"({_gb(solution['usable_bytes'])} on {d.gpus} GPU{'s' if d.gpus > 1 else ''}): "
+            "add GPUs (--gpus), quantize the weights (--weights-dtype), or lower the reserve"
+        )
+    return solution
+
+
+def _gb(value: Fraction) -> str:
+    return f"{float(value) / GB:,.1f} GB"
+
+
+def value_of(deployment: Deployment, name: str) -> Fraction:
+    """One quantity, without the does-it-fit check (wrong paths may not fit)."""
+    return Solution(deployment)[name]
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic form
+
+
+def expression(name: str, deployment: Deployment) -> Any:
+    """The sympy expression of a quantity for this deployment's structure (MLA, windows...)."""
+    import sympy  # the only sympy import in the project, paid only when a formula is shown
+
+    if name not in FORMULAS:
+        raise UnknownName(f"unknown quantity {name!r}: use one of {', '.join(QUANTITIES)}")
+    symbols = symbolic_inputs(deployment)
+    ops = SimpleNamespace(floor=sympy.floor, ceil=sympy.ceiling, max=sympy.Max, min=sympy.Min)
+    return getattr(_Namespace(symbols, ops), name)
+
+
+def symbolic_inputs(deployment: Deployment) -> dict[str, Any]:
+    """A sympy symbol for each numeric input; structural choices stay as they are."""
+    import sympy
+
+    exact = _exact_inputs(deployment)
+    symbols: dict[str, Any] = {}
+    for name, value in exact.items():
+        structural = name in ("attention", "kv_dtype", "weights_dtype", "native_weights_dtype")
+        if structural or value is None:
+            symbols[name] = value
+        else:
+            symbols[name] = sympy.Symbol(name, positive=True)
+    if deployment.windowed_layers == 0:
+        symbols["windowed_layers"] = 0
+    return symbols
+
+
+def symbol_values(deployment: Deployment) -> dict[Any, Any]:
+    """The substitution that turns `expression()` into this deployment's exact numbers."""
+    import sympy
+
+    return {
+        sympy.Symbol(name, positive=True): sympy.Rational(value.numerator, value.denominator)
+        for name, value in _exact_inputs(deployment).items()
+        if isinstance(value, Fraction) and not (name == "windowed_layers" and value == 0)
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Wrong paths
+
+
+@dataclass(frozen=True)
+class WrongPath:
+    id: str
+    mistake: str  # what the candidate did
+    advice: str  # one line on how to avoid it
+    change: Callable[[Deployment], Deployment | None]  # None: the path does not apply
+
+
+def _query_heads(d: Deployment) -> Deployment | None:
+    if d.attention == "mla" or d.kv_heads == d.heads:
+        return None
+    return d.changed(kv_heads=d.heads)
+
+
+def _hidden_for_kv_width(d: Deployment) -> Deployment | None:
+    if d.attention == "mla" or d.hidden is None:
+        return None
+    return d.changed(kv_heads=Fraction(d.hidden, d.head_dim))
+
+
+def _prompt_only(d: Deployment) -> Deployment | None:
+    if d.prompt_tokens is None:
+        return None
+    return d.changed(context=d.prompt_tokens)
+
+
+WRONG_PATHS: dict[str, WrongPath] = {
+    path.id: path
+    for path in (
+        WrongPath(
+            "query-heads",
+            "used the query (attention) heads where the KV heads belong",
+            "KV is stored per KV head: with GQA many query heads share one; read kv_heads.",
+            _query_heads,
+        ),
+        WrongPath(
+            "forgot-kv-factor-2",
+            "counted K and V once instead of twice",
+            "Every layer stores a key AND a value vector per KV head: the leading factor is 2.",
+            lambda d: None if d.attention == "mla" else d.changed(kv_factor=1),
+        ),
+        WrongPath(
+            "forgot-weights",
+            "did not subtract the model weights from the memory",
+            "The weights sit in HBM too: budget = usable memory − weights − reserve.",
+            lambda d: d.changed(subtract_weights=0),
+        ),
+        WrongPath(
+            "forgot-reserve",
+            "left out the reserve for activations, workspace and fragmentation",
+            "Subtract the runtime's reserve (activations, CUDA graphs, fragmentation) per GPU.",
+            lambda d: None if d.reserve_gb == 0 else d.changed(reserve_gb=Fraction(0)),
+        ),
+        WrongPath(
+            "full-hbm",
+            "assumed all of HBM is usable",
+            "Servers cap memory (gpu_memory_utilization, e.g. 0.9): multiply HBM by it first.",
+            lambda d: None if d.utilization == 1 else d.changed(utilization=Fraction(1)),
+        ),
+        WrongPath(
+            "gb-gib",
+            "mixed GB (10^9 B) and GiB (2^30 B)",
+            "Vendors' GB are 10^9 bytes; KiB/GiB are powers of 2. Convert once, explicitly.",
+            lambda d: d.changed(gb_bytes=GIB),
+        ),
+        WrongPath(
+            "bits-for-bytes",
+            "used the dtype's bits as bytes (16 for bf16)",
+            "bf16/fp16 are 2 bytes per element, fp8/int8 1, fp32 4: divide bits by 8.",
+            lambda d: d.changed(kv_bytes_override=d.kv_bytes_per_element * 8),
+        ),
+        WrongPath(
+            "fp32-kv",
+            "sized the KV cache in fp32 (4 bytes per element)",
+            "The KV cache is stored in the serving dtype (bf16: 2 B, fp8: 1 B), not fp32.",
+            lambda d: None if d.kv_dtype == "fp32" else d.changed(kv_bytes_override=Fraction(4)),
+        ),
+        WrongPath(
+            "hidden-for-kv-width",
+            "used the hidden size as the KV width of a layer",
+            "The KV width is kv_heads × head_dim, which GQA makes far smaller than hidden.",
+            _hidden_for_kv_width,
+        ),
+        WrongPath(
+            "prompt-only-context",
+            "counted only the prompt as live context",
+            "A live sequence holds its prompt AND every token generated so far (and history).",
+            _prompt_only,
+        ),
+        WrongPath(
+            "per-gpu-vs-total",
+            "gave a per-GPU figure where the whole (or the whole where one GPU) was asked",
+            "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",
+            lambda d: None,  # a rescaling of the answer, handled in wrong_values
+        ),
+    )
+}
+
+
+def wrong_values(
+    deployment: Deployment, name: str, ids: tuple[str, ...] | None = None
+) -> list[tuple[str, Fraction]]:
+    """(path id, value) of `name` along each applicable wrong path, where it differs from the
+    truth. `per-gpu-vs-total` gives two values: the figure for one GPU and for all of them."""
+    truth = value_of(deployment, name)
+    found: list[tuple[str, Fraction]] = []
+    for path_id in ids if ids is not None else tuple(WRONG_PATHS):
+        path = WRONG_PATHS.get(path_id)
+        if path is None:
+            raise UnknownName(
+                f"unknown misconception {path_id!r}: use one of {', '.join(WRONG_PATHS)}"
+            )
+        if path_id == "per-gpu-vs-total":
+            if deployment.gpus > 1:
+                found.append((path_id, truth / deployment.gpus))
+                found.append((path_id, truth * deployment.gpus))
+            continue
+        changed = path.change(deployment)
+        if changed is None:
+            continue
+        try:
+            value = value_of(changed, name)
+        except ZeroDivisionError:
+            continue
+        if value != truth:
+            found.append((path_id, value))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivation: the working, with units at every step
+
+
+@dataclass(frozen=True)
+class DerivationStep:
+    name: str
+    label: str
+    working: str
+    result: str
+
+
+def derivation(deployment: Deployment, solution: Solution | None = None) -> list[DerivationStep]:
+    """Each quantity with the numbers that produce it, as a person would write them down."""
+    from trainer.units import format_bytes, format_number, format_seconds
+
+    d = deployment
+    s = solution if solution is not None else Solution(d)
+
+    def n(x: Any) -> str:
+        return format_number(Fraction(x))
+
+    def b(x: Any) -> str:
+        return format_bytes(Fraction(x))
+
+    def both(x: Any) -> str:
+        return format_bytes(Fraction(x), system="both")
+
+    def plural(count: int, word: str) -> str:
+        return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
+
+    e = s.deployment.kv_bytes_per_element
+    dtype = f"{n(e)} B ({d.kv_dtype})"
+    steps: list[DerivationStep] = []
+
+    def add(name: str, working: str, result: str) -> None:
+        steps.append(DerivationStep(name, FORMULAS[name].label, working, result))
+
+    if d.attention == "mla":
+        per_gpu = (
+            f"{n(d.layers)} layers × ({n(d.mla_latent)} latent + {n(d.mla_rope)} rope) "
+            f"× {dtype}, no K/V pair"
+        )
+    else:
+        add("kv_width", f"{n(d.kv_heads)} KV heads × {n(d.head_dim)} head_dim",
+            f"{n(s['kv_width'])} elements")
+        if d.gpus > 1:
+            note = " (replicated)" if d.gpus > d.kv_heads else ""
+            add("kv_heads_per_gpu", f"max(1, {n(d.kv_heads)} KV heads ÷ {n(d.gpus)} GPUs)",
+                f"{n(s['kv_heads_per_gpu'])} KV heads{note}")
+        per_gpu = (
+            f"{n(d.kv_factor)} (K and V) × {n(d.layers)} layers × "
+            f"{n(s['kv_heads_per_gpu'])} KV heads × {n(d.head_dim)} head_dim × {dtype}"
+        )
+    if d.gpus > 1:
+        add("kv_bytes_per_token_per_gpu", per_gpu, both(s["kv_bytes_per_token_per_gpu"]))
+        whole = "the latent is held whole on every GPU" if d.attention == "mla" else "summed"
+        add("kv_bytes_per_token",
+            f"{n(d.gpus)} GPUs × {both(s['kv_bytes_per_token_per_gpu'])} ({whole})",
+            both(s["kv_bytes_per_token"]))
+    else:
+        add("kv_bytes_per_token", per_gpu, both(s["kv_bytes_per_token"]))
+
+    held = s["tokens_held_per_sequence"]
+    blocks = ""
+    if d.block_size > 1:
+        blocks = f" ({n(held / d.block_size)} blocks of {n(d.block_size)})"
+    if d.windowed_layers:
+        full = d.layers - d.windowed_layers
+        working = (
+            f"{both(s['kv_bytes_per_token'] / d.layers)} per layer-token × "
+            f"({n(full)} full layers × {n(held)} tokens + {n(d.windowed_layers)} windowed "
+            f"layers × {n(s['window_tokens_held_per_sequence'])} tokens)"
+        )
+    else:
+        working = f"{both(s['kv_bytes_per_token'])} × {n(held)} tokens{blocks}"
+    add("kv_bytes_per_sequence", working, both(s["kv_bytes_per_sequence"]))
+
+    if d.weights_gb is not None:
+        working = f"{n(d.weights_gb)} GB as stated ({d.native_weights_dtype})"
+        if d.weights_dtype != d.native_weights_dtype:
+            working += (
+                f" × {n(d.weight_bytes_per_param)} B ÷ {n(DTYPE_BYTES[d.native_weights_dtype])} B"
+                f" ({d.weights_dtype})"
+            )
+    else:
+        assert d.params is not None
+        working = f"{n(d.params)} params × {n(d.weight_bytes_per_param)} B ({d.weights_dtype})"
+    add("weights_bytes", working, b(s["weights_bytes"]))
+
+    util = f" × {format_number(d.utilization, sig=4)}" if d.utilization != 1 else ""
+    reserve = f" − {n(d.reserve_gb)} GB reserve" if d.reserve_gb else ""
+    gpus = plural(d.gpus, "GPU")
+    add("usable_bytes", f"{gpus} × ({n(d.hbm_gb)} GB HBM{util}{reserve})", b(s["usable_bytes"]))
+    add("kv_budget_bytes", f"{b(s['usable_bytes'])} − {b(s['weights_bytes'])} weights",
+        b(s["kv_budget_bytes"]))
+    add("max_tokens", f"{b(s['kv_budget_bytes'])} ÷ {n(s['kv_bytes_per_token'])} B, rounded down",
+        f"{n(s['max_tokens'])} tokens")
+    add("max_concurrency",
+        f"{b(s['kv_budget_bytes'])} ÷ {b(s['kv_bytes_per_sequence'])}, rounded down",
+        plural(int(s["max_concurrency"]), "sequence"))
+    batch = int(s["batch_size"])
+    add("bytes_read_per_step",
+        f"{b(s['weights_bytes'])} weights + {n(batch)} × {b(s['kv_bytes_per_sequence'])} KV",
+        b(s["bytes_read_per_step"]))
+    add("decode_step_seconds",
+        f"{b(s['bytes_read_per_step'])} ÷ ({gpus} × {n(d.bandwidth_tbs)} TB/s)",
+        format_seconds(s["decode_step_seconds"]))
+    step = format_seconds(s["decode_step_seconds"])
+    add("tokens_per_second", f"{n(batch)} sequences ÷ {step}",
+        f"{format_number(s['tokens_per_second'])} tokens/s")
+    add("tokens_per_second_per_sequence", f"1 token ÷ {step}",
+        f"{format_number(s['tokens_per_second_per_sequence'])} tokens/s")
+    add("batch1_ceiling_tokens_per_second",
+        f"{gpus} × {n(d.bandwidth_tbs)} TB/s ÷ {b(s['weights_bytes'])} weights",
+        f"{format_number(s['batch1_ceiling_tokens_per_second'])} tokens/s")
+    return steps
+
+
+def warnings(deployment: Deployment, solution: Solution) -> list[str]:
+    """What a careful engineer would say about these numbers before anyone relies on them."""
+    d, s = deployment, solution
+    found: list[str] = []
+    if d.utilization == 1:
+        found.append(
+            "utilization 1.0: all of HBM is assumed usable; servers cap it "
+            "(vLLM gpu_memory_utilization 0.9), so pass --utilization"
+        )
+    if d.reserve_gb == 0:
+        found.append(
+            "no reserve: activations, CUDA graphs and fragmentation need a few GB per GPU, "
+            "so this overstates capacity; pass --reserve-gb"
+        )
+    if s["max_concurrency"] == 0:
+        found.append(
+            "not one sequence fits at this context: shorten the context, add GPUs, "
+            "or shrink the KV cache (fp8 KV, fewer KV heads)"
+        )
+    elif d.batch is not None and d.batch > s["max_concurrency"]:
+        found.append(
+            f"batch {d.batch} exceeds the {int(s['max_concurrency'])} sequences that fit: "
+            "its KV cache would not fit in memory"
+        )
+    if d.gpus > d.kv_heads and d.attention != "mla":
+        found.append(
+            f"{d.gpus} GPUs exceed {d.kv_heads} KV heads: each GPU keeps a replica, "
+            "so the KV per token grows with every GPU added"
+        )
+    return found
