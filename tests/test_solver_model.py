@@ -125,7 +125,7 @@ def test_unknown_quantity_is_refused() -> None:
 
 
 def test_weights_that_do_not_fit_are_refused_with_the_fix() -> None:
-    with pytest.raises(DoesNotFit, match="do not fit.*add GPUs"):
+    with pytest.raises(DoesNotFit, match=r"do not fit.*add GPUs"):
         solve(deploy("llama-3.1-405b", "h100"))
 
 

@@ -112,8 +112,9 @@ def hbm_bar(deployment: Deployment, solution: Solution) -> str:
     total = d.gpus * d.hbm_gb * GB
     weights = s["weights_bytes"]
     reserve = total - s["usable_bytes"]
-    in_use = min(s["batch_size"] * s["kv_bytes_per_sequence"], max(s["kv_budget_bytes"], 0))
-    unused = max(s["kv_budget_bytes"] - in_use, Fraction(0))
+    budget = max(s["kv_budget_bytes"], Fraction(0))
+    in_use = min(s["batch_size"] * s["kv_bytes_per_sequence"], budget)
+    unused = budget - in_use
     parts = [("█", weights), ("▒", reserve), ("▓", in_use), ("░", unused)]
     cells = [round(BAR_WIDTH * part / total) for _, part in parts]
     cells[-1] = max(0, BAR_WIDTH - sum(cells[:-1]))

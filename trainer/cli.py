@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,7 +23,7 @@ KV_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8")
 WEIGHT_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
-class ExactNumber(click.ParamType):
+class ExactNumber(click.ParamType):  # type: ignore[type-arg]
     """A decimal number kept exact (3.35 stays 335/100); refuses nan, inf and junk."""
 
     name = "NUMBER"
@@ -70,7 +71,7 @@ def _fail_line(message: str, code: int) -> None:
 class KvdrillGroup(click.Group):
     """A click group whose every failure is one line on stderr with a meaningful exit code."""
 
-    def main(  # type: ignore[override]
+    def main(
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,
@@ -97,7 +98,7 @@ class KvdrillGroup(click.Group):
         except OSError as error:
             name = f" {error.filename}" if error.filename else ""
             _fail_line(f"cannot use{name}: {error.strerror or error}", 1)
-        except Exception as error:  # noqa: BLE001 - the last guard against a traceback
+        except Exception as error:
             if os.environ.get("KVDRILL_DEBUG"):
                 raise
             _fail_line(
@@ -213,6 +214,121 @@ def _print_presets(as_json: bool) -> None:
     for key, g in gpus.items():
         click.echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
                    f"{g.name}")
+
+
+def _variant_option(function: Any) -> Any:
+    return click.option("--variant", type=click.IntRange(0, 2**63 - 1), metavar="SEED",
+                        help="Use interviewer variant SEED instead of the drill's own givens.")(
+        function)
+
+
+@cli.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+def list_drills(as_json: bool) -> None:
+    """List the drills: id, title, target minutes and tags."""
+    from trainer import loader
+
+    drills = [loader.load_drill_file(path) for path in loader.drill_paths()]
+    if as_json:
+        _emit_json([{"id": d.id, "title": d.title, "minutes": d.target_minutes,
+                     "tags": list(d.tags)} for d in drills])
+        return
+    width = max((len(d.id) for d in drills), default=10)
+    for d in drills:
+        click.echo(f"{d.id:<{width}}  {d.target_minutes:>3} min  {d.title}  "
+                   f"[{', '.join(d.tags)}]")
+
+
+@cli.command()
+@click.argument("drill_id", metavar="DRILL")
+@_variant_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def show(drill_id: str, variant: int | None, as_json: bool) -> None:
+    """Show a drill as the candidate sees it: the situation and every question, no answers."""
+    from trainer import loader, sheets, variants
+
+    drill, _ = loader.find_drill(drill_id)
+    key = variants.answer_key(drill, variant)
+    if as_json:
+        _emit_json(sheets.drill_json(key, variant))
+    else:
+        click.echo(sheets.drill_text(key, variant))
+
+
+@cli.command()
+@click.argument("drill_id", metavar="DRILL")
+@click.option("--answers", "answers_path", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="YAML file mapping step id to the answer as typed (1a: 44 GB).")
+@_variant_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def grade(drill_id: str, answers_path: Path, variant: int | None, as_json: bool) -> None:
+    """Grade an answer sheet: every step checked, mistakes named, the rubric scored.
+
+    Exits 0 when every numeric answer is correct, 1 otherwise.
+    """
+    from trainer import grading, loader, variants
+
+    drill, _ = loader.find_drill(drill_id)
+    key = variants.answer_key(drill, variant)
+    sheet = grading.read_sheet(answers_path, drill)
+    graded = grading.grade(drill, key, sheet, variant)
+    if as_json:
+        _emit_json(grading.graded_json(graded))
+    else:
+        click.echo(grading.graded_text(graded))
+    if not graded.all_numeric_correct:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("drill_id", metavar="DRILL")
+@_variant_option
+def solution(drill_id: str, variant: int | None) -> None:
+    """Print the worked solution of a drill (or of one of its variants), with its numbers."""
+    from trainer import loader, render, variants
+
+    drill, _ = loader.find_drill(drill_id)
+    click.echo(render.render_solution(variants.answer_key(drill, variant)), nl=False)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def lint(paths: tuple[Path, ...], as_json: bool) -> None:
+    """Check drill and rubric files: schema, cross-references, values, solutions.
+
+    With no PATH, checks every shipped drill, rubric and solution template. Exits 1 when any
+    file has an error.
+    """
+    from trainer import lint as linting
+
+    for path in paths:
+        if not path.exists():
+            raise click.BadParameter(f"{path} does not exist", param_hint="PATH")
+    reports = linting.lint_paths(list(paths))
+    if as_json:
+        _emit_json([{"path": str(r.path), "ok": r.ok, "errors": r.errors,
+                     "warnings": r.warnings} for r in reports])
+    else:
+        for report in reports:
+            click.echo(f"{'ok  ' if report.ok else 'FAIL'} {report.path}")
+            for error in report.errors:
+                click.echo(f"  error: {error}")
+            for warning in report.warnings:
+                click.echo(f"  warning: {warning}")
+    if not all(r.ok for r in reports):
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--rubric", is_flag=True, help="The schema of rubric files instead of drills.")
+def schema(rubric: bool) -> None:
+    """Print the JSON Schema of drill files (or rubric files), for editors to validate with."""
+    from trainer import model
+
+    cls = model.Rubric if rubric else model.Drill
+    _emit_json(cls.model_json_schema(by_alias=True))
 
 
 def main() -> None:

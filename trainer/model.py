@@ -37,7 +37,9 @@ def parse_tolerance(value: float | str) -> float:
     if isinstance(value, str):
         match = _PERCENT.match(value)
         if not match:
-            raise ValueError(f"tolerance {value!r} must be a fraction like 0.02 or a percent like '2%'")
+            raise ValueError(
+                f"tolerance {value!r} must be a fraction like 0.02 or a percent like '2%'"
+            )
         value = float(match.group(1)) / 100
     if not 0 <= value <= 1:
         raise ValueError(f"tolerance {value!r} must be between 0 and 1 (0% to 100%)")

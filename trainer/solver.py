@@ -374,10 +374,12 @@ EXACT_OPS = SimpleNamespace(floor=_exact_floor, ceil=_exact_ceil, max=max, min=m
 class _Namespace:
     """Inputs and formulas under one name each; each formula is computed once, on demand."""
 
-    def __init__(self, inputs: Mapping[str, Any], ops: Any) -> None:
+    def __init__(
+        self, inputs: Mapping[str, Any], ops: Any, overrides: Mapping[str, Any] | None = None
+    ) -> None:
         self._inputs = inputs
         self._ops = ops
-        self._cache: dict[str, Any] = {}
+        self._cache: dict[str, Any] = dict(overrides or {})
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -408,9 +410,11 @@ def _exact_inputs(d: Deployment) -> dict[str, Any]:
 class Solution(Mapping[str, Fraction]):
     """The exact value of every quantity for one deployment, computed on first access."""
 
-    def __init__(self, deployment: Deployment) -> None:
+    def __init__(
+        self, deployment: Deployment, overrides: Mapping[str, Fraction] | None = None
+    ) -> None:
         self.deployment = deployment
-        self._space = _Namespace(_exact_inputs(deployment), EXACT_OPS)
+        self._space = _Namespace(_exact_inputs(deployment), EXACT_OPS, overrides)
 
     def __getitem__(self, name: str) -> Fraction:
         if name not in FORMULAS:
@@ -444,9 +448,12 @@ def _gb(value: Fraction) -> str:
     return f"{float(value) / GB:,.1f} GB"
 
 
-def value_of(deployment: Deployment, name: str) -> Fraction:
-    """One quantity, without the does-it-fit check (wrong paths may not fit)."""
-    return Solution(deployment)[name]
+def value_of(
+    deployment: Deployment, name: str, overrides: Mapping[str, Fraction] | None = None
+) -> Fraction:
+    """One quantity, without the does-it-fit check (wrong paths may not fit). `overrides`
+    replaces quantities by given values, to recompute from a candidate's own earlier answers."""
+    return Solution(deployment, overrides)[name]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -455,7 +462,7 @@ def value_of(deployment: Deployment, name: str) -> Fraction:
 
 def expression(name: str, deployment: Deployment) -> Any:
     """The sympy expression of a quantity for this deployment's structure (MLA, windows...)."""
-    import sympy  # the only sympy import in the project, paid only when a formula is shown
+    import sympy  # the only sympy import; paid only for symbolic forms
 
     if name not in FORMULAS:
         raise UnknownName(f"unknown quantity {name!r}: use one of {', '.join(QUANTITIES)}")

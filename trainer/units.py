@@ -931,6 +931,28 @@ def _evaluate(text: str) -> tuple[_V, list[_Tok]]:
     return v, toks
 
 
+def _evaluate_with_trailing_unit(text: str) -> tuple[_V, list[_Tok]]:
+    """Like _evaluate, but a unit closing a sum of plain numbers applies to all of it, as
+    people mean it: `192 - 138 - 10 GB` is 44 GB, not an error."""
+    try:
+        return _evaluate(text)
+    except UnitError as error:
+        toks = _Lexer(text).run()
+        first_unit = next((i for i, t in enumerate(toks) if t.kind == _UNIT), None)
+        if first_unit is None or first_unit == 0:
+            raise
+        head_text = text[: toks[first_unit].start].strip()
+        unit_text = text[toks[first_unit].start :].strip()
+        try:
+            head, _ = _evaluate(head_text)
+            unit = unit_factor(unit_text)
+        except AnswerParseError:
+            raise error from None
+        if not head.q.dim.is_dimensionless:
+            raise
+        return _V(head.q * unit, unit_text), toks
+
+
 def _check_magnitude(q: Quantity, text: str) -> None:
     x = abs(q.value)
     if x > MAX_MAGNITUDE:
@@ -979,7 +1001,7 @@ def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
             "no number found: type a number, such as 131072 or 52 GB",
             understood=normal.strip(),
         )
-    v, toks = _evaluate(body)
+    v, toks = _evaluate_with_trailing_unit(body)
     if not any(t.kind == _NUM for t in toks):
         raise AnswerParseError(
             f"no number found in '{body}': type a number before the unit, as in 52 GB",

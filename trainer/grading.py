@@ -1,0 +1,155 @@
+"""Grade an answer sheet (a YAML mapping of step id → answer as typed) against a drill, and
+present the result as JSON or text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from trainer.checker import Mark, mark_sheet
+from trainer.errors import UsageError
+from trainer.loader import load_rubric, read_yaml
+from trainer.model import Drill
+from trainer.reference import AnswerKey, show
+from trainer.scoring import RubricScore, score_attempt
+from trainer.units import format_number, unit_factor
+
+MAX_ANSWER_CHARS = 8000
+
+
+@dataclass(frozen=True)
+class Graded:
+    drill: Drill
+    variant: int | None
+    marks: dict[str, Mark]
+    score: RubricScore
+
+    @property
+    def all_numeric_correct(self) -> bool:
+        return all(m.verdict == "correct" for m in self.marks.values() if m.is_numeric)
+
+
+def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:
+    """A sheet file: step id → answer. Numbers are taken as typed; unknown step ids refused."""
+    data, _ = read_yaml(path)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: an answer sheet maps step ids to answers (1a: 44 GB)")
+    known = {step.id for step in drill.steps}
+    sheet: dict[str, str | None] = {}
+    for key, value in data.items():
+        step_id = str(key)
+        if step_id not in known:
+            raise UsageError(
+                f"{path}: no step {step_id!r} in drill {drill.id}: "
+                "see `kvdrill show` for its step ids"
+            )
+        if value is not None and not isinstance(value, str | int | float):
+            raise UsageError(f"{path}: the answer to {step_id} must be text or a number")
+        text = None if value is None else str(value)
+        if text is not None and len(text) > MAX_ANSWER_CHARS:
+            raise UsageError(f"{path}: the answer to {step_id} is longer than "
+                             f"{MAX_ANSWER_CHARS} characters")
+        sheet[step_id] = text
+    return sheet
+
+
+def grade(drill: Drill, key: AnswerKey, sheet: dict[str, str | None],
+          variant: int | None) -> Graded:
+    marks = mark_sheet(key, sheet)
+    score = score_attempt(drill, load_rubric(drill.rubric), marks)
+    return Graded(drill, variant, marks, score)
+
+
+def in_step_unit(value: Fraction | None, unit: str) -> int | float | None:
+    if value is None:
+        return None
+    shown = value / unit_factor(unit).value if unit else value
+    return shown.numerator if shown.denominator == 1 else float(shown)
+
+
+def _parsed_json(mark: Mark) -> dict[str, Any] | None:
+    if mark.parsed is None:
+        return None
+    try:
+        return {"value": in_step_unit(mark.parsed, mark.unit), "unit": mark.unit}
+    except ValueError:
+        return {"value": float(mark.parsed), "unit": None}
+
+
+def score_json(score: RubricScore) -> dict[str, Any]:
+    return {
+        "dimensions": {
+            d.id: {"score": float(d.score), "max": d.max, "evidence": list(d.evidence)}
+            for d in score.dimensions
+        },
+        "level": score.level,
+        "red_flags": [{"id": flag, "says": says} for flag, says in score.red_flags],
+    }
+
+
+def mark_json(mark: Mark) -> dict[str, Any]:
+    return {
+        "id": mark.step_id,
+        "kind": mark.kind,
+        "answer": mark.answer,
+        "verdict": mark.verdict,
+        "expected": None if mark.expected is None
+        else {"value": in_step_unit(mark.expected, mark.unit), "unit": mark.unit},
+        "parsed": _parsed_json(mark),
+        "misconception": mark.misconception,
+        "carried_forward": mark.carried_forward,
+        "feedback": mark.feedback,
+    }
+
+
+def graded_json(graded: Graded) -> dict[str, Any]:
+    return {
+        "drill": graded.drill.id,
+        "variant": graded.variant,
+        "steps": [mark_json(m) for m in graded.marks.values()],
+        "rubric": score_json(graded.score),
+    }
+
+
+VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·",
+                 "answered": "✎"}
+
+
+def graded_text(graded: Graded) -> str:
+    lines = [f"{graded.drill.title}" + (f" — variant {graded.variant}"
+                                          if graded.variant is not None else ""), ""]
+    for mark in graded.marks.values():
+        symbol = VERDICT_MARKS[mark.verdict]
+        answer = (mark.answer or "").strip().replace("\n", " ")
+        if len(answer) > 40:
+            answer = answer[:39] + "…"
+        line = f" {symbol} {mark.step_id:<26} {answer:<40}"
+        if mark.is_numeric:
+            line += f" {mark.verdict}"
+            if mark.carried_forward:
+                line += " (carried forward)"
+            if mark.misconception:
+                line += f" [{mark.misconception}]"
+        if mark.verdict == "unanswered" and mark.expected is not None:
+            line += f" (expected {show(mark.expected, mark.unit)})"
+        lines.append(line.rstrip())
+        if mark.is_numeric and mark.verdict in ("wrong", "invalid"):
+            lines.append(f"     {mark.feedback}")
+    lines += ["", score_text(graded.score)]
+    return "\n".join(lines)
+
+
+def score_text(score: RubricScore) -> str:
+    lines = ["Rubric:"]
+    for d in score.dimensions:
+        lines.append(f"  {d.title:<20} {format_number(d.score)}/{d.max}  "
+                     f"{'; '.join(d.evidence)}")
+    lines.append(f"Sounds like: {score.level_title or 'not yet the first level'}")
+    for _, says in score.red_flags:
+        lines.append(f"Red flag: {says}")
+    return "\n".join(lines)
+

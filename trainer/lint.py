@@ -1,0 +1,151 @@
+"""`kvdrill lint`: every check a drill, rubric or solution template must pass before a
+candidate sees it — the schema, then every cross-reference, then every reference value and
+the worked solution, for the drill's givens and a few variants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trainer.errors import AnswerParseError, KvdrillError
+from trainer.loader import data_dir, load_drill_file, load_rubric, validate
+from trainer.model import Drill, Rubric
+from trainer.presets import ALL_INPUTS
+from trainer.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit
+from trainer.render import placeholders, render_solution
+from trainer.solver import FORMULAS, WRONG_PATHS
+from trainer.units import Dim
+
+VARIANT_SEEDS_CHECKED = (1, 2, 3)
+
+
+@dataclass
+class Report:
+    path: Path
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def lint_paths(paths: list[Path]) -> list[Report]:
+    if not paths:
+        paths = [*sorted(data_dir("drills").glob("*.yaml")),
+                 *sorted(data_dir("rubrics").glob("*.yaml"))]
+    reports = []
+    for path in paths:
+        report = Report(path)
+        try:
+            if path.is_dir():
+                reports += lint_paths(sorted(path.glob("*.yaml")))
+                continue
+            if path.parent.name == "rubrics":
+                validate(path, Rubric)
+            else:
+                lint_drill(load_drill_file(path), path, report)
+        except KvdrillError as error:
+            report.errors.append(str(error))
+        reports.append(report)
+    return reports
+
+
+def lint_drill(drill: Drill, path: Path, report: Report) -> None:
+    where = f"{path}: drill {drill.id}"
+    if path.stem != drill.id:
+        report.errors.append(f"{where}: id must match the file name {path.stem!r}")
+    try:
+        rubric = load_rubric(drill.rubric)
+    except KvdrillError as error:
+        report.errors.append(f"{where}: {error}")
+        return
+    for flag in drill.red_flags:
+        if flag not in {f.id for f in rubric.red_flags}:
+            report.errors.append(f"{where}: red flag {flag!r} is not in rubric {rubric.id}")
+    for name in (*drill.givens, *drill.vary):
+        if name not in ("model", "gpu", *ALL_INPUTS):
+            report.errors.append(f"{where}: given {name!r} is not a solver input")
+    _lint_steps(drill, rubric, where, report)
+    if report.errors:
+        return
+    _lint_values(drill, where, report)
+
+
+def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> None:
+    seen: dict[str, dict[str, object]] = {}
+    allowed = set(AnswerKey.PLACEHOLDERS)
+    for text in (drill.situation, *(s.prompt for s in drill.steps)):
+        for name in placeholders(text) - allowed:
+            report.errors.append(f"{where}: unknown placeholder {{{{ {name} }}}}")
+    for step in drill.steps:
+        at = f"{where}: step {step.id}"
+        for path_id in step.misconceptions:
+            if path_id not in WRONG_PATHS:
+                report.errors.append(f"{at}: unknown misconception {path_id!r}")
+        for concept in step.concepts:
+            if rubric.concept(concept) is None:
+                report.errors.append(f"{at}: concept {concept!r} is not in rubric {rubric.id}")
+        for key in step.with_:
+            if key not in ("model", "gpu", *ALL_INPUTS):
+                report.errors.append(f"{at}: 'with' changes {key!r}, which is not an input")
+        for earlier in (*step.depends_on, *(step.ratio_of or ())):
+            if earlier not in seen:
+                report.errors.append(f"{at}: depends on {earlier!r}, which is not an earlier "
+                                     "step")
+            elif step.depends_on and earlier in step.depends_on \
+                    and seen[earlier] != dict(step.with_):
+                report.errors.append(f"{at}: depends on {earlier!r}, whose 'with' differs")
+        if step.kind == "numeric":
+            _lint_unit(step.answer, step.unit, step.ratio_of is not None, at, report)
+        seen[step.id] = dict(step.with_)
+
+
+def _lint_unit(answer: str | None, unit: str | None, is_ratio: bool, at: str,
+               report: Report) -> None:
+    if answer is not None and answer not in FORMULAS and answer not in INPUT_ANSWERS:
+        report.errors.append(f"{at}: unknown quantity {answer!r}")
+        return
+    try:
+        step_dim = dim_of_unit(unit)
+        wanted = Dim() if is_ratio else dim_of_unit(quantity_unit(answer or ""))
+    except (AnswerParseError, KeyError) as error:
+        report.errors.append(f"{at}: unit {unit!r}: {error}")
+        return
+    if step_dim != wanted:
+        report.errors.append(f"{at}: unit {unit!r} does not measure {answer or 'a ratio'}")
+
+
+def _lint_values(drill: Drill, where: str, report: Report) -> None:
+    from trainer.variants import draw
+
+    keys = [("givens", AnswerKey(drill))]
+    if drill.vary:
+        for seed in VARIANT_SEEDS_CHECKED:
+            try:
+                keys.append((f"variant {seed}", AnswerKey(drill, draw(drill, seed))))
+            except KvdrillError as error:
+                report.errors.append(f"{where}: variant {seed}: {error}")
+    for label, key in keys:
+        for step in drill.steps:
+            if step.kind != "numeric":
+                continue
+            try:
+                reference = key.reference(step.id)
+            except (KvdrillError, ZeroDivisionError) as error:
+                report.errors.append(f"{where}: {label}: step {step.id}: {error}")
+                continue
+            if label == "givens":
+                found = {path for path, _ in reference.wrong}
+                for missing in set(step.misconceptions) - found:
+                    report.warnings.append(
+                        f"{where}: step {step.id}: misconception {missing!r} gives the "
+                        "right value here, so it can never be named"
+                    )
+        try:
+            text = render_solution(key)
+        except KvdrillError as error:
+            report.errors.append(f"{where.split(": drill")[0]}: {label}: {error}")
+            continue
+        if not any(ch.isdigit() for ch in text):
+            report.errors.append(f"{where}: {label}: the solution renders without a number")

@@ -1,0 +1,218 @@
+"""Drill and rubric files → model objects. YAML is read with yaml.safe_load only, after a
+token scan that refuses anchors and aliases (alias bombs), deep nesting, binary and huge files;
+every error names the file, the line and the field."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from trainer.errors import DataNotFound, DrillFileError, UnknownName
+from trainer.model import Drill, Rubric
+
+MAX_FILE_BYTES = 256 * 1024
+MAX_DEPTH = 12
+DATA_KINDS = ("drills", "rubrics", "solutions")
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def data_dir(kind: str) -> Path:
+    """The folder of drills, rubrics or solutions: $KVDRILL_DATA/<kind>, else the copy shipped
+    in the wheel, else the checkout's top-level folder."""
+    tried: list[Path] = []
+    override = os.environ.get("KVDRILL_DATA")
+    if override:
+        tried.append(Path(override) / kind)
+    package = Path(__file__).resolve().parent
+    tried += [package / "_data" / kind, package.parent / kind]
+    for path in tried:
+        if path.is_dir():
+            return path
+    raise DataNotFound(
+        f"no {kind} folder found; tried {', '.join(map(str, tried))}: "
+        "set KVDRILL_DATA to the folder that holds drills/, rubrics/ and solutions/"
+    )
+
+
+def read_yaml(path: Path) -> tuple[Any, str]:
+    """The data of a YAML file and its text, refusing hostile files before anything is
+    constructed."""
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise DrillFileError(f"{path}: cannot read: {error.strerror}") from None
+    if size > MAX_FILE_BYTES:
+        raise DrillFileError(
+            f"{path}: {size:,} bytes is too large for a drill file (at most {MAX_FILE_BYTES:,})"
+        )
+    raw = path.read_bytes()
+    if b"\0" in raw:
+        raise DrillFileError(f"{path}: binary data (NUL bytes): a drill file is UTF-8 YAML text")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise DrillFileError(
+            f"{path}: not UTF-8 text (byte {error.start}): save the file as UTF-8"
+        ) from None
+    _screen_tokens(path, text)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise DrillFileError(f"{path}{where}: invalid YAML: {problem}") from None
+    return data, text
+
+
+def _screen_tokens(path: Path, text: str) -> None:
+    depth = 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.AliasToken | yaml.AnchorToken):
+                line = token.start_mark.line + 1
+                raise DrillFileError(
+                    f"{path}:{line}: YAML anchors and aliases (&, *) are not allowed in "
+                    "drill files: write the value out"
+                )
+            if isinstance(token, yaml.TagToken):
+                line = token.start_mark.line + 1
+                raise DrillFileError(
+                    f"{path}:{line}: YAML tags (!!python/..., !tag) are not allowed: "
+                    "drill files hold plain data"
+                )
+            if isinstance(token, yaml.BlockMappingStartToken | yaml.BlockSequenceStartToken
+                          | yaml.FlowMappingStartToken | yaml.FlowSequenceStartToken):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = token.start_mark.line + 1
+                    raise DrillFileError(
+                        f"{path}:{line}: nested more than {MAX_DEPTH} levels deep: "
+                        "a drill file is shallow"
+                    )
+            elif isinstance(token, yaml.BlockEndToken | yaml.FlowMappingEndToken
+                            | yaml.FlowSequenceEndToken):
+                depth -= 1
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or "cannot be parsed"
+        raise DrillFileError(f"{path}{where}: invalid YAML: {problem}") from None
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """The line of the deepest node on the path `loc` (pydantic's error location)."""
+    line = None if node is None else node.start_mark.line + 1
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if getattr(k, "value", None) == key), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) \
+                and key < len(node.value):
+            match = node.value[key]
+        else:
+            match = None
+        if match is None:
+            break
+        node = match
+        line = node.start_mark.line + 1
+    return line
+
+
+def _field_name(loc: tuple[int | str, ...], data: Any) -> str:
+    parts: list[str] = []
+    cursor = data
+    for key in loc:
+        if isinstance(key, int):
+            step_id = cursor[key].get("id") if isinstance(cursor, list) and key < len(cursor) \
+                and isinstance(cursor[key], dict) else None
+            parts.append(f"[{key}]" if step_id is None else f"[{key}: {step_id}]")
+        elif isinstance(cursor, dict) and key in cursor:
+            parts.append(f".{key}" if parts else str(key))
+        else:
+            if key in ("function-after", "function-before", "function-plain"):
+                continue
+            parts.append(f".{key}" if parts else str(key))
+        if isinstance(cursor, dict | list):
+            try:
+                cursor = cursor[key]  # type: ignore[index]
+            except (KeyError, IndexError, TypeError):
+                cursor = None
+    return "".join(parts) or "(top level)"
+
+
+def validate(path: Path, model: type[Model]) -> Model:
+    data, text = read_yaml(path)
+    if not isinstance(data, dict):
+        raise DrillFileError(f"{path}:1: expected a mapping of fields (id: ..., title: ...)")
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        loc = tuple(first["loc"])
+        line = _line_of(yaml.compose(text, Loader=yaml.SafeLoader), loc)
+        where = f"{path}:{line}" if line else str(path)
+        message = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            message = "unknown field: remove it or check its spelling (kvdrill schema)"
+        elif first["type"] == "missing":
+            message = "required field is missing"
+        more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise DrillFileError(f"{where}: {_field_name(loc, data)}: {message}{more}") from None
+
+
+@dataclass(frozen=True)
+class Library:
+    """Every shipped (or KVDRILL_DATA) drill and rubric, loaded and checked."""
+
+    drills: dict[str, Drill]
+    rubrics: dict[str, Rubric]
+    paths: dict[str, Path]
+
+
+def drill_paths() -> Iterator[Path]:
+    yield from sorted(data_dir("drills").glob("*.yaml"))
+
+
+def load_rubric(rubric_id: str) -> Rubric:
+    return _load_rubric_cached(str(data_dir("rubrics") / f"{rubric_id}.yaml"), rubric_id)
+
+
+@cache
+def _load_rubric_cached(path_text: str, rubric_id: str) -> Rubric:
+    path = Path(path_text)
+    if not path.is_file():
+        known = ", ".join(p.stem for p in sorted(path.parent.glob("*.yaml")))
+        raise UnknownName(f"unknown rubric {rubric_id!r}: known rubrics are {known}")
+    rubric = validate(path, Rubric)
+    if rubric.id != path.stem:
+        raise DrillFileError(f"{path}:1: id {rubric.id!r} must match the file name {path.stem!r}")
+    return rubric
+
+
+def load_drill_file(path: Path) -> Drill:
+    drill = validate(path, Drill)
+    return drill
+
+
+def find_drill(drill_id: str) -> tuple[Drill, Path]:
+    """A shipped drill by id (or a path to a drill file)."""
+    candidate = Path(drill_id)
+    if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
+        return load_drill_file(candidate), candidate
+    path = data_dir("drills") / f"{drill_id}.yaml"
+    if not path.is_file() or "/" in drill_id or drill_id.startswith("."):
+        import difflib
+
+        known = [p.stem for p in drill_paths()]
+        near = difflib.get_close_matches(drill_id, known, n=3, cutoff=0.4)
+        hint = f"did you mean {', '.join(near)}?" if near else "see kvdrill list"
+        raise UnknownName(f"unknown drill {drill_id!r}: {hint}")
+    return load_drill_file(path), path

@@ -1,0 +1,249 @@
+"""A drill's answer key: the givens (or a variant's draw) → one deployment per step → the
+reference value of every numeric step, the values its wrong paths give, and re-computation
+from a candidate's own earlier answers (error carried forward)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from trainer.errors import DrillFileError, KvdrillError
+from trainer.model import Derived, Drill, Step
+from trainer.presets import build_deployment, find_gpu, find_model
+from trainer.solver import FORMULAS, Deployment, Solution, value_of, wrong_values
+from trainer.units import Dim, format_bytes, format_number, format_quantity, unit_factor
+
+Givens = Mapping[str, Any]
+
+# Inputs a step may ask for directly (the shape questions), with their units.
+INPUT_ANSWERS: dict[str, str] = {
+    "layers": "",
+    "heads": "",
+    "kv_heads": "",
+    "head_dim": "",
+    "hidden": "",
+    "gpus": "",
+    "context": "tokens",
+    "kv_bytes_per_element": "B",
+}
+LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
+                  "attention"}
+# Floors whose unrounded value is an equally good answer ("4.1 sequences" for 4).
+UNROUNDED = {"max_concurrency": ("kv_budget_bytes", "kv_bytes_per_sequence"),
+             "max_tokens": ("kv_budget_bytes", "kv_bytes_per_token")}
+
+
+def quantity_unit(name: str) -> str:
+    if name in FORMULAS:
+        return FORMULAS[name].unit
+    if name in INPUT_ANSWERS:
+        return INPUT_ANSWERS[name]
+    raise KeyError(name)
+
+
+def dim_of_unit(unit: str | None) -> Dim:
+    if not unit:
+        return Dim()
+    return unit_factor(unit).dim
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a numeric step expects, in base units (bytes, tokens, sequences, seconds)."""
+
+    step_id: str
+    value: Fraction
+    unit: str  # the unit the step shows it in
+    alternatives: tuple[Fraction, ...]  # other values that are just as right
+    wrong: tuple[tuple[str, Fraction], ...]  # (misconception id, value)
+
+    @property
+    def display(self) -> str:
+        return show(self.value, self.unit)
+
+
+def show(value: Fraction, unit: str) -> str:
+    """A value (base units) in a step's unit; bytes with no unit chosen read naturally: exact
+    below 10 MB (327,680 B (320 KiB)), else in SI units (10.7 GB)."""
+    if not unit:
+        return format_number(value)
+    if unit == "B":
+        return format_bytes(value, system="both" if value < 10**7 else "si")
+    return format_quantity(unit_factor(unit) * (value / unit_factor(unit).value), unit)
+
+
+def _as_number(value: Any) -> Any:
+    if isinstance(value, float):
+        return Fraction(str(value))
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value)
+    return value
+
+
+class AnswerKey:
+    """Reference values of one drill for one set of givens (the drill's own or a variant's)."""
+
+    PLACEHOLDERS = (
+        "model_name", "gpu_name", "hbm_gb", "bandwidth_tbs", "context", "layers", "heads",
+        "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
+        "kv_dtype", "weights_dtype", "params_b", "batch", "block_size",
+    )
+
+    def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
+        self.drill = drill
+        self.givens: dict[str, Any] = dict(drill.givens if givens is None else givens)
+        self._deployments: dict[str, Deployment] = {}
+        self._references: dict[str, Reference] = {}
+        self.base = self._build(self.givens, "givens")
+
+    # -- deployments -------------------------------------------------------------------------
+
+    def _build(self, givens: Givens, what: str) -> Deployment:
+        values = {k: _as_number(v) for k, v in givens.items() if k not in ("model", "gpu")}
+        try:
+            deployment, _ = build_deployment(givens.get("model"), givens.get("gpu"), values,
+                                             origin="drill")
+        except KvdrillError as error:
+            raise DrillFileError(f"drill {self.drill.id}: {what}: {error}") from None
+        return deployment
+
+    def step_givens(self, step: Step) -> dict[str, Any]:
+        givens = dict(self.givens)
+        for key, value in step.with_.items():
+            if value is None:
+                givens.pop(key, None)
+            elif isinstance(value, Derived):
+                base = self._base_value(value.of, step)
+                givens[key] = base * Fraction(str(value.times))
+            elif isinstance(value, str) and key not in LITERAL_GIVENS:
+                givens[key] = self._base_value(value, step)
+            else:
+                givens[key] = value
+        return givens
+
+    def _base_value(self, name: str, step: Step) -> Fraction:
+        if name in FORMULAS:
+            return value_of(self.base, name)
+        if hasattr(self.base, name) and isinstance(getattr(self.base, name), int | Fraction):
+            return Fraction(getattr(self.base, name))
+        raise DrillFileError(
+            f"drill {self.drill.id}: step {step.id}: 'with' names {name!r}, which is neither "
+            "a given nor a solver quantity"
+        )
+
+    def deployment(self, step_id: str) -> Deployment:
+        if step_id not in self._deployments:
+            step = self.drill.step(step_id)
+            if not step.with_:
+                self._deployments[step_id] = self.base
+            else:
+                self._deployments[step_id] = self._build(self.step_givens(step),
+                                                         f"step {step_id}")
+        return self._deployments[step_id]
+
+    # -- references --------------------------------------------------------------------------
+
+    def reference(self, step_id: str) -> Reference:
+        if step_id not in self._references:
+            self._references[step_id] = self._reference(self.drill.step(step_id))
+        return self._references[step_id]
+
+    def _reference(self, step: Step) -> Reference:
+        unit = step.unit or ""
+        if step.ratio_of is not None:
+            a, b = (self.reference(other).value for other in step.ratio_of)
+            if b == 0:
+                raise DrillFileError(f"drill {self.drill.id}: step {step.id}: ratio of zero")
+            return Reference(step.id, a / b, unit, (), ())
+        assert step.answer is not None
+        deployment = self.deployment(step.id)
+        value = self.value(step.answer, deployment)
+        alternatives: tuple[Fraction, ...] = ()
+        if step.answer in UNROUNDED:
+            top, bottom = (value_of(deployment, q) for q in UNROUNDED[step.answer])
+            if top > 0:
+                alternatives = (top / bottom,)
+        wrong = tuple(
+            (path, v) for path, v in self._wrong(step, deployment) if v >= 0
+        )
+        return Reference(step.id, value, unit, alternatives, wrong)
+
+    def value(self, name: str, deployment: Deployment) -> Fraction:
+        if name in FORMULAS:
+            return value_of(deployment, name)
+        if name == "kv_bytes_per_element":
+            return deployment.kv_bytes_per_element
+        return Fraction(getattr(deployment, name))
+
+    def _wrong(self, step: Step, deployment: Deployment) -> list[tuple[str, Fraction]]:
+        assert step.answer is not None
+        if step.answer in FORMULAS:
+            return wrong_values(deployment, step.answer, step.misconceptions)
+        truth = self.value(step.answer, deployment)
+        found = []
+        if "query-heads" in step.misconceptions and step.answer == "kv_heads" \
+                and deployment.heads != truth:
+            found.append(("query-heads", Fraction(deployment.heads)))
+        if "bits-for-bytes" in step.misconceptions and step.answer == "kv_bytes_per_element":
+            found.append(("bits-for-bytes", truth * 8))
+        if "fp32-kv" in step.misconceptions and step.answer == "kv_bytes_per_element" \
+                and truth != 4:
+            found.append(("fp32-kv", Fraction(4)))
+        return found
+
+    def recompute(self, step_id: str, carried: Mapping[str, Fraction]) -> Fraction | None:
+        """The step's value computed from earlier answers (step id → value in base units)
+        standing for the quantities those steps ask; None when it cannot be recomputed."""
+        step = self.drill.step(step_id)
+        if step.ratio_of is not None:
+            a_id, b_id = step.ratio_of
+            a = carried.get(a_id, self.reference(a_id).value)
+            b = carried.get(b_id, self.reference(b_id).value)
+            return None if b == 0 else a / b
+        if step.answer is None or step.answer not in FORMULAS:
+            return None
+        overrides: dict[str, Fraction] = {}
+        for earlier_id, value in carried.items():
+            earlier = self.drill.step(earlier_id)
+            if earlier.answer is None:
+                continue
+            overrides[earlier.answer] = value
+        if step.answer in overrides:
+            return None
+        try:
+            return Solution(self.deployment(step_id), overrides)[step.answer]
+        except (ZeroDivisionError, ValueError, OverflowError):
+            return None
+
+    # -- display -----------------------------------------------------------------------------
+
+    def display_givens(self) -> dict[str, str]:
+        """Every {{ name }} a prompt may use, formatted for a reader."""
+        d = self.base
+        model = self.givens.get("model")
+        gpu = self.givens.get("gpu")
+        weights = value_of(d, "weights_bytes")
+        shown: dict[str, str] = {
+            "model_name": find_model(model).name if model else "the model",
+            "gpu_name": find_gpu(gpu).name if gpu else "the GPU",
+            "hbm_gb": format_number(d.hbm_gb, sig=4),
+            "bandwidth_tbs": format_number(d.bandwidth_tbs, sig=4),
+            "context": format_number(d.context),
+            "layers": format_number(d.layers),
+            "heads": format_number(d.heads),
+            "kv_heads": format_number(d.kv_heads),
+            "head_dim": format_number(d.head_dim),
+            "hidden": format_number(d.hidden) if d.hidden else "unknown",
+            "weights_gb": format_number(weights / 10**9, sig=4),
+            "reserve_gb": format_number(d.reserve_gb, sig=4),
+            "utilization": format_number(d.utilization, sig=4),
+            "gpus": format_number(d.gpus),
+            "kv_dtype": d.kv_dtype,
+            "weights_dtype": d.weights_dtype,
+            "params_b": format_number((d.params or 0) / 10**9, sig=4),
+            "batch": format_number(d.batch) if d.batch is not None else "the maximum",
+            "block_size": format_number(d.block_size),
+        }
+        return shown

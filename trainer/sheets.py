@@ -1,0 +1,72 @@
+"""The candidate's view of a drill: the situation, the givens and the questions, filled in for
+the drill's own givens or a variant, and never an answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainer.reference import AnswerKey
+from trainer.render import fill
+
+
+def prompt_of(key: AnswerKey, step_id: str) -> str:
+    return fill(key.drill.step(step_id).prompt, key.display_givens())
+
+
+def situation_of(key: AnswerKey) -> str:
+    return fill(key.drill.situation, key.display_givens()).strip()
+
+
+def givens_lines(key: AnswerKey) -> list[str]:
+    """The givens a candidate may use, as a short list."""
+    g = key.display_givens()
+    d = key.base
+    lines = [
+        f"model: {g['model_name']} — {g['layers']} layers, {g['heads']} query heads, "
+        f"{g['kv_heads']} KV heads, head_dim {g['head_dim']}, hidden {g['hidden']}",
+        f"weights: {g['weights_gb']} GB ({g['weights_dtype']})",
+        f"GPU: {g['gpus']} × {g['gpu_name']} — {g['hbm_gb']} GB, {g['bandwidth_tbs']} TB/s",
+        f"context: {g['context']} tokens; KV cache dtype {g['kv_dtype']}",
+    ]
+    serving = []
+    if d.utilization != 1:
+        serving.append(f"memory utilization {g['utilization']}")
+    if d.reserve_gb:
+        serving.append(f"reserve {g['reserve_gb']} GB per GPU")
+    if serving:
+        lines.append("serving: " + ", ".join(serving))
+    return lines
+
+
+def drill_json(key: AnswerKey, variant: int | None) -> dict[str, Any]:
+    drill = key.drill
+    return {
+        "id": drill.id,
+        "title": drill.title,
+        "variant": variant,
+        "target_minutes": drill.target_minutes,
+        "tags": list(drill.tags),
+        "situation": situation_of(key),
+        "givens": key.display_givens(),
+        "steps": [
+            {"id": s.id, "kind": s.kind, "prompt": prompt_of(key, s.id), "unit": s.unit,
+             "seconds": s.seconds}
+            for s in drill.steps
+        ],
+    }
+
+
+def drill_text(key: AnswerKey, variant: int | None) -> str:
+    drill = key.drill
+    title = drill.title + (f" — variant {variant}" if variant is not None else "")
+    lines = [title, f"Target: {drill.target_minutes} minutes", "", situation_of(key), "",
+             "Given:"]
+    lines += [f"  {line}" for line in givens_lines(key)]
+    lines.append("")
+    for number, step in enumerate(drill.steps, 1):
+        unit = f" [{step.unit}]" if step.unit else ""
+        kind = " (text)" if step.kind == "text" else ""
+        lines.append(f"{number:>2}. {step.id}{kind}{unit} · {step.seconds}s")
+        for part in prompt_of(key, step.id).strip().splitlines():
+            lines.append(f"    {part}")
+    return "\n".join(lines)
