@@ -110,14 +110,17 @@ def check_numeric(
                          f"right from your earlier answers ({show(carried, unit)}): "
                          "carried forward",
             )
-        for path_id, wrong in reference.wrong:
-            if close(value, wrong, tolerance):
-                path = WRONG_PATHS[path_id]
-                return _replace(
-                    seen, verdict="wrong", misconception=path_id,
-                    feedback=f"read as {reading.shown}: expected {reference.display}. This is "
-                             f"the value you get if you {path.mistake}. {path.advice}",
-                )
+        matches = [(abs(value - wrong), order, path_id)
+                   for order, (path_id, wrong) in enumerate(reference.wrong)
+                   if close(value, wrong, tolerance)]
+        if matches:
+            # The nearest when two mistakes are close; on a tie, the one the step lists first.
+            path = WRONG_PATHS[min(matches)[2]]
+            return _replace(
+                seen, verdict="wrong", misconception=path.id,
+                feedback=f"read as {reading.shown}: expected {reference.display}. This is "
+                         f"the value you get if you {path.mistake}. {path.advice}",
+            )
     return _replace(base, verdict="wrong", parsed=parsed.quantity.value, shown=parsed.shown,
                     feedback=f"read as {parsed.shown}: expected {reference.display}")
 
