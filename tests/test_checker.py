@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from trainer.checker import Mark, mark_sheet
 from trainer.loader import find_drill
 from trainer.reference import AnswerKey
+from trainer.units import unit_factor
 
 
 def key_of(drill_id: str) -> AnswerKey:
@@ -163,3 +165,29 @@ def test_hostile_answers_never_run_and_return_within_a_second(answer: str) -> No
     assert time.perf_counter() - start < 1.0
     assert result.verdict in ("invalid", "wrong")
     assert not Path("/tmp/kvdrill-pwned").exists()
+
+
+def _wrong_path_cases() -> list[tuple[str, str, str, str]]:
+    cases = []
+    for drill_id in ("llama31-8b-h100", "llama2-70b-mi300x"):
+        key = key_of(drill_id)
+        for step in key.drill.steps:
+            if step.kind == "numeric":
+                for path_id, value in key.reference(step.id).wrong:
+                    cases.append((drill_id, step.id, path_id, str(value)))
+    return cases
+
+
+@pytest.mark.parametrize(("drill", "step", "path_id", "value"), _wrong_path_cases())
+def test_every_seed_wrong_path_is_named_when_its_value_is_given(
+    drill: str, step: str, path_id: str, value: str
+) -> None:
+    key = key_of(drill)
+    unit = key.reference(step).unit
+    scale = unit_factor(unit).value if unit else 1
+    typed = f"{float(Fraction(value) / scale):.6g} {unit}".strip()
+    result = mark_sheet(key, {step: typed})[step]
+    same_value = {p for p, v in key.reference(step).wrong if v == Fraction(value)}
+    if result.verdict == "correct":
+        pytest.skip("within the step's tolerance of the truth")
+    assert result.misconception in same_value | {path_id}, typed

@@ -84,12 +84,11 @@ def check_numeric(
     expected_dim = dim_of_unit(unit)
     quantity = parsed.quantity
     if quantity.dim not in _accepted_dims(expected_dim):
-        if not (expected_dim == DIMENSIONLESS and not parsed.had_unit):
-            return _replace(
-                base, verdict="wrong", parsed=quantity.value, shown=parsed.shown,
-                feedback=f"read as {parsed.shown}, but the question asks for "
-                         f"{_dimension_words(expected_dim)}; expected {reference.display}",
-            )
+        return _replace(
+            base, verdict="wrong", parsed=quantity.value, shown=parsed.shown,
+            feedback=f"read as {parsed.shown}, but the question asks for "
+                     f"{_dimension_words(expected_dim)}; expected {reference.display}",
+        )
     readings = [parsed]
     if not parsed.had_unit and expected_dim == BYTES and unit not in ("", "B"):
         # A bare 131072 where KiB is asked is a byte count, not 131,072 KiB.

@@ -13,7 +13,7 @@ from trainer.model import Drill, Rubric
 from trainer.presets import ALL_INPUTS
 from trainer.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit
 from trainer.render import placeholders, render_solution
-from trainer.solver import FORMULAS, WRONG_PATHS
+from trainer.solver import FORMULAS, WRONG_PATHS, solve
 from trainer.units import Dim
 
 VARIANT_SEEDS_CHECKED = (1, 2, 3)
@@ -116,6 +116,10 @@ def _lint_unit(answer: str | None, unit: str | None, is_ratio: bool, at: str,
         report.errors.append(f"{at}: unit {unit!r} does not measure {answer or 'a ratio'}")
 
 
+def path_of(where: str) -> str:
+    return where.split(": drill", 1)[0]
+
+
 def _lint_values(drill: Drill, where: str, report: Report) -> None:
     from trainer.variants import draw
 
@@ -127,6 +131,11 @@ def _lint_values(drill: Drill, where: str, report: Report) -> None:
             except KvdrillError as error:
                 report.errors.append(f"{where}: variant {seed}: {error}")
     for label, key in keys:
+        try:
+            solve(key.base)
+        except KvdrillError as error:
+            report.errors.append(f"{path_of(where)}: {label}: {error}")
+            continue
         for step in drill.steps:
             if step.kind != "numeric":
                 continue
@@ -145,7 +154,7 @@ def _lint_values(drill: Drill, where: str, report: Report) -> None:
         try:
             text = render_solution(key)
         except KvdrillError as error:
-            report.errors.append(f"{where.split(": drill")[0]}: {label}: {error}")
+            report.errors.append(f"{path_of(where)}: {label}: {error}")
             continue
         if not any(ch.isdigit() for ch in text):
             report.errors.append(f"{where}: {label}: the solution renders without a number")

@@ -152,6 +152,7 @@ def validate(path: Path, model: type[Model]) -> Model:
     data, text = read_yaml(path)
     if not isinstance(data, dict):
         raise DrillFileError(f"{path}:1: expected a mapping of fields (id: ..., title: ...)")
+    _refuse_duplicate_steps(path, data, text)
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -166,6 +167,24 @@ def validate(path: Path, model: type[Model]) -> Model:
             message = "required field is missing"
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
         raise DrillFileError(f"{where}: {_field_name(loc, data)}: {message}{more}") from None
+
+
+def _refuse_duplicate_steps(path: Path, data: dict[str, Any], text: str) -> None:
+    steps = data.get("steps")
+    if not isinstance(steps, list):
+        return
+    seen: set[str] = set()
+    for index, step in enumerate(steps):
+        step_id = step.get("id") if isinstance(step, dict) else None
+        if not isinstance(step_id, str):
+            continue
+        if step_id in seen:
+            line = _line_of(yaml.compose(text, Loader=yaml.SafeLoader), ("steps", index, "id"))
+            raise DrillFileError(
+                f"{path}:{line}: steps[{index}: {step_id}].id: step id {step_id!r} is used "
+                "twice: give each step its own id"
+            )
+        seen.add(step_id)
 
 
 @dataclass(frozen=True)

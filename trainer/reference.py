@@ -13,7 +13,14 @@ from trainer.errors import DrillFileError, KvdrillError
 from trainer.model import Derived, Drill, Step
 from trainer.presets import build_deployment, find_gpu, find_model
 from trainer.solver import FORMULAS, Deployment, Solution, value_of, wrong_values
-from trainer.units import Dim, format_bytes, format_number, format_quantity, unit_factor
+from trainer.units import (
+    Dim,
+    format_bytes,
+    format_number,
+    format_quantity,
+    format_seconds,
+    unit_factor,
+)
 
 Givens = Mapping[str, Any]
 
@@ -71,6 +78,10 @@ def show(value: Fraction, unit: str) -> str:
         return format_number(value)
     if unit == "B":
         return format_bytes(value, system="both" if value < 10**7 else "si")
+    if unit == "s":
+        return format_seconds(value)
+    if unit == "sequences" and value == 1:
+        return "1 sequence"
     return format_quantity(unit_factor(unit) * (value / unit_factor(unit).value), unit)
 
 

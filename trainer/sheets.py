@@ -17,13 +17,21 @@ def situation_of(key: AnswerKey) -> str:
     return fill(key.drill.situation, key.display_givens()).strip()
 
 
+# A drill that asks for the model's shape must not print it among the givens.
+SHAPE_ANSWERS = {"layers", "heads", "kv_heads", "head_dim", "kv_bytes_per_element"}
+
+
 def givens_lines(key: AnswerKey) -> list[str]:
     """The givens a candidate may use, as a short list."""
     g = key.display_givens()
     d = key.base
+    asks_shape = any(step.answer in SHAPE_ANSWERS for step in key.drill.steps)
+    shape = "" if asks_shape else (
+        f" — {g['layers']} layers, {g['heads']} query heads, {g['kv_heads']} KV heads, "
+        f"head_dim {g['head_dim']}, hidden {g['hidden']}"
+    )
     lines = [
-        f"model: {g['model_name']} — {g['layers']} layers, {g['heads']} query heads, "
-        f"{g['kv_heads']} KV heads, head_dim {g['head_dim']}, hidden {g['hidden']}",
+        f"model: {g['model_name']}{shape}",
         f"weights: {g['weights_gb']} GB ({g['weights_dtype']})",
         f"GPU: {g['gpus']} × {g['gpu_name']} — {g['hbm_gb']} GB, {g['bandwidth_tbs']} TB/s",
         f"context: {g['context']} tokens; KV cache dtype {g['kv_dtype']}",

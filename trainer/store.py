@@ -1,0 +1,573 @@
+"""The attempts database: every practice answer is committed the moment it is given.
+
+One SQLite file in WAL mode (default: $KVDRILL_HOME/kvdrill.sqlite3, else the platform's user
+data folder). Each write is its own short BEGIN IMMEDIATE … COMMIT transaction with
+synchronous=FULL, so a crash, Ctrl-C, a closed terminal or SIGKILL loses nothing already
+answered, and several terminals can practise at once (writers queue for up to 10 s).
+
+A file is only ever written once it is known to be ours: its header is read first, then a
+read-only connection checks the application id, the schema version and the table names. A
+damaged, foreign or newer file is refused untouched. Every database failure surfaces as a
+one-line StoreError naming the file and the fix; sqlite3 exceptions never escape.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import platformdirs
+
+from trainer.errors import StoreError
+
+FILE_NAME = "kvdrill.sqlite3"
+APPLICATION_ID = 0x6B766472  # "kvdr"
+BUSY_TIMEOUT_MS = 10_000
+SQLITE_MAGIC = b"SQLite format 3\x00"
+MODES = ("practice", "exam", "grade")
+STATUSES = ("incomplete", "complete")
+OUR_TABLES = frozenset({"attempts", "answers", "overrides"})
+
+# MIGRATIONS[i] takes a database from schema version i to i + 1, as one transaction. Each entry
+# is a tuple of single statements (executescript would commit half-way).
+MIGRATIONS: list[tuple[str, ...]] = [
+    (
+        f"PRAGMA application_id = {APPLICATION_ID}",
+        """CREATE TABLE attempts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            drill_id TEXT NOT NULL,
+            drill_hash TEXT NOT NULL,
+            variant INTEGER,
+            params TEXT NOT NULL,
+            solver_version TEXT NOT NULL,
+            mode TEXT NOT NULL CHECK (mode IN ('practice', 'exam', 'grade')),
+            strict INTEGER NOT NULL CHECK (strict IN (0, 1)),
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            status TEXT NOT NULL DEFAULT 'incomplete'
+                CHECK (status IN ('incomplete', 'complete'))
+        )""",
+        "CREATE INDEX attempts_by_drill ON attempts (drill_id, id)",
+        """CREATE TABLE answers (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            attempt_id INTEGER NOT NULL REFERENCES attempts (id) ON DELETE CASCADE,
+            step_id TEXT NOT NULL,
+            revision INTEGER NOT NULL CHECK (revision >= 1),
+            raw TEXT,
+            parsed_value TEXT,
+            parsed_unit TEXT,
+            verdict TEXT NOT NULL,
+            misconception TEXT,
+            carried_forward INTEGER NOT NULL CHECK (carried_forward IN (0, 1)),
+            hints INTEGER NOT NULL CHECK (hints >= 0),
+            seconds REAL NOT NULL CHECK (seconds >= 0),
+            budget_seconds INTEGER NOT NULL,
+            overtime INTEGER NOT NULL CHECK (overtime IN (0, 1)),
+            answered_at TEXT NOT NULL,
+            UNIQUE (attempt_id, step_id, revision)
+        )""",
+        """CREATE TABLE overrides (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            attempt_id INTEGER NOT NULL REFERENCES attempts (id) ON DELETE CASCADE,
+            dimension TEXT NOT NULL,
+            score REAL NOT NULL,
+            note TEXT NOT NULL,
+            at TEXT NOT NULL
+        )""",
+        "CREATE INDEX overrides_by_attempt ON overrides (attempt_id, dimension, id)",
+    ),
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def default_path() -> Path:
+    """$KVDRILL_HOME/kvdrill.sqlite3 when KVDRILL_HOME is set, else the user data folder's."""
+    home = os.environ.get("KVDRILL_HOME")
+    if home:
+        return Path(home).expanduser() / FILE_NAME
+    return platformdirs.user_data_path("kvdrill") / FILE_NAME
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    id: int
+    drill_id: str
+    drill_hash: str
+    variant: int | None
+    params: dict[str, Any]
+    solver_version: str
+    mode: str
+    strict: bool
+    started_at: str
+    finished_at: str | None
+    status: str
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    attempt_id: int
+    step_id: str
+    revision: int
+    raw: str | None
+    parsed_value: str | None
+    parsed_unit: str | None
+    verdict: str
+    misconception: str | None
+    carried_forward: bool
+    hints: int
+    seconds: float
+    budget_seconds: int
+    overtime: bool
+    answered_at: str
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _error(path: Path, exc: BaseException) -> StoreError:
+    """The one-line StoreError for a sqlite3 or OS failure on `path`."""
+    text = _one_line(str(exc))
+    if isinstance(exc, OSError):
+        detail = _one_line(exc.strerror or text)
+        if exc.filename:
+            detail = f"{exc.filename}: {detail}"
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return StoreError(f"cannot write {path}: the disk is full; free some space and retry")
+        return StoreError(
+            f"cannot write {path} (read-only?): {detail}; make it and its folder writable, "
+            "or set KVDRILL_HOME to another folder"
+        )
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    if name.startswith("SQLITE_FULL") or "disk is full" in text:
+        return StoreError(f"cannot write {path}: the disk is full; free some space and retry")
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "malformed" in text:
+        return _damaged(path, text)
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
+        return StoreError(
+            f"cannot write {path} (read-only?): {text}; make it and its folder writable, "
+            "or set KVDRILL_HOME to another folder"
+        )
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return StoreError(
+            f"{path} stayed locked by another program for {BUSY_TIMEOUT_MS // 1000} s: "
+            "close other kvdrill sessions and retry"
+        )
+    if name.startswith("SQLITE_IOERR"):
+        return StoreError(
+            f"cannot read or write {path} ({text}); check the disk, or set KVDRILL_HOME to "
+            "another folder"
+        )
+    if isinstance(exc, sqlite3.IntegrityError):
+        return StoreError(f"{path} refused a row ({text}); this is a kvdrill bug: report it")
+    return StoreError(
+        f"database error on {path} ({text}); if it persists, move the file away or set "
+        "KVDRILL_HOME to another folder"
+    )
+
+
+def _damaged(path: Path, why: str) -> StoreError:
+    return StoreError(
+        f"{path} is damaged or not a database ({why}); move it away to start afresh "
+        "(or restore a backup)"
+    )
+
+
+def _foreign(path: Path) -> StoreError:
+    return StoreError(f"{path} is not a kvdrill database; move it away or set KVDRILL_HOME")
+
+
+def _newer(path: Path, version: int) -> StoreError:
+    return StoreError(
+        f"{path} was written by a newer kvdrill (schema {version}); upgrade kvdrill"
+    )
+
+
+def _check_ours(path: Path, conn: sqlite3.Connection) -> int:
+    """Refuse a foreign or newer database (reading only); return its schema version."""
+    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    tables = {
+        str(row[0])
+        for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        if not str(row[0]).startswith("sqlite_")
+    }
+    if app_id != APPLICATION_ID and (app_id != 0 or not tables <= OUR_TABLES):
+        raise _foreign(path)
+    if version > SCHEMA_VERSION:
+        raise _newer(path, version)
+    return version
+
+
+def _check_header(path: Path) -> None:
+    """Refuse an existing file that is not SQLite at all, before SQLite ever touches it."""
+    with path.open("rb") as file:
+        header = file.read(100)
+    if header and (len(header) < 100 or not header.startswith(SQLITE_MAGIC)):
+        raise _damaged(path, "no SQLite header")
+
+
+def _inspect_read_only(path: Path) -> None:
+    """Check an existing file through a read-only connection, which cannot modify it (SQLite
+    may create empty -wal/-shm companions; for a damaged file they are removed again)."""
+    companions = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    existed = [companion.exists() for companion in companions]
+    try:
+        conn = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+    except sqlite3.Error:
+        return  # the read-write open below reports it
+    try:
+        _check_ours(path, conn)
+    except sqlite3.Error as exc:
+        name = str(getattr(exc, "sqlite_errorname", ""))
+        if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "malformed" in str(exc):
+            conn.close()
+            _remove_new_companions(companions, existed)
+            raise _damaged(path, _one_line(str(exc))) from exc
+        # Anything else (a hot journal a read-only connection may not roll back, a locked
+        # file…) is left to the read-write connection, which checks again before writing.
+    finally:
+        conn.close()
+
+
+def _remove_new_companions(companions: list[Path], existed: list[bool]) -> None:
+    """Delete the -wal/-shm files our read-only look created next to a damaged file, if the
+    -wal is still empty (nothing can be lost)."""
+    wal = companions[0]
+    with suppress(OSError):
+        if existed[0] or wal.stat().st_size != 0:
+            return
+    for companion, was_there in zip(companions, existed, strict=True):
+        if not was_there:
+            with suppress(OSError):
+                companion.unlink()
+
+
+class Store:
+    """The attempts database. Use as a context manager, or call close(). One Store per thread;
+    do not carry one across fork()."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self._conn: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.is_dir():
+                raise StoreError(
+                    f"cannot write {self.path} (read-only?): a folder is in the way; move it "
+                    "away or set KVDRILL_HOME to another folder"
+                )
+            for target in (self.path.parent, self.path):
+                if target.exists() and not os.access(target, os.W_OK):
+                    raise StoreError(
+                        f"cannot write {self.path} (read-only?): {target} is not writable; "
+                        "make it writable or set KVDRILL_HOME to another folder"
+                    )
+            if self.path.exists():
+                _check_header(self.path)
+                _inspect_read_only(self.path)
+        except OSError as exc:
+            raise _error(self.path, exc) from exc
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+            )
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            _check_ours(self.path, conn)  # again, before anything is written
+            mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            if mode.lower() != "wal":
+                raise StoreError(
+                    f"{self.path} cannot use WAL journaling (journal mode {mode}); set "
+                    "KVDRILL_HOME to a folder on a local disk"
+                )
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            self._conn = conn
+            self._migrate()
+        except BaseException as exc:
+            self._conn = None
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise _error(self.path, exc) from exc
+            raise
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection (idempotent). Everything is already committed."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error as exc:
+                raise _error(self.path, exc) from exc
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _guard(self) -> Iterator[sqlite3.Connection]:
+        """The open connection; sqlite3 errors inside become StoreError."""
+        if self._conn is None:
+            raise StoreError(f"{self.path} is closed: open a new Store")
+        try:
+            yield self._conn
+        except sqlite3.Error as exc:
+            raise _error(self.path, exc) from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction, committed before the block's caller continues."""
+        with self._guard() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):  # the original error is the one to report
+                        conn.execute("ROLLBACK")
+                raise
+
+    def _migrate(self) -> None:
+        with self._write() as conn:
+            version = _check_ours(self.path, conn)  # re-read under the write lock
+            for number in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[number]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number + 1}")
+
+    @staticmethod
+    def _require_attempt(conn: sqlite3.Connection, attempt_id: int) -> None:
+        if conn.execute("SELECT 1 FROM attempts WHERE id = ?", (attempt_id,)).fetchone() is None:
+            raise StoreError(f"no attempt {attempt_id}: see kvdrill history")
+
+    # -- attempts ---------------------------------------------------------------------------
+
+    def create_attempt(
+        self,
+        drill_id: str,
+        drill_hash: str,
+        variant: int | None,
+        params: dict[str, Any],
+        solver_version: str,
+        mode: str,
+        strict: bool,
+    ) -> int:
+        """A new incomplete attempt, committed; returns its id."""
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+        try:
+            params_json = json.dumps(params, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"params must be plain JSON values: {exc}") from exc
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version,"
+                " mode, strict, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (drill_id, drill_hash, variant, params_json, solver_version, mode,
+                 int(bool(strict)), _now(), "incomplete"),
+            )
+            attempt_id = cursor.lastrowid
+        assert attempt_id is not None
+        return attempt_id
+
+    def finish(self, attempt_id: int, status: str = "complete") -> None:
+        """Stamp the attempt's end time and status, committed."""
+        if status not in STATUSES:
+            raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
+        with self._write() as conn:
+            self._require_attempt(conn, attempt_id)
+            conn.execute(
+                "UPDATE attempts SET finished_at = ?, status = ? WHERE id = ?",
+                (_now(), status, attempt_id),
+            )
+
+    def attempt(self, attempt_id: int) -> AttemptRow:
+        with self._guard() as conn:
+            row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no attempt {attempt_id}: see kvdrill history")
+        return self._attempt_row(row)
+
+    def attempts(self, drill_id: str | None = None) -> list[AttemptRow]:
+        """All attempts (or one drill's), newest first."""
+        with self._guard() as conn:
+            if drill_id is None:
+                rows = conn.execute("SELECT * FROM attempts ORDER BY id DESC").fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT * FROM attempts WHERE drill_id = ? ORDER BY id DESC", (drill_id,)
+                ).fetchall()
+        return [self._attempt_row(row) for row in rows]
+
+    def _attempt_row(self, row: sqlite3.Row) -> AttemptRow:
+        try:
+            params = json.loads(row["params"])
+        except ValueError as exc:
+            raise _damaged(self.path, f"attempt {row['id']} has unreadable params") from exc
+        return AttemptRow(
+            id=int(row["id"]),
+            drill_id=str(row["drill_id"]),
+            drill_hash=str(row["drill_hash"]),
+            variant=None if row["variant"] is None else int(row["variant"]),
+            params=params,
+            solver_version=str(row["solver_version"]),
+            mode=str(row["mode"]),
+            strict=bool(row["strict"]),
+            started_at=str(row["started_at"]),
+            finished_at=None if row["finished_at"] is None else str(row["finished_at"]),
+            status=str(row["status"]),
+        )
+
+    # -- answers ----------------------------------------------------------------------------
+
+    def record_answer(
+        self,
+        attempt_id: int,
+        step_id: str,
+        raw: str | None,
+        parsed_value: str | None,
+        parsed_unit: str | None,
+        verdict: str,
+        misconception: str | None,
+        carried_forward: bool,
+        hints: int,
+        seconds: float,
+        budget_seconds: int,
+        overtime: bool,
+    ) -> AnswerRow:
+        """Append the next revision of a step's answer; committed before this returns."""
+        if hints < 0:
+            raise ValueError(f"hints must be 0 or more, not {hints}")
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError(f"seconds must be a finite number ≥ 0, not {seconds}")
+        with self._write() as conn:
+            self._require_attempt(conn, attempt_id)
+            revision = int(
+                conn.execute(
+                    "SELECT COALESCE(MAX(revision), 0) + 1 FROM answers"
+                    " WHERE attempt_id = ? AND step_id = ?",
+                    (attempt_id, step_id),
+                ).fetchone()[0]
+            )
+            row = AnswerRow(
+                attempt_id=attempt_id,
+                step_id=step_id,
+                revision=revision,
+                raw=raw,
+                parsed_value=parsed_value,
+                parsed_unit=parsed_unit,
+                verdict=verdict,
+                misconception=misconception,
+                carried_forward=bool(carried_forward),
+                hints=int(hints),
+                seconds=float(seconds),
+                budget_seconds=int(budget_seconds),
+                overtime=bool(overtime),
+                answered_at=_now(),
+            )
+            conn.execute(
+                "INSERT INTO answers (attempt_id, step_id, revision, raw, parsed_value,"
+                " parsed_unit, verdict, misconception, carried_forward, hints, seconds,"
+                " budget_seconds, overtime, answered_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.attempt_id, row.step_id, row.revision, row.raw, row.parsed_value,
+                 row.parsed_unit, row.verdict, row.misconception, int(row.carried_forward),
+                 row.hints, row.seconds, row.budget_seconds, int(row.overtime),
+                 row.answered_at),
+            )
+        return row
+
+    def answers(self, attempt_id: int, latest_only: bool = True) -> list[AnswerRow]:
+        """The attempt's answers in the order given. With latest_only, one row per step (its
+        latest revision), steps ordered by when each was first answered."""
+        with self._guard() as conn:
+            self._require_attempt(conn, attempt_id)
+            if latest_only:
+                rows = conn.execute(
+                    "SELECT a.* FROM answers AS a JOIN ("
+                    "  SELECT step_id, MAX(revision) AS latest, MIN(id) AS first"
+                    "  FROM answers WHERE attempt_id = ? GROUP BY step_id"
+                    ") AS s ON a.step_id = s.step_id AND a.revision = s.latest"
+                    " WHERE a.attempt_id = ? ORDER BY s.first",
+                    (attempt_id, attempt_id),
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT * FROM answers WHERE attempt_id = ? ORDER BY id", (attempt_id,)
+                ).fetchall()
+        return [
+            AnswerRow(
+                attempt_id=int(row["attempt_id"]),
+                step_id=str(row["step_id"]),
+                revision=int(row["revision"]),
+                raw=row["raw"],
+                parsed_value=row["parsed_value"],
+                parsed_unit=row["parsed_unit"],
+                verdict=str(row["verdict"]),
+                misconception=row["misconception"],
+                carried_forward=bool(row["carried_forward"]),
+                hints=int(row["hints"]),
+                seconds=float(row["seconds"]),
+                budget_seconds=int(row["budget_seconds"]),
+                overtime=bool(row["overtime"]),
+                answered_at=str(row["answered_at"]),
+            )
+            for row in rows
+        ]
+
+    # -- reviewer overrides -----------------------------------------------------------------
+
+    def set_override(self, attempt_id: int, dimension: str, score: float, note: str) -> None:
+        """Record a reviewer's score for one rubric dimension; the latest per dimension wins."""
+        if not math.isfinite(score):
+            raise ValueError(f"score must be a finite number, not {score}")
+        with self._write() as conn:
+            self._require_attempt(conn, attempt_id)
+            conn.execute(
+                "INSERT INTO overrides (attempt_id, dimension, score, note, at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (attempt_id, dimension, float(score), note, _now()),
+            )
+
+    def overrides(self, attempt_id: int) -> dict[str, tuple[float, str]]:
+        """dimension → (score, note), the latest override of each dimension."""
+        with self._guard() as conn:
+            self._require_attempt(conn, attempt_id)
+            rows = conn.execute(
+                "SELECT dimension, score, note FROM overrides WHERE attempt_id = ?"
+                " ORDER BY dimension, id",
+                (attempt_id,),
+            ).fetchall()
+        latest: dict[str, tuple[float, str]] = {}
+        for row in rows:
+            latest[str(row["dimension"])] = (float(row["score"]), str(row["note"]))
+        return latest
