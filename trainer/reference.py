@@ -12,7 +12,14 @@ from typing import Any
 from trainer.errors import DrillFileError, KvdrillError
 from trainer.model import Derived, Drill, Step
 from trainer.presets import build_deployment, find_gpu, find_model
-from trainer.solver import FORMULAS, Deployment, Solution, value_of, wrong_values
+from trainer.solver import (
+    FORMULAS,
+    INPUT_UNITS,
+    Deployment,
+    Solution,
+    value_of,
+    wrong_values,
+)
 from trainer.units import (
     Dim,
     format_bytes,
@@ -25,16 +32,7 @@ from trainer.units import (
 Givens = Mapping[str, Any]
 
 # Inputs a step may ask for directly (the shape questions), with their units.
-INPUT_ANSWERS: dict[str, str] = {
-    "layers": "",
-    "heads": "",
-    "kv_heads": "",
-    "head_dim": "",
-    "hidden": "",
-    "gpus": "",
-    "context": "tokens",
-    "kv_bytes_per_element": "B",
-}
+INPUT_ANSWERS = INPUT_UNITS
 LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
                   "attention"}
 # Floors whose unrounded value is an equally good answer ("4.1 sequences" for 4).
@@ -184,8 +182,6 @@ class AnswerKey:
     def value(self, name: str, deployment: Deployment) -> Fraction:
         if name in FORMULAS:
             return value_of(deployment, name)
-        if name == "kv_bytes_per_element":
-            return deployment.kv_bytes_per_element
         return Fraction(getattr(deployment, name))
 
     def _wrong(self, step: Step, deployment: Deployment) -> list[tuple[str, Fraction]]:

@@ -226,6 +226,7 @@ class Formula:
 
 FORMULAS: dict[str, Formula] = {}
 
+# Inputs a drill step may ask for directly (the shape questions), with their units.
 INPUT_UNITS: dict[str, str] = {
     "layers": "",
     "heads": "",

@@ -18,6 +18,7 @@ import json
 import math
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -213,6 +214,21 @@ def _check_ours(path: Path, conn: sqlite3.Connection) -> int:
     return version
 
 
+def _enable_wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL; return the journal mode in force. The switch needs an exclusive lock and
+    SQLite does not wait for it (no busy handler), so retry while another process creating the
+    same file holds it, up to the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            busy = str(getattr(exc, "sqlite_errorname", "")).startswith("SQLITE_BUSY")
+            if not busy or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
 def _check_header(path: Path) -> None:
     """Refuse an existing file that is not SQLite at all, before SQLite ever touches it."""
     with path.open("rb") as file:
@@ -292,7 +308,7 @@ class Store:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             _check_ours(self.path, conn)  # again, before anything is written
-            mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            mode = _enable_wal(conn)
             if mode.lower() != "wal":
                 raise StoreError(
                     f"{self.path} cannot use WAL journaling (journal mode {mode}); set "
