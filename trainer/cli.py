@@ -331,5 +331,119 @@ def schema(rubric: bool) -> None:
     _emit_json(cls.model_json_schema(by_alias=True))
 
 
+@cli.command()
+@click.argument("drill_id", metavar="DRILL", required=False)
+@click.option("--exam", is_flag=True, help="No feedback or hints until the end (interviews).")
+@click.option("--strict", is_flag=True, help="A step whose time runs out closes unanswered.")
+@_variant_option
+@click.option("--random", "random_variant", is_flag=True, help="Practise a random variant.")
+@click.option("--resume", type=int, metavar="ID", help="Continue attempt ID where it stopped.")
+def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None,
+             random_variant: bool, resume: int | None) -> None:
+    """Practise a drill, timed, one step at a time; every answer is saved as you give it.
+
+    In a terminal: a live countdown and commands (? hint, :skip, :back, :formula, :quit).
+    Through a pipe: one answer per line in step order; at end of input the attempt is saved
+    with the remaining steps unanswered.
+    """
+    import random
+    import time
+
+    from trainer import loader, session, store, variants
+
+    db = store.Store()
+    if resume is not None:
+        attempt = db.attempt(resume)
+        if drill_id and drill_id != attempt.drill_id:
+            raise click.BadParameter(f"attempt {resume} is of drill {attempt.drill_id}",
+                                     param_hint="DRILL")
+        drill, path = loader.find_drill(attempt.drill_id)
+        variant = attempt.variant
+        key = variants.answer_key(drill, variant)
+        attempt_id = resume
+        exam, strict = attempt.mode == "exam", attempt.strict
+    else:
+        if not drill_id:
+            raise click.UsageError("name a DRILL (see kvdrill list) or give --resume ID")
+        drill, path = loader.find_drill(drill_id)
+        if random_variant:
+            variant = random.SystemRandom().randrange(1, 10**6)
+        key = variants.answer_key(drill, variant)
+        attempt_id = session.new_attempt(db, key, path, variant, exam=exam, strict=strict)
+    piped = not sys.stdin.isatty()
+    if piped:
+        ask = _piped_ask
+    else:
+        from trainer import tui
+
+        ask = tui.make_ask()
+    run = session.Session(key, db, attempt_id, ask=ask, say=click.echo, clock=time.monotonic,
+                          exam=exam, strict=strict)
+    if resume is None:
+        run.introduce()
+    else:
+        click.echo(f"Resuming attempt {attempt_id} of {drill.id} at step "
+                   f"{run.first_open_step() + 1}.")
+    finished = run.run()
+    if finished or piped:
+        click.echo("")
+        click.echo(session.summary(run))
+        chosen = f" --variant {variant}" if variant is not None else ""
+        click.echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
+                   f"kvdrill solution {drill.id}{chosen}")
+    db.close()
+
+
+def _piped_ask(prompt: Any) -> str | None:
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    click.echo(f"{prompt.number}. {prompt.step.id}> {line.rstrip()}")
+    return line.rstrip("\n")
+
+
+@cli.command()
+@click.option("--drill", "drill_id", metavar="ID", help="Only attempts of this drill.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+def history(drill_id: str | None, as_json: bool) -> None:
+    """List your attempts, newest first: drill, variant, when, status, answered, scores."""
+    from trainer import store, transcripts
+
+    db = store.Store()
+    rows = [transcripts.attempt_summary(db, a) for a in db.attempts(drill_id)]
+    db.close()
+    if as_json:
+        _emit_json(rows)
+        return
+    if not rows:
+        click.echo("No attempts yet: kvdrill practice DRILL")
+    for row in rows:
+        scores = " ".join(f"{k}={v:g}" for k, v in row["scores"].items())
+        click.echo(f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
+                   f"{row['status']:<10} {row['answered']:>2} answered  {scores}")
+
+
+@cli.command()
+@click.argument("attempt_id", type=int, metavar="ID")
+@click.option("--format", "fmt", type=click.Choice(["json", "md"]), default="json",
+              show_default=True, help="Transcript format.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of standard output.")
+def export(attempt_id: int, fmt: str, out: Path | None) -> None:
+    """Write the full transcript of an attempt: every answer as typed, verdicts, times."""
+    from trainer import store, transcripts
+
+    db = store.Store()
+    transcript = transcripts.transcript(db, attempt_id)
+    db.close()
+    text = json.dumps(transcript, indent=2, ensure_ascii=False) if fmt == "json" \
+        else transcripts.markdown(transcript)
+    if out is None:
+        click.echo(text)
+    else:
+        out.write_text(text + "\n", encoding="utf-8")
+        click.echo(f"Wrote {out}", err=True)
+
+
 def main() -> None:
     cli(prog_name="kvdrill")
