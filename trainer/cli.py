@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -371,6 +371,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         key = variants.answer_key(drill, variant)
         attempt_id = session.new_attempt(db, key, path, variant, exam=exam, strict=strict)
     piped = not sys.stdin.isatty()
+    ask: Callable[[Any], str | None]
     if piped:
         ask = _piped_ask
     else:
@@ -391,6 +392,10 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         chosen = f" --variant {variant}" if variant is not None else ""
         click.echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
                    f"kvdrill solution {drill.id}{chosen}")
+        if finished and not piped and click.confirm("Show the worked solution?", default=False):
+            from trainer import render
+
+            click.echo(render.render_solution(key))
     db.close()
 
 

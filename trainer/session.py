@@ -173,16 +173,28 @@ def new_attempt(store: Store, key: AnswerKey, path: Path, variant: int | None, *
 
 
 def summary(session: Session) -> str:
-    """The end-of-drill table, rubric, level and red flags."""
-    from trainer.grading import grade, graded_text
+    """The end-of-drill table (answer, reference, verdict, time against budget), then the
+    rubric's dimensions with evidence, the level and red flags."""
+    from trainer.grading import VERDICT_MARKS, grade, score_text
 
     graded = grade(session.drill, session.key, session.answers, None)
-    lines = [graded_text(graded), "", "Time per step:"]
+    rows = [("step", "answer", "reference", "verdict", "time")]
     for step in session.drill.steps:
+        mark = graded.marks[step.id]
+        answer = (mark.answer or "").strip().replace("\n", " ")
+        answer = answer if len(answer) <= 28 else answer[:27] + "…"
+        reference = show(mark.expected, mark.unit) if mark.expected is not None else "(rubric)"
+        verdict = f"{VERDICT_MARKS[mark.verdict]} {mark.verdict}"
+        if mark.carried_forward:
+            verdict += " (cf)"
+        if mark.misconception:
+            verdict += f" [{mark.misconception}]"
         spent = session.seconds.get(step.id)
-        if spent is not None:
-            bar = "█" * min(20, round(20 * spent / step.seconds)) if step.seconds else ""
-            over = " overtime" if spent > step.seconds else ""
-            lines.append(f"  {step.id:<26} {spent:5.0f}s / {step.seconds:>4}s {bar}{over}")
-    return "\n".join(lines)
-
+        time_text = "" if spent is None else f"{spent:.0f}/{step.seconds}s" + (
+            " over" if spent > step.seconds else "")
+        rows.append((step.id, answer, reference, verdict, time_text))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
+             + "  " + row[4] for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join([*lines, "", score_text(graded.score)])
