@@ -450,5 +450,57 @@ def export(attempt_id: int, fmt: str, out: Path | None) -> None:
         click.echo(f"Wrote {out}", err=True)
 
 
+@cli.command()
+@click.argument("drill_id", metavar="DRILL")
+@click.option("--count", type=click.IntRange(1, 500), default=5, show_default=True,
+              help="How many variants to draw.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+              help="The draw's seed: the same seed gives byte-identical files.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the sheets and keys (created if missing).")
+@click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md",
+              show_default=True, help="Format of the sheet and key files.")
+@click.option("--json", "as_json", is_flag=True, help="Print the variants and answers as JSON.")
+def variants(drill_id: str, count: int, seed: int, out_dir: Path | None, fmt: str,
+             as_json: bool) -> None:
+    """Draw interviewer variants: a sheet for the candidate and a key for you, per variant.
+
+    Each variant is physically sensible (the weights fit, at least one sequence fits) and
+    differs from the others. Files: <drill>-<variant>-sheet, -key, and -answers.yaml (the key
+    as a sheet for `kvdrill grade --variant`).
+    """
+    from trainer import keys, loader
+    from trainer import variants as variant_draws
+
+    drill, _ = loader.find_drill(drill_id)
+    if out_dir is None and not as_json:
+        raise click.UsageError("give --out DIR for the files, or --json for the answers")
+    chosen = keys.pick_variants(drill, count, seed)
+    payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    for variant, givens in chosen:
+        key = variant_draws.AnswerKey(drill, givens)
+        payload["variants"].append(keys.variant_json(key, variant))
+        if out_dir is None:
+            continue
+        stem = out_dir / f"{drill.id}-{variant}"
+        if fmt == "md":
+            sheet, answer_key = keys.sheet_markdown(key, variant), keys.key_markdown(key, variant)
+        else:
+            from trainer import report
+
+            sheet = report.sheet_html(key, variant)
+            answer_key = report.key_html(key, variant)
+        Path(f"{stem}-sheet.{fmt}").write_text(sheet, encoding="utf-8")
+        Path(f"{stem}-key.{fmt}").write_text(answer_key, encoding="utf-8")
+        Path(f"{stem}-answers.yaml").write_text(keys.key_as_sheet(key), encoding="utf-8")
+    if as_json:
+        _emit_json(payload)
+    else:
+        click.echo(f"Wrote {len(chosen)} variants of {drill.id} to {out_dir}: "
+                   + ", ".join(str(v) for v, _ in chosen))
+
+
 def main() -> None:
     cli(prog_name="kvdrill")

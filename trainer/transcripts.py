@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainer.grading import grade, score_json
+from trainer.grading import grade, in_step_unit, score_json
+from trainer.reference import show
 from trainer.loader import find_drill
 from trainer.store import AttemptRow, Store
 from trainer.variants import answer_key
@@ -42,8 +43,15 @@ def transcript(store: Store, attempt_id: int) -> dict[str, Any]:
         recorded = None if row is None else row.verdict
         steps.append({
             "id": mark.step_id,
+            "kind": mark.kind,
             "answer": None if row is None else row.raw,
             "verdict": mark.verdict,
+            "expected": None if mark.expected is None
+            else {"value": in_step_unit(mark.expected, mark.unit), "unit": mark.unit},
+            "reference": None if mark.expected is None else show(mark.expected, mark.unit),
+            "parsed": None if mark.parsed is None
+            else {"value": in_step_unit(mark.parsed, mark.unit), "unit": mark.unit},
+            "shown": mark.shown,
             "recorded_verdict": recorded,
             "remarked_differs": recorded is not None and recorded != mark.verdict,
             "misconception": mark.misconception,

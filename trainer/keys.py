@@ -1,0 +1,126 @@
+"""Interviewer material for one variant: the candidate's sheet (no answer anywhere), the answer
+key (every reference with its unit, the wrong values that betray each mistake, the worked
+solution), the key as a gradable answer sheet, and the JSON of `kvdrill variants`."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import yaml
+
+from trainer.errors import KvdrillError
+from trainer.grading import in_step_unit
+from trainer.model import Drill
+from trainer.reference import AnswerKey, show
+from trainer.render import render_solution
+from trainer.sheets import givens_lines, prompt_of, situation_of
+from trainer.solver import WRONG_PATHS, value_of
+from trainer.variants import draw
+
+VARIANT_SEED_RANGE = 10**6
+MAX_DRAWS_PER_VARIANT = 50
+
+PARAM_NAMES = ("layers", "heads", "kv_heads", "head_dim", "params", "weights_gb", "hbm_gb",
+               "bandwidth_tbs", "gpus", "utilization", "reserve_gb", "context", "kv_dtype",
+               "weights_dtype")
+
+
+def pick_variants(drill: Drill, count: int, seed: int) -> list[tuple[int, dict[str, Any]]]:
+    """`count` variants with distinct parameters, reproducible from `seed`."""
+    rng = random.Random(f"variants:{drill.id}:{seed}")
+    chosen: list[tuple[int, dict[str, Any]]] = []
+    seen: set[str] = set()
+    for _ in range(count * MAX_DRAWS_PER_VARIANT):
+        if len(chosen) == count:
+            break
+        variant = rng.randrange(1, VARIANT_SEED_RANGE)
+        givens = draw(drill, variant)
+        fingerprint = repr(sorted(givens.items()))
+        if fingerprint not in seen:
+            seen.add(fingerprint)
+            chosen.append((variant, givens))
+    if len(chosen) < count:
+        raise KvdrillError(
+            f"drill {drill.id} has only {len(chosen)} distinct sensible variants: "
+            f"ask for --count {len(chosen)} or fewer"
+        )
+    return chosen
+
+
+def params_of(key: AnswerKey) -> dict[str, Any]:
+    """The variant's parameters under calc's option names (snake case)."""
+    d = key.base
+    params: dict[str, Any] = {"model": key.givens.get("model"), "gpu": key.givens.get("gpu")}
+    for name in PARAM_NAMES:
+        value = getattr(d, name)
+        if name == "weights_gb":
+            value = value_of(d, "weights_bytes") / 10**9
+        if value is None:
+            continue
+        params[name] = in_step_unit(value, "") if not isinstance(value, str) else value
+    return params
+
+
+def answers_of(key: AnswerKey) -> dict[str, dict[str, Any]]:
+    return {
+        step.id: {"value": in_step_unit(key.reference(step.id).value, step.unit or ""),
+                  "unit": step.unit or ""}
+        for step in key.drill.steps if step.kind == "numeric"
+    }
+
+
+def variant_json(key: AnswerKey, variant: int) -> dict[str, Any]:
+    return {"variant": variant, "params": params_of(key), "answers": answers_of(key)}
+
+
+def sheet_markdown(key: AnswerKey, variant: int | None) -> str:
+    drill = key.drill
+    title = drill.title + (f" — variant {variant}" if variant is not None else "")
+    lines = [f"# {title}", "", f"Target time: {drill.target_minutes} minutes.", "",
+             situation_of(key), "", "## Given", ""]
+    lines += [f"- {line}" for line in givens_lines(key)]
+    lines += ["", "## Questions", ""]
+    for number, step in enumerate(drill.steps, 1):
+        unit = f" *(answer in {step.unit})*" if step.unit else ""
+        kind = " *(written answer)*" if step.kind == "text" else ""
+        lines.append(f"{number}. **{step.id}** — {prompt_of(key, step.id).strip()}{unit}{kind}")
+    return "\n".join(lines) + "\n"
+
+
+def key_rows(key: AnswerKey) -> list[dict[str, Any]]:
+    """One row per numeric step: the reference, and each wrong value with its mistake."""
+    rows = []
+    for step in key.drill.steps:
+        if step.kind != "numeric":
+            continue
+        reference = key.reference(step.id)
+        wrong = [{"misconception": path, "value": show(value, reference.unit),
+                  "mistake": WRONG_PATHS[path].mistake}
+                 for path, value in reference.wrong]
+        rows.append({"id": step.id, "prompt": prompt_of(key, step.id).strip(),
+                     "reference": reference.display, "wrong": wrong})
+    return rows
+
+
+def key_markdown(key: AnswerKey, variant: int | None) -> str:
+    drill = key.drill
+    title = drill.title + (f" — variant {variant}" if variant is not None else "")
+    lines = [f"# Answer key: {title}", "", "## Given", ""]
+    lines += [f"- {line}" for line in givens_lines(key)]
+    lines += ["", "## Reference answers", "", "| step | reference | a wrong value means |",
+              "|---|---|---|"]
+    for row in key_rows(key):
+        wrong = "; ".join(f"{w['value']}: {w['mistake']} ({w['misconception']})"
+                          for w in row["wrong"]) or "—"
+        lines.append(f"| {row['id']} | {row['reference']} | {wrong} |")
+    lines += ["", "## Worked solution", "", render_solution(key)]
+    return "\n".join(lines)
+
+
+def key_as_sheet(key: AnswerKey) -> str:
+    """The key's references as an answer sheet for `kvdrill grade --variant`."""
+    answers = {step.id: key.reference(step.id).display.split(" (")[0]
+               for step in key.drill.steps if step.kind == "numeric"}
+    text: str = yaml.safe_dump(answers, allow_unicode=True, sort_keys=False)
+    return text
