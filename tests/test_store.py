@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 import pytest
 
 from trainer.errors import StoreError
@@ -115,6 +116,13 @@ def test_default_path_honours_kvdrill_home(tmp_path: Path, monkeypatch: pytest.M
     with Store() as store:
         _attempt(store)
     assert (tmp_path / "home" / "kvdrill.sqlite3").is_file()
+
+
+def test_default_path_without_kvdrill_home_is_the_user_data_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("KVDRILL_HOME", raising=False)
+    assert default_path() == platformdirs.user_data_path("kvdrill") / "kvdrill.sqlite3"
 
 
 def test_the_database_is_in_wal_mode(tmp_path: Path) -> None:

@@ -422,10 +422,14 @@ def history(drill_id: str | None, as_json: bool) -> None:
         return
     if not rows:
         click.echo("No attempts yet: kvdrill practice DRILL")
+        return
     for row in rows:
         scores = " ".join(f"{k}={v:g}" for k, v in row["scores"].items())
         click.echo(f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
                    f"{row['status']:<10} {row['answered']:>2} answered  {scores}")
+    click.echo("\nTrends (oldest → newest):")
+    for line in transcripts.trend_lines(rows):
+        click.echo(f"  {line}")
 
 
 @cli.command()
@@ -470,7 +474,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: Path | None, fmt: st
     as a sheet for `kvdrill grade --variant`).
     """
     from trainer import keys, loader
-    from trainer import variants as variant_draws
+    from trainer.reference import AnswerKey
 
     drill, _ = loader.find_drill(drill_id)
     if out_dir is None and not as_json:
@@ -480,7 +484,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: Path | None, fmt: st
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     for variant, givens in chosen:
-        key = variant_draws.AnswerKey(drill, givens)
+        key = AnswerKey(drill, givens)
         payload["variants"].append(keys.variant_json(key, variant))
         if out_dir is None:
             continue
@@ -500,6 +504,71 @@ def variants(drill_id: str, count: int, seed: int, out_dir: Path | None, fmt: st
     else:
         click.echo(f"Wrote {len(chosen)} variants of {drill.id} to {out_dir}: "
                    + ", ".join(str(v) for v, _ in chosen))
+
+
+@cli.command(name="next")
+@click.option("--json", "as_json", is_flag=True, help="Print the choice and the schedule.")
+def next_drill(as_json: bool) -> None:
+    """Say which drill to practise now, and why: spaced repetition over your scored attempts."""
+    from trainer import loader, schedule, store, transcripts
+
+    db = store.Store()
+    reviews: dict[str, list[tuple[Any, float]]] = {}
+    for attempt in db.attempts():
+        row = transcripts.attempt_summary(db, attempt)
+        if row["answered"]:
+            reviews.setdefault(attempt.drill_id, []).append(
+                (transcripts.started(attempt), row["share"]))
+    db.close()
+    cards = [schedule.card_for(path.stem, reviews.get(path.stem, []))
+             for path in loader.drill_paths()]
+    chosen, why = schedule.choose(cards)
+    if as_json:
+        _emit_json({"drill": chosen.drill, "reason": why,
+                    "schedule": [schedule.card_json(c) for c in cards]})
+        return
+    click.echo(f"Practise {chosen.drill} now: {why}.\n  kvdrill practice {chosen.drill}")
+
+
+@cli.command()
+@click.argument("source", metavar="ID|FILE")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "html"]), default="text",
+              show_default=True, help="Report format.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report to this file instead of standard output.")
+@click.option("--set", "settings", multiple=True, metavar="DIMENSION=SCORE",
+              help="Override a text dimension's score (repeatable), e.g. levers=2.")
+@click.option("--note", help="The reviewer's note that goes with --set.")
+def review(source: str, fmt: str, out: Path | None, settings: tuple[str, ...],
+           note: str | None) -> None:
+    """Review a stored attempt (ID) or an exported transcript (FILE), re-marked from the raw
+    answers with today's solver; any recorded verdict that disagrees is flagged."""
+    from trainer import report, store, transcripts
+
+    if source.isdigit():
+        db = store.Store()
+        attempt_id = int(source)
+        if settings:
+            for dimension, score in transcripts.parse_overrides(settings, db, attempt_id):
+                db.set_override(attempt_id, dimension, score, note or "")
+        transcript = transcripts.transcript(db, attempt_id)
+        overrides = db.overrides(attempt_id)
+        trend = transcripts.trend_of(db, transcript["drill"])
+        db.close()
+        label = f"attempt {attempt_id}"
+    else:
+        if settings:
+            raise click.UsageError("--set works on a stored attempt ID, not on a file")
+        transcript = transcripts.from_file(Path(source))
+        overrides, trend, label = {}, [], source
+    data = report.review_data(transcript, overrides, label, trend,
+                              transcripts.solution_markdown(transcript))
+    text = report.render_review(data, fmt)
+    if out is None:
+        click.echo(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        click.echo(f"Wrote {out}", err=True)
 
 
 def main() -> None:
