@@ -191,4 +191,5 @@ def test_exact_evaluation_agrees_with_the_sympy_expressions(shape: dict[str, obj
 
 def test_every_formula_has_a_label_and_a_unit_or_count() -> None:
     for formula in FORMULAS.values():
-        assert formula.label and formula.unit in ("B", "tokens", "sequences", "s", "tokens/s", "")
+        assert formula.label and formula.unit in ("B", "tokens", "sequences", "s", "tokens/s",
+                                                       "FLOP", "")

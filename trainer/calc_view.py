@@ -24,6 +24,13 @@ JSON_QUANTITIES = (
     "tokens_per_second",
     "tokens_per_second_per_sequence",
     "batch1_ceiling_tokens_per_second",
+    "weights_read_per_step",
+    "prefill_flops",
+    "prefill_seconds",
+    "crossover_batch",
+    "max_concurrency_with_prefix",
+    "num_blocks",
+    "engine_max_concurrency",
 )
 
 BAR_WIDTH = 48
@@ -49,7 +56,8 @@ def calc_json(
 ) -> dict[str, Any]:
     payload: dict[str, Any] = {"model": labels.get("model"), "gpu": labels.get("gpu")}
     for name in JSON_QUANTITIES:
-        payload[name] = json_number(solution[name])
+        if name in solution:
+            payload[name] = json_number(solution[name])
     payload["batch"] = json_number(solution["batch_size"])
     if solution["batch_size"] == 0:
         payload["tokens_per_second_per_sequence"] = None

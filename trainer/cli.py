@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -140,6 +140,10 @@ def _emit_json(payload: Any) -> None:
 @click.option("--weights-gb", type=EXACT, help="Weight size in GB (10^9 B), at --weights-dtype.")
 @click.option("--window", type=int, help="Sliding-window size in tokens.")
 @click.option("--windowed-layers", type=int, help="How many layers use the sliding window.")
+@click.option("--active-params", type=ParamCount(),
+              help="MoE: parameters each token uses (e.g. 12.9B).")
+@click.option("--experts", type=int, help="MoE: routed experts per layer.")
+@click.option("--experts-per-token", type=int, help="MoE: experts each token is routed to.")
 @click.option("--gpu", metavar="NAME", help="GPU preset (e.g. h100, h200, mi300x).")
 @click.option("--hbm-gb", type=EXACT, help="Memory per GPU in GB (10^9 B).")
 @click.option("--bandwidth-tbs", type=EXACT, help="Memory bandwidth per GPU in TB/s.")
@@ -156,6 +160,9 @@ def _emit_json(payload: Any) -> None:
 @click.option("--reserve-gb", type=EXACT,
               help="GB per GPU kept for activations, graphs, fragmentation (default 0).")
 @click.option("--block-size", type=int, help="Tokens per KV page (default 1: no paging).")
+@click.option("--tflops", type=EXACT, help="Dense bf16 TFLOPS per GPU (for prefill).")
+@click.option("--prefix-tokens", type=int,
+              help="Prompt prefix every sequence shares, stored once (prefix caching).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @click.option("--symbolic", is_flag=True, help="Also print each formula as a sympy expression.")
 @click.option("--list-presets", is_flag=True, help="List the model and GPU presets and exit.")
@@ -539,7 +546,8 @@ def next_drill(as_json: bool) -> None:
 @click.option("--set", "settings", multiple=True, metavar="DIMENSION=SCORE",
               help="Override a text dimension's score (repeatable), e.g. levers=2.")
 @click.option("--note", help="The reviewer's note that goes with --set.")
-def review(source: str, fmt: str, out: Path | None, settings: tuple[str, ...],
+def review(source: str, fmt: Literal["text", "md", "html"], out: Path | None,
+           settings: tuple[str, ...],
            note: str | None) -> None:
     """Review a stored attempt (ID) or an exported transcript (FILE), re-marked from the raw
     answers with today's solver; any recorded verdict that disagrees is flagged."""

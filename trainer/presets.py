@@ -132,8 +132,9 @@ class Setting:
 MODEL_FIELDS = (
     "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
     "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
+    "experts", "experts_per_token",
 )
-GPU_FIELDS = ("hbm_gb", "bandwidth_tbs")
+GPU_FIELDS = {"hbm_gb": "hbm_gb", "bandwidth_tbs": "bandwidth_tbs", "tflops": "bf16_tflops"}
 SERVING_DEFAULTS: dict[str, Any] = {
     "gpus": 1,
     "utilization": Fraction(1),
@@ -142,6 +143,8 @@ SERVING_DEFAULTS: dict[str, Any] = {
     "block_size": 1,
     "batch": None,
     "prompt_tokens": None,
+    "prefix_tokens": None,
+    "measured_step_ms": None,
 }
 ALL_INPUTS = (
     *MODEL_FIELDS, *GPU_FIELDS, *SERVING_DEFAULTS, "weights_dtype", "kv_dtype",
@@ -178,8 +181,8 @@ def build_deployment(
         take("native_weights_dtype", model_preset.weights_dtype, "preset", model_preset.id)
     if gpu:
         gpu_preset = find_gpu(gpu)
-        for name in GPU_FIELDS:
-            take(name, getattr(gpu_preset, name), "preset", gpu_preset.id)
+        for name, field in GPU_FIELDS.items():
+            take(name, getattr(gpu_preset, field), "preset", gpu_preset.id)
     _fill_shape_defaults(chosen, take)
     for name, value in SERVING_DEFAULTS.items():
         take(name, value, "default")

@@ -61,6 +61,11 @@ _LIMITS: dict[str, int] = {
     "active_params": 10**15,
     "weights_gb": 10**9,
     "reserve_gb": 1_000_000,
+    "experts": 100_000,
+    "experts_per_token": 100_000,
+    "tflops": 1_000_000,
+    "prefix_tokens": 1_000_000_000,
+    "measured_step_ms": 10**9,
 }
 
 
@@ -97,6 +102,11 @@ class Deployment:
     block_size: int = 1
     batch: int | None = None  # None: run at the maximum concurrency
     prompt_tokens: int | None = None  # the prompt part of `context`, for prompt-only-context
+    experts: int | None = None  # MoE: routed experts per layer
+    experts_per_token: int | None = None  # MoE: experts each token is routed to
+    tflops: Fraction | None = None  # dense bf16 TFLOPS per GPU, for prefill and the crossover
+    prefix_tokens: int | None = None  # a prompt prefix every sequence shares (prefix caching)
+    measured_step_ms: Fraction | None = None  # a decode step measured on real hardware
     # Assumptions the wrong paths change; the right values are the defaults.
     kv_factor: int = 2
     gb_bytes: int = GB
@@ -129,10 +139,30 @@ class Deployment:
                     _require_int_at_least(name, value, 0)
                 else:
                     _require_positive_int(name, value)
-        for name in ("params", "weights_gb", "active_params"):
+        for name in ("params", "weights_gb", "active_params", "tflops", "measured_step_ms"):
             value = getattr(self, name)
             if value is not None:
                 _require_positive(name, value)
+        for name in ("experts", "experts_per_token", "prefix_tokens"):
+            value = getattr(self, name)
+            if value is not None:
+                _require_positive_int(name, value)
+        if (self.experts is None) != (self.experts_per_token is None):
+            raise InvalidInput("an MoE model needs both experts and experts_per_token")
+        if self.experts is not None and self.experts_per_token is not None:
+            if self.experts_per_token > self.experts:
+                raise InvalidInput(
+                    f"experts_per_token {self.experts_per_token} exceeds experts {self.experts}"
+                )
+            if self.active_params is None or self.params is None:
+                raise InvalidInput("an MoE model needs params and active_params")
+            if self.active_params > self.params:
+                raise InvalidInput("active_params cannot exceed params")
+        if self.prefix_tokens is not None and self.prefix_tokens > self.context:
+            raise InvalidInput(
+                f"prefix_tokens {self.prefix_tokens} exceeds the context {self.context}: the "
+                "shared prefix is part of each sequence's context"
+            )
         if self.params is None and self.weights_gb is None:
             raise InvalidInput("the weight size is unknown: give --params or --weights-gb")
         _require_int_at_least("reserve_gb", self.reserve_gb, 0, integral=False)
@@ -220,8 +250,9 @@ def _plain(value: Fraction | int) -> str:
 class Formula:
     name: str
     label: str
-    unit: str  # display unit of the result: B, tokens, sequences, s, tokens/s, "" (a count)
+    unit: str  # display unit of the result: B, tokens, sequences, s, tokens/s, FLOP, "" (count)
     compute: Callable[[Any, Any], Any]
+    needs: tuple[str, ...] = ()  # optional inputs this formula cannot do without
 
 
 FORMULAS: dict[str, Formula] = {}
@@ -240,9 +271,11 @@ INPUT_UNITS: dict[str, str] = {
 }
 
 
-def _formula(name: str, label: str, unit: str) -> Callable[[Callable[[Any, Any], Any]], Any]:
+def _formula(
+    name: str, label: str, unit: str, needs: tuple[str, ...] = ()
+) -> Callable[[Callable[[Any, Any], Any]], Any]:
     def register(compute: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-        FORMULAS[name] = Formula(name, label, unit, compute)
+        FORMULAS[name] = Formula(name, label, unit, compute, needs)
         return compute
 
     return register
@@ -331,7 +364,7 @@ def _batch_size(v: Any, ops: Any) -> Any:
 
 @_formula("bytes_read_per_step", "bytes per step", "B")
 def _bytes_read_per_step(v: Any, ops: Any) -> Any:
-    return v.weights_bytes + v.batch_size * v.kv_bytes_per_sequence
+    return v.weights_read_per_step + v.batch_size * v.kv_bytes_per_sequence
 
 
 @_formula("decode_step_seconds", "decode step", "s")
@@ -355,7 +388,96 @@ def _tokens_per_second_per_sequence(v: Any, ops: Any) -> Any:
     "tokens/s",
 )
 def _batch1_ceiling(v: Any, ops: Any) -> Any:
-    return v.gpus * v.bandwidth_tbs * TB / v.weights_bytes
+    return v.gpus * v.bandwidth_tbs * TB / v.active_weights_bytes
+
+
+@_formula("active_weights_bytes", "weights one token uses (MoE: its experts)", "B")
+def _active_weights_bytes(v: Any, ops: Any) -> Any:
+    if v.experts is None:
+        return v.weights_bytes
+    return v.weights_bytes * v.active_params / v.params
+
+
+# Above this batch every expert is all but certainly touched: (1 - k/E)^1024 is negligible, and
+# the cap keeps exact arithmetic small.
+MOE_BATCH_CAP = 1024
+
+
+@_formula("weights_read_per_step", "weights a decode step reads", "B")
+def _weights_read_per_step(v: Any, ops: Any) -> Any:
+    if v.experts is None:
+        return v.weights_bytes
+    # Expected share of experts that at least one of `batch` tokens is routed to.
+    expert_params = (v.params - v.active_params) * v.experts / (v.experts - v.experts_per_token)
+    shared_params = v.params - expert_params
+    untouched = (1 - v.experts_per_token / v.experts) ** ops.min(v.batch_size, MOE_BATCH_CAP)
+    per_param = v.weights_bytes / v.params
+    return (shared_params + expert_params * (1 - untouched)) * per_param
+
+
+@_formula("prefill_flops", "FLOPs to prefill one sequence", "FLOP")
+def _prefill_flops(v: Any, ops: Any) -> Any:
+    active = v.params if v.active_params is None else v.active_params
+    attention = 2 * v.layers * v.heads * v.head_dim * v.context**2
+    return 2 * active * v.context + attention
+
+
+@_formula("prefill_seconds", "prefill time at peak dense TFLOPS", "s", needs=("tflops",))
+def _prefill_seconds(v: Any, ops: Any) -> Any:
+    return v.prefill_flops / (v.gpus * v.tflops * TB)
+
+
+@_formula("decode_flops_per_step", "FLOPs of one decode step", "FLOP")
+def _decode_flops_per_step(v: Any, ops: Any) -> Any:
+    active = v.params if v.active_params is None else v.active_params
+    return 2 * active * v.batch_size
+
+
+@_formula("crossover_batch", "batch where decode turns compute-bound", "sequences",
+          needs=("tflops",))
+def _crossover_batch(v: Any, ops: Any) -> Any:
+    active = v.params if v.active_params is None else v.active_params
+    return v.tflops * v.weights_bytes / (2 * active * v.bandwidth_tbs)
+
+
+@_formula("shared_prefix_tokens", "prefix tokens stored once (whole blocks)", "tokens")
+def _shared_prefix_tokens(v: Any, ops: Any) -> Any:
+    prefix = 0 if v.prefix_tokens is None else v.prefix_tokens
+    return ops.floor(prefix / v.block_size) * v.block_size
+
+
+@_formula("max_concurrency_with_prefix", "sequences that fit with the prefix shared", "sequences")
+def _max_concurrency_with_prefix(v: Any, ops: Any) -> Any:
+    own_tokens = ops.ceil((v.context - v.shared_prefix_tokens) / v.block_size) * v.block_size
+    shared = v.kv_bytes_per_token * v.shared_prefix_tokens
+    return ops.max(0, ops.floor((v.kv_budget_bytes - shared) / (v.kv_bytes_per_token * own_tokens)))
+
+
+@_formula("num_blocks", "KV blocks the budget holds", "")
+def _num_blocks(v: Any, ops: Any) -> Any:
+    return ops.max(0, ops.floor(v.kv_budget_bytes / (v.kv_bytes_per_token * v.block_size)))
+
+
+@_formula("blocks_per_sequence", "blocks one sequence holds", "")
+def _blocks_per_sequence(v: Any, ops: Any) -> Any:
+    return ops.ceil(v.context / v.block_size)
+
+
+@_formula("engine_max_concurrency", "vLLM's 'Maximum concurrency' (blocks ÷ blocks per request)",
+          "")
+def _engine_max_concurrency(v: Any, ops: Any) -> Any:
+    return v.num_blocks / v.blocks_per_sequence
+
+
+@_formula("block_waste_fraction", "share of a sequence's blocks left empty", "")
+def _block_waste_fraction(v: Any, ops: Any) -> Any:
+    return (v.tokens_held_per_sequence - v.context) / v.tokens_held_per_sequence
+
+
+@_formula("achieved_bandwidth_fraction", "measured step against the bandwidth roofline", "",
+          needs=("measured_step_ms",))
+def _achieved_bandwidth_fraction(v: Any, ops: Any) -> Any:
+    return v.decode_step_seconds / (v.measured_step_ms / 1000)
 
 
 QUANTITIES: tuple[str, ...] = tuple(FORMULAS)
@@ -422,14 +544,24 @@ class Solution(Mapping[str, Fraction]):
             raise UnknownName(
                 f"unknown quantity {name!r}: use one of {', '.join(QUANTITIES)}"
             )
+        for needed in FORMULAS[name].needs:
+            if getattr(self.deployment, needed) is None:
+                raise InvalidInput(f"{name} needs {needed}: give it (or a preset that has it)")
         value: Fraction = getattr(self._space, name)
         return value
 
+    def _available(self) -> list[str]:
+        d = self.deployment
+        return [q for q in QUANTITIES if all(getattr(d, n) is not None for n in FORMULAS[q].needs)]
+
     def __iter__(self) -> Iterator[str]:
-        return iter(QUANTITIES)
+        return iter(self._available())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._available()
 
     def __len__(self) -> int:
-        return len(QUANTITIES)
+        return len(self._available())
 
 
 def solve(deployment: Deployment) -> Solution:
@@ -735,19 +867,25 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
         f"{b(s['kv_budget_bytes'])} ÷ {b(s['kv_bytes_per_sequence'])}, rounded down",
         plural(int(s["max_concurrency"]), "sequence"))
     batch = int(s["batch_size"])
+    if d.experts is not None:
+        add("weights_read_per_step",
+            f"shared weights + experts touched by {plural(batch, 'token')} × "
+            f"{n(d.experts_per_token)} of {n(d.experts)} experts", b(s["weights_read_per_step"]))
     add("bytes_read_per_step",
-        f"{b(s['weights_bytes'])} weights + {n(batch)} × {b(s['kv_bytes_per_sequence'])} KV",
+        f"{b(s['weights_read_per_step'])} weights + {n(batch)} × "
+        f"{b(s['kv_bytes_per_sequence'])} KV",
         b(s["bytes_read_per_step"]))
     add("decode_step_seconds",
         f"{b(s['bytes_read_per_step'])} ÷ ({gpus} × {n(d.bandwidth_tbs)} TB/s)",
         format_seconds(s["decode_step_seconds"]))
     step = format_seconds(s["decode_step_seconds"])
-    add("tokens_per_second", f"{n(batch)} sequences ÷ {step}",
+    add("tokens_per_second", f"{plural(batch, 'sequence')} ÷ {step}",
         f"{format_number(s['tokens_per_second'])} tokens/s")
     add("tokens_per_second_per_sequence", f"1 token ÷ {step}",
         f"{format_number(s['tokens_per_second_per_sequence'])} tokens/s")
+    active = "active weights" if d.experts is not None else "weights"
     add("batch1_ceiling_tokens_per_second",
-        f"{gpus} × {n(d.bandwidth_tbs)} TB/s ÷ {b(s['weights_bytes'])} weights",
+        f"{gpus} × {n(d.bandwidth_tbs)} TB/s ÷ {b(s['active_weights_bytes'])} {active}",
         f"{format_number(s['batch1_ceiling_tokens_per_second'])} tokens/s")
     return steps
 
