@@ -6,15 +6,15 @@ errors become one `Error:` line and an exit code (1: the request failed, 2: misu
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Callable, Sequence
-from fractions import Fraction
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
+
+if TYPE_CHECKING:  # only for annotations: start-up imports as little as it can
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
 
 from trainer import __version__
 from trainer.errors import KvdrillError
@@ -29,6 +29,8 @@ class ExactNumber(click.ParamType):  # type: ignore[type-arg]
     name = "NUMBER"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from fractions import Fraction
+
         if isinstance(value, Fraction):
             return value
         text = str(value).strip().replace("_", "")
@@ -125,7 +127,24 @@ def cli(ctx: click.Context) -> None:
 
 
 def _emit_json(payload: Any) -> None:
+    import json
+
     click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+def _write(text: str, out: str | None) -> None:
+    """Print `text`, or write it to the file `out` and say so on stderr."""
+    if out is None:
+        click.echo(text, nl=not text.endswith("\n"))
+        return
+    _path(out).write_text(text, encoding="utf-8")
+    click.echo(f"Wrote {out}", err=True)
+
+
+def _path(value: str) -> Path:
+    from pathlib import Path
+
+    return Path(value)
 
 
 @cli.command()
@@ -233,17 +252,16 @@ def _variant_option(function: Any) -> Any:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
 def list_drills(as_json: bool) -> None:
     """List the drills: id, title, target minutes and tags."""
-    from trainer import loader
+    from trainer import catalog
 
-    drills = [loader.load_drill_file(path) for path in loader.drill_paths()]
+    drills = catalog.drill_list()
     if as_json:
-        _emit_json([{"id": d.id, "title": d.title, "minutes": d.target_minutes,
-                     "tags": list(d.tags)} for d in drills])
+        _emit_json(drills)
         return
-    width = max((len(d.id) for d in drills), default=10)
+    width = max((len(d["id"]) for d in drills), default=10)
     for d in drills:
-        click.echo(f"{d.id:<{width}}  {d.target_minutes:>3} min  {d.title}  "
-                   f"[{', '.join(d.tags)}]")
+        click.echo(f"{d['id']:<{width}}  {d['minutes']:>3} min  {d['title']}  "
+                   f"[{', '.join(d['tags'])}]")
 
 
 @cli.command()
@@ -265,11 +283,11 @@ def show(drill_id: str, variant: int | None, as_json: bool) -> None:
 @cli.command()
 @click.argument("drill_id", metavar="DRILL")
 @click.option("--answers", "answers_path", required=True,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              type=click.Path(exists=True, dir_okay=False),
               help="YAML file mapping step id to the answer as typed (1a: 44 GB).")
 @_variant_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def grade(drill_id: str, answers_path: Path, variant: int | None, as_json: bool) -> None:
+def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) -> None:
     """Grade an answer sheet: every step checked, mistakes named, the rubric scored.
 
     Exits 0 when every numeric answer is correct, 1 otherwise.
@@ -278,7 +296,7 @@ def grade(drill_id: str, answers_path: Path, variant: int | None, as_json: bool)
 
     drill, _ = loader.find_drill(drill_id)
     key = variants.answer_key(drill, variant)
-    sheet = grading.read_sheet(answers_path, drill)
+    sheet = grading.read_sheet(_path(answers_path), drill)
     graded = grading.grade(drill, key, sheet, variant)
     if as_json:
         _emit_json(grading.graded_json(graded))
@@ -300,9 +318,9 @@ def solution(drill_id: str, variant: int | None) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
-def lint(paths: tuple[Path, ...], as_json: bool) -> None:
+def lint(paths: tuple[str, ...], as_json: bool) -> None:
     """Check drill and rubric files: schema, cross-references, values, solutions.
 
     With no PATH, checks every shipped drill, rubric and solution template. Exits 1 when any
@@ -310,10 +328,11 @@ def lint(paths: tuple[Path, ...], as_json: bool) -> None:
     """
     from trainer import lint as linting
 
-    for path in paths:
-        if not path.exists():
-            raise click.BadParameter(f"{path} does not exist", param_hint="PATH")
-    reports = linting.lint_paths(list(paths))
+    files = [_path(path) for path in paths]
+    for file in files:
+        if not file.exists():
+            raise click.BadParameter(f"{file} does not exist", param_hint="PATH")
+    reports = linting.lint_paths(files)
     if as_json:
         _emit_json([{"path": str(r.path), "ok": r.ok, "errors": r.errors,
                      "warnings": r.warnings} for r in reports])
@@ -443,22 +462,22 @@ def history(drill_id: str | None, as_json: bool) -> None:
 @click.argument("attempt_id", type=int, metavar="ID")
 @click.option("--format", "fmt", type=click.Choice(["json", "md"]), default="json",
               show_default=True, help="Transcript format.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", type=click.Path(dir_okay=False),
               help="Write to this file instead of standard output.")
-def export(attempt_id: int, fmt: str, out: Path | None) -> None:
+def export(attempt_id: int, fmt: str, out: str | None) -> None:
     """Write the full transcript of an attempt: every answer as typed, verdicts, times."""
     from trainer import store, transcripts
 
     db = store.Store()
     transcript = transcripts.transcript(db, attempt_id)
     db.close()
-    text = json.dumps(transcript, indent=2, ensure_ascii=False) if fmt == "json" \
-        else transcripts.markdown(transcript)
-    if out is None:
-        click.echo(text)
+    if fmt == "json":
+        import json
+
+        text = json.dumps(transcript, indent=2, ensure_ascii=False)
     else:
-        out.write_text(text + "\n", encoding="utf-8")
-        click.echo(f"Wrote {out}", err=True)
+        text = transcripts.markdown(transcript)
+    _write(text + "\n", out)
 
 
 @cli.command()
@@ -467,12 +486,12 @@ def export(attempt_id: int, fmt: str, out: Path | None) -> None:
               help="How many variants to draw.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
               help="The draw's seed: the same seed gives byte-identical files.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Folder for the sheets and keys (created if missing).")
 @click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md",
               show_default=True, help="Format of the sheet and key files.")
 @click.option("--json", "as_json", is_flag=True, help="Print the variants and answers as JSON.")
-def variants(drill_id: str, count: int, seed: int, out_dir: Path | None, fmt: str,
+def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str,
              as_json: bool) -> None:
     """Draw interviewer variants: a sheet for the candidate and a key for you, per variant.
 
@@ -488,14 +507,15 @@ def variants(drill_id: str, count: int, seed: int, out_dir: Path | None, fmt: st
         raise click.UsageError("give --out DIR for the files, or --json for the answers")
     chosen = keys.pick_variants(drill, count, seed)
     payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
+    folder = None if out_dir is None else _path(out_dir)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
     for variant, givens in chosen:
         key = AnswerKey(drill, givens)
         payload["variants"].append(keys.variant_json(key, variant))
-        if out_dir is None:
+        if folder is None:
             continue
-        stem = out_dir / f"{drill.id}-{variant}"
+        stem = folder / f"{drill.id}-{variant}"
         if fmt == "md":
             sheet, answer_key = keys.sheet_markdown(key, variant), keys.key_markdown(key, variant)
         else:
@@ -503,9 +523,9 @@ def variants(drill_id: str, count: int, seed: int, out_dir: Path | None, fmt: st
 
             sheet = report.sheet_html(key, variant)
             answer_key = report.key_html(key, variant)
-        Path(f"{stem}-sheet.{fmt}").write_text(sheet, encoding="utf-8")
-        Path(f"{stem}-key.{fmt}").write_text(answer_key, encoding="utf-8")
-        Path(f"{stem}-answers.yaml").write_text(keys.key_as_sheet(key), encoding="utf-8")
+        _path(f"{stem}-sheet.{fmt}").write_text(sheet, encoding="utf-8")
+        _path(f"{stem}-key.{fmt}").write_text(answer_key, encoding="utf-8")
+        _path(f"{stem}-answers.yaml").write_text(keys.key_as_sheet(key), encoding="utf-8")
     if as_json:
         _emit_json(payload)
     else:
@@ -541,12 +561,12 @@ def next_drill(as_json: bool) -> None:
 @click.argument("source", metavar="ID|FILE")
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "html"]), default="text",
               show_default=True, help="Report format.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of standard output.")
 @click.option("--set", "settings", multiple=True, metavar="DIMENSION=SCORE",
               help="Override a text dimension's score (repeatable), e.g. levers=2.")
 @click.option("--note", help="The reviewer's note that goes with --set.")
-def review(source: str, fmt: Literal["text", "md", "html"], out: Path | None,
+def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
            settings: tuple[str, ...],
            note: str | None) -> None:
     """Review a stored attempt (ID) or an exported transcript (FILE), re-marked from the raw
@@ -567,16 +587,11 @@ def review(source: str, fmt: Literal["text", "md", "html"], out: Path | None,
     else:
         if settings:
             raise click.UsageError("--set works on a stored attempt ID, not on a file")
-        transcript = transcripts.from_file(Path(source))
+        transcript = transcripts.from_file(_path(source))
         overrides, trend, label = {}, [], source
     data = report.review_data(transcript, overrides, label, trend,
                               transcripts.solution_markdown(transcript))
-    text = report.render_review(data, fmt)
-    if out is None:
-        click.echo(text)
-    else:
-        out.write_text(text, encoding="utf-8")
-        click.echo(f"Wrote {out}", err=True)
+    _write(report.render_review(data, fmt), out)
 
 
 def main() -> None:

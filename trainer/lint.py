@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trainer.errors import AnswerParseError, KvdrillError
-from trainer.loader import data_dir, load_drill_file, load_rubric, validate
+from trainer.datadirs import data_dir
+from trainer.loader import load_drill_file, load_rubric, validate
 from trainer.model import Drill, Rubric
 from trainer.presets import ALL_INPUTS
 from trainer.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit

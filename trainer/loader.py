@@ -4,7 +4,6 @@ every error names the file, the line and the field."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -14,32 +13,14 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from trainer.errors import DataNotFound, DrillFileError, UnknownName
+from trainer.datadirs import data_dir
+from trainer.errors import DrillFileError, UnknownName
 from trainer.model import Drill, Rubric
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_DEPTH = 12
-DATA_KINDS = ("drills", "rubrics", "solutions")
 
 Model = TypeVar("Model", bound=BaseModel)
-
-
-def data_dir(kind: str) -> Path:
-    """The folder of drills, rubrics or solutions: $KVDRILL_DATA/<kind>, else the copy shipped
-    in the wheel, else the checkout's top-level folder."""
-    tried: list[Path] = []
-    override = os.environ.get("KVDRILL_DATA")
-    if override:
-        tried.append(Path(override) / kind)
-    package = Path(__file__).resolve().parent
-    tried += [package / "_data" / kind, package.parent / kind]
-    for path in tried:
-        if path.is_dir():
-            return path
-    raise DataNotFound(
-        f"no {kind} folder found; tried {', '.join(map(str, tried))}: "
-        "set KVDRILL_DATA to the folder that holds drills/, rubrics/ and solutions/"
-    )
 
 
 def read_yaml(path: Path) -> tuple[Any, str]:

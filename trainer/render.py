@@ -13,7 +13,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from trainer.errors import DrillFileError
-from trainer.loader import data_dir
+from trainer.datadirs import data_dir
 from trainer.reference import AnswerKey, show
 from trainer.solver import FORMULAS, derivation, value_of
 

@@ -1,0 +1,57 @@
+"""`kvdrill list` reads a cache keyed by each drill file's size and mtime."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from trainer import catalog
+from trainer.datadirs import data_dir
+
+
+@pytest.fixture
+def library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "data"
+    for kind in ("rubrics", "solutions"):
+        shutil.copytree(data_dir(kind), root / kind)
+    (root / "drills").mkdir()
+    for drill in ("llama31-8b-h100", "llama2-70b-mi300x"):
+        shutil.copy(data_dir("drills") / f"{drill}.yaml", root / "drills")
+    monkeypatch.setenv("KVDRILL_DATA", str(root))
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path / "home"))
+    return root
+
+
+def test_the_first_listing_writes_the_cache(library: Path) -> None:
+    listed = catalog.drill_list()
+    cached = json.loads(catalog.cache_path().read_text())
+    assert len(cached["entries"]) == len(listed) > 0
+
+
+def test_a_warm_listing_does_not_parse_the_drills(library: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    first = catalog.drill_list()
+
+    def refuse(path: Path) -> None:
+        raise AssertionError(f"parsed {path}")
+
+    monkeypatch.setattr("trainer.loader.load_drill_file", refuse)
+    assert catalog.drill_list() == first
+
+
+def test_an_edited_drill_is_read_again(library: Path) -> None:
+    catalog.drill_list()
+    path = library / "drills" / "llama31-8b-h100.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("target_minutes: 7", "target_minutes: 8", 1))
+    listed = {d["id"]: d for d in catalog.drill_list()}
+    assert listed["llama31-8b-h100"]["minutes"] == 8
+
+
+def test_a_corrupt_cache_is_rebuilt(library: Path) -> None:
+    catalog.cache_path().parent.mkdir(parents=True, exist_ok=True)
+    catalog.cache_path().write_text("{not json")
+    assert catalog.drill_list()

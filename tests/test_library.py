@@ -1,0 +1,86 @@
+"""Every shipped drill, the same checks: it lints, its solution renders with numbers, a
+variant's own key grades as all correct, and each wrong path it names is matched somewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trainer.checker import mark_sheet
+from trainer.keys import key_as_sheet, pick_variants
+from trainer.lint import lint_paths
+from trainer.datadirs import data_dir
+from trainer.loader import load_drill_file
+from trainer.reference import AnswerKey
+from trainer.render import render_solution
+from trainer.units import unit_factor
+
+DRILLS = sorted(data_dir("drills").glob("*.yaml"))
+REQUIRED_TAGS = {"mla", "sliding-window", "moe", "tensor-parallel", "prefix-caching", "fp8-kv",
+                 "paged-blocks", "throughput", "long-context", "diagnosis"}
+
+
+def ids(path: Path) -> str:
+    return path.stem
+
+
+@pytest.mark.parametrize("path", DRILLS, ids=ids)
+def test_drill_lints_clean(path: Path) -> None:
+    (report,) = lint_paths([path])
+    assert report.errors == []
+
+
+@pytest.mark.parametrize("path", DRILLS, ids=ids)
+def test_solution_renders_with_numbers(path: Path) -> None:
+    text = render_solution(AnswerKey(load_drill_file(path)))
+    assert sum(ch.isdigit() for ch in text) > 20
+
+
+@pytest.mark.parametrize("path", DRILLS, ids=ids)
+def test_a_variants_own_key_grades_all_correct(path: Path) -> None:
+    import yaml
+
+    drill = load_drill_file(path)
+    ((variant, givens),) = pick_variants(drill, 1, seed=0)
+    key = AnswerKey(drill, givens)
+    sheet = {k: str(v) for k, v in yaml.safe_load(key_as_sheet(key)).items()}
+    marks = mark_sheet(key, sheet)
+    wrong = [m.step_id for m in marks.values() if m.is_numeric and m.verdict != "correct"]
+    assert wrong == [], f"variant {variant}"
+
+
+@pytest.mark.parametrize("path", DRILLS, ids=ids)
+def test_every_named_wrong_path_is_matched_on_some_step(path: Path) -> None:
+    drill = load_drill_file(path)
+    key = AnswerKey(drill)
+    named = {m for step in drill.steps for m in step.misconceptions}
+    matched: set[str] = set()
+    for step in drill.steps:
+        if step.kind != "numeric":
+            continue
+        reference = key.reference(step.id)
+        scale = unit_factor(reference.unit).value if reference.unit else 1
+        for path_id, value in reference.wrong:
+            typed = f"{float(value / scale):.6g} {reference.unit}".strip()
+            mark = mark_sheet(key, {step.id: typed})[step.id]
+            same = {p for p, v in reference.wrong if v == value}
+            if mark.misconception in same and path_id in same:
+                matched |= same
+    assert named - matched == set()
+
+
+def test_the_library_has_at_least_12_drills() -> None:
+    assert len(DRILLS) >= 12
+
+
+def test_the_library_covers_every_required_tag() -> None:
+    tags = {tag for path in DRILLS for tag in load_drill_file(path).tags}
+    assert REQUIRED_TAGS - tags == set()
+
+
+@pytest.mark.parametrize("path", DRILLS, ids=ids)
+def test_drill_has_text_steps_and_a_variant_space(path: Path) -> None:
+    drill = load_drill_file(path)
+    assert any(step.kind == "text" and step.concepts for step in drill.steps)
+    assert drill.vary

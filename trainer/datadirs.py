@@ -1,0 +1,27 @@
+"""Where the drills, rubrics and solutions live: one small function, importing nothing heavy."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from trainer.errors import DataNotFound
+
+
+def data_dir(kind: str) -> Path:
+    """The folder of drills, rubrics or solutions: $KVDRILL_DATA/<kind>, else the copy shipped
+    in the wheel, else the checkout's top-level folder. When none exists, the error names
+    every path tried."""
+    tried: list[Path] = []
+    override = os.environ.get("KVDRILL_DATA")
+    if override:
+        tried.append(Path(override) / kind)
+    package = Path(__file__).resolve().parent
+    tried += [package / "_data" / kind, package.parent / kind]
+    for path in tried:
+        if path.is_dir():
+            return path
+    raise DataNotFound(
+        f"no {kind} folder found; tried {', '.join(map(str, tried))}: "
+        "set KVDRILL_DATA to the folder that holds drills/, rubrics/ and solutions/"
+    )
