@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trainer.errors import AnswerParseError, KvdrillError
 from trainer.datadirs import data_dir
+from trainer.errors import AnswerParseError, KvdrillError
 from trainer.loader import load_drill_file, load_rubric, validate
 from trainer.model import Drill, Rubric
 from trainer.presets import ALL_INPUTS

@@ -12,8 +12,8 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from trainer.errors import DrillFileError
 from trainer.datadirs import data_dir
+from trainer.errors import DrillFileError
 from trainer.reference import AnswerKey, show
 from trainer.solver import FORMULAS, derivation, value_of
 
