@@ -15,6 +15,13 @@ from trainer.presets import build_deployment
 from trainer.solver import Deployment
 
 
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the user's real attempts or caches."""
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path_factory.mktemp("kvdrill-home")))
+
+
 @pytest.fixture
 def run() -> Callable[..., Result]:
     """Invoke the real CLI in-process; success paths let exceptions through."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 import pytest
@@ -55,8 +57,9 @@ def test_an_unknown_command_is_a_one_line_usage_error(run: Callable[..., Result]
     assert result.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("args", [["--help"], ["calc", "--help"]])
-def test_start_up_does_not_import_sympy(args: list[str]) -> None:
+@pytest.mark.parametrize("args", [["--help"], ["calc", "--help"], ["list"], ["list", "--json"],
+                                  ["calc", "--model", "llama-3.1-8b", "--gpu", "h100"]])
+def test_start_up_does_not_import_sympy(args: list[str], tmp_path: Path) -> None:
     probe = (
         "import sys\n"
         "from trainer.cli import cli\n"
@@ -66,6 +69,7 @@ def test_start_up_does_not_import_sympy(args: list[str]) -> None:
         "    pass\n"
         "print('SYMPY' if 'sympy' in sys.modules else 'CLEAN', file=sys.stderr)\n"
     )
+    env = dict(os.environ, KVDRILL_HOME=str(tmp_path))
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=False)
+                          timeout=60, check=False, env=env)
     assert done.stderr.strip().splitlines()[-1] == "CLEAN", done.stderr
