@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from trainer.checker import mark_sheet
+from trainer.datadirs import data_dir
 from trainer.keys import key_as_sheet, pick_variants
 from trainer.lint import lint_paths
-from trainer.datadirs import data_dir
 from trainer.loader import load_drill_file
 from trainer.reference import AnswerKey
 from trainer.render import render_solution

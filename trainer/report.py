@@ -1,0 +1,683 @@
+"""A reviewer's report of one attempt (text, Markdown or HTML), and the interviewer's sheet and
+answer key as HTML.
+
+`review_data` gathers what a review shows from a transcript (`transcripts.transcript`), the
+reviewer's overrides, the drill's earlier attempts and the worked solution; `render_review` lays
+it out. An HTML file needs nothing but itself: inline CSS (with print rules), inline SVG charts
+and one tiny inline script, no URL anywhere. Every value goes through a sandboxed, autoescaping
+Jinja environment; Markdown (a worked solution) goes through markdown-it with raw HTML off, so
+HTML in a solution is shown as text. The same input always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+import re
+import textwrap
+import unicodedata
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from trainer.errors import UsageError
+from trainer.keys import key_rows
+from trainer.reference import AnswerKey
+from trainer.render import render_solution
+from trainer.sheets import givens_lines, prompt_of, situation_of
+from trainer.solver import WRONG_PATHS
+
+Format = Literal["text", "md", "html"]
+FORMATS: tuple[str, ...] = ("text", "md", "html")
+
+SPARK_BLOCKS = "▁▂▃▄▅▆▇█"
+VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·",
+                 "answered": "✎"}
+TEXT_ANSWER_WIDTH = 24
+TEXT_BAR_WIDTH = 30
+TEXT_WIDTH = 100
+
+# Runs once the page is laid out: the size of every chart, for the browser test (and for anyone
+# checking that a chart did not collapse to nothing).
+CHART_SCRIPT = (
+    'window.addEventListener("load",function(){var s=[];'
+    'document.querySelectorAll("svg.chart").forEach(function(c){'
+    'var r=c.getBoundingClientRect();s.push(Math.round(r.width)+"\\u00d7"+Math.round(r.height));'
+    '});document.body.dataset.charts=s.join(",");});'
+)
+# Only that script may run, even if something slipped past the escaping; nothing may be fetched.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-"
+    + base64.b64encode(hashlib.sha256(CHART_SCRIPT.encode()).digest()).decode() + "'"
+)
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def sparkline(values: list[float], top: float) -> str:
+    """One block character per value, ▁ for 0 (or less) up to █ for `top` (or more)."""
+    if not values:
+        return ""
+    if not math.isfinite(top) or top <= 0:
+        return SPARK_BLOCKS[0] * len(values)
+    line = []
+    for value in values:
+        share = value / top if math.isfinite(value) else 0.0
+        share = min(max(share, 0.0), 1.0)
+        line.append(SPARK_BLOCKS[round(share * (len(SPARK_BLOCKS) - 1))])
+    return "".join(line)
+
+
+def _printable(text: str, keep_lines: bool = False) -> str:
+    """Text as typed, with control characters (escape sequences, NUL…) made visible and
+    harmless: they would otherwise act on the reader's terminal."""
+    kept = "\n" if keep_lines else ""
+    return "".join(
+        c if c in kept else " " if c in "\t\n\r"
+        else "\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Cs") else c
+        for c in text
+    )
+
+
+def _one_line(text: str | None, width: int | None = None) -> str:
+    line = " ".join(_printable(text or "").split())
+    if width is not None and len(line) > width:
+        line = line[: width - 1] + "…"
+    return line
+
+
+def _number(quantity: Any) -> float | None:
+    if not isinstance(quantity, dict):
+        return None
+    value = quantity.get("value")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _score(value: float) -> str:
+    return f"{value:g}"
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+
+
+def _percent(value: float | None) -> str:
+    if value is None:
+        return ""
+    if value == 0:
+        return "0%"
+    shown = f"{value:+.1f}" if abs(value) < 10 else f"{value:+.0f}"
+    return shown.replace("-", "−") + "%"
+
+
+def _when(stamp: str | None) -> str:
+    if not stamp:
+        return "—"
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None and moment.utcoffset() == UTC.utcoffset(None):
+        return moment.strftime("%Y-%m-%d %H:%M UTC")
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}" + ("" if number == 1 else "s")
+
+
+def _wrap(text: str, indent: int) -> list[str]:
+    return textwrap.wrap(_one_line(text), TEXT_WIDTH, initial_indent=" " * indent,
+                         subsequent_indent=" " * indent, break_on_hyphens=False) or [""]
+
+
+def _title(dimension: str) -> str:
+    return dimension.replace("-", " ").replace("_", " ").capitalize()
+
+
+def _level(level: str | None) -> str:
+    return _title(level) if level else "not yet the first level"
+
+
+# ---------------------------------------------------------------------------------------------
+# The data of a review
+
+
+def _step_data(step: dict[str, Any]) -> dict[str, Any]:
+    expected, parsed = _number(step.get("expected")), _number(step.get("parsed"))
+    error = None
+    if expected is not None and parsed is not None and expected != 0:
+        error = round((parsed - expected) / abs(expected) * 100, 6)
+    misconception = step.get("misconception")
+    named = None
+    if misconception:
+        path = WRONG_PATHS.get(misconception)
+        named = {"id": misconception, "mistake": path.mistake if path else "",
+                 "advice": path.advice if path else ""}
+    seconds, budget = step.get("seconds"), step.get("budget_seconds")
+    overtime = step.get("overtime")
+    if overtime is None and seconds is not None and budget is not None:
+        overtime = seconds > budget
+    unit = (step.get("expected") or {}).get("unit") or ""
+    return {
+        "id": step["id"],
+        "kind": step.get("kind", "numeric"),
+        "answer": step.get("answer"),
+        "reference": step.get("reference"),
+        "unit": unit,
+        "verdict": step["verdict"],
+        "recorded_verdict": step.get("recorded_verdict"),
+        "flag": bool(step.get("remarked_differs")),
+        "relative_error_pct": error,
+        "misconception": named,
+        "carried_forward": bool(step.get("carried_forward")),
+        "seconds": seconds,
+        "budget_seconds": budget,
+        "overtime": bool(overtime),
+        "hints": step.get("hints"),
+        "feedback": step.get("feedback") or "",
+    }
+
+
+def _trend_data(transcript: dict[str, Any], trend: list[dict[str, Any]] | None
+                ) -> list[dict[str, Any]]:
+    """The drill's attempts, oldest first, this one included (with its automatic scores)."""
+    points: dict[int, dict[str, Any]] = {}
+    for entry in trend or []:
+        if entry.get("drill") not in (None, transcript["drill"]):
+            continue
+        points[int(entry["id"])] = {
+            "id": int(entry["id"]),
+            "started_at": entry.get("started_at"),
+            "scores": {dim: float(score) for dim, score in entry.get("scores", {}).items()},
+        }
+    if transcript["id"] not in points:
+        points[int(transcript["id"])] = {
+            "id": int(transcript["id"]),
+            "started_at": transcript.get("started_at"),
+            "scores": {dim: float(d["score"])
+                       for dim, d in transcript["rubric"]["dimensions"].items()},
+        }
+    return [{**points[key], "current": key == transcript["id"]} for key in sorted(points)]
+
+
+def review_data(transcript: dict[str, Any], overrides: dict[str, tuple[float, str]],
+                source: str, trend: list[dict[str, Any]] | None = None,
+                solution_md: str | None = None) -> dict[str, Any]:
+    """Everything a review shows, as plain JSON-able values: the attempt, each step (answer as
+    typed, reference, verdict, relative error, the mistake named with its advice, time against
+    budget, hints, and `flag` when the recorded verdict disagrees with today's re-mark), the
+    rubric with each automatic score beside the reviewer's override, the trend across the
+    drill's attempts and the worked solution (Markdown)."""
+    steps = [_step_data(step) for step in transcript["steps"]]
+    rubric = transcript["rubric"]
+    dimensions = []
+    for dim, d in rubric["dimensions"].items():
+        override = overrides.get(dim)
+        dimensions.append({
+            "id": dim, "title": _title(dim), "score": float(d["score"]), "max": d["max"],
+            "evidence": list(d["evidence"]),
+            "override": None if override is None
+            else {"score": float(override[0]), "note": override[1]},
+        })
+    other = [{"id": dim, "score": float(score), "note": note}
+             for dim, (score, note) in sorted(overrides.items())
+             if dim not in rubric["dimensions"]]
+    numeric = [s for s in steps if s["kind"] == "numeric"]
+    timed = [s for s in steps if s["seconds"] is not None]
+    return {
+        "drill": transcript["drill"],
+        "attempt": {key: transcript.get(key) for key in
+                    ("id", "variant", "mode", "status", "started_at", "finished_at")},
+        "source": source,
+        "steps": steps,
+        "summary": {
+            "numeric": len(numeric),
+            "correct": sum(1 for s in numeric if s["verdict"] == "correct"),
+            "answered": sum(1 for s in steps if s["answer"] is not None),
+            "mistakes": sum(1 for s in steps if s["misconception"]),
+            "flagged": sum(1 for s in steps if s["flag"]),
+            "overtime": sum(1 for s in steps if s["overtime"]),
+            "seconds": sum(s["seconds"] for s in timed),
+            "budget_seconds": sum(s["budget_seconds"] or 0 for s in timed),
+        },
+        "rubric": {"dimensions": dimensions, "level": rubric.get("level"),
+                   "red_flags": [dict(flag) for flag in rubric.get("red_flags", [])],
+                   "other_overrides": other},
+        "trend": _trend_data(transcript, trend),
+        "solution_md": solution_md,
+    }
+
+
+def render_review(data: dict[str, Any], fmt: Format) -> str:
+    """The review as text for a terminal, as Markdown, or as one self-contained HTML file."""
+    if fmt == "text":
+        return _review_text(data)
+    if fmt == "md":
+        return _review_markdown(data)
+    if fmt == "html":
+        return _review_html(data)
+    raise UsageError(f"unknown review format {fmt!r}: use one of {', '.join(FORMATS)}")
+
+
+def _series(data: dict[str, Any], dim: str) -> list[tuple[dict[str, Any], float]]:
+    return [(point, point["scores"][dim]) for point in data["trend"] if dim in point["scores"]]
+
+
+def _time_text(step: dict[str, Any]) -> str:
+    if step["seconds"] is None:
+        return ""
+    text = f"{_seconds(step['seconds'])} / {step['budget_seconds']} s"
+    return text + (" over" if step["overtime"] else "")
+
+
+def _verdict_text(step: dict[str, Any]) -> str:
+    text = f"{VERDICT_MARKS.get(step['verdict'], '?')} {step['verdict']}"
+    if step["carried_forward"]:
+        text += " (cf)"
+    if step["flag"]:
+        text += " ⚑"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Text
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+             .rstrip() for row in rows]
+    lines.insert(1, "-" * max(len(line) for line in lines))
+    return lines
+
+
+def _time_bar(step: dict[str, Any], scale: float) -> str:
+    """█ for the time spent within the budget, ░ for the budget left, ▓ for time over it."""
+    seconds: float = step["seconds"]
+    budget: float = step["budget_seconds"] or 0
+    spent = round(TEXT_BAR_WIDTH * seconds / scale)
+    allowed = round(TEXT_BAR_WIDTH * budget / scale)
+    if budget and seconds > budget:
+        bar = "█" * allowed + "▓" * max(1, spent - allowed)
+    else:
+        bar = "█" * spent + "░" * max(0, allowed - spent)
+    return bar.ljust(TEXT_BAR_WIDTH)
+
+
+def _time_scale(steps: list[dict[str, Any]]) -> float:
+    return max([1.0] + [float(max(s["seconds"] or 0, s["budget_seconds"] or 0)) for s in steps])
+
+
+def _review_text(data: dict[str, Any]) -> str:
+    attempt, steps, summary = data["attempt"], data["steps"], data["summary"]
+    variant = "none" if attempt["variant"] is None else str(attempt["variant"])
+    lines = [
+        f"Review of attempt {attempt['id']}: {data['drill']}",
+        f"variant {variant} · {attempt['mode']} · {attempt['status']} · started "
+        f"{_when(attempt['started_at'])}",
+        f"source: {_one_line(data['source'])}",
+        f"{summary['correct']} of {summary['numeric']} numeric answers correct · "
+        f"{_count(summary['mistakes'], 'mistake')} named · {summary['flagged']} flagged",
+        "",
+    ]
+    rows = [["step", "answer", "reference", "verdict", "error", "mistake", "time", "hints"]]
+    for s in steps:
+        rows.append([
+            s["id"], _one_line(s["answer"], TEXT_ANSWER_WIDTH),
+            s["reference"] or "(rubric)", _verdict_text(s), _percent(s["relative_error_pct"]),
+            s["misconception"]["id"] if s["misconception"] else "", _time_text(s),
+            "" if s["hints"] is None else str(s["hints"]),
+        ])
+    lines += _table(rows)
+    named = [s for s in steps if s["misconception"]]
+    if named:
+        lines += ["", "Mistakes named:"]
+        for s in named:
+            m = s["misconception"]
+            lines += _wrap(f"✗ {s['id']}: {m['id']} — {m['mistake']}", 2)
+            lines += _wrap(f"advice: {m['advice']}", 6)
+    flagged = [s for s in steps if s["flag"]]
+    if flagged:
+        lines += ["", "⚑ Flagged: the recorded verdict differs from today's re-mark:"]
+        lines += [f"  {s['id']}: recorded {s['recorded_verdict']}, re-marked {s['verdict']}"
+                  for s in flagged]
+    timed = [s for s in steps if s["seconds"] is not None]
+    if timed:
+        scale = _time_scale(timed)
+        width = max(len(s["id"]) for s in timed)
+        lines += ["", "Time against budget (█ spent, ░ budget left, ▓ over budget):"]
+        lines += [f"  {s['id']:<{width}}  {_time_bar(s, scale)}  {_time_text(s)}".rstrip()
+                  for s in timed]
+    lines += ["", "Rubric (automatic · reviewer):"]
+    dims = data["rubric"]["dimensions"]
+    width = max([len(d["title"]) for d in dims] + [10])
+    for d in dims:
+        auto = f"{_score(d['score'])}/{d['max']}"
+        line = f"  {d['title']:<{width}}  {auto:<7}"
+        if d["override"]:
+            line += (f"  reviewer {_score(d['override']['score'])}/{d['max']}: "
+                     f"{_one_line(d['override']['note'])}")
+        lines.append(line.rstrip())
+        if d["evidence"]:
+            lines += _wrap("; ".join(d["evidence"]), width + 4)
+    for o in data["rubric"]["other_overrides"]:
+        lines.append(f"  reviewer, {o['id']} (not in this rubric): {_score(o['score'])}: "
+                     f"{_one_line(o['note'])}")
+    lines.append(f"Sounds like: {_level(data['rubric']['level'])}")
+    for flag in data["rubric"]["red_flags"]:
+        lines += _wrap(f"Red flag: {flag['says']}", 0)
+    lines += ["", f"Trend over {_count(len(data['trend']), 'attempt')} (oldest → newest):"]
+    for d in dims:
+        values = [value for _, value in _series(data, d["id"])]
+        change = " → ".join(_score(v) for v in (values[:1] + values[-1:] if len(values) > 1
+                                                 else values))
+        lines.append(f"  {d['title']:<{width}}  {sparkline(values, d['max'])}  {change}"
+                     f" /{d['max']}")
+    written = [s for s in steps if s["kind"] != "numeric" and s["answer"]]
+    if written:
+        lines += ["", "Written answers:"]
+        for s in written:
+            lines.append(f"  {s['id']}:")
+            lines += [f"    {_printable(line)}" for line in s["answer"].splitlines()]
+    if data["solution_md"]:
+        lines += ["", "Worked solution:", "", data["solution_md"].rstrip()]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Markdown
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!])")
+
+
+def _md(text: str | None) -> str:
+    """A value inside Markdown (and a table cell): on one line, with Markdown's and HTML's
+    special characters backslash-escaped, so an answer is shown exactly as typed."""
+    return _MD_SPECIAL.sub(r"\\\1", _one_line(text))
+
+
+def _cell(text: str | None) -> str:
+    """Our own text (ids, mistakes, advice, evidence) in a Markdown line or table cell."""
+    return _one_line(text).replace("|", "\\|")
+
+
+def _demote_headings(markdown: str, levels: int) -> str:
+    lines, fenced = [], False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,6}( |$)", line):
+            hashes = len(line) - len(line.lstrip("#"))
+            line = "#" * min(6, hashes + levels) + line[hashes:]
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _review_markdown(data: dict[str, Any]) -> str:
+    attempt, steps, summary = data["attempt"], data["steps"], data["summary"]
+    variant = "none" if attempt["variant"] is None else str(attempt["variant"])
+    lines = [
+        f"# Review of attempt {attempt['id']}: {_cell(data['drill'])}", "",
+        "| variant | mode | status | started | source |", "|---|---|---|---|---|",
+        f"| {variant} | {_cell(attempt['mode'])} | {_cell(attempt['status'])} | "
+        f"{_when(attempt['started_at'])} | {_md(data['source'])} |", "",
+        f"**{summary['correct']} of {summary['numeric']}** numeric answers correct, "
+        f"**{summary['mistakes']}** named mistakes, **{summary['flagged']}** flagged.", "",
+        "## Steps", "",
+        "| step | answer | reference | verdict | error | mistake | seconds / budget | hints |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in steps:
+        mistake = f"**{s['misconception']['id']}**" if s["misconception"] else ""
+        lines.append(
+            f"| {_cell(s['id'])} | {_md(s['answer'])} | {_cell(s['reference'] or '(rubric)')} | "
+            f"{_cell(_verdict_text(s))} | {_percent(s['relative_error_pct'])} | {mistake} | "
+            f"{_time_text(s)} | {'' if s['hints'] is None else s['hints']} |")
+    named = [s for s in steps if s["misconception"]]
+    if named:
+        lines += ["", "## Mistakes named", ""]
+        for s in named:
+            m = s["misconception"]
+            lines.append(f"- **{_cell(s['id'])}: {_cell(m['id'])}** — {_cell(m['mistake'])}. "
+                         f"*Advice:* {_cell(m['advice'])}")
+    flagged = [s for s in steps if s["flag"]]
+    if flagged:
+        lines += ["", "## ⚑ Flagged: recorded verdicts differ from today's re-mark", "",
+                  "| step | recorded verdict | re-marked today |", "|---|---|---|"]
+        lines += [f"| {_cell(s['id'])} | {_cell(s['recorded_verdict'])} | {_cell(s['verdict'])} |"
+                  for s in flagged]
+    lines += ["", "## Rubric", "",
+              "| dimension | automatic | reviewer | reviewer's note | evidence |",
+              "|---|---|---|---|---|"]
+    for d in data["rubric"]["dimensions"]:
+        o = d["override"]
+        reviewer = f"{_score(o['score'])}/{d['max']}" if o else ""
+        lines.append(f"| {_cell(d['title'])} | {_score(d['score'])}/{d['max']} | {reviewer} | "
+                     f"{_md(o['note']) if o else ''} | {_cell('; '.join(d['evidence']))} |")
+    for o in data["rubric"]["other_overrides"]:
+        lines.append(f"| {_cell(o['id'])} (not in this rubric) | | {_score(o['score'])} | "
+                     f"{_md(o['note'])} | |")
+    lines += ["", f"**Sounds like:** {_cell(_level(data['rubric']['level']))}"]
+    if data["rubric"]["red_flags"]:
+        lines += ["", "## Red flags", ""]
+        lines += [f"- **{_cell(f['id'])}**: {_cell(f['says'])}"
+                  for f in data["rubric"]["red_flags"]]
+    dims = data["rubric"]["dimensions"]
+    lines += ["", "## Trend", "",
+              "| attempt | started | " + " | ".join(_cell(d["title"]) for d in dims) + " |",
+              "|---|---|" + "---|" * len(dims)]
+    for point in data["trend"]:
+        scores = " | ".join(_score(point["scores"][d["id"]]) if d["id"] in point["scores"]
+                            else "" for d in dims)
+        mark = " (this one)" if point["current"] else ""
+        lines.append(f"| {point['id']}{mark} | {_when(point['started_at'])} | {scores} |")
+    written = [s for s in steps if s["kind"] != "numeric" and s["answer"]]
+    if written:
+        lines += ["", "## Written answers"]
+        for s in written:
+            lines += ["", f"### {_cell(s['id'])}", ""]
+            lines += [f"> {_md(line)}" if line.strip() else ">"
+                      for line in s["answer"].splitlines()]
+    if data["solution_md"]:
+        lines += ["", "## Worked solution", "", _demote_headings(data["solution_md"], 2)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# HTML
+
+
+@cache
+def _environment() -> ImmutableSandboxedEnvironment:
+    env = ImmutableSandboxedEnvironment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["printable"] = _printable
+    env.filters["printable_block"] = lambda text: _printable(text, keep_lines=True)
+    env.filters["when"] = _when
+    env.filters["seconds"] = _seconds
+    env.filters["percent"] = _percent
+    env.filters["score"] = _score
+    return env
+
+
+def markdown_html(markdown: str, demote: int = 0) -> Markup:
+    """CommonMark (+ tables) as HTML; raw HTML in the source is escaped, images are not
+    loaded (they stay text), and headings move down `demote` levels to sit under the page's."""
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+    tokens = parser.parse(markdown)
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + demote)}"
+    return Markup(parser.renderer.render(tokens, parser.options, {}))
+
+
+def _page(template: str, **context: Any) -> str:
+    return _environment().get_template(template).render(
+        csp=CONTENT_SECURITY_POLICY, script=Markup(CHART_SCRIPT), **context)
+
+
+def _px(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+CHART_W, LABEL_W, BAR_W, ROW_H, BAR_H, TOP = 960, 210, 560, 26, 14, 30
+
+
+def _nice_scale(top: float) -> tuple[float, int]:
+    """A round axis end at or above `top`, and how many equal ticks divide it (4 to 6)."""
+    top = max(top, 1.0)
+    magnitude = 10 ** math.floor(math.log10(top / 4))
+    for factor in (1, 2, 2.5, 5, 10):
+        step = factor * magnitude
+        if top / step <= 6:
+            count = max(4, math.ceil(top / step - 1e-9))
+            return step * count, count
+    return top, 4  # pragma: no cover - the loop always returns
+
+
+def _axis(scale: float, count: int, unit: str) -> list[dict[str, str]]:
+    ticks = []
+    for i in range(count + 1):
+        value = scale * i / count
+        ticks.append({"x": _px(LABEL_W + BAR_W * i / count), "label": f"{value:g}{unit}"})
+    return ticks
+
+
+def _time_chart(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    scale, count = _nice_scale(_time_scale(steps))
+    rows = []
+    for i, s in enumerate(steps):
+        y = TOP + i * ROW_H
+        row: dict[str, Any] = {"label": s["id"], "y": _px(y + (ROW_H - BAR_H) / 2),
+                               "text_y": _px(y + ROW_H / 2 + 4), "over": s["overtime"],
+                               "budget": None, "spent": None, "overrun": None}
+        seconds, budget = s["seconds"], s["budget_seconds"]
+        if budget:
+            row["budget"] = _px(BAR_W * budget / scale)
+        if seconds is not None:
+            within = seconds if not budget else min(seconds, budget)
+            row["spent"] = _px(BAR_W * within / scale)
+            if budget and seconds > budget:
+                row["overrun_x"] = _px(LABEL_W + BAR_W * budget / scale)
+                row["overrun"] = _px(BAR_W * (seconds - budget) / scale)
+            row["value"] = f"{_seconds(seconds)} of {budget} s" + (
+                f", {_seconds(seconds - budget)} over" if s["overtime"] and budget else "")
+        else:
+            row["value"] = "not answered"
+        rows.append(row)
+    height = TOP + len(rows) * ROW_H + 8
+    return {"width": CHART_W, "height": height, "rows": rows, "ticks": _axis(scale, count, " s"),
+            "bar_x": LABEL_W, "value_x": LABEL_W + BAR_W + 12, "label_x": LABEL_W - 10,
+            "grid_bottom": height - 6, "bar_h": BAR_H}
+
+
+def _rubric_chart(dimensions: list[dict[str, Any]]) -> dict[str, Any]:
+    scale = float(max([1] + [d["max"] for d in dimensions]))
+    rows = []
+    y = TOP
+    for d in dimensions:
+        bars = [("automatic", d["score"], "auto")]
+        if d["override"]:
+            bars.append(("reviewer", d["override"]["score"], "reviewer"))
+        for index, (who, score, kind) in enumerate(bars):
+            share = min(max(score, 0.0), float(d["max"])) / scale
+            rows.append({
+                "label": d["title"] if index == 0 else "reviewer's score",
+                "sub": index > 0, "kind": kind, "y": _px(y + (ROW_H - BAR_H) / 2),
+                "text_y": _px(y + ROW_H / 2 + 4), "max_w": _px(BAR_W * d["max"] / scale),
+                "w": _px(BAR_W * share), "value": f"{_score(score)} / {d['max']} ({who})",
+            })
+            y += ROW_H
+        y += 6
+    height = y + 4
+    count = int(scale) if scale <= 10 else 5
+    return {"width": CHART_W, "height": height, "rows": rows, "ticks": _axis(scale, count, ""),
+            "bar_x": LABEL_W, "value_x": LABEL_W + BAR_W + 12, "label_x": LABEL_W - 10,
+            "grid_bottom": height - 4, "bar_h": BAR_H}
+
+
+TREND_W, TREND_H, TREND_LEFT, TREND_RIGHT, TREND_TOP, TREND_BOTTOM = 300, 150, 36, 16, 30, 30
+
+
+def _trend_chart(data: dict[str, Any], dim: dict[str, Any]) -> dict[str, Any] | None:
+    series = _series(data, dim["id"])
+    if len(series) < 2:
+        return None
+    top = float(dim["max"]) or 1.0
+    inner_w = TREND_W - TREND_LEFT - TREND_RIGHT
+    inner_h = TREND_H - TREND_TOP - TREND_BOTTOM
+    points = []
+    for i, (point, value) in enumerate(series):
+        x = TREND_LEFT + inner_w * i / (len(series) - 1)
+        y = TREND_TOP + inner_h * (1 - min(max(value, 0.0), top) / top)
+        label = len(series) <= 8 or i in (0, len(series) - 1)
+        points.append({"x": _px(x), "y": _px(y), "value": _score(value),
+                       "id": point["id"], "current": point["current"], "label": label,
+                       "title": f"attempt {point['id']} ({_when(point['started_at'])}): "
+                                f"{_score(value)} / {dim['max']}"})
+    return {"title": dim["title"], "width": TREND_W, "height": TREND_H, "points": points,
+            "line": " ".join(f"{p['x']},{p['y']}" for p in points), "max": dim["max"],
+            "left": TREND_LEFT, "right": TREND_W - TREND_RIGHT, "top": TREND_TOP,
+            "bottom": TREND_TOP + inner_h, "axis_y": TREND_H - 10,
+            "last": points[-1]["value"]}
+
+
+def _review_html(data: dict[str, Any]) -> str:
+    dims = data["rubric"]["dimensions"]
+    trends = [chart for chart in (_trend_chart(data, d) for d in dims) if chart is not None]
+    solution = markdown_html(data["solution_md"], demote=2) if data["solution_md"] else None
+    return _page(
+        "review.html.j2", data=data, attempt=data["attempt"], steps=data["steps"],
+        summary=data["summary"], rubric=data["rubric"], level=_level(data["rubric"]["level"]),
+        time_chart=_time_chart(data["steps"]), rubric_chart=_rubric_chart(dims),
+        trends=trends, solution=solution, marks=VERDICT_MARKS,
+        named=[s for s in data["steps"] if s["misconception"]],
+        flagged=[s for s in data["steps"] if s["flag"]],
+        written=[s for s in data["steps"] if s["kind"] != "numeric" and s["answer"]],
+    )
+
+
+def _title_of(key: AnswerKey, variant: int | None) -> str:
+    return key.drill.title + (f" — variant {variant}" if variant is not None else "")
+
+
+def sheet_html(key: AnswerKey, variant: int | None) -> str:
+    """The candidate's sheet (keys.sheet_markdown) as one HTML file, with room to write the
+    answers on paper. It holds no answer."""
+    drill = key.drill
+    questions = [{"number": number, "id": step.id, "prompt": prompt_of(key, step.id).strip(),
+                  "unit": step.unit or "", "text": step.kind == "text"}
+                 for number, step in enumerate(drill.steps, 1)]
+    return _page("sheet.html.j2", title=_title_of(key, variant), minutes=drill.target_minutes,
+                 situation=markdown_html(situation_of(key), demote=2),
+                 givens=givens_lines(key), questions=questions)
+
+
+def key_html(key: AnswerKey, variant: int | None) -> str:
+    """The interviewer's answer key (keys.key_markdown) as one HTML file: every reference, the
+    wrong values that betray each mistake, and the worked solution."""
+    return _page("key.html.j2", title=_title_of(key, variant), givens=givens_lines(key),
+                 rows=key_rows(key), solution=markdown_html(render_solution(key), demote=2))
