@@ -13,7 +13,7 @@ from trainer.loader import load_drill_file, load_rubric, validate
 from trainer.model import Drill, Rubric
 from trainer.presets import ALL_INPUTS
 from trainer.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit
-from trainer.render import placeholders, render_solution
+from trainer.render import malformed_placeholders, placeholders, render_solution
 from trainer.solver import FORMULAS, WRONG_PATHS, solve
 from trainer.units import Dim
 
@@ -79,6 +79,10 @@ def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> Non
     for text in (drill.situation, *(s.prompt for s in drill.steps)):
         for name in placeholders(text) - allowed:
             report.errors.append(f"{where}: unknown placeholder {{{{ {name} }}}}")
+        for bad in malformed_placeholders(text):
+            shown = bad if len(bad) <= 40 else bad[:39] + "…"
+            report.errors.append(f"{where}: {shown!r} is not a placeholder: prompts take only "
+                                 "{{ name }}, no expressions or tags")
     for step in drill.steps:
         at = f"{where}: step {step.id}"
         for path_id in step.misconceptions:

@@ -7,6 +7,7 @@ rubric concepts, step ids) are checked by the loader, which knows the solver and
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal
 
@@ -137,6 +138,15 @@ class Drill(Strict):
     red_flags: tuple[Identifier, ...] = Field(
         default=(), description="Rubric red-flag ids this drill listens for."
     )
+
+    @field_validator("givens", "vary", mode="after")
+    @classmethod
+    def _finite(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for name, item in value.items():
+            for scalar in item if isinstance(item, tuple) else (item,):
+                if isinstance(scalar, float) and not math.isfinite(scalar):
+                    raise ValueError(f"{name}: {scalar} is not a finite number")
+        return value
 
     @model_validator(mode="after")
     def _unique_steps(self) -> Drill:

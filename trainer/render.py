@@ -35,8 +35,16 @@ def fill(text: str, givens: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(replace, text)
 
 
+_TEMPLATE_SYNTAX = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+
+
 def placeholders(text: str) -> set[str]:
     return set(_PLACEHOLDER.findall(text))
+
+
+def malformed_placeholders(text: str) -> list[str]:
+    """Template syntax that is not a plain {{ name }}: expressions, tags, comments."""
+    return [m for m in _TEMPLATE_SYNTAX.findall(text) if not _PLACEHOLDER.fullmatch(m)]
 
 
 @cache
