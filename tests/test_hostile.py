@@ -3,6 +3,7 @@ traceback — through the real parser, the checker and the real CLI."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -28,9 +29,9 @@ LAUNCH = [sys.executable, "-c", "from trainer.cli import main; main()"]
 def hostile_answers() -> list[str]:
     lines = (CORPUS / "hostile_answers.txt").read_text(encoding="utf-8").splitlines()
     answers = [line for line in lines if line.strip() and not line.startswith("# ")]
-    return answers + [
-        "9" * 100_000, "(" * 10_000 + "1" + ")" * 10_000, "1" + "\0" * 10, "\u202e131072",
-        "2*" * 5000 + "2", "-" * 10_000 + "1", "1" + " GB" * 1000,
+    return [
+        *answers, "9" * 100_000, "(" * 10_000 + "1" + ")" * 10_000, "1" + "\0" * 10,
+        "\u202e131072", "2*" * 5000 + "2", "-" * 10_000 + "1", "1" + " GB" * 1000,
     ]
 
 
@@ -48,10 +49,8 @@ def nothing_ran() -> object:
 @pytest.mark.parametrize("answer", HOSTILE, ids=[f"{i}" for i in range(len(HOSTILE))])
 def test_a_hostile_answer_is_read_or_refused_quickly(answer: str) -> None:
     start = time.perf_counter()
-    try:
+    with contextlib.suppress(AnswerParseError):
         parse_answer(answer, default_unit="B")
-    except AnswerParseError:
-        pass
     assert time.perf_counter() - start < 0.5
 
 
@@ -59,10 +58,8 @@ def test_a_hostile_answer_is_read_or_refused_quickly(answer: str) -> None:
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400))
 def test_the_parser_returns_a_value_or_its_own_error_within_a_bound(text: str) -> None:
     start = time.perf_counter()
-    try:
+    with contextlib.suppress(AnswerParseError):
         parse_answer(text, default_unit="GB")
-    except AnswerParseError:
-        pass
     assert time.perf_counter() - start < 0.5
 
 
@@ -70,10 +67,8 @@ def test_the_parser_returns_a_value_or_its_own_error_within_a_bound(text: str) -
 @given(st.text(alphabet="0123456789.eE+-*/^()×÷ ~kKMGBiTs%,_", max_size=80))
 def test_arithmetic_shaped_text_never_escapes_the_parser(text: str) -> None:
     start = time.perf_counter()
-    try:
+    with contextlib.suppress(AnswerParseError):
         parse_answer(text)
-    except AnswerParseError:
-        pass
     assert time.perf_counter() - start < 0.5
 
 
