@@ -1,6 +1,6 @@
-"""Whole-process start-up times of kvdrill commands, as ratios to a bare `python -c pass`.
+"""Whole-process times of kvdrill commands, as ratios to a bare `python -c pass`.
 
-Run: python benchmarks/startup.py [--repeat N]
+Run inside the project's virtual environment: python benchmarks/startup.py [--repeat N]
 Prints one line per command: median seconds and the ratio to the bare interpreter. Ratios, not
 seconds, are what we compare across machines; nothing here runs in the test suite.
 """
@@ -29,21 +29,33 @@ COMMANDS: dict[str, list[str]] = {
     "kvdrill calc --json": ["calc", "--model", "llama2-70b", "--gpu", "mi300x", "--json"],
     "kvdrill calc --symbolic": ["calc", "--model", "llama2-70b", "--gpu", "mi300x", "--symbolic"],
 }
-OPTIONAL: dict[str, list[str]] = {"kvdrill list": ["list"]}
+ROOT = Path(__file__).resolve().parent.parent
+OPTIONAL: dict[str, list[str]] = {
+    "kvdrill list": ["list"],
+    "kvdrill practice (piped, to the end)": ["practice", "llama31-8b-h100"],
+    "kvdrill grade (30-step sheet)": [
+        "grade", "llama2-70b-mi300x", "--answers",
+        str(ROOT / "tests" / "sheets" / "llama2-70b-mi300x-correct.yaml"),
+    ],
+    "kvdrill variants --count 100 --json": [
+        "variants", "llama2-70b-mi300x", "--count", "100", "--seed", "1", "--json",
+    ],
+}
 
 
 def median_seconds(argv: list[str], repeat: int, env: dict[str, str]) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                       check=False)
+        subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=env, check=False)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
 
 def available(args: list[str], env: dict[str, str]) -> bool:
-    done = subprocess.run([*LAUNCH, *args], capture_output=True, env=env, check=False)
+    done = subprocess.run([*LAUNCH, *args], stdin=subprocess.DEVNULL, capture_output=True,
+                          env=env, check=False)
     return done.returncode == 0
 
 
@@ -67,5 +79,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     main()

@@ -58,7 +58,8 @@ def test_an_unknown_command_is_a_one_line_usage_error(run: Callable[..., Result]
 
 
 @pytest.mark.parametrize("args", [["--help"], ["calc", "--help"], ["list"], ["list", "--json"],
-                                  ["calc", "--model", "llama-3.1-8b", "--gpu", "h100"]])
+                                  ["calc", "--model", "llama-3.1-8b", "--gpu", "h100"],
+                                  ["practice", "llama31-8b-h100"]])
 def test_start_up_does_not_import_sympy(args: list[str], tmp_path: Path) -> None:
     probe = (
         "import sys\n"
@@ -71,5 +72,5 @@ def test_start_up_does_not_import_sympy(args: list[str], tmp_path: Path) -> None
     )
     env = dict(os.environ, KVDRILL_HOME=str(tmp_path))
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=False, env=env)
+                          timeout=60, check=False, env=env, stdin=subprocess.DEVNULL)
     assert done.stderr.strip().splitlines()[-1] == "CLEAN", done.stderr
