@@ -4,9 +4,9 @@ name the known mistake a wrong value matches, and credit error carried forward."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from trainer.errors import AnswerParseError
 from trainer.model import Step
@@ -102,24 +102,23 @@ def check_numeric(
     for reading in readings:
         value = reading.quantity.value
         seen = _replace(base, parsed=value, shown=reading.shown)
-        if carried is not None and close(value, carried, tolerance):
-            return _replace(
-                seen, verdict="wrong", carried_forward=True,
-                feedback=f"read as {reading.shown}: wrong against {reference.display}, but "
-                         f"right from your earlier answers ({show(carried, unit)}): "
-                         "carried forward",
-            )
+        is_carried = carried is not None and close(value, carried, tolerance)
         matches = [(abs(value - wrong), order, path_id)
                    for order, (path_id, wrong) in enumerate(reference.wrong)
                    if close(value, wrong, tolerance)]
-        if matches:
-            # The nearest when two mistakes are close; on a tie, the one the step lists first.
-            path = WRONG_PATHS[min(matches)[2]]
-            return _replace(
-                seen, verdict="wrong", misconception=path.id,
-                feedback=f"read as {reading.shown}: expected {reference.display}. This is "
-                         f"the value you get if you {path.mistake}. {path.advice}",
-            )
+        # The nearest when two mistakes are close; on a tie, the one the step lists first.
+        path = WRONG_PATHS[min(matches)[2]] if matches else None
+        if not (is_carried or path):
+            continue
+        feedback = f"read as {reading.shown}: expected {reference.display}."
+        if path is not None:
+            feedback += f" This is the value you get if you {path.mistake}. {path.advice}"
+        if is_carried:
+            assert carried is not None
+            feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
+                         "carried forward.")
+        return _replace(seen, verdict="wrong", carried_forward=is_carried,
+                        misconception=None if path is None else path.id, feedback=feedback)
     return _replace(base, verdict="wrong", parsed=parsed.quantity.value, shown=parsed.shown,
                     feedback=f"read as {parsed.shown}: expected {reference.display}")
 
@@ -128,10 +127,8 @@ def _dimension_words(dim: Dim) -> str:
     return "a plain number" if dim == DIMENSIONLESS else str(dim)
 
 
-def _replace(mark: Mark, **changes: object) -> Mark:
-    from dataclasses import replace
-
-    return replace(mark, **changes)  # type: ignore[arg-type]
+def _replace(mark: Mark, **changes: Any) -> Mark:
+    return replace(mark, **changes)
 
 
 def carried_value(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> Fraction | None:

@@ -76,7 +76,10 @@ def lint_drill(drill: Drill, path: Path, report: Report) -> None:
 def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> None:
     seen: dict[str, dict[str, object]] = {}
     allowed = set(AnswerKey.PLACEHOLDERS)
-    for text in (drill.situation, *(s.prompt for s in drill.steps)):
+    texts = [drill.situation]
+    for step in drill.steps:
+        texts += [step.prompt, *step.hints, step.formula or ""]
+    for text in texts:
         for name in placeholders(text) - allowed:
             report.errors.append(f"{where}: unknown placeholder {{{{ {name} }}}}")
         for bad in malformed_placeholders(text):

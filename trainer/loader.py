@@ -5,7 +5,6 @@ every error names the file, the line and the field."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -168,15 +167,6 @@ def _refuse_duplicate_steps(path: Path, data: dict[str, Any], text: str) -> None
         seen.add(step_id)
 
 
-@dataclass(frozen=True)
-class Library:
-    """Every shipped (or KVDRILL_DATA) drill and rubric, loaded and checked."""
-
-    drills: dict[str, Drill]
-    rubrics: dict[str, Rubric]
-    paths: dict[str, Path]
-
-
 def drill_paths() -> Iterator[Path]:
     yield from sorted(data_dir("drills").glob("*.yaml"))
 
@@ -198,8 +188,7 @@ def _load_rubric_cached(path_text: str, rubric_id: str) -> Rubric:
 
 
 def load_drill_file(path: Path) -> Drill:
-    drill = validate(path, Drill)
-    return drill
+    return validate(path, Drill)
 
 
 def find_drill(drill_id: str) -> tuple[Drill, Path]:

@@ -83,6 +83,10 @@ def show(value: Fraction, unit: str) -> str:
     return format_quantity(unit_factor(unit) * (value / unit_factor(unit).value), unit)
 
 
+def _count_or(value: int | None, missing: str) -> str:
+    return missing if value is None else format_number(value)
+
+
 def _as_number(value: Any) -> Any:
     if isinstance(value, float):
         return Fraction(str(value))
@@ -97,7 +101,8 @@ class AnswerKey:
     PLACEHOLDERS = (
         "model_name", "gpu_name", "hbm_gb", "bandwidth_tbs", "context", "layers", "heads",
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
-        "kv_dtype", "weights_dtype", "params_b", "batch", "block_size",
+        "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
+        "prefix_tokens", "window",
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -252,5 +257,8 @@ class AnswerKey:
             "params_b": format_number((d.params or 0) / 10**9, sig=4),
             "batch": format_number(d.batch) if d.batch is not None else "the maximum",
             "block_size": format_number(d.block_size),
+            "prompt_tokens": _count_or(d.prompt_tokens, "the prompt"),
+            "prefix_tokens": _count_or(d.prefix_tokens, "no shared prefix"),
+            "window": _count_or(d.window, "no window"),
         }
         return shown

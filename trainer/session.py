@@ -16,6 +16,7 @@ from typing import Any
 from trainer.checker import Mark, mark_sheet
 from trainer.model import Step
 from trainer.reference import AnswerKey, show
+from trainer.render import fill
 from trainer.sheets import givens_lines, prompt_of, situation_of
 from trainer.solver import SOLVER_VERSION
 from trainer.store import Store
@@ -112,13 +113,14 @@ class Session:
                 if self.exam:
                     self.say("No hints in exam mode.")
                 elif hints < len(step.hints):
-                    self.say(f"Hint: {step.hints[hints]}")
+                    self.say(f"Hint: {fill(step.hints[hints], self.key.display_givens())}")
                     hints += 1
                 else:
                     self.say("No more hints for this step.")
                 continue
             if command == ":formula":
-                self.say(step.formula or "No formula is given for this step.")
+                formula = step.formula or "No formula is given for this step."
+                self.say(fill(formula, self.key.display_givens()))
                 continue
             if command in (":quit", ":q"):
                 return "quit"
