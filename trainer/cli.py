@@ -384,6 +384,9 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
             raise click.BadParameter(f"attempt {resume} is of drill {attempt.drill_id}",
                                      param_hint="DRILL")
         drill, path = loader.find_drill(attempt.drill_id)
+        if session.drill_hash(path) != attempt.drill_hash:
+            click.echo(f"Note: {path.name} has changed since attempt {resume} began; "
+                       "earlier answers are re-marked against the current file.", err=True)
         variant = attempt.variant
         key = variants.answer_key(drill, variant)
         attempt_id = resume
