@@ -193,3 +193,13 @@ def test_every_formula_has_a_label_and_a_unit_or_count() -> None:
     for formula in FORMULAS.values():
         assert formula.label and formula.unit in ("B", "tokens", "sequences", "s", "tokens/s",
                                                        "FLOP", "")
+
+
+def test_head_dim_from_hidden_wrong_path_catches_the_gemma_trap() -> None:
+    paths = dict(wrong_values(deploy("gemma-2-9b", "h100"), "kv_bytes_per_token"))
+    assert paths["head-dim-from-hidden"] == 2 * 42 * 8 * 224 * 2
+
+
+def test_mla_kv_pair_wrong_path_doubles_the_latent() -> None:
+    d = deploy("deepseek-v3", "h200", gpus=8, kv_dtype="bf16")
+    assert dict(wrong_values(d, "kv_bytes_per_token_per_gpu"))["mla-kv-pair"] == 2 * 70_272

@@ -702,3 +702,9 @@ def test_format_quantity(q: Quantity, unit: str | None, text: str) -> None:
 def test_format_quantity_refuses_unit_of_other_dimension() -> None:
     with pytest.raises(ValueError):
         format_quantity(Quantity.of(1, "GB"), "s")
+
+
+def test_a_rate_unit_stays_with_its_number_in_a_division() -> None:
+    parsed = parse_answer("26.3 GB / 6.7 TB/s")
+    assert parsed.quantity.dim == SECONDS
+    assert parsed.quantity.value == F(263, 10) * 10**9 / (F(67, 10) * 10**12)

@@ -109,6 +109,7 @@ class Deployment:
     measured_step_ms: Fraction | None = None  # a decode step measured on real hardware
     # Assumptions the wrong paths change; the right values are the defaults.
     kv_factor: int = 2
+    mla_factor: int = 1
     gb_bytes: int = GB
     subtract_weights: int = 1
     kv_bytes_override: Fraction | None = None
@@ -296,7 +297,7 @@ def _kv_heads_per_gpu(v: Any, ops: Any) -> Any:
 @_formula("kv_bytes_per_token_per_gpu", "KV per token, per GPU", "B")
 def _kv_bytes_per_token_per_gpu(v: Any, ops: Any) -> Any:
     if v.attention == "mla":  # one latent per layer, no K/V pair, whole on every GPU
-        return v.layers * v.kv_width * v.kv_bytes_per_element
+        return v.mla_factor * v.layers * v.kv_width * v.kv_bytes_per_element
     return v.kv_factor * v.layers * v.kv_heads_per_gpu * v.head_dim * v.kv_bytes_per_element
 
 
@@ -656,6 +657,12 @@ def _hidden_for_kv_width(d: Deployment) -> Deployment | None:
     return d.changed(kv_heads=Fraction(d.hidden, d.head_dim))
 
 
+def _head_dim_from_hidden(d: Deployment) -> Deployment | None:
+    if d.attention == "mla" or d.hidden is None or Fraction(d.hidden, d.heads) == d.head_dim:
+        return None
+    return d.changed(head_dim=Fraction(d.hidden, d.heads))
+
+
 def _prompt_only(d: Deployment) -> Deployment | None:
     if d.prompt_tokens is None:
         return None
@@ -718,6 +725,18 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "used the hidden size as the KV width of a layer",
             "The KV width is kv_heads × head_dim, which GQA makes far smaller than hidden.",
             _hidden_for_kv_width,
+        ),
+        WrongPath(
+            "head-dim-from-hidden",
+            "took head_dim as hidden ÷ heads",
+            "Read head_dim from the config: Gemma-2 (256) and others do not use hidden ÷ heads.",
+            _head_dim_from_hidden,
+        ),
+        WrongPath(
+            "mla-kv-pair",
+            "stored the MLA latent twice, as if it were a K and a V",
+            "MLA caches one compressed latent (plus its rope part) per layer: no factor 2.",
+            lambda d: d.changed(mla_factor=2) if d.attention == "mla" else None,
         ),
         WrongPath(
             "prompt-only-context",

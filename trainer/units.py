@@ -789,7 +789,14 @@ class _Parser:
             base = _V(self.pow(base.q, e, op))
         if self.peek().kind == _UNIT:
             u = self.unit_group(bare=False)
-            base = _V(base.q * u.q, u.text)
+            q, text = u.q, u.text or ""
+            # A compound unit stays with its number: "6.7 TB/s" in "26.3 GB / 6.7 TB/s".
+            while (self.is_op("/") and self.i + 1 < len(self.toks)
+                   and self.toks[self.i + 1].kind == _UNIT):
+                self.take()
+                d = self.unit_group(bare=False)
+                q, text = q / d.q, f"{text}/{d.text}"
+            base = _V(base.q * q, text)
         return self.checked(base, t)
 
     def expected(self, t: _Tok) -> str:
