@@ -191,3 +191,17 @@ def test_every_seed_wrong_path_is_named_when_its_value_is_given(
     if result.verdict == "correct":
         pytest.skip("within the step's tolerance of the truth")
     assert result.misconception in same_value | {path_id}, typed
+
+
+def test_a_unit_closing_a_division_applies_to_the_whole_answer() -> None:
+    assert one("llama31-8b-h100", "live-tokens", "52e9 / 131072 tokens").verdict == "correct"
+
+
+def test_a_bare_fraction_answers_a_percentage_step() -> None:
+    drill, _ = find_drill("decode-roofline-vs-measured")
+    step = next(s for s in drill.steps if s.unit == "%")
+    reference = AnswerKey(drill).reference(step.id).value
+    assert one("decode-roofline-vs-measured", step.id, f"{float(reference):.4f}").verdict \
+        == "correct"
+    assert one("decode-roofline-vs-measured", step.id, f"{float(reference) * 100:.2f}%") \
+        .verdict == "correct"

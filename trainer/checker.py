@@ -12,7 +12,15 @@ from trainer.errors import AnswerParseError
 from trainer.model import Step
 from trainer.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.solver import WRONG_PATHS
-from trainer.units import BYTES, DIMENSIONLESS, SEQUENCES, TOKENS, Dim, parse_answer
+from trainer.units import (
+    BYTES,
+    DIMENSIONLESS,
+    SEQUENCES,
+    TOKENS,
+    Dim,
+    parse_answer,
+    reread_with_trailing_unit,
+)
 
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered"]
 
@@ -82,6 +90,11 @@ def check_numeric(
         understood = f" (read so far: {error.understood!r})" if error.understood else ""
         return _replace(base, verdict="invalid", feedback=f"{error}{understood}; not marked")
     expected_dim = dim_of_unit(unit)
+    if parsed.quantity.dim not in _accepted_dims(expected_dim):
+        # "52e9 / 131072 tokens" means (52e9 / 131072) tokens, not 52e9 per 131072 tokens.
+        reread = reread_with_trailing_unit(answer)
+        if reread is not None and reread.quantity.dim in _accepted_dims(expected_dim):
+            parsed = reread
     quantity = parsed.quantity
     if quantity.dim not in _accepted_dims(expected_dim):
         return _replace(
@@ -93,6 +106,9 @@ def check_numeric(
     if not parsed.had_unit and expected_dim == BYTES and unit not in ("", "B"):
         # A bare 131072 where KiB is asked is a byte count, not 131,072 KiB.
         readings.append(parse_answer(answer, default_unit="B"))
+    if not parsed.had_unit and unit == "%":
+        # A bare 0.734 where a percentage is asked is a fraction: 73.4%.
+        readings.append(parse_answer(answer))
     tolerance = tolerance_of(step)
     targets = (reference.value, *reference.alternatives)
     for reading in readings:

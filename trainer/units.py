@@ -38,6 +38,7 @@ __all__ = [
     "format_seconds",
     "in_unit",
     "parse_answer",
+    "reread_with_trailing_unit",
     "unit_factor",
 ]
 
@@ -938,26 +939,50 @@ def _evaluate(text: str) -> tuple[_V, list[_Tok]]:
     return v, toks
 
 
+def _split_trailing_unit(text: str) -> tuple[_V, str] | None:
+    """`52e9 / 131072 tokens` → (the plain value of `52e9 / 131072`, "tokens"): the unit that
+    closes an expression of plain numbers, applied to all of it. None when there is no such
+    split (no unit, a unit first, or units inside the expression)."""
+    toks = _Lexer(text).run()
+    first_unit = next((i for i, t in enumerate(toks) if t.kind == _UNIT), None)
+    if first_unit is None or first_unit == 0:
+        return None
+    head_text = text[: toks[first_unit].start].strip()
+    unit_text = text[toks[first_unit].start :].strip()
+    try:
+        head, _ = _evaluate(head_text)
+        unit = unit_factor(unit_text)
+    except AnswerParseError:
+        return None
+    if not head.q.dim.is_dimensionless:
+        return None
+    return _V(head.q * unit, unit_text), unit_text
+
+
 def _evaluate_with_trailing_unit(text: str) -> tuple[_V, list[_Tok]]:
     """Like _evaluate, but a unit closing a sum of plain numbers applies to all of it, as
     people mean it: `192 - 138 - 10 GB` is 44 GB, not an error."""
     try:
         return _evaluate(text)
-    except UnitError as error:
-        toks = _Lexer(text).run()
-        first_unit = next((i for i, t in enumerate(toks) if t.kind == _UNIT), None)
-        if first_unit is None or first_unit == 0:
+    except UnitError:
+        split = _split_trailing_unit(text)
+        if split is None:
             raise
-        head_text = text[: toks[first_unit].start].strip()
-        unit_text = text[toks[first_unit].start :].strip()
-        try:
-            head, _ = _evaluate(head_text)
-            unit = unit_factor(unit_text)
-        except AnswerParseError:
-            raise error from None
-        if not head.q.dim.is_dimensionless:
-            raise
-        return _V(head.q * unit, unit_text), toks
+        return split[0], _Lexer(text).run()
+
+
+def reread_with_trailing_unit(text: str) -> ParsedAnswer | None:
+    """A second reading of an answer whose unit closes a division or product of plain numbers:
+    `52e9 / 131072 tokens` as (52e9 / 131072) tokens rather than 52e9 per (131072 tokens).
+    None when the answer has no such reading."""
+    body, approximate = _strip_noise(_screen(text))
+    split = _split_trailing_unit(body) if body else None
+    if split is None:
+        return None
+    v, unit_text = split
+    _check_magnitude(v.q, body)
+    shown = _shown(v.q, unit_text)
+    return ParsedAnswer(v.q, approximate, True, ("~" + shown) if approximate else shown)
 
 
 def _check_magnitude(q: Quantity, text: str) -> None:
