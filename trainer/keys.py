@@ -16,7 +16,7 @@ from trainer.reference import AnswerKey, show
 from trainer.render import render_solution
 from trainer.sheets import givens_lines, prompt_of, situation_of
 from trainer.solver import WRONG_PATHS, value_of
-from trainer.variants import draw
+from trainer.variants import draw, space_size
 
 VARIANT_SEED_RANGE = 10**6
 MAX_DRAWS_PER_VARIANT = 50
@@ -28,14 +28,20 @@ PARAM_NAMES = ("layers", "heads", "kv_heads", "head_dim", "params", "weights_gb"
 
 def pick_variants(drill: Drill, count: int, seed: int) -> list[tuple[int, dict[str, Any]]]:
     """`count` variants with distinct parameters, reproducible from `seed`."""
+    if count > space_size(drill):
+        raise KvdrillError(
+            f"drill {drill.id} has {space_size(drill)} combinations in its variant space: "
+            f"ask for --count {space_size(drill)} or fewer, or widen its 'vary'"
+        )
     rng = random.Random(f"variants:{drill.id}:{seed}")
     chosen: list[tuple[int, dict[str, Any]]] = []
     seen: set[str] = set()
+    known: dict[str, bool] = {}
     for _ in range(count * MAX_DRAWS_PER_VARIANT):
         if len(chosen) == count:
             break
         variant = rng.randrange(1, VARIANT_SEED_RANGE)
-        givens = draw(drill, variant)
+        givens = draw(drill, variant, known)
         fingerprint = repr(sorted(givens.items()))
         if fingerprint not in seen:
             seen.add(fingerprint)

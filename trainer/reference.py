@@ -4,9 +4,10 @@ from a candidate's own earlier answers (error carried forward)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from trainer.errors import DrillFileError, KvdrillError
@@ -62,7 +63,15 @@ class Reference:
     value: Fraction
     unit: str  # the unit the step shows it in
     alternatives: tuple[Fraction, ...]  # other values that are just as right
-    wrong: tuple[tuple[str, Fraction], ...]  # (misconception id, value)
+    find_wrong: Callable[[], tuple[tuple[str, Fraction], ...]] = field(
+        default=tuple, repr=False, compare=False
+    )
+
+    @cached_property
+    def wrong(self) -> tuple[tuple[str, Fraction], ...]:
+        """(misconception id, value) of each wrong path, computed when first asked for: checking
+        that a variant is sensible needs only the references."""
+        return self.find_wrong()
 
     @property
     def display(self) -> str:
@@ -110,6 +119,9 @@ class AnswerKey:
         self.givens: dict[str, Any] = dict(drill.givens if givens is None else givens)
         self._deployments: dict[str, Deployment] = {}
         self._references: dict[str, Reference] = {}
+        # One Solution per deployment (kept with it, so its id stays unique): each quantity
+        # is computed once however many steps ask for it.
+        self._solutions: dict[int, tuple[Deployment, Solution]] = {}
         self.base = self._build(self.givens, "givens")
 
     # -- deployments -------------------------------------------------------------------------
@@ -170,23 +182,27 @@ class AnswerKey:
             a, b = (self.reference(other).value for other in step.ratio_of)
             if b == 0:
                 raise DrillFileError(f"drill {self.drill.id}: step {step.id}: ratio of zero")
-            return Reference(step.id, a / b, unit, (), ())
+            return Reference(step.id, a / b, unit, ())
         assert step.answer is not None
         deployment = self.deployment(step.id)
         value = self.value(step.answer, deployment)
         alternatives: tuple[Fraction, ...] = ()
         if step.answer in UNROUNDED:
-            top, bottom = (value_of(deployment, q) for q in UNROUNDED[step.answer])
+            top, bottom = (self.value(q, deployment) for q in UNROUNDED[step.answer])
             if top > 0:
                 alternatives = (top / bottom,)
-        wrong = tuple(
-            (path, v) for path, v in self._wrong(step, deployment) if v >= 0
-        )
-        return Reference(step.id, value, unit, alternatives, wrong)
+
+        def find_wrong() -> tuple[tuple[str, Fraction], ...]:
+            return tuple((path, v) for path, v in self._wrong(step, deployment) if v >= 0)
+
+        return Reference(step.id, value, unit, alternatives, find_wrong)
 
     def value(self, name: str, deployment: Deployment) -> Fraction:
         if name in FORMULAS:
-            return value_of(deployment, name)
+            key = id(deployment)
+            if key not in self._solutions:
+                self._solutions[key] = (deployment, Solution(deployment))
+            return self._solutions[key][1][name]
         return Fraction(getattr(deployment, name))
 
     def _wrong(self, step: Step, deployment: Deployment) -> list[tuple[str, Fraction]]:

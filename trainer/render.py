@@ -15,7 +15,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from trainer.datadirs import data_dir
 from trainer.errors import DrillFileError
 from trainer.reference import AnswerKey, show
-from trainer.solver import FORMULAS, derivation, value_of
+from trainer.solver import FORMULAS, derivation
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
@@ -77,13 +77,17 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
     def quantity(name: str, step_id: str | None = None) -> str:
         if name not in FORMULAS:
             raise DrillFileError(f"unknown quantity {name!r} in a solution template")
-        return show(value_of(deployment_of(step_id), name), FORMULAS[name].unit)
+        return show(key.value(name, deployment_of(step_id)), FORMULAS[name].unit)
+
+    derivations: dict[str | None, dict[str, str]] = {}
 
     def working(name: str, step_id: str | None = None) -> str:
-        for step in derivation(deployment_of(step_id)):
-            if step.name == name:
-                return step.working
-        raise DrillFileError(f"no working for {name!r} in a solution template")
+        if step_id not in derivations:
+            derivations[step_id] = {s.name: s.working
+                                    for s in derivation(deployment_of(step_id))}
+        if name not in derivations[step_id]:
+            raise DrillFileError(f"no working for {name!r} in a solution template")
+        return derivations[step_id][name]
 
     def wrong(step_id: str, misconception: str) -> str:
         reference = key.reference(step_id)

@@ -520,11 +520,14 @@ class _Namespace:
         return value
 
 
+_INPUT_NAMES = tuple(field.name for field in dataclasses.fields(Deployment))
+
+
 def _exact_inputs(d: Deployment) -> dict[str, Any]:
     inputs: dict[str, Any] = {}
-    for field in dataclasses.fields(d):
-        value = getattr(d, field.name)
-        inputs[field.name] = Fraction(value) if isinstance(value, int | Fraction) else value
+    for name in _INPUT_NAMES:
+        value = getattr(d, name)
+        inputs[name] = Fraction(value) if isinstance(value, int | Fraction) else value
     inputs["kv_bytes_per_element"] = d.kv_bytes_per_element
     inputs["weight_bytes_per_param"] = d.weight_bytes_per_param
     inputs["native_bytes_per_param"] = DTYPE_BYTES[d.native_weights_dtype]

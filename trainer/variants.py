@@ -17,10 +17,11 @@ MAX_SEED = 2**63 - 1
 DRAW_ATTEMPTS = 64
 
 
-def draw(drill: Drill, seed: int) -> dict[str, Any]:
+def draw(drill: Drill, seed: int, known: dict[str, bool] | None = None) -> dict[str, Any]:
     """The givens of variant `seed`: the drill's givens with each varied one drawn from its
     choices, redrawn until the main configuration fits at least one sequence and every step's
-    reference can be computed."""
+    reference can be computed. `known` remembers which givens were found sensible, for callers
+    that draw many variants."""
     if not 0 <= seed <= MAX_SEED:
         raise UsageError(f"variant seed {seed} is out of range: use 0 to {MAX_SEED}")
     if not drill.vary:
@@ -30,7 +31,14 @@ def draw(drill: Drill, seed: int) -> dict[str, Any]:
         givens = dict(drill.givens)
         for name in sorted(drill.vary):
             givens[name] = rng.choice(drill.vary[name])
-        if sensible(drill, givens):
+        fingerprint = repr(sorted(givens.items()))
+        if known is None:
+            if sensible(drill, givens):
+                return givens
+            continue
+        if fingerprint not in known:
+            known[fingerprint] = sensible(drill, givens)
+        if known[fingerprint]:
             return givens
     raise KvdrillError(
         f"drill {drill.id}: no sensible variant found for seed {seed} in {DRAW_ATTEMPTS} draws: "
@@ -52,6 +60,14 @@ def sensible(drill: Drill, givens: dict[str, Any]) -> bool:
     except (KvdrillError, ZeroDivisionError):
         return False
     return True
+
+
+def space_size(drill: Drill) -> int:
+    """How many combinations the variant space has (sensible or not)."""
+    size = 1
+    for choices in drill.vary.values():
+        size *= len(set(choices))
+    return size
 
 
 def answer_key(drill: Drill, variant: int | None) -> AnswerKey:
