@@ -66,12 +66,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         env = dict(os.environ, KVDRILL_HOME=home)
         bare = median_seconds([sys.executable, "-c", "pass"], repeat, env)
-        print(f"{'python -c pass':<34} {bare * 1000:7.1f} ms   1.0x")
+        print(f"{'python -c pass':<38} {bare * 1000:7.1f} ms   1.0x")
+        floor = median_seconds([sys.executable, "-c", "import click"], repeat, env)
+        label = 'python -c "import click" (a floor)'
+        print(f"{label:<38} {floor * 1000:7.1f} ms {floor / bare:5.1f}x")
         commands = dict(COMMANDS)
         commands.update({k: v for k, v in OPTIONAL.items() if available(v, env)})
         for label, args in commands.items():
             seconds = median_seconds([*LAUNCH, *args], repeat, env)
-            print(f"{label:<34} {seconds * 1000:7.1f} ms {seconds / bare:5.1f}x")
+            print(f"{label:<38} {seconds * 1000:7.1f} ms {seconds / bare:5.1f}x")
     if shutil.which("kvdrill") is None:
         print("(kvdrill is not on PATH; timed through the same interpreter instead)")
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; repeat {repeat}",
