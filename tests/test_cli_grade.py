@@ -25,15 +25,6 @@ def grade_json(run: Run, drill: str, sheet: dict[str, Any] | Path, tmp_path: Pat
     return result.exit_code, json.loads(result.output)
 
 
-@pytest.mark.parametrize("drill", SEED_DRILLS)
-def test_correct_sheet_in_human_forms_grades_all_correct(run: Run, drill: str,
-                                                         tmp_path: Path) -> None:
-    code, out = grade_json(run, drill, SHEETS / f"{drill}-correct.yaml", tmp_path)
-    numeric = [s for s in out["steps"] if s["kind"] == "numeric"]
-    assert [s["id"] for s in numeric if s["verdict"] != "correct"] == []
-    assert code == 0
-
-
 def test_grade_json_has_the_documented_shape(run: Run, tmp_path: Path) -> None:
     _, out = grade_json(run, "llama2-70b-mi300x", {"1a": "54 GB"}, tmp_path)
     assert set(out) == {"drill", "variant", "steps", "rubric"}

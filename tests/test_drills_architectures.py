@@ -13,9 +13,8 @@ import pytest
 from click.testing import Result
 
 from trainer.datadirs import data_dir
-from trainer.loader import find_drill, load_rubric
+from trainer.loader import find_drill
 from trainer.reference import AnswerKey
-from trainer.scoring import concept_credit
 
 Run = Callable[..., Result]
 SHEETS = Path(__file__).parent / "sheets"
@@ -39,33 +38,10 @@ def grade(run: Run, drill_id: str, sheet: dict[str, str] | Path, tmp_path: Path)
 
 
 @pytest.mark.parametrize("drill_id", DRILLS)
-def test_correct_sheet_in_human_forms_exits_0(run: Run, drill_id: str, tmp_path: Path) -> None:
-    result = grade(run, drill_id, SHEETS / f"{drill_id}-correct.yaml", tmp_path)
-    wrong = [s["id"] for s in json.loads(result.output)["steps"]
-             if s["kind"] == "numeric" and s["verdict"] != "correct"]
-    assert (wrong, result.exit_code) == ([], 0)
-
-
-@pytest.mark.parametrize("drill_id", DRILLS)
 def test_drill_lints_clean_with_no_warnings_through_the_cli(run: Run, drill_id: str) -> None:
     result = run("lint", str(data_dir("drills") / f"{drill_id}.yaml"), "--json")
     (report,) = json.loads(result.output)
     assert (report["errors"], report["warnings"]) == ([], [])
-
-
-@pytest.mark.parametrize("drill_id", DRILLS)
-def test_each_text_steps_model_answer_earns_every_concept_it_lists(drill_id: str) -> None:
-    drill, _ = find_drill(drill_id)
-    rubric = load_rubric(drill.rubric)
-    short = []
-    for step in drill.steps:
-        for concept_id in step.concepts:
-            concept = rubric.concept(concept_id)
-            assert concept is not None
-            credit, _ = concept_credit(concept, step.model_answer or "")
-            if credit < 1:
-                short.append(f"{step.id}:{concept_id}")
-    assert short == []
 
 
 def test_the_mla_latent_doubled_as_k_and_v_is_wrong_and_not_misnamed_fp32(

@@ -18,7 +18,6 @@ from trainer.datadirs import data_dir
 from trainer.loader import load_drill_file, load_rubric
 from trainer.reference import AnswerKey
 from trainer.render import render_solution
-from trainer.scoring import concept_credit
 from trainer.solver import value_of
 from trainer.variants import draw
 
@@ -232,28 +231,8 @@ def test_diagnosis_rubric_weighs_operational_dimensions_above_arithmetic() -> No
 
 
 @pytest.mark.parametrize("drill_id", DRILL_IDS)
-def test_correct_sheet_in_human_forms_exits_0(run: Run, drill_id: str, tmp_path: Path) -> None:
-    code, out = grade(run, drill_id, SHEETS / f"{drill_id}-correct.yaml", tmp_path)
-    wrong = [s["id"] for s in out["steps"] if s["kind"] == "numeric" and s["verdict"] != "correct"]
-    assert (wrong, code) == ([], 0)
-
-
-@pytest.mark.parametrize("drill_id", DRILL_IDS)
 def test_correct_sheet_sounds_staff(run: Run, drill_id: str, tmp_path: Path) -> None:
     _, out = grade(run, drill_id, SHEETS / f"{drill_id}-correct.yaml", tmp_path)
     assert out["rubric"]["level"] == "staff"
 
 
-@pytest.mark.parametrize("drill_id", DRILL_IDS)
-def test_every_text_concept_is_earned_by_its_own_model_answer(drill_id: str) -> None:
-    drill = load_drill_file(data_dir("drills") / f"{drill_id}.yaml")
-    rubric = load_rubric(drill.rubric)
-    missed = []
-    for step in drill.steps:
-        for concept_id in step.concepts:
-            concept = rubric.concept(concept_id)
-            assert concept is not None and step.model_answer is not None
-            credit, _ = concept_credit(concept, step.model_answer)
-            if credit < 1:
-                missed.append(f"{step.id}: {concept_id}")
-    assert missed == []

@@ -6,14 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
+from click.testing import CliRunner
 
 from trainer.checker import mark_sheet
+from trainer.cli import cli
 from trainer.datadirs import data_dir
 from trainer.keys import key_as_sheet, pick_variants
 from trainer.lint import lint_paths
-from trainer.loader import load_drill_file
+from trainer.loader import load_drill_file, load_rubric
 from trainer.reference import AnswerKey
 from trainer.render import render_solution
+from trainer.scoring import concept_credit
 from trainer.units import unit_factor
 
 DRILLS = sorted(data_dir("drills").glob("*.yaml"))
@@ -39,8 +43,6 @@ def test_solution_renders_with_numbers(path: Path) -> None:
 
 @pytest.mark.parametrize("path", DRILLS, ids=ids)
 def test_a_variants_own_key_grades_all_correct(path: Path) -> None:
-    import yaml
-
     drill = load_drill_file(path)
     ((variant, givens),) = pick_variants(drill, 1, seed=0)
     key = AnswerKey(drill, givens)
@@ -84,3 +86,27 @@ def test_drill_has_text_steps_and_a_variant_space(path: Path) -> None:
     drill = load_drill_file(path)
     assert any(step.kind == "text" and step.concepts for step in drill.steps)
     assert drill.vary
+
+
+SHEETS = Path(__file__).parent / "sheets"
+
+
+@pytest.mark.parametrize("path", DRILLS, ids=ids)
+def test_the_hand_written_correct_sheet_grades_all_correct(path: Path) -> None:
+    sheet = SHEETS / f"{path.stem}-correct.yaml"
+    result = CliRunner().invoke(cli, ["grade", path.stem, "--answers", str(sheet), "--json"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("path", DRILLS, ids=ids)
+def test_every_concept_a_text_step_lists_is_earned_by_its_model_answer(path: Path) -> None:
+    drill = load_drill_file(path)
+    rubric = load_rubric(drill.rubric)
+    short = []
+    for step in drill.steps:
+        for concept_id in step.concepts:
+            concept = rubric.concept(concept_id)
+            assert concept is not None, (step.id, concept_id)
+            if concept_credit(concept, step.model_answer or "")[0] < 1:
+                short.append((step.id, concept_id))
+    assert short == []
