@@ -172,3 +172,29 @@ def test_the_toolbar_turns_to_overtime_after_the_budget() -> None:
     prompt = StepPrompt(drill.steps[0], 1, 15, "q", 15, 0.0, 420, False)
     text = "".join(t[1] for t in toolbar(prompt, 0.0, lambda: 20.0).__pt_formatted_text__())
     assert "overtime 0:05" in text
+
+
+def _ask_text_step(keys: str) -> str | None:
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from trainer.tui import make_ask
+
+    drill, _ = find_drill("llama31-8b-h100")
+    step = next(s for s in drill.steps if s.kind == "text")
+    prompt = StepPrompt(step, 11, 15, "Policy?", 120, 0.0, 420, True)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text(keys)
+        return make_ask(input=pipe, output=DummyOutput())(prompt)
+
+
+def test_a_text_step_takes_several_lines_until_escape_enter() -> None:
+    # The key after Esc Enter is never read: it only spares the input parser its wait for a
+    # longer escape sequence (a timer that stalls under pytest's capture).
+    assert _ask_text_step("cap max_model_len\rturn on fp8 kv\x1b\r:") == \
+        "cap max_model_len\nturn on fp8 kv"
+
+
+def test_a_command_in_a_text_step_is_submitted_by_enter() -> None:
+    assert _ask_text_step(":skip\r") == ":skip"

@@ -6,13 +6,16 @@ Text steps take several lines: Esc then Enter (or Meta+Enter) submits."""
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 import time
 from collections.abc import Callable
 from typing import Any
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
@@ -44,18 +47,42 @@ def toolbar(prompt: StepPrompt, started: float, now: Callable[[], float]) -> Any
                 f" · ? hint · :skip · :back · :quit{extra} </style>")
 
 
+def is_command(text: str) -> bool:
+    stripped = text.strip()
+    return stripped == "?" or (stripped.startswith(":") and "\n" not in stripped)
+
+
+def _enter_bindings() -> KeyBindings:
+    """In a text step Enter starts a new line, except after a command (`:skip`, `?`), which it
+    submits at once; Esc then Enter submits the text."""
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _(event: Any) -> None:
+        buffer = event.current_buffer
+        if buffer.multiline() and not is_command(buffer.text):
+            buffer.insert_text("\n")
+        else:
+            buffer.validate_and_handle()
+
+    return bindings
+
+
 def make_ask(input: Input | None = None, output: Output | None = None,
              now: Callable[[], float] = time.monotonic) -> Callable[[StepPrompt], str | None]:
     """An `ask` for Session that reads from the terminal (or the given pipe input)."""
-    session: PromptSession[str] = PromptSession(input=input, output=output, style=STYLE)
+    session: PromptSession[str] = PromptSession(input=input, output=output, style=STYLE,
+                                                key_bindings=_enter_bindings())
 
     def ask(prompt: StepPrompt) -> str | None:
         started = now()
         unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
-        header = f"\n{prompt.number}. {prompt.text}{unit}\n"
+        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
+        lines = textwrap.wrap(f"{prompt.number}. {prompt.text}{unit}", width=width)
+        print_formatted_text("\n" + "\n".join(lines), output=session.output)
         try:
             return session.prompt(
-                header + "> ",
+                "> ",
                 multiline=prompt.multiline,
                 bottom_toolbar=lambda: toolbar(prompt, started, now),
                 refresh_interval=0.5,
