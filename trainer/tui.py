@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from prompt_toolkit import PromptSession, print_formatted_text
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
@@ -52,18 +53,19 @@ def is_command(text: str) -> bool:
     return stripped == "?" or (stripped.startswith(":") and "\n" not in stripped)
 
 
-def _enter_bindings() -> KeyBindings:
+def _enter_bindings(multiline: Callable[[], bool]) -> KeyBindings:
     """In a text step Enter starts a new line, except after a command (`:skip`, `?`), which it
     submits at once; Esc then Enter submits the text."""
     bindings = KeyBindings()
+    in_text_step = Condition(multiline)
 
-    @bindings.add("enter")
+    @bindings.add("enter", filter=in_text_step)
     def _(event: Any) -> None:
         buffer = event.current_buffer
-        if buffer.multiline() and not is_command(buffer.text):
-            buffer.insert_text("\n")
-        else:
+        if is_command(buffer.text):
             buffer.validate_and_handle()
+        else:
+            buffer.insert_text("\n")
 
     return bindings
 
@@ -71,8 +73,9 @@ def _enter_bindings() -> KeyBindings:
 def make_ask(input: Input | None = None, output: Output | None = None,
              now: Callable[[], float] = time.monotonic) -> Callable[[StepPrompt], str | None]:
     """An `ask` for Session that reads from the terminal (or the given pipe input)."""
-    session: PromptSession[str] = PromptSession(input=input, output=output, style=STYLE,
-                                                key_bindings=_enter_bindings())
+    session: PromptSession[str] = PromptSession(input=input, output=output, style=STYLE)
+    # The session's own flag, set by each prompt() call (its buffer reports multiline always).
+    session.key_bindings = _enter_bindings(lambda: bool(session.multiline))
 
     def ask(prompt: StepPrompt) -> str | None:
         started = now()
