@@ -52,9 +52,11 @@ def _json_value(value: Any) -> Any:
 
 
 def calc_json(
-    deployment: Deployment, solution: Solution, settings: list[Setting], labels: dict[str, str]
+    deployment: Deployment, solution: Solution, settings: list[Setting],
+    ids: dict[str, str | None],
 ) -> dict[str, Any]:
-    payload: dict[str, Any] = {"model": labels.get("model"), "gpu": labels.get("gpu")}
+    """The calculator's JSON contract; `ids` are the model and GPU preset ids (or None)."""
+    payload: dict[str, Any] = {"model": ids.get("model"), "gpu": ids.get("gpu")}
     for name in JSON_QUANTITIES:
         if name in solution:
             payload[name] = json_number(solution[name])
@@ -70,11 +72,10 @@ def calc_json(
 
 
 def calc_text(
-    deployment: Deployment, solution: Solution, settings: list[Setting], labels: dict[str, str]
+    deployment: Deployment, solution: Solution, settings: list[Setting], names: dict[str, str]
 ) -> str:
     d = deployment
-    model = labels.get("model") or "custom model"
-    gpu = labels.get("gpu") or "custom GPU"
+    model, gpu = names["model"], names["gpu"]
     lines = [
         f"{model} on {d.gpus} × {gpu} · context {format_number(d.context)} tokens · "
         f"KV {d.kv_dtype} · weights {d.weights_dtype}",

@@ -202,17 +202,16 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
               for key, value in options.items()}
     deployment, settings = presets.build_deployment(model, gpu, values)
     solution = solver.solve(deployment)
-    labels = {
-        "model": presets.find_model(model).name if model else "",
-        "gpu": presets.find_gpu(gpu).name if gpu else "",
-    }
+    model_preset = presets.find_model(model) if model else None
+    gpu_preset = presets.find_gpu(gpu) if gpu else None
     if as_json:
-        payload = calc_view.calc_json(deployment, solution, settings, labels)
-        payload["model"] = presets.find_model(model).id if model else None
-        payload["gpu"] = presets.find_gpu(gpu).id if gpu else None
-        _emit_json(payload)
+        ids = {"model": model_preset.id if model_preset else None,
+               "gpu": gpu_preset.id if gpu_preset else None}
+        _emit_json(calc_view.calc_json(deployment, solution, settings, ids))
         return
-    click.echo(calc_view.calc_text(deployment, solution, settings, labels))
+    names = {"model": model_preset.name if model_preset else "custom model",
+             "gpu": gpu_preset.name if gpu_preset else "custom GPU"}
+    click.echo(calc_view.calc_text(deployment, solution, settings, names))
     if symbolic:
         click.echo("\nFormulas:")
         for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
