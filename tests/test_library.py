@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from trainer.checker import mark_sheet
 from trainer.cli import cli
-from trainer.datadirs import data_dir
+from trainer.datadirs import drill_paths
 from trainer.keys import key_as_sheet, pick_variants
 from trainer.lint import lint_paths
 from trainer.loader import load_drill_file, load_rubric
@@ -20,7 +20,7 @@ from trainer.render import render_solution
 from trainer.scoring import concept_credit
 from trainer.units import unit_factor
 
-DRILLS = sorted(data_dir("drills").glob("*.yaml"))
+DRILLS = drill_paths()
 REQUIRED_TAGS = {"mla", "sliding-window", "moe", "tensor-parallel", "prefix-caching", "fp8-kv",
                  "paged-blocks", "throughput", "long-context", "diagnosis"}
 

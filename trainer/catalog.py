@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from trainer.datadirs import data_dir
+from trainer.datadirs import drill_paths
 
 CACHE_VERSION = 1
 
@@ -51,7 +51,7 @@ def drill_list() -> list[dict[str, Any]]:
     cached = _read_cache(path)
     fresh: dict[str, Any] = {}
     result = []
-    for drill_path in sorted(data_dir("drills").glob("*.yaml")):
+    for drill_path in drill_paths():
         stat = drill_path.stat()
         key = str(drill_path.resolve())
         entry = cached.get(key)

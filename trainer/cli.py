@@ -539,7 +539,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
 @click.option("--json", "as_json", is_flag=True, help="Print the choice and the schedule.")
 def next_drill(as_json: bool) -> None:
     """Say which drill to practise now, and why: spaced repetition over your scored attempts."""
-    from trainer import loader, schedule, store, transcripts
+    from trainer import datadirs, schedule, store, transcripts
 
     db = store.Store()
     reviews: dict[str, list[tuple[Any, float]]] = {}
@@ -550,7 +550,7 @@ def next_drill(as_json: bool) -> None:
                 (transcripts.started(attempt), row["share"]))
     db.close()
     cards = [schedule.card_for(path.stem, reviews.get(path.stem, []))
-             for path in loader.drill_paths()]
+             for path in datadirs.drill_paths()]
     chosen, why = schedule.choose(cards)
     if as_json:
         _emit_json({"drill": chosen.drill, "reason": why,

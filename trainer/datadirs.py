@@ -25,3 +25,8 @@ def data_dir(kind: str) -> Path:
         f"no {kind} folder found; tried {', '.join(map(str, tried))}: "
         "set KVDRILL_DATA to the folder that holds drills/, rubrics/ and solutions/"
     )
+
+
+def drill_paths() -> list[Path]:
+    """Every drill file, in file-name order."""
+    return sorted(data_dir("drills").glob("*.yaml"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trainer.datadirs import data_dir
+from trainer.datadirs import data_dir, drill_paths
 from trainer.errors import AnswerParseError, KvdrillError
 from trainer.loader import load_drill_file, load_rubric, validate
 from trainer.model import Drill, Rubric
@@ -33,8 +33,7 @@ class Report:
 
 def lint_paths(paths: list[Path]) -> list[Report]:
     if not paths:
-        paths = [*sorted(data_dir("drills").glob("*.yaml")),
-                 *sorted(data_dir("rubrics").glob("*.yaml"))]
+        paths = [*drill_paths(), *sorted(data_dir("rubrics").glob("*.yaml"))]
     reports = []
     for path in paths:
         report = Report(path)

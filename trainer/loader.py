@@ -4,7 +4,6 @@ every error names the file, the line and the field."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -12,7 +11,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from trainer.datadirs import data_dir
+from trainer.datadirs import data_dir, drill_paths
 from trainer.errors import DrillFileError, UnknownName
 from trainer.model import Drill, Rubric
 
@@ -167,10 +166,6 @@ def _refuse_duplicate_steps(path: Path, data: dict[str, Any], text: str) -> None
         seen.add(step_id)
 
 
-def drill_paths() -> Iterator[Path]:
-    yield from sorted(data_dir("drills").glob("*.yaml"))
-
-
 def load_rubric(rubric_id: str) -> Rubric:
     return _load_rubric_cached(str(data_dir("rubrics") / f"{rubric_id}.yaml"), rubric_id)
 
@@ -187,8 +182,20 @@ def _load_rubric_cached(path_text: str, rubric_id: str) -> Rubric:
     return rubric
 
 
+_DRILLS: dict[tuple[str, int, int], Drill] = {}
+
+
 def load_drill_file(path: Path) -> Drill:
-    return validate(path, Drill)
+    """A drill file, validated; parsed once per process while the file is unchanged (history,
+    review and next re-mark many attempts of the same drill)."""
+    try:
+        stat = path.stat()
+    except OSError as error:
+        raise DrillFileError(f"{path}: cannot read: {error.strerror}") from None
+    stamp = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if stamp not in _DRILLS:
+        _DRILLS[stamp] = validate(path, Drill)
+    return _DRILLS[stamp]
 
 
 def find_drill(drill_id: str) -> tuple[Drill, Path]:
