@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from trainer.checker import mark_sheet
 from trainer.errors import AnswerParseError
 from trainer.loader import find_drill
+from trainer.reader import parse_answer
 from trainer.reference import AnswerKey
-from trainer.units import parse_answer
 
 CORPUS = Path(__file__).parent / "corpus"
 PWNED = [Path("/tmp/kvdrill-pwned-by-answer"), Path("/tmp/kvdrill-pwned-by-lint")]

@@ -6,9 +6,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from trainer.formatting import format_bytes, format_number
 from trainer.presets import Setting
 from trainer.solver import GB, Deployment, Solution, derivation, warnings
-from trainer.units import format_bytes, format_number
 
 JSON_QUANTITIES = (
     "kv_bytes_per_token",

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from trainer.errors import AnswerParseError
 from trainer.model import Step
+from trainer.reader import parse_answer, reread_with_trailing_unit
 from trainer.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.solver import WRONG_PATHS
 from trainer.units import (
@@ -18,8 +19,6 @@ from trainer.units import (
     SEQUENCES,
     TOKENS,
     Dim,
-    parse_answer,
-    reread_with_trailing_unit,
 )
 
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered"]

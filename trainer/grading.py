@@ -10,11 +10,12 @@ from typing import Any
 
 from trainer.checker import Mark, mark_sheet
 from trainer.errors import UsageError
+from trainer.formatting import format_number
 from trainer.loader import load_rubric, read_yaml
 from trainer.model import Drill
 from trainer.reference import AnswerKey, show
 from trainer.scoring import RubricScore, score_attempt
-from trainer.units import format_number, unit_factor
+from trainer.units import unit_factor
 
 MAX_ANSWER_CHARS = 8000
 

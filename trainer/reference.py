@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from trainer.errors import DrillFileError, KvdrillError
+from trainer.formatting import format_bytes, format_number, format_quantity, format_seconds
 from trainer.model import Derived, Drill, Step
 from trainer.presets import build_deployment, find_gpu, find_model
 from trainer.solver import (
@@ -21,14 +22,7 @@ from trainer.solver import (
     value_of,
     wrong_values,
 )
-from trainer.units import (
-    Dim,
-    format_bytes,
-    format_number,
-    format_quantity,
-    format_seconds,
-    unit_factor,
-)
+from trainer.units import Dim, unit_factor
 
 Givens = Mapping[str, Any]
 

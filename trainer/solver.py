@@ -801,7 +801,7 @@ class DerivationStep:
 
 def derivation(deployment: Deployment, solution: Solution | None = None) -> list[DerivationStep]:
     """Each quantity with the numbers that produce it, as a person would write them down."""
-    from trainer.units import format_bytes, format_number, format_seconds
+    from trainer.formatting import format_bytes, format_number, format_seconds
 
     d = deployment
     s = solution if solution is not None else Solution(d)
