@@ -367,9 +367,10 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
              random_variant: bool, resume: int | None) -> None:
     """Practise a drill, timed, one step at a time; every answer is saved as you give it.
 
-    In a terminal: a live countdown and commands (? hint, :skip, :back, :formula, :quit).
-    Through a pipe: one answer per line in step order; at end of input the attempt is saved
-    with the remaining steps unanswered.
+    In a terminal: Enter starts the clock once you have read the givens; a live countdown and
+    commands (? hint, :skip, :back, :formula, :givens, :help, :quit); an answer that cannot be
+    read is asked again. Through a pipe: one answer per line in step order (an unreadable line
+    is recorded as invalid); at end of input the attempt is saved with the rest unanswered.
     """
     import random
     import time
@@ -400,19 +401,23 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         attempt_id = session.new_attempt(db, key, path, variant, exam=exam, strict=strict)
     piped = not sys.stdin.isatty()
     ask: Callable[[Any], str | None]
+    ready: Callable[[str], bool] | None = None
+    say: Callable[[str], None] = click.echo
     if piped:
         ask = _piped_ask
     else:
         from trainer import tui
 
-        ask = tui.make_ask()
-    run = session.Session(key, db, attempt_id, ask=ask, say=click.echo, clock=time.monotonic,
-                          exam=exam, strict=strict)
-    if resume is None:
-        run.introduce()
-    else:
+        ask, ready, say = tui.make_ask(), tui.make_ready(), tui.make_say(click.echo)
+    # A terminal asks again after an unreadable answer and starts the clock on Enter; a pipe
+    # keeps one line per step (an unreadable line is recorded invalid) and never waits.
+    run = session.Session(key, db, attempt_id, ask=ask, say=say, clock=time.monotonic,
+                          exam=exam, strict=strict, reask_unreadable=not piped, ready=ready)
+    if resume is not None:
         click.echo(f"Resuming attempt {attempt_id} of {drill.id} at step "
-                   f"{run.first_open_step() + 1}.")
+                   f"{run.first_open_step() + 1}.\n")
+    if resume is None or not piped:
+        run.introduce()
     finished = run.run()
     if finished or piped:
         click.echo("")
@@ -432,7 +437,7 @@ def _piped_ask(prompt: Any) -> str | None:
     if not line:
         return None
     click.echo(f"{prompt.number}. {prompt.step.id}> {line.rstrip()}")
-    return line.rstrip("\n")
+    return line.rstrip("\r\n")
 
 
 @cli.command()

@@ -2,13 +2,23 @@
 terminal, through a pipe, and in tests with scripted input and a fake clock.
 
 Every answer is committed to the store the moment it is given; marks are always re-derived from
-the latest raw answers, so revising an earlier step (`:back`) re-marks what depends on it."""
+the latest raw answers, so revising an earlier step (`:back`) re-marks what depends on it.
+
+In a terminal (`reask_unreadable`), nothing is recorded until an answer can be read: an
+unreadable answer, an unknown `:command` or an empty Enter is asked again with the reason and an
+example of a form that works, on the same running step clock; only `:skip` skips. Through a pipe
+each line is one step's answer, and an unreadable one is recorded as invalid. A step visited again
+(`:back`) keeps its earlier seconds and hints and adds the new ones; its earlier answers (a skip
+included) stay in the store as earlier revisions."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import re
+import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -21,7 +31,112 @@ from trainer.sheets import givens_lines, prompt_of, situation_of
 from trainer.solver import SOLVER_VERSION
 from trainer.store import Store
 
-COMMANDS_HELP = "commands: ? hint · :skip · :back · :formula · :quit (saves)"
+COMMANDS_HELP = "commands: ? hint · :skip · :back · :formula · :givens · :help · :quit (saves)"
+COMMANDS = (
+    ("?", "a hint for this step (also :hint); each one is counted"),
+    (":skip", "leave this step unanswered and go on"),
+    (":back", "revise the previous answer (its time and hints add up)"),
+    (":formula", "the formula this step uses, if the drill gives one"),
+    (":givens", "the situation and the givens again"),
+    (":help", "this list"),
+    (":quit", "save and stop; kvdrill practice --resume {attempt} continues"),
+)
+COMMAND_NAMES = (":hint", ":h", ":skip", ":back", ":formula", ":givens", ":help", ":quit", ":q")
+START_MESSAGE = "Press Enter to start the clock"
+
+# Forms that read on a step of each display unit: two examples, each some forms of one value
+# (in base units). The second example is used when the first lies near the step's reference, so
+# an example never gives the answer away.
+Example = tuple[tuple[str, ...], Fraction]
+EXAMPLES: dict[str, tuple[Example, Example]] = {
+    "B": ((("131072", "128 KiB", "2^17"), Fraction(2**17)),
+          (("4096", "4 KiB", "2^12"), Fraction(2**12))),
+    "KiB": ((("128 KiB", "131072 B"), Fraction(2**17)), (("4 KiB", "4096 B"), Fraction(2**12))),
+    "MiB": ((("2 MiB", "2048 KiB"), Fraction(2**21)), (("0.25 MiB", "256 KiB"), Fraction(2**18))),
+    "GiB": ((("74.5 GiB",), Fraction(745 * 2**30, 10)), (("8 GiB",), Fraction(8 * 2**30))),
+    "MB": ((("640 MB",), Fraction(640 * 10**6)), (("40 MB",), Fraction(40 * 10**6))),
+    "GB": ((("52 GB",), Fraction(52 * 10**9)), (("9.5 GB",), Fraction(95 * 10**8))),
+    "ms": ((("34 ms",), Fraction(34, 1000)), (("5 ms",), Fraction(5, 1000))),
+    "%": ((("45%",), Fraction(45, 100)), (("8%",), Fraction(8, 100))),
+    "tokens": ((("397k tokens",), Fraction(397_000)), (("20000 tokens",), Fraction(20_000))),
+    "tokens/s": ((("117 tok/s",), Fraction(117)), (("30 tokens/s",), Fraction(30))),
+    "sequences": ((("96", "about 96 sessions"), Fraction(96)),
+                  (("12", "about 12 sessions"), Fraction(12))),
+    "GFLOP": ((("16 GFLOP",), Fraction(16 * 10**9)), (("2 GFLOP",), Fraction(2 * 10**9))),
+    "TFLOP": ((("40 TFLOP",), Fraction(40 * 10**12)), (("1.5 TFLOP",), Fraction(15 * 10**11))),
+}
+RATIO_EXAMPLES: tuple[Example, Example] = ((("8x", "8"), Fraction(8)), (("3x", "3"), Fraction(3)))
+COUNT_EXAMPLES: tuple[Example, Example] = ((("64",), Fraction(64)), (("12",), Fraction(12)))
+TEXT_EXAMPLE = "a few sentences (Esc then Enter submits)"
+
+
+def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:
+    """Forms of one answer that read on numeric `step`, none near its reference `expected`."""
+    unit = step.unit or ""
+    if unit in EXAMPLES:
+        choices = EXAMPLES[unit]
+    elif step.ratio_of is not None:
+        choices = RATIO_EXAMPLES
+    elif not unit:
+        choices = COUNT_EXAMPLES
+    else:
+        return (f"12 {unit}",)
+    for forms, value in choices:
+        if not expected or not Fraction(1, 2) <= value / abs(expected) <= 2:
+            return forms
+    return choices[-1][0]
+
+
+def join_forms(forms: tuple[str, ...] | list[str]) -> str:
+    """"131072, 128 KiB or 2^17"."""
+    return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
+
+
+_BULLET = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+")
+_VERBATIM = ("|", "#", "```", ">")
+
+
+def unwrap(text: str) -> str:
+    """Join the hard-wrapped lines of each paragraph and list item of `text` into one line, so
+    a terminal of any width can wrap them again. Tables, headings and indented lines stay."""
+    lines: list[str] = []
+    hang = -1  # the indent of a line that continues the last one; -1: none does
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip())
+        bullet = _BULLET.match(line)
+        verbatim = line.lstrip().startswith(_VERBATIM)
+        if line.strip() and lines and not bullet and not verbatim and indent == hang:
+            lines[-1] += " " + line.strip()
+            continue
+        lines.append(line.rstrip())
+        if bullet:
+            hang = bullet.end()
+        else:
+            hang = 0 if line.strip() and indent == 0 and not verbatim else -1
+    return "\n".join(lines)
+
+
+def wrap_lines(text: str, width: int) -> str:
+    """Each line of `text` wrapped at `width` between words, continuing under its own indent
+    (under the text of a list item, two further in for an indented line)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = line[: len(line) - len(line.lstrip())]
+        bullet = _BULLET.match(line)
+        hang = " " * bullet.end() if bullet else (lead + "  " if lead else "")
+        out.extend(textwrap.wrap(line.strip(), width, initial_indent=lead,
+                                 subsequent_indent=hang, break_long_words=False,
+                                 break_on_hyphens=False) or [""])
+    return "\n".join(out)
+
+
+def help_text(attempt_id: int) -> str:
+    width = max(len(name) for name, _ in COMMANDS)
+    return "\n".join(["Commands (type one, then Enter):"] + [
+        f"  {name.ljust(width)}  {what.format(attempt=attempt_id)}" for name, what in COMMANDS])
 
 
 @dataclass(frozen=True)
@@ -36,11 +151,14 @@ class StepPrompt:
     drill_elapsed: float  # seconds spent on earlier steps
     drill_budget: int
     multiline: bool
+    spent: float = 0.0  # seconds already on this step: earlier visits and earlier asks
+    show_question: bool = True  # False when asked again just below a short note
 
 
 Ask = Callable[[StepPrompt], str | None]  # None: no more input (end of a pipe)
 Say = Callable[[str], None]
 Clock = Callable[[], float]
+Ready = Callable[[str], bool]  # shows the message, waits for Enter; False: the candidate quit
 
 
 def drill_hash(path: Path) -> str:
@@ -53,18 +171,27 @@ def params_json(givens: dict[str, Any]) -> dict[str, Any]:
 
 class Session:
     def __init__(self, key: AnswerKey, store: Store, attempt_id: int, *, ask: Ask, say: Say,
-                 clock: Clock, exam: bool = False, strict: bool = False) -> None:
+                 clock: Clock, exam: bool = False, strict: bool = False,
+                 reask_unreadable: bool = False, ready: Ready | None = None) -> None:
+        """`reask_unreadable`: ask again (recording nothing) after an unreadable answer, an
+        unknown `:command` or an empty Enter, as in a terminal; otherwise every line is one
+        step's answer, as through a pipe. `ready`: called before the first step's clock starts
+        (a terminal waits for Enter there, so reading the givens is not charged to a step)."""
         self.key = key
         self.drill = key.drill
         self.store = store
         self.attempt_id = attempt_id
         self.ask, self.say, self.clock = ask, say, clock
         self.exam, self.strict = exam, strict
+        self.reask_unreadable, self.ready = reask_unreadable, ready
         self.answers: dict[str, str | None] = {}
         self.seconds: dict[str, float] = {}
+        self.hints: dict[str, int] = {}
+        self.unrecorded: dict[str, float] = {}  # seconds on a step left by :back unanswered
         for row in store.answers(attempt_id):
             self.answers[row.step_id] = row.raw
             self.seconds[row.step_id] = row.seconds
+            self.hints[row.step_id] = row.hints
 
     def marks(self) -> dict[str, Mark]:
         return mark_sheet(self.key, self.answers)
@@ -75,9 +202,12 @@ class Session:
                 return index
         return len(self.drill.steps)
 
+    def situation(self) -> str:
+        return (f"{self.drill.title}\n\n{unwrap(situation_of(self.key))}\n\nGiven:\n"
+                + "\n".join(f"  {line}" for line in givens_lines(self.key)))
+
     def introduce(self) -> None:
-        self.say(f"{self.drill.title}\n\n{situation_of(self.key)}\n")
-        self.say("Given:\n" + "\n".join(f"  {line}" for line in givens_lines(self.key)))
+        self.say(self.situation())
         mode = "exam mode: no feedback until the end" if self.exam else COMMANDS_HELP
         self.say(f"\nTarget {self.drill.target_minutes} min · {mode}\n")
 
@@ -86,29 +216,52 @@ class Session:
         the candidate quit (the attempt stays incomplete and can be resumed)."""
         index = self.first_open_step()
         steps = self.drill.steps
+        if index < len(steps) and self.ready is not None and not self.ready(START_MESSAGE):
+            return self._saved()
         while index < len(steps):
             outcome = self._ask_step(index)
             if outcome == "quit":
-                self.say(f"Saved. Resume with: kvdrill practice --resume {self.attempt_id}")
-                return False
+                return self._saved()
             index = max(0, index - 1) if outcome == "back" else index + 1
         self.store.finish(self.attempt_id, "complete")
         return True
 
+    def _saved(self) -> bool:
+        self.say(f"Saved. Resume with: kvdrill practice --resume {self.attempt_id}")
+        return False
+
     def _ask_step(self, index: int) -> str:
+        """Ask one step until it is answered, skipped or left; one clock runs throughout, on
+        top of the seconds of earlier visits."""
         step = self.drill.steps[index]
+        recorded = self.seconds.get(step.id, 0.0)
+        earlier = recorded + self.unrecorded.pop(step.id, 0.0)
+        others = set(self.seconds) | set(self.unrecorded)
         prompt = StepPrompt(
             step, index + 1, len(self.drill.steps), prompt_of(self.key, step.id), step.seconds,
-            sum(v for k, v in self.seconds.items() if k != step.id),
+            sum(self.seconds.get(k, 0.0) + self.unrecorded.get(k, 0.0)
+                for k in others if k != step.id),
             self.drill.target_minutes * 60, step.kind == "text",
         )
+        if step.id in self.answers:
+            before = self.answers[step.id]
+            given = "skipped" if before is None or not before.strip() else \
+                f"you gave {' '.join(before.split())[:40]!r}"
+            self.say(f"Revising step {index + 1} ({given}); its clock goes on from "
+                     f"{earlier:.0f}s.")
         start = self.clock()
-        hints = 0
+
+        def spent() -> float:
+            return earlier + max(0.0, self.clock() - start)
+
+        hints = self.hints.get(step.id, 0)
+        show_question = True
         while True:
-            raw = self.ask(prompt)
+            raw = self.ask(replace(prompt, spent=spent(), show_question=show_question))
             if raw is None:
                 return "quit"
             command = raw.strip().lower()
+            show_question = command in (":help", ":givens")  # long: the question again
             if command in ("?", ":hint", ":h"):
                 if self.exam:
                     self.say("No hints in exam mode.")
@@ -122,16 +275,31 @@ class Session:
                 formula = step.formula or "No formula is given for this step."
                 self.say(fill(formula, self.key.display_givens()))
                 continue
+            if command == ":help":
+                self.say(help_text(self.attempt_id))
+                continue
+            if command == ":givens":
+                self.say(self.situation())
+                continue
             if command in (":quit", ":q"):
                 return "quit"
             if command == ":back":
                 if index == 0:
                     self.say("This is the first step.")
                     continue
+                self.unrecorded[step.id] = spent() - recorded
                 return "back"
-            answer = None if command == ":skip" else raw
+            if command == ":skip":
+                answer = None
+                break
+            if self.reask_unreadable:
+                why = self._unreadable(step, raw, command)
+                if why:
+                    self.say(why)
+                    continue
+            answer = raw
             break
-        seconds = self.clock() - start
+        seconds = spent()
         overtime = seconds > step.seconds
         if self.strict and overtime:
             self.say(f"Time ran out ({step.seconds}s): closed as unanswered (--strict).")
@@ -139,10 +307,46 @@ class Session:
         self._record(step, answer, seconds, hints, overtime)
         return "next"
 
+    def _unreadable(self, step: Step, raw: str, command: str) -> str:
+        """Why `raw` cannot be taken as the step's answer (with a form that works), or ""."""
+        if command.startswith(":") and "\n" not in command:
+            close_to = difflib.get_close_matches(command, COMMAND_NAMES, n=1, cutoff=0.6)
+            guess = f" (did you mean {close_to[0]}?)" if close_to else ""
+            return (f"Unknown command {raw.strip()!r}{guess}; nothing recorded. "
+                    f"Type :help for the list, or :skip to skip.")
+        if not command:
+            if step.kind == "text":
+                return ("Nothing typed: write your answer (Esc then Enter submits), "
+                        "or :skip to skip.")
+            return f"Nothing typed: try e.g. {self._example(step)}, or :skip to skip."
+        if step.kind == "text":
+            return ""
+        mark = mark_sheet(self.key, {**self.answers, step.id: raw})[step.id]
+        if mark.verdict != "invalid":
+            return ""
+        reason = mark.feedback.strip().removesuffix("; not marked").strip().rstrip(".") or \
+            "this is not a number the reader knows"
+        if self.exam:
+            reason = reason.split("; expected")[0]
+            return f"Could not read that: {reason}. Asked again; nothing recorded."
+        return (f"Could not read that: {reason}.\nTry e.g. {self._example(step)}, or :skip. "
+                "Nothing recorded; asked again.")
+
+    def _example(self, step: Step) -> str:
+        """Forms that work on this step, as the reader reads them today."""
+        if step.kind == "text":
+            return TEXT_EXAMPLE
+        expected = mark_sheet(self.key, {**self.answers, step.id: None})[step.id].expected
+        forms = example_forms(step, expected)
+        readable = [form for form in forms if mark_sheet(
+            self.key, {**self.answers, step.id: form})[step.id].verdict != "invalid"]
+        return join_forms(readable or forms)
+
     def _record(self, step: Step, answer: str | None, seconds: float, hints: int,
                 overtime: bool) -> None:
         self.answers[step.id] = answer
         self.seconds[step.id] = seconds
+        self.hints[step.id] = hints
         mark = self.marks()[step.id]
         parsed = None if mark.parsed is None else f"{mark.parsed.numerator}/" \
             f"{mark.parsed.denominator}"

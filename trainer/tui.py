@@ -2,10 +2,12 @@
 
 A bottom toolbar counts down the step's budget and the whole drill's, refreshed twice a
 second; when a budget passes it turns to overtime in another colour (the answer still counts).
-Text steps take several lines: Esc then Enter (or Meta+Enter) submits."""
+The step's clock includes the seconds already spent on it (earlier visits, earlier asks). Text
+steps take several lines: Esc then Enter (or Meta+Enter) submits."""
 
 from __future__ import annotations
 
+import html
 import shutil
 import textwrap
 import time
@@ -20,7 +22,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
-from trainer.session import StepPrompt
+from trainer.session import StepPrompt, wrap_lines
 
 STYLE = Style.from_dict({
     "bottom-toolbar": "noreverse bg:#1c1c1c #d0d0d0",
@@ -34,8 +36,10 @@ def clock_text(seconds: float) -> str:
     return f"{sign}{seconds // 60}:{seconds % 60:02d}"
 
 
-def toolbar(prompt: StepPrompt, started: float, now: Callable[[], float]) -> Any:
-    spent = now() - started
+def toolbar(prompt: StepPrompt, started: float, now: Callable[[], float],
+            width: int | None = None) -> Any:
+    """The clocks and the commands, as many of these as fit on one line of `width`."""
+    spent = prompt.spent + now() - started
     step_left = prompt.budget - spent
     drill_left = prompt.drill_budget - prompt.drill_elapsed - spent
     over = step_left < 0
@@ -43,9 +47,16 @@ def toolbar(prompt: StepPrompt, started: float, now: Callable[[], float]) -> Any
     drill = f"drill {clock_text(drill_left)}" if drill_left >= 0 else \
         f"drill overtime {clock_text(-drill_left)}"
     style = "bottom-toolbar.over" if over else "bottom-toolbar"
-    extra = " · Esc Enter to submit" if prompt.multiline else ""
-    return HTML(f"<style class='{style}'> {prompt.number}/{prompt.total} · {step} · {drill}"
-                f" · ? hint · :skip · :back · :quit{extra} </style>")
+    parts = [f"{prompt.number}/{prompt.total}", step, drill]
+    if prompt.multiline:
+        parts.append("Esc Enter submits")
+    commands = ["? hint", ":skip", ":back", ":help"]
+    fits = (width or shutil.get_terminal_size().columns) - 2
+    for dropped in (":back", "? hint", ":skip", ":help"):  # the least needed first
+        if len(" · ".join(parts + commands)) <= fits:
+            break
+        commands.remove(dropped)
+    return HTML(f"<style class='{style}'> {html.escape(' · '.join(parts + commands))} </style>")
 
 
 def is_command(text: str) -> bool:
@@ -54,20 +65,34 @@ def is_command(text: str) -> bool:
 
 
 def _enter_bindings(multiline: Callable[[], bool]) -> KeyBindings:
-    """In a text step Enter starts a new line, except after a command (`:skip`, `?`), which it
-    submits at once; Esc then Enter submits the text."""
+    """In a text step Enter starts a new line, except after a command (`:skip`, `?`) or in an
+    empty box, which it submits at once (the session then says how to submit text); Esc then
+    Enter submits the text."""
     bindings = KeyBindings()
     in_text_step = Condition(multiline)
 
     @bindings.add("enter", filter=in_text_step)
     def _(event: Any) -> None:
         buffer = event.current_buffer
-        if is_command(buffer.text):
+        if is_command(buffer.text) or not buffer.text.strip():
             buffer.validate_and_handle()
         else:
             buffer.insert_text("\n")
 
     return bindings
+
+
+def terminal_width() -> int:
+    return max(40, min(100, shutil.get_terminal_size().columns - 2))
+
+
+def make_say(write: Callable[[str], None] = print) -> Callable[[str], None]:
+    """A `say` for Session: each line wrapped between words at the terminal's width."""
+
+    def say(text: str) -> None:
+        write(wrap_lines(text, terminal_width()))
+
+    return say
 
 
 def make_ask(input: Input | None = None, output: Output | None = None,
@@ -80,9 +105,10 @@ def make_ask(input: Input | None = None, output: Output | None = None,
     def ask(prompt: StepPrompt) -> str | None:
         started = now()
         unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
-        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
-        lines = textwrap.wrap(f"{prompt.number}. {prompt.text}{unit}", width=width)
-        print_formatted_text("\n" + "\n".join(lines), output=session.output)
+        if prompt.show_question:
+            lines = textwrap.wrap(f"{prompt.number}. {prompt.text}{unit}",
+                                  width=terminal_width())
+            print_formatted_text("\n" + "\n".join(lines), output=session.output)
         try:
             return session.prompt(
                 "> ",
@@ -96,3 +122,19 @@ def make_ask(input: Input | None = None, output: Output | None = None,
             return ":quit"
 
     return ask
+
+
+def make_ready(input: Input | None = None,
+               output: Output | None = None) -> Callable[[str], bool]:
+    """A `ready` for Session: show the message and wait for Enter. False on Ctrl-C, Ctrl-D or
+    :quit (the attempt is saved, nothing timed)."""
+    session: PromptSession[str] = PromptSession(input=input, output=output, style=STYLE)
+
+    def ready(message: str) -> bool:
+        try:
+            typed = session.prompt(f"{message} ")
+        except (EOFError, KeyboardInterrupt):
+            return False
+        return typed.strip().lower() not in (":quit", ":q")
+
+    return ready
