@@ -78,8 +78,28 @@ def test_unanswered_step_is_unanswered() -> None:
     assert mark("llama2-70b-mi300x", {})["1a"].verdict == "unanswered"
 
 
-def test_unrounded_concurrency_is_as_right_as_the_floor() -> None:
-    assert one("llama2-70b-mi300x", "2b-max-sequences", "4.1").verdict == "correct"
+def test_unrounded_count_of_sequences_is_named_rounded_up() -> None:
+    result = one("llama2-70b-mi300x", "2b-max-sequences", "4.1")
+    assert (result.verdict, result.misconception) == ("wrong", "rounded-up")
+
+
+def test_the_count_after_the_floor_is_named_rounded_up() -> None:
+    result = one("llama2-70b-mi300x", "2b-max-sequences", "5")
+    assert result.verdict == "wrong" and "rounded-up" in result.misconceptions
+
+
+def test_two_mistakes_with_one_value_are_both_named() -> None:
+    # 5 sequences: the reserve left out (54 GB ÷ 10.7 GB) and 4.1 rounded up alike.
+    result = one("llama2-70b-mi300x", "2b-max-sequences", "5")
+    assert result.misconceptions == ("forgot-reserve", "rounded-up")
+
+
+def test_an_estimate_of_sessions_keeps_its_band_above_the_floor() -> None:
+    assert one("llama31-8b-h100", "sessions", "97").verdict == "correct"
+
+
+def test_a_large_count_rounded_for_display_is_within_tolerance() -> None:
+    assert one("paged-blocks-vllm", "num-blocks", "~24.8k").verdict == "correct"
 
 
 @pytest.mark.parametrize(

@@ -421,7 +421,7 @@ REFUSED: list[tuple[str, str]] = [
     ("5 = 5", "can only come first"),
     ("5 m", "ambiguous"),
     ("5 TFLOPS", "TFLOP/s for a rate"),
-    ("5 gb", "did you mean 'GB' or 'Gb'?"),
+    ("5 gB", "did you mean 'GB'"),
     ("½", "special number character"),
     ("2^(1 GB)", "plain number"),
     ("1.5.5", "two decimal points"),

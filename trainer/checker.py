@@ -6,18 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
 from trainer.errors import AnswerParseError
+from trainer.formatting import format_number
 from trainer.model import Step
-from trainer.reader import parse_answer, reread_with_trailing_unit
+from trainer.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
 from trainer.reference import AnswerKey, Reference, dim_of_unit, show
-from trainer.solver import WRONG_PATHS
+from trainer.solver import WRONG_PATHS, WrongPath
 from trainer.units import (
-    BYTES,
     DIMENSIONLESS,
-    SEQUENCES,
-    TOKENS,
     Dim,
 )
 
@@ -38,15 +36,22 @@ class Mark:
     verdict: Verdict
     expected: Fraction | None = None  # base units
     unit: str = ""
-    parsed: Fraction | None = None  # base units
+    parsed: Fraction | None = None  # base units (a range: its middle)
     shown: str = ""  # how the answer was read
-    misconception: str | None = None
+    misconceptions: tuple[str, ...] = ()  # every known mistake the value matches, nearest first
     carried_forward: bool = False
     feedback: str = ""
+    read_unit: str | None = None  # the unit the answer was read in ("KiB"; None: plain)
+    span: tuple[Fraction, Fraction] | None = None  # a range answer, base units
 
     @property
     def is_numeric(self) -> bool:
         return self.kind == "numeric"
+
+    @property
+    def misconception(self) -> str | None:
+        """The mistake named first (the nearest), or None."""
+        return self.misconceptions[0] if self.misconceptions else None
 
 
 def tolerance_of(step: Step) -> Fraction:
@@ -60,15 +65,22 @@ def close(value: Fraction, target: Fraction, tolerance: Fraction) -> bool:
     return abs(value - target) <= tolerance * abs(target)
 
 
-def _accepted_dims(expected: Dim) -> tuple[Dim, ...]:
-    # "128 KiB/token" answers "KV bytes per token"; "10.7 GB/sequence" a per-sequence figure.
-    return (expected, expected / TOKENS, expected / SEQUENCES)
-
-
 def check_text(step: Step, answer: str | None) -> Mark:
     if answer is None or not answer.strip():
         return Mark(step.id, "text", answer, "unanswered", feedback="no answer given")
     return Mark(step.id, "text", answer, "answered")
+
+
+EXAMPLES = {"": "8, 8x or 2^3", "B": "2, 131072 or 128 KiB", "KiB": "128 KiB, 131072 or 2^17",
+            "MiB": "2.5 MiB or 2621440 B", "GiB": "16 GiB", "GB": "52, 52 GB or 80*0.9 - 16 - 4",
+            "MB": "10.7 MB", "sequences": "96, about 96 or 96 sessions",
+            "tokens": "397k, 396,728 or 397k tokens", "ms": "34 ms or 0.034 s",
+            "tokens/s": "117 or 117 tokens/s", "%": "73% or 0.73"}
+
+
+def example_of(unit: str) -> str:
+    """Forms that work for a step in `unit`, for a message after an unreadable answer."""
+    return EXAMPLES.get(unit, f"a number, or a number and unit such as 1.5 {unit}".rstrip())
 
 
 def check_numeric(
@@ -82,68 +94,122 @@ def check_numeric(
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
-        return _replace(base, feedback=f"no answer given; expected {reference.display}")
+        return replace(base, feedback=f"no answer given; expected {reference.display}")
     try:
-        parsed = parse_answer(answer, default_unit=unit or None)
+        read = read_answer(answer, unit)
     except AnswerParseError as error:
         understood = f" (read so far: {error.understood!r})" if error.understood else ""
-        return _replace(base, verdict="invalid", feedback=f"{error}{understood}; not marked")
+        return replace(base, verdict="invalid",
+                       feedback=f"{error}{understood}; not marked. Forms that work here: "
+                                f"{example_of(unit)}")
     expected_dim = dim_of_unit(unit)
-    if parsed.quantity.dim not in _accepted_dims(expected_dim):
-        # "52e9 / 131072 tokens" means (52e9 / 131072) tokens, not 52e9 per 131072 tokens.
-        reread = reread_with_trailing_unit(answer)
-        if reread is not None and reread.quantity.dim in _accepted_dims(expected_dim):
-            parsed = reread
-    quantity = parsed.quantity
-    if quantity.dim not in _accepted_dims(expected_dim):
-        return _replace(
-            base, verdict="wrong", parsed=quantity.value, shown=parsed.shown,
-            feedback=f"read as {parsed.shown}, but the question asks for "
+    fitting = [r for r in read.readings if r.quantity.dim in accepted_dims(expected_dim)]
+    if not fitting:
+        first = read.readings[0]
+        return replace(
+            base, verdict="wrong", parsed=first.quantity.value, shown=first.shown,
+            read_unit=first.unit,
+            feedback=f"read as {first.shown}, but the question asks for "
                      f"{_dimension_words(expected_dim)}; expected {reference.display}",
         )
-    readings = [parsed]
-    if not parsed.had_unit and expected_dim == BYTES and unit not in ("", "B"):
-        # A bare 131072 where KiB is asked is a byte count, not 131,072 KiB.
-        readings.append(parse_answer(answer, default_unit="B"))
-    if not parsed.had_unit and unit == "%":
-        # A bare 0.734 where a percentage is asked is a fraction: 73.4%.
-        readings.append(parse_answer(answer))
     tolerance = tolerance_of(step)
-    targets = (reference.value, *reference.alternatives)
-    for reading in readings:
-        if any(close(reading.quantity.value, target, tolerance) for target in targets):
-            return _replace(base, verdict="correct", parsed=reading.quantity.value,
-                            shown=reading.shown, feedback=f"read as {reading.shown}: correct")
-    for reading in readings:
+    targets = _targets(step, reference)
+    notes = " ".join(n[0].upper() + n[1:] + "." for n in read.notes)
+    if read.span is not None:
+        return _check_span(base, read.span, reference, targets, tolerance, notes)
+    for reading in fitting:
+        if _right(reading.quantity.value, reference, targets, tolerance):
+            feedback = f"read as {reading.shown}: correct."
+            feedback += _working_note(read, reading, tolerance)
+            if reading.note:
+                feedback += f" ({reading.note[0].upper()}{reading.note[1:]}.)"
+            return replace(base, verdict="correct", parsed=reading.quantity.value,
+                           shown=reading.shown, read_unit=reading.unit, feedback=feedback)
+    for reading in fitting:
         value = reading.quantity.value
-        seen = _replace(base, parsed=value, shown=reading.shown)
         is_carried = carried is not None and close(value, carried, tolerance)
-        matches = [(abs(value - wrong), order, path_id)
-                   for order, (path_id, wrong) in enumerate(reference.wrong)
-                   if close(value, wrong, tolerance)]
-        # The nearest when two mistakes are close; on a tie, the one the step lists first.
-        path = WRONG_PATHS[min(matches)[2]] if matches else None
-        if not (is_carried or path):
+        paths = _mistakes(value, reference, tolerance)
+        if not (is_carried or paths):
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
-        if path is not None:
-            feedback += f" This is the value you get if you {path.mistake}. {path.advice}"
+        for n, path in enumerate(paths):
+            lead = "It is also what you get if you" if n else "This is the value you get if you"
+            feedback += f" {lead} {path.mistake}. {path.advice}"
         if is_carried:
             assert carried is not None
             feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
                          "carried forward.")
-        return _replace(seen, verdict="wrong", carried_forward=is_carried,
-                        misconception=None if path is None else path.id, feedback=feedback)
-    return _replace(base, verdict="wrong", parsed=parsed.quantity.value, shown=parsed.shown,
-                    feedback=f"read as {parsed.shown}: expected {reference.display}")
+        feedback += _working_note(read, reading, tolerance)
+        return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                       read_unit=reading.unit, carried_forward=is_carried,
+                       misconceptions=tuple(p.id for p in paths), feedback=feedback)
+    first = fitting[0]
+    feedback = f"read as {first.shown}: expected {reference.display}."
+    feedback += _working_note(read, first, tolerance)
+    return replace(base, verdict="wrong", parsed=first.quantity.value, shown=first.shown,
+                   read_unit=first.unit, feedback=feedback)
+
+
+def _targets(step: Step, reference: Reference) -> tuple[Fraction, ...]:
+    targets = (reference.value, *reference.alternatives)
+    if step.ratio_of is not None:
+        # A ratio stated the other way round (1:8 for 8:1) says the same thing.
+        targets += tuple(1 / t for t in targets if t != 0)
+    return targets
+
+
+def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
+           tolerance: Fraction) -> bool:
+    if reference.whole_count and reference.value < value <= reference.value + 1:
+        return False  # the partial sequence (or the one after the floor) is not served
+    return any(close(value, target, tolerance) for target in targets)
+
+
+def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> list[WrongPath]:
+    """The known mistakes whose value this is: the nearest first; on a tie, the one the step
+    lists first."""
+    matches = sorted((abs(value - wrong), order, path_id)
+                     for order, (path_id, wrong) in enumerate(reference.wrong)
+                     if close(value, wrong, tolerance))
+    named: list[str] = []
+    for _, _, path_id in matches:
+        if path_id not in named:
+            named.append(path_id)
+    return [WRONG_PATHS[path_id] for path_id in named]
+
+
+def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: Reference,
+                targets: tuple[Fraction, ...], tolerance: Fraction, notes: str) -> Mark:
+    low, high = (end.quantity.value for end in span)
+    shown = f"{span[0].shown} to {span[1].shown}"
+    marked = replace(base, parsed=(low + high) / 2, shown=shown, span=(low, high),
+                     read_unit=span[1].unit)
+    if _right(low, reference, targets, tolerance) and _right(high, reference, targets, tolerance):
+        return replace(marked, verdict="correct",
+                       feedback=f"read as the range {shown}: all of it within tolerance, correct")
+    inside = any(low <= t <= high for t in targets)
+    advice = (f"give one number; your range spans {shown}, wider than the step's "
+              f"{_percent(tolerance)} tolerance" if inside else f"read as the range {shown}")
+    return replace(marked, verdict="wrong", feedback=f"{advice}; expected {reference.display}")
+
+
+def _percent(tolerance: Fraction) -> str:
+    return f"±{format_number(tolerance * 100)}%"
+
+
+def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction) -> str:
+    """Say so when the working shown before '=' does not give the value after it."""
+    for part in working_values(read, chosen):
+        if part.quantity.dim != chosen.quantity.dim:
+            continue
+        if not close(part.quantity.value, chosen.quantity.value, tolerance):
+            return (f" Your working ({read.working_text.rstrip('=≈→ ')}) gives {part.shown}, "
+                    f"not {chosen.shown}; the value after the last '=' was marked.")
+    return ""
 
 
 def _dimension_words(dim: Dim) -> str:
     return "a plain number" if dim == DIMENSIONLESS else str(dim)
-
-
-def _replace(mark: Mark, **changes: Any) -> Mark:
-    return replace(mark, **changes)
 
 
 def carried_value(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> Fraction | None:

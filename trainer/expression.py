@@ -20,6 +20,7 @@ from trainer.errors import AnswerParseError
 from trainer.formatting import format_number
 from trainer.units import (
     APPROX_WORDS,
+    BYTES,
     CASELESS_UNITS,
     KNOWN_UNITS_HINT,
     MULTIPLIER_WORDS,
@@ -80,6 +81,12 @@ class _Tok:
     value: Fraction = Fraction(0)  # a number's value, a multiplier's factor
     unit: Quantity | None = None  # a unit's factor
     op: str = ""  # normalised operator: + - * / ^ ( )
+
+
+def _plural_of_size(w: str) -> str:
+    """The byte unit that `w` + "s" is a plural of ("GBs", "KiBs"), or ""."""
+    name = w if w in UNITS else CASELESS_UNITS.get(w.lower(), "")
+    return name if name and UNITS[name].dim == BYTES and UNITS[name].value >= 1 else ""
 
 
 class _Lexer:
@@ -186,6 +193,8 @@ class _Lexer:
             self.push(_Tok(_MULT, w, i, j, value=Fraction(factor)))
         elif low in CASELESS_UNITS:
             self.push(_Tok(_UNIT, w, i, j, unit=UNITS[CASELESS_UNITS[low]]))
+        elif len(w) > 2 and w.endswith("s") and _plural_of_size(w[:-1]):
+            self.push(_Tok(_UNIT, w, i, j, unit=UNITS[_plural_of_size(w[:-1])]))
         elif low in NOT_NUMBERS:
             raise self.fail(i, f"{show_word(w)} is not accepted: type a finite number")
         elif low in APPROX_WORDS:

@@ -1,10 +1,22 @@
-"""Reading an answer the way a person typed it."""
+"""Reading an answer the way a person typed it.
+
+`parse_answer` reads one expression with units (after screening out control characters and a
+leading '=' or '~'). `read_answer` does what a patient marker does with what people really type
+at a step: the value after the last '=' of shown working, a range (90-100, 90 to 100), a ratio
+(8x, 8:1, 8-fold), a noun that labels a count (8 KV heads, 97 concurrent users), words after the
+number (52 GB for KV), hesitation (52GB?, 52 GB (approx)) and, on a byte step, a bare 128k read
+both as 128 KB and as 128 KiB. It returns every plausible reading, most likely first, each with
+a note saying how a human form was read; the checker picks among them.
+
+Nothing here evaluates code: every value comes from trainer/expression.py's bounded parser.
+"""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from dataclasses import dataclass
+from fractions import Fraction
 
 from trainer.errors import AnswerParseError
 from trainer.expression import (
@@ -18,7 +30,16 @@ from trainer.expression import (
     split_trailing_unit,
 )
 from trainer.formatting import exact_text, format_natural
-from trainer.units import Quantity, in_unit, unit_factor
+from trainer.units import (
+    BYTES,
+    DIMENSIONLESS,
+    SEQUENCES,
+    TOKENS,
+    Dim,
+    Quantity,
+    in_unit,
+    unit_factor,
+)
 
 _BIDI = frozenset(
     [chr(c) for c in range(0x202A, 0x202F)]
@@ -94,7 +115,8 @@ def reread_with_trailing_unit(text: str) -> ParsedAnswer | None:
     v, unit_text = split
     _check_magnitude(v.q, body)
     shown = _shown(v.q, unit_text)
-    return ParsedAnswer(v.q, approximate, True, ("~" + shown) if approximate else shown)
+    return ParsedAnswer(v.q, approximate, True, ("~" + shown) if approximate else shown,
+                        unit_text)
 
 
 def _check_magnitude(q: Quantity, text: str) -> None:
@@ -120,6 +142,8 @@ class ParsedAnswer:
     approximate: bool
     had_unit: bool
     shown: str
+    unit: str | None = None  # the unit it was read in (typed, or the step's for a bare number)
+    note: str = ""  # how a human form was read ("128k read as 128 KiB (binary)")
 
 
 def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
@@ -163,6 +187,7 @@ def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
         approximate=approximate,
         had_unit=had_unit,
         shown=("~" + shown) if approximate else shown,
+        unit=unit_text,
     )
 
 
@@ -181,3 +206,355 @@ def _shown(q: Quantity, unit_text: str | None) -> str:
         return left
     return f"{left} = {natural}"
 
+
+
+# --------------------------------------------------------------------------------------------
+# The human forms around an answer
+# --------------------------------------------------------------------------------------------
+
+MAX_ANSWER_CHARS = 400  # a whole typed answer with its working; one expression stays ≤ MAX_CHARS
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Everything a typed answer could mean at a step: `readings`, most likely first (for a
+    range, its two ends); `span` when it is a range (low, high); `working`, the values of any
+    working shown before the last '='; `notes`, how human forms were read."""
+
+    readings: tuple[ParsedAnswer, ...]
+    span: tuple[ParsedAnswer, ParsedAnswer] | None = None
+    working_parts: tuple[str, ...] = ()
+    working_text: str = ""
+    notes: tuple[str, ...] = ()
+    unit: str = ""  # the step's unit
+
+
+_TRAILING_PUNCT = re.compile(r"[\s.?!…,;:]+$")
+_TRAILING_APPROX = re.compile(
+    r"\s*(?:\(\s*(?:approx\.?|approximately|roughly|about|around|est\.?|estimated|estimate|ish"
+    r"|rounded|rough|ballpark|give or take|or so)\s*\)|,?\s*(?:approx\.?|approximately|roughly"
+    r"|or so|-?ish|give or take|ballpark|more or less|or thereabouts|tops))$",
+    re.IGNORECASE,
+)
+_TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)$")
+_LEADING_LABEL = re.compile(r"^[A-Za-z][A-Za-z _/'’.()-]{0,40}:\s*(?=\S)")
+_LEADING_FILLER = re.compile(
+    r"^(?:so|thus|hence|therefore|ok|okay|answer|ans|result|that'?s|that is|it'?s|it is"
+    r"|i get|i got|i'?d say|i think|i guess|maybe|probably|we get|you get|gives|giving"
+    r"|just under|just over|a bit under|a bit over|a little under|a little over|under|over"
+    r"|est\.?|estimate)\b[\s,:]*",
+    re.IGNORECASE,
+)
+# What separates shown working from the result: the value after the last one is the answer.
+_WORKING_SEPARATOR = re.compile(
+    r"\s*(?:=>|->|→|⇒|~=|=|≈|≃|\b(?:so|gives|giving|hence|thus|therefore|i\.e\.|ie|which is"
+    r"|that'?s|that is|making|equals|is)\b)\s*",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+}
+_NUMBER_WORD = re.compile(
+    r"^(?:a\s+)?(" + "|".join(_NUMBER_WORDS) + r")(?=\b|fold\b)", re.IGNORECASE
+)
+_NONE_FIT = re.compile(
+    r"^(?:none|nothing|nil|no|not\s+(?:a\s+single(?:\s+one)?|even\s+one|one))\b",
+    re.IGNORECASE,
+)
+_NUM_TEXT = r"\d[\d,_]*(?:\.\d+)?(?:[eE][+-]?\d+)?"
+_RATIO = re.compile(
+    r"^(?:(?:by\s+)?a\s+)?(?:factor\s+(?:of\s+)?)?(?:"
+    r"(?:[x×]\s*(?P<pre>" + _NUM_TEXT + r"))"
+    r"|(?:(?P<n>" + _NUM_TEXT + r")\s*(?:x|×|-?\s*fold|\s+times|:\s*1)(?![\d.])(?P<tail>.*))"
+    r"|(?:1\s*:\s*(?P<inv>" + _NUM_TEXT + r")))$",
+    re.IGNORECASE,
+)
+_RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|‒|−|~|\bto\b|\band\b|\bor\b)\s*", re.IGNORECASE)
+_RANGE_END = re.compile(
+    r"^" + _NUM_TEXT + r"\s*(?:[kKMG](?![A-Za-z])|thousand|million)?\s*[A-Za-zµμ%/ ]*$"
+)
+_RANGE_LEAD = re.compile(r"^(?:between|from)\s+", re.IGNORECASE)
+_BARE_SUFFIX = re.compile(
+    r"^(?P<n>" + _NUM_TEXT + r")\s*(?P<m>[kKMGT])\s*(?P<per>(?:/|per\s+)\s*(?:tokens?|toks?))?$"
+)
+_SUFFIX_POWER = {"k": 1, "K": 1, "M": 2, "G": 3, "T": 4}
+_COUNT_LABEL = re.compile(
+    r"^(?P<n>.*?\d[\d.,]*\s*[kKM]?)\s*(?:of\s+)?(?:(?:kv|k/v|key[- /]?value|query|q|attention"
+    r"|attn)\s+)?(?:heads?|(?:transformer\s+|decoder\s+|hidden\s+)?layers?|dims?|dimensions?"
+    r"|elements?|elems?|blocks?|pages?|gpus?|cards?|devices?|experts?|replicas?|nodes?)\b.*$",
+    re.IGNORECASE,
+)
+_PER_THING = re.compile(
+    r"\s*(?:/|\bper\b|\ba\b|\ban\b)\s*(?:element|elem|value|entry|gpu|card|device|rank)s?\b"
+    r"|\s+each$",
+    re.IGNORECASE,
+)
+_ADJECTIVE = re.compile(
+    r"(?<=[\d\skKM])\s*\b(?:concurrent|simultaneous|active|live|parallel|total|max|maximum|full"
+    r"|whole|complete|such|more|ongoing|in-flight|inflight|running|batched|chat|long-context"
+    r"|128k|32k|4k|cached|resident|kv|kv-cache)\s+(?=[A-Za-z])",
+    re.IGNORECASE,
+)
+_PLAIN_WORDS = frozenset(
+    "for at of in on with per each left free available total fit fits fitting max maximum "
+    "across when since because as to from which that if so and or but ie eg i e approx roughly "
+    "about concurrent simultaneous active live parallel at once sequence sequences rounded "
+    "down floor is are would could should will can cannot can't won't doesn't don't not "
+    "only just then this the a an plus minus give or take after before under over by using "
+    "bf16 fp16 fp8 int8 kv mha gqa mqa tp dp batch context ctx tokens users sessions".split()
+)
+_WORD_AFTER = re.compile(r"(?:\s+|\s*[—–;,]\s*|\s+-\s+)(?=[A-Za-z(])")
+
+
+def read_answer(text: str, unit: str = "") -> Answer:
+    """Read an answer typed at a step whose reference is in `unit` ("" for a plain number).
+
+    Raises AnswerParseError (only) when no reading is possible; its message says why.
+    """
+    if not isinstance(text, str):
+        raise AnswerParseError(f"the answer must be text, not {type(text).__name__}")
+    if not text.strip():
+        raise AnswerParseError("the answer is empty: type a number, such as 131072 or 52 GB")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerParseError(
+            f"the answer is longer than {MAX_ANSWER_CHARS} characters; type the number and unit"
+        )
+    expected = unit_factor(unit).dim if unit else DIMENSIONLESS
+    body, approximate, notes = _tidy(_screen(text))
+    parts = [p for p in _WORKING_SEPARATOR.split(body)]
+    final = ""
+    while parts and not final:
+        final, more_approx, more_notes = _tidy(parts.pop())
+        approximate = approximate or more_approx
+        notes += more_notes
+    if not final:
+        raise AnswerParseError(
+            "no number found: type a number, such as 131072 or 52 GB", understood=body
+        )
+    working_text = body[: body.rfind(final)].strip() if parts else ""
+    span = _read_range(final, unit, expected, approximate)
+    if span is not None:
+        readings: tuple[ParsedAnswer, ...] = span
+        notes.append(f"read as a range: {span[0].shown} to {span[1].shown}")
+    else:
+        readings = _read_value(final, unit, expected, approximate)
+        notes += [r.note for r in readings[:1] if r.note]
+    return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit)
+
+
+def working_values(answer: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
+    """The values of the working shown before the last '=', a bare number in it taken in the
+    unit the answer was read in ("72 - 16 - 4 = 52 GB": 52 GB); parts that are words
+    ("budget = 52 GB") are left out."""
+    expected = unit_factor(answer.unit).dim if answer.unit else DIMENSIONLESS
+    unit = chosen.unit if chosen.unit is not None else answer.unit
+    found = []
+    for part in answer.working_parts:
+        reading = _read_quietly(part, unit, expected)
+        if reading is not None:
+            found.append(reading)
+    return found
+
+
+def _tidy(s: str) -> tuple[str, bool, list[str]]:
+    """Strip what surrounds the number: punctuation and hesitation after it, a label, filler
+    words, '=' and approximation marks before it."""
+    approximate = False
+    notes: list[str] = []
+    while True:
+        before = s
+        s = s.strip()
+        s = _TRAILING_PUNCT.sub("", s)
+        m = _TRAILING_APPROX.search(s)
+        if m:
+            approximate, s = True, s[: m.start()]
+        m = _TRAILING_PAREN.search(s)
+        if m and not re.search(r"\d", m.group(1)):
+            notes.append(f"ignored '({m.group(1).strip()})'")
+            s = s[: m.start()]
+        body, approx = _strip_noise(s)
+        approximate = approximate or approx
+        s = _LEADING_LABEL.sub("", body, count=1)
+        s = _LEADING_FILLER.sub("", s, count=1)
+        if s == before:
+            return s, approximate, notes
+
+
+def _read_quietly(text: str, unit: str, expected: Dim) -> ParsedAnswer | None:
+    body, approximate, _ = _tidy(text)
+    if not body or not re.search(r"\d", body):
+        return None
+    try:
+        return _read_value(body, unit, expected, approximate)[0]
+    except AnswerParseError:
+        return None
+
+
+def _read_range(text: str, unit: str, expected: Dim,
+                approximate: bool) -> tuple[ParsedAnswer, ParsedAnswer] | None:
+    body = _RANGE_LEAD.sub("", text)
+    for m in _RANGE_SEPARATOR.finditer(body):
+        a_text, b_text = body[: m.start()].strip(), body[m.end():].strip()
+        if not (_RANGE_END.match(a_text) and _RANGE_END.match(b_text)):
+            continue
+        try:
+            b = _read_value(b_text, unit, expected, approximate)[0]
+            a_full = a_text if _has_unit(a_text) or not b.had_unit or b.unit is None \
+                else f"{a_text} {b.unit}"
+            a = _read_value(a_full, unit, expected, approximate)[0]
+        except AnswerParseError:
+            continue
+        if a.quantity.dim != b.quantity.dim:
+            continue
+        is_dash = m.group(0).strip() in ("-", "–", "—", "‒", "−")
+        if is_dash and a.quantity.value >= b.quantity.value:
+            continue  # "100-4" is a subtraction; only a span that rises is a range
+        low, high = sorted((a, b), key=lambda r: r.quantity.value)
+        return low, high
+    return None
+
+
+def _has_unit(text: str) -> bool:
+    try:
+        _, toks = evaluate_with_trailing_unit(text)
+    except AnswerParseError:
+        return False
+    return any(t.kind == _UNIT for t in toks)
+
+
+def _read_value(text: str, unit: str, expected: Dim, approximate: bool
+                ) -> tuple[ParsedAnswer, ...]:
+    """Every reading of one value (no range), most likely first."""
+    note = ""
+    m = _NUMBER_WORD.match(text)
+    if m:
+        text = str(_NUMBER_WORDS[m.group(1).lower()]) + text[m.end():]
+    if expected in (SEQUENCES, DIMENSIONLESS) and _NONE_FIT.match(text):
+        note = f"read '{text}' as 0"
+        text = "0"
+    m = _RATIO.match(text)
+    if m and expected == DIMENSIONLESS:
+        if m.group("inv"):
+            number = m.group("inv")
+            inverse = _read_value(number, "", expected, approximate)[0]
+            if inverse.quantity.value == 0:
+                raise AnswerParseError("a ratio of 1:0 has no value; type the ratio, as in 8x")
+            value = Quantity(1 / inverse.quantity.value)
+            return (_reading(value, None, approximate, f"read '{text}' as a ratio of 1/{number}"),)
+        number = m.group("pre") or m.group("n")
+        note = f"read '{text}' as a ratio of {number}"
+        text = number
+    if expected.bytes == 1:
+        suffixed = _byte_suffix_readings(text, unit, expected, approximate)
+        if suffixed:
+            return suffixed
+    if expected == DIMENSIONLESS:
+        m = _COUNT_LABEL.match(text)
+        if m:
+            note = note or f"read '{text}' as {m.group('n').strip()}"
+            text = m.group("n")
+    else:
+        text = _PER_THING.sub("", text)
+    text = _ADJECTIVE.sub(" ", text)
+    try:
+        v, toks = evaluate_with_trailing_unit(text)
+    except AnswerParseError as error:
+        cut = _without_words_after(text)
+        if cut is None:
+            raise error from None
+        text, tail = cut
+        note = note or f"ignored the words after the number: '{tail}'"
+        v, toks = evaluate_with_trailing_unit(text)
+    if not any(t.kind == _NUM for t in toks):
+        raise AnswerParseError(
+            f"no number found in '{text}': type a number before the unit, as in 52 GB",
+            understood=text,
+        )
+    had_unit = any(t.kind == _UNIT for t in toks)
+    readings: list[ParsedAnswer] = []
+    if had_unit or not unit:
+        readings.append(_reading(v.q, v.text, approximate, note, had_unit=had_unit))
+    else:
+        readings.append(_reading(v.q * unit_factor(unit), unit, approximate, note,
+                                 had_unit=False))
+        if expected == BYTES and unit != "B":
+            # A bare 131072 where KiB is asked is a byte count, not 131,072 KiB.
+            readings.append(_reading(v.q * unit_factor("B"), "B", approximate, note,
+                                     had_unit=False))
+        if unit == "%":
+            # A bare 0.734 where a percentage is asked is a fraction: 73.4%.
+            readings.append(_reading(v.q, None, approximate, note, had_unit=False))
+    if had_unit and readings[0].quantity.dim not in accepted_dims(expected):
+        split = split_trailing_unit(text)
+        if split is not None and split[0].q.dim != readings[0].quantity.dim:
+            # "52e9 / 131072 tokens" means (52e9 / 131072) tokens, not 52e9 per 131072 tokens.
+            readings.append(_reading(split[0].q, split[1], approximate, note))
+    return tuple(readings)
+
+
+def accepted_dims(expected: Dim) -> tuple[Dim, ...]:
+    """The dimensions that answer a step: "128 KiB/token" answers "KV bytes per token" and
+    "10.7 GB/sequence" a per-sequence figure."""
+    return (expected, expected / TOKENS, expected / SEQUENCES)
+
+
+def _byte_suffix_readings(text: str, unit: str, expected: Dim, approximate: bool
+                          ) -> tuple[ParsedAnswer, ...]:
+    """A bare 128k (or 0.125M) on a byte step, read as decimal and as binary bytes, the
+    convention of the step's own unit first."""
+    m = _BARE_SUFFIX.match(text)
+    if not m:
+        return ()
+    number = read_answer_number(m.group("n"))
+    power = _SUFFIX_POWER[m.group("m")]
+    per = Quantity(Fraction(1), TOKENS) if m.group("per") else Quantity(Fraction(1))
+    decimal_unit, binary_unit = ("KB", "MB", "GB", "TB")[power - 1], \
+        ("KiB", "MiB", "GiB", "TiB")[power - 1]
+    suffix = "/token" if m.group("per") else ""
+    found = []
+    for name in (binary_unit, decimal_unit):
+        q = number * unit_factor(name) / per
+        if q.dim != expected and q.dim not in accepted_dims(expected):
+            return ()
+        convention = "binary" if name.endswith("iB") else "decimal"
+        found.append(_reading(q, name + suffix, approximate,
+                              f"read '{text}' as {exact_text(number)} {name}{suffix} "
+                              f"({convention})"))
+    binary_first = unit.split("/")[0] in ("KiB", "MiB", "GiB", "TiB")
+    return tuple(found) if binary_first else tuple(reversed(found))
+
+
+def read_answer_number(text: str) -> Fraction:
+    v, _ = evaluate_with_trailing_unit(text)
+    return v.q.value
+
+
+def _without_words_after(text: str) -> tuple[str, str] | None:
+    """The longest head of `text` that reads as a value, when what follows is words: after a
+    unit any words ("52 GB for KV"), after a bare number punctuation ("0 - none fit") or a
+    common word ("96 at 4k"), so that a mistyped unit ("44 gigglebytes") is still refused."""
+    for m in reversed(list(_WORD_AFTER.finditer(text))):
+        head = text[: m.start()]
+        if not re.search(r"\d", head):
+            continue
+        try:
+            _, toks = evaluate_with_trailing_unit(head)
+        except AnswerParseError:
+            continue
+        tail = text[m.end():].strip()
+        first_word = re.match(r"[A-Za-z']*", tail)
+        if not (any(t.kind == _UNIT for t in toks) or m.group(0).strip()
+                or (first_word and first_word.group(0).lower() in _PLAIN_WORDS)):
+            continue
+        return head, tail
+    return None
+
+
+def _reading(q: Quantity, unit_text: str | None, approximate: bool, note: str = "",
+             *, had_unit: bool = True) -> ParsedAnswer:
+    _check_magnitude(q, unit_text or "")
+    shown = _shown(q, unit_text)
+    return ParsedAnswer(q, approximate, had_unit, ("~" + shown) if approximate else shown,
+                        unit_text, note)

@@ -22,7 +22,7 @@ from trainer.solver import (
     value_of,
     wrong_values,
 )
-from trainer.units import Dim, unit_factor
+from trainer.units import BYTES, Dim, unit_factor
 
 Givens = Mapping[str, Any]
 
@@ -30,9 +30,17 @@ Givens = Mapping[str, Any]
 INPUT_ANSWERS = INPUT_UNITS
 LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
                   "attention"}
-# Floors whose unrounded value is an equally good answer ("4.1 sequences" for 4).
+# Floors and the quotient they round down. On an estimate step the unrounded value is as good
+# an answer ("96.9 sessions" for ~96); where whole sequences are counted exactly it is the
+# rounded-up mistake (a partial sequence is not served).
 UNROUNDED = {"max_concurrency": ("kv_budget_bytes", "kv_bytes_per_sequence"),
              "max_tokens": ("kv_budget_bytes", "kv_bytes_per_token")}
+# Quantities that count whole things (sequences, blocks) besides any step in sequences.
+WHOLE_COUNTS = {"num_blocks", "max_concurrency", "max_concurrency_with_prefix"}
+# Wrong paths every step is checked against, whatever it lists: each applies only where it
+# changes the step's value.
+ALWAYS_CHECKED = ("weights-not-read",)
+_DECIMAL_BINARY = Fraction(1000, 1024)
 
 
 def quantity_unit(name: str) -> str:
@@ -57,6 +65,7 @@ class Reference:
     value: Fraction
     unit: str  # the unit the step shows it in
     alternatives: tuple[Fraction, ...]  # other values that are just as right
+    whole_count: bool = False  # counts whole things exactly: nothing above the floor is right
     find_wrong: Callable[[], tuple[tuple[str, Fraction], ...]] = field(
         default=tuple, repr=False, compare=False
     )
@@ -70,6 +79,17 @@ class Reference:
     @property
     def display(self) -> str:
         return show(self.value, self.unit)
+
+
+def unit_slips(value: Fraction, unit: str) -> list[tuple[str, Fraction]]:
+    """A byte figure with its prefix read the other way: the GiB figure labelled GB (52 GB
+    written 48.4 GB) and the GB figure labelled GiB (52 GB written 52 GiB = 55.8 GB), at the
+    prefix the value is naturally written with (K, M, G, T)."""
+    if not unit or dim_of_unit(unit) != BYTES or value < 1000:
+        return []
+    power = min(4, (len(str(int(value))) - 1) // 3)
+    factor = _DECIMAL_BINARY**power
+    return [("gb-gib", value * factor), ("gb-gib", value / factor)]
 
 
 def show(value: Fraction, unit: str) -> str:
@@ -180,16 +200,23 @@ class AnswerKey:
         assert step.answer is not None
         deployment = self.deployment(step.id)
         value = self.value(step.answer, deployment)
-        alternatives: tuple[Fraction, ...] = ()
+        unrounded: Fraction | None = None
         if step.answer in UNROUNDED:
             top, bottom = (self.value(q, deployment) for q in UNROUNDED[step.answer])
             if top > 0:
-                alternatives = (top / bottom,)
+                unrounded = top / bottom
+        whole = not step.estimate and value.denominator == 1 and (
+            unit == "sequences" or step.answer in WHOLE_COUNTS)
+        alternatives = () if whole or unrounded is None else (unrounded,)
 
         def find_wrong() -> tuple[tuple[str, Fraction], ...]:
-            return tuple((path, v) for path, v in self._wrong(step, deployment) if v >= 0)
+            found = [(path, v) for path, v in self._wrong(step, deployment) if v >= 0]
+            found += unit_slips(value, unit)
+            if whole and unrounded is not None and unrounded > value:
+                found += [("rounded-up", unrounded), ("rounded-up", value + 1)]
+            return tuple(found)
 
-        return Reference(step.id, value, unit, alternatives, find_wrong)
+        return Reference(step.id, value, unit, alternatives, whole, find_wrong)
 
     def value(self, name: str, deployment: Deployment) -> Fraction:
         if name in FORMULAS:
@@ -202,7 +229,8 @@ class AnswerKey:
     def _wrong(self, step: Step, deployment: Deployment) -> list[tuple[str, Fraction]]:
         assert step.answer is not None
         if step.answer in FORMULAS:
-            return wrong_values(deployment, step.answer, step.misconceptions)
+            implied = tuple(p for p in ALWAYS_CHECKED if p not in step.misconceptions)
+            return wrong_values(deployment, step.answer, step.misconceptions + implied)
         truth = self.value(step.answer, deployment)
         found = []
         if "query-heads" in step.misconceptions and step.answer == "kv_heads" \

@@ -23,7 +23,7 @@ from typing import Any
 
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
 
-SOLVER_VERSION = "1"
+SOLVER_VERSION = "2"
 
 GB = 10**9
 TB = 10**12
@@ -112,6 +112,7 @@ class Deployment:
     mla_factor: int = 1
     gb_bytes: int = GB
     subtract_weights: int = 1
+    read_weights: int = 1
     kv_bytes_override: Fraction | None = None
 
     def changed(self, **changes: Any) -> Deployment:
@@ -365,7 +366,7 @@ def _batch_size(v: Any, ops: Any) -> Any:
 
 @_formula("bytes_read_per_step", "bytes per step", "B")
 def _bytes_read_per_step(v: Any, ops: Any) -> Any:
-    return v.weights_read_per_step + v.batch_size * v.kv_bytes_per_sequence
+    return v.read_weights * v.weights_read_per_step + v.batch_size * v.kv_bytes_per_sequence
 
 
 @_formula("decode_step_seconds", "decode step", "s")
@@ -694,6 +695,12 @@ WRONG_PATHS: dict[str, WrongPath] = {
             lambda d: d.changed(subtract_weights=0),
         ),
         WrongPath(
+            "weights-not-read",
+            "left the weights out of the bytes a decode step reads",
+            "Every decode step streams all the weights from HBM, plus every live sequence's KV.",
+            lambda d: d.changed(read_weights=0),
+        ),
+        WrongPath(
             "forgot-reserve",
             "left out the reserve for activations, workspace and fragmentation",
             "Subtract the runtime's reserve (activations, CUDA graphs, fragmentation) per GPU.",
@@ -746,6 +753,12 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "counted only the prompt as live context",
             "A live sequence holds its prompt AND every token generated so far (and history).",
             _prompt_only,
+        ),
+        WrongPath(
+            "rounded-up",
+            "rounded a count up (or kept its fraction)",
+            "Only whole sequences are served: take the floor of the quotient, never round up.",
+            lambda d: None,  # a rounding of the answer, added by the answer key
         ),
         WrongPath(
             "per-gpu-vs-total",

@@ -288,32 +288,35 @@ def _build_units() -> dict[str, Quantity]:
         for name in names.split():
             table[name] = Quantity(Fraction(factor), dim)
 
+    # A size typed all in lower case ("52gb", "128 kb") means bytes to nearly everyone who
+    # types it; bits are written Gb or Gbit.
     add("B byte bytes", 1, BYTES)
-    add("KB kB", 10**3, BYTES)
-    add("MB", 10**6, BYTES)
-    add("GB", 10**9, BYTES)
-    add("TB", 10**12, BYTES)
+    add("KB kB kb kilobyte kilobytes", 10**3, BYTES)
+    add("MB mb megabyte megabytes", 10**6, BYTES)
+    add("GB gb gigabyte gigabytes gig gigs", 10**9, BYTES)
+    add("TB tb terabyte terabytes", 10**12, BYTES)
     add("PB", 10**15, BYTES)
-    add("KiB", 2**10, BYTES)
-    add("MiB", 2**20, BYTES)
-    add("GiB", 2**30, BYTES)
-    add("TiB", 2**40, BYTES)
+    add("KiB kibibyte kibibytes", 2**10, BYTES)
+    add("MiB mebibyte mebibytes", 2**20, BYTES)
+    add("GiB gibibyte gibibytes", 2**30, BYTES)
+    add("TiB tebibyte tebibytes", 2**40, BYTES)
     add("PiB", 2**50, BYTES)
     add("b bit bits", Fraction(1, 8), BYTES)
-    add("kb Kb kbit Kbit", Fraction(10**3, 8), BYTES)
+    add("Kb kbit Kbit", Fraction(10**3, 8), BYTES)
     add("Mb Mbit", Fraction(10**6, 8), BYTES)
     add("Gb Gbit", Fraction(10**9, 8), BYTES)
     add("Tb Tbit", Fraction(10**12, 8), BYTES)
     add("token tokens tok toks", 1, TOKENS)
     add(
-        "sequence sequences seq seqs session sessions user users request requests req reqs",
+        "sequence sequences seq seqs session sessions user users request requests req reqs "
+        "conversation conversations chat chats stream streams",
         1,
         SEQUENCES,
     )
     add("s sec secs second seconds", 1, SECONDS)
-    add("ms msec msecs", Fraction(1, 10**3), SECONDS)
-    add("us µs μs", Fraction(1, 10**6), SECONDS)
-    add("ns", Fraction(1, 10**9), SECONDS)
+    add("ms msec msecs millisecond milliseconds", Fraction(1, 10**3), SECONDS)
+    add("us µs μs microsecond microseconds", Fraction(1, 10**6), SECONDS)
+    add("ns nanosecond nanoseconds", Fraction(1, 10**9), SECONDS)
     add("min mins minute minutes", 60, SECONDS)
     add("FLOP FLOPs flop flops", 1, FLOPS)
     add("kFLOP kFLOPs", 10**3, FLOPS)
@@ -347,6 +350,38 @@ CASELESS_UNITS: dict[str, str] = {
         "seconds",
         "minute",
         "minutes",
+        "conversation",
+        "conversations",
+        "chat",
+        "chats",
+        "stream",
+        "streams",
+        "kilobyte",
+        "kilobytes",
+        "megabyte",
+        "megabytes",
+        "gigabyte",
+        "gigabytes",
+        "terabyte",
+        "terabytes",
+        "kibibyte",
+        "kibibytes",
+        "mebibyte",
+        "mebibytes",
+        "gibibyte",
+        "gibibytes",
+        "tebibyte",
+        "tebibytes",
+        "millisecond",
+        "milliseconds",
+        "microsecond",
+        "microseconds",
+        "nanosecond",
+        "nanoseconds",
+        "KiB",
+        "MiB",
+        "GiB",
+        "TiB",
     ]
 }
 
