@@ -413,15 +413,15 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     # keeps one line per step (an unreadable line is recorded invalid) and never waits.
     run = session.Session(key, db, attempt_id, ask=ask, say=say, clock=time.monotonic,
                           exam=exam, strict=strict, reask_unreadable=not piped, ready=ready)
-    if resume is not None:
-        click.echo(f"Resuming attempt {attempt_id} of {drill.id} at step "
-                   f"{run.first_open_step() + 1}.\n")
     if resume is None or not piped:
         run.introduce()
+    if resume is not None:  # in a terminal, just above "Press Enter to start the clock"
+        click.echo(f"Resuming attempt {attempt_id} of {drill.id} at step "
+                   f"{run.first_open_step() + 1}.")
     finished = run.run()
     if finished or piped:
         click.echo("")
-        click.echo(session.summary(run))
+        click.echo(session.summary(run, None if piped else tui.terminal_width()))
         chosen = f" --variant {variant}" if variant is not None else ""
         click.echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
                    f"kvdrill solution {drill.id}{chosen}")

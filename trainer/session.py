@@ -324,7 +324,9 @@ class Session:
         mark = mark_sheet(self.key, {**self.answers, step.id: raw})[step.id]
         if mark.verdict != "invalid":
             return ""
-        reason = mark.feedback.strip().removesuffix("; not marked").strip().rstrip(".") or \
+        # The reader's reason, up to "; not marked" (what follows may quote forms near the
+        # reference; this session gives its own example, chosen away from it).
+        reason = mark.feedback.split("; not marked")[0].strip().rstrip(".") or \
             "this is not a number the reader knows"
         if self.exam:
             reason = reason.split("; expected")[0]
@@ -378,17 +380,21 @@ def new_attempt(store: Store, key: AnswerKey, path: Path, variant: int | None, *
     )
 
 
-def summary(session: Session) -> str:
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def summary(session: Session, width: int | None = None) -> str:
     """The end-of-drill table (answer, reference, verdict, time against budget), then the
-    rubric's dimensions with evidence, the level and red flags."""
+    rubric's dimensions with evidence, the level and red flags. With `width` (a terminal's),
+    the answer, verdict and step columns are clipped to fit and the rest is wrapped."""
     from trainer.grading import VERDICT_MARKS, grade, score_text
 
     graded = grade(session.drill, session.key, session.answers, None)
     rows = [("step", "answer", "reference", "verdict", "time")]
     for step in session.drill.steps:
         mark = graded.marks[step.id]
-        answer = (mark.answer or "").strip().replace("\n", " ")
-        answer = answer if len(answer) <= 28 else answer[:27] + "…"
+        answer = _clip((mark.answer or "").strip().replace("\n", " "), 28)
         reference = show(mark.expected, mark.unit) if mark.expected is not None else "(rubric)"
         verdict = f"{VERDICT_MARKS[mark.verdict]} {mark.verdict}"
         if mark.carried_forward:
@@ -399,8 +405,15 @@ def summary(session: Session) -> str:
         time_text = "" if spent is None else f"{spent:.0f}/{step.seconds}s" + (
             " over" if spent > step.seconds else "")
         rows.append((step.id, answer, reference, verdict, time_text))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
-             + "  " + row[4] for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    if width is not None:
+        for column, least in ((1, 8), (3, 10), (0, 12)):  # answer, verdict, then step
+            over = sum(widths) + 2 * 4 - width
+            if over > 0:
+                widths[column] = max(least, widths[column] - over)
+    lines = ["  ".join(_clip(cell, size).ljust(size)
+                       for cell, size in zip(row[:4], widths[:4], strict=True)) + "  " + row[4]
+             for row in rows]
     lines.insert(1, "-" * len(lines[0]))
-    return "\n".join([*lines, "", score_text(graded.score)])
+    text = "\n".join([*lines, "", score_text(graded.score)])
+    return text if width is None else wrap_lines(text, width)
