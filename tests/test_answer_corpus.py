@@ -28,12 +28,6 @@ from trainer.solver import WRONG_PATHS
 CORPUS = Path(__file__).parent / "corpus" / "numeric_answers.yaml"
 SEED_DRILLS = ("llama31-8b-h100", "llama2-70b-mi300x")
 EXPECTS = ("correct", "wrong", "invalid")
-# The misconceptions issue 10 adds. While trainer/solver.py lacks one, the corpus may still name
-# it, and a named id containing its stem is taken for it.
-PENDING = {"rounded-up": "round", "weights-not-read": "not-read"}
-# A named id that also counts as naming the expected one: leaving the weights out of a decode
-# step's read is, to a patient marker, "forgot the weights" too.
-ALIASES = {"weights-not-read": ("forgot-weights",)}
 
 ACCEPT_CORRECT = 0.99
 REJECT_WRONG = 0.99
@@ -72,10 +66,7 @@ def named_ids(step_json: dict[str, Any]) -> list[str]:
 
 
 def is_named(expected: str, named: list[str]) -> bool:
-    if expected in named or any(alias in named for alias in ALIASES.get(expected, ())):
-        return True
-    stem = PENDING.get(expected) if expected not in WRONG_PATHS else None
-    return stem is not None and any(stem in n for n in named)
+    return expected in named
 
 
 @cache
@@ -204,7 +195,7 @@ def _numeric_steps(drill_id: str) -> dict[str, Any]:
 def test_the_corpus_is_large_and_names_only_real_steps_and_mistakes() -> None:
     entries = corpus()
     assert len(entries) >= 300
-    known_ids = set(WRONG_PATHS) | set(PENDING)
+    known_ids = set(WRONG_PATHS)
     problems: list[str] = []
     seen: set[tuple[str, str, str]] = set()
     for n, entry in enumerate(entries):

@@ -30,10 +30,25 @@ def test_grade_json_has_the_documented_shape(run: Run, tmp_path: Path) -> None:
     assert set(out) == {"drill", "variant", "steps", "rubric"}
     step = out["steps"][0]
     assert set(step) == {"id", "kind", "answer", "verdict", "expected", "parsed",
-                         "misconception", "carried_forward", "feedback"}
+                         "misconception", "misconceptions", "carried_forward", "feedback"}
     assert step["expected"] == {"value": 44, "unit": "GB"}
-    assert step["parsed"] == {"value": 54, "unit": "GB"}
+    assert step["parsed"] == {"value": 54, "unit": "GB", "dimension": "B"}
     assert step["misconception"] == "forgot-reserve"
+    assert step["misconceptions"] == ["forgot-reserve"]
+
+
+def test_grade_json_reports_a_value_in_the_unit_it_was_read_in(run: Run, tmp_path: Path) -> None:
+    _, out = grade_json(run, "llama31-8b-h100", {"shape-kv-heads": "8 GB"}, tmp_path)
+    step = next(s for s in out["steps"] if s["id"] == "shape-kv-heads")
+    assert (step["verdict"], step["parsed"]) == (
+        "wrong", {"value": 8, "unit": "GB", "dimension": "B"})
+
+
+def test_grade_json_reports_a_range_by_its_ends(run: Run, tmp_path: Path) -> None:
+    _, out = grade_json(run, "llama31-8b-h100", {"sessions": "90-100"}, tmp_path)
+    step = next(s for s in out["steps"] if s["id"] == "sessions")
+    assert step["parsed"] == {"low": 90, "high": 100, "unit": "sequences",
+                              "dimension": "sequences"}
     assert set(out["rubric"]["dimensions"]["arithmetic"]) == {"score", "max", "evidence"}
 
 

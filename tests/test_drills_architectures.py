@@ -44,13 +44,13 @@ def test_drill_lints_clean_with_no_warnings_through_the_cli(run: Run, drill_id: 
     assert (report["errors"], report["warnings"]) == ([], [])
 
 
-def test_the_mla_latent_doubled_as_k_and_v_is_wrong_and_not_misnamed_fp32(
+def test_the_mla_latent_doubled_as_k_and_v_is_named_mla_kv_pair_before_fp32(
         run: Run, tmp_path: Path) -> None:
     result = grade(run, "deepseek-v3-mla-h200", {"bytes-per-token-per-gpu": "140,544 B"},
                    tmp_path)
     (step,) = [s for s in json.loads(result.output)["steps"]
                if s["id"] == "bytes-per-token-per-gpu"]
-    assert (step["verdict"], step["misconception"]) == ("wrong", None)
+    assert (step["verdict"], step["misconception"]) == ("wrong", "mla-kv-pair")
 
 
 def test_mla_node_total_given_per_gpu_is_named_per_gpu_vs_total(run: Run,

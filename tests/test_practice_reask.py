@@ -15,14 +15,13 @@ from typing import Any
 
 from click.testing import Result
 
-from trainer.checker import mark_sheet
+from trainer.checker import example_forms, mark_sheet
 from trainer.loader import drill_paths, find_drill
 from trainer.reference import AnswerKey
 from trainer.session import (
     START_MESSAGE,
     Session,
     StepPrompt,
-    example_forms,
     new_attempt,
     unwrap,
     wrap_lines,

@@ -11,6 +11,7 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
+from bounded import lines_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -553,15 +554,15 @@ def test_reader_imports_no_heavy_library() -> None:
     max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(st.text(max_size=300))
-def test_any_text_is_read_or_refused_quickly(text: str) -> None:
-    start = time.perf_counter()
-    try:
-        result = parse_answer(text)
-    except AnswerParseError:
-        pass
-    else:
-        assert isinstance(result, ParsedAnswer)
-    assert time.perf_counter() - start < 0.2
+def test_any_text_is_read_or_refused_within_a_bound(text: str) -> None:
+    def read() -> object:
+        try:
+            return parse_answer(text)
+        except AnswerParseError as error:
+            return error
+
+    assert isinstance(read(), ParsedAnswer | AnswerParseError)
+    assert lines_run(read) < 60_000
 
 
 _EXPR_ALPHABET = st.sampled_from(

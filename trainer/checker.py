@@ -71,16 +71,52 @@ def check_text(step: Step, answer: str | None) -> Mark:
     return Mark(step.id, "text", answer, "answered")
 
 
-EXAMPLES = {"": "8, 8x or 2^3", "B": "2, 131072 or 128 KiB", "KiB": "128 KiB, 131072 or 2^17",
-            "MiB": "2.5 MiB or 2621440 B", "GiB": "16 GiB", "GB": "52, 52 GB or 80*0.9 - 16 - 4",
-            "MB": "10.7 MB", "sequences": "96, about 96 or 96 sessions",
-            "tokens": "397k, 396,728 or 397k tokens", "ms": "34 ms or 0.034 s",
-            "tokens/s": "117 or 117 tokens/s", "%": "73% or 0.73"}
+# Forms that read on a step of each display unit: two examples, each some forms of one value
+# (in base units). The second example is used when the first lies near the step's reference, so
+# an example never gives the answer away.
+Example = tuple[tuple[str, ...], Fraction]
+EXAMPLES: dict[str, tuple[Example, Example]] = {
+    "B": ((("131072", "128 KiB", "2^17"), Fraction(2**17)),
+          (("4096", "4 KiB", "2^12"), Fraction(2**12))),
+    "KiB": ((("128 KiB", "131072 B"), Fraction(2**17)), (("4 KiB", "4096 B"), Fraction(2**12))),
+    "MiB": ((("2 MiB", "2048 KiB"), Fraction(2**21)), (("0.25 MiB", "256 KiB"), Fraction(2**18))),
+    "GiB": ((("74.5 GiB",), Fraction(745 * 2**30, 10)), (("8 GiB",), Fraction(8 * 2**30))),
+    "MB": ((("640 MB",), Fraction(640 * 10**6)), (("40 MB",), Fraction(40 * 10**6))),
+    "GB": ((("52 GB",), Fraction(52 * 10**9)), (("9.5 GB",), Fraction(95 * 10**8))),
+    "ms": ((("34 ms",), Fraction(34, 1000)), (("5 ms",), Fraction(5, 1000))),
+    "%": ((("45%",), Fraction(45, 100)), (("8%",), Fraction(8, 100))),
+    "tokens": ((("397k tokens",), Fraction(397_000)), (("20000 tokens",), Fraction(20_000))),
+    "tokens/s": ((("117 tok/s",), Fraction(117)), (("30 tokens/s",), Fraction(30))),
+    "sequences": ((("96", "about 96 sessions"), Fraction(96)),
+                  (("12", "about 12 sessions"), Fraction(12))),
+    "GFLOP": ((("16 GFLOP",), Fraction(16 * 10**9)), (("2 GFLOP",), Fraction(2 * 10**9))),
+    "TFLOP": ((("40 TFLOP",), Fraction(40 * 10**12)), (("1.5 TFLOP",), Fraction(15 * 10**11))),
+}
+RATIO_EXAMPLES: tuple[Example, Example] = ((("8x", "8"), Fraction(8)), (("3x", "3"), Fraction(3)))
+COUNT_EXAMPLES: tuple[Example, Example] = ((("64",), Fraction(64)), (("12",), Fraction(12)))
 
 
-def example_of(unit: str) -> str:
-    """Forms that work for a step in `unit`, for a message after an unreadable answer."""
-    return EXAMPLES.get(unit, f"a number, or a number and unit such as 1.5 {unit}".rstrip())
+def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:
+    """Forms of one answer that read on numeric `step`, none near its reference `expected`."""
+    unit = step.unit or ""
+    if unit in EXAMPLES:
+        choices = EXAMPLES[unit]
+    elif step.ratio_of is not None:
+        choices = RATIO_EXAMPLES
+    elif not unit:
+        choices = COUNT_EXAMPLES
+    else:
+        return (f"12 {unit}",)
+    for forms, value in choices:
+        if not expected or not Fraction(1, 2) <= value / abs(expected) <= 2:
+            return forms
+    return choices[-1][0]
+
+
+def join_forms(forms: tuple[str, ...] | list[str]) -> str:
+    """"131072, 128 KiB or 2^17"."""
+    return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
+
 
 
 def check_numeric(
@@ -101,7 +137,7 @@ def check_numeric(
         understood = f" (read so far: {error.understood!r})" if error.understood else ""
         return replace(base, verdict="invalid",
                        feedback=f"{error}{understood}; not marked. Forms that work here: "
-                                f"{example_of(unit)}")
+                                f"{join_forms(example_forms(step, reference.value))}")
     expected_dim = dim_of_unit(unit)
     fitting = [r for r in read.readings if r.quantity.dim in accepted_dims(expected_dim)]
     if not fitting:

@@ -13,7 +13,7 @@ from trainer.errors import UsageError
 from trainer.formatting import format_number
 from trainer.loader import load_rubric, read_yaml
 from trainer.model import Drill
-from trainer.reference import AnswerKey, show
+from trainer.reference import AnswerKey, dim_of_unit, show
 from trainer.scoring import RubricScore, score_attempt
 from trainer.units import unit_factor
 
@@ -73,12 +73,16 @@ def in_step_unit(value: Fraction | None, unit: str) -> int | float | None:
 
 
 def _parsed_json(mark: Mark) -> dict[str, Any] | None:
+    """The value as read, in the unit it was read in and with its dimension ("8 GB" where a
+    head count is asked: 8, GB, B); a range gives its two ends."""
     if mark.parsed is None:
         return None
-    try:
-        return {"value": in_step_unit(mark.parsed, mark.unit), "unit": mark.unit}
-    except ValueError:
-        return {"value": float(mark.parsed), "unit": None}
+    unit = mark.read_unit or ""
+    read = {"unit": unit or None, "dimension": str(dim_of_unit(unit))}
+    if mark.span is not None:
+        low, high = mark.span
+        return {"low": in_step_unit(low, unit), "high": in_step_unit(high, unit), **read}
+    return {"value": in_step_unit(mark.parsed, unit), **read}
 
 
 def score_json(score: RubricScore) -> dict[str, Any]:
@@ -102,6 +106,7 @@ def mark_json(mark: Mark) -> dict[str, Any]:
         else {"value": in_step_unit(mark.expected, mark.unit), "unit": mark.unit},
         "parsed": _parsed_json(mark),
         "misconception": mark.misconception,
+        "misconceptions": list(mark.misconceptions),
         "carried_forward": mark.carried_forward,
         "feedback": mark.feedback,
     }
@@ -133,8 +138,8 @@ def graded_text(graded: Graded) -> str:
             line += f" {mark.verdict}"
             if mark.carried_forward:
                 line += " (carried forward)"
-            if mark.misconception:
-                line += f" [{mark.misconception}]"
+            if mark.misconceptions:
+                line += f" [{', '.join(mark.misconceptions)}]"
         if mark.verdict == "unanswered" and mark.expected is not None:
             line += f" (expected {show(mark.expected, mark.unit)})"
         lines.append(line.rstrip())

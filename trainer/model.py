@@ -166,12 +166,37 @@ class Drill(Strict):
 
 class Concept(Strict):
     """Something a text answer should say: any of `phrases`, and, when `figures` is given,
-    one of them too (a lever counts fully only when it is quantified)."""
+    one of them in the same sentence too (a lever counts fully only when it is quantified).
+
+    Phrases and figures match on word stems (snowball, English), so one entry covers its
+    inflections ("halve" matches halves, halved, halving). A word that means something only in
+    context ("unchanged", "price", "owns") goes in `generic`: it counts only when one of `about`
+    is in the same sentence."""
 
     id: Identifier
     label: str
-    phrases: tuple[str, ...] = Field(min_length=1)
-    figures: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = Field(
+        min_length=1, description="Phrases specific enough to name the concept on their own."
+    )
+    generic: tuple[str, ...] = Field(
+        default=(), description="Phrases that name the concept only beside one of `about` "
+                                "in the same sentence."
+    )
+    about: tuple[str, ...] = Field(
+        default=(), description="Context terms a `generic` phrase needs in its sentence "
+                                "(step time, bytes, KV, ...)."
+    )
+    figures: tuple[str, ...] = Field(
+        default=(), description="Figures that quantify the concept; one must share the "
+                                "phrase's sentence for full credit."
+    )
+
+    @model_validator(mode="after")
+    def _generic_needs_about(self) -> Concept:
+        if self.generic and not self.about:
+            raise ValueError(f"concept {self.id}: `generic` phrases need `about` terms "
+                             "(the context that makes them mean this concept)")
+        return self
 
 
 class Dimension(Strict):

@@ -13,6 +13,7 @@ Nothing here evaluates code: every value comes from trainer/expression.py's boun
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -32,9 +33,12 @@ from trainer.expression import (
 from trainer.formatting import exact_text, format_natural
 from trainer.units import (
     BYTES,
+    CASELESS_UNITS,
     DIMENSIONLESS,
+    MULTIPLIER_WORDS,
     SEQUENCES,
     TOKENS,
+    UNITS,
     Dim,
     Quantity,
     in_unit,
@@ -155,7 +159,7 @@ def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
     if not isinstance(text, str):
         raise AnswerParseError(f"the answer must be text, not {type(text).__name__}")
     if not text.strip():
-        raise AnswerParseError("the answer is empty: type a number, such as 131072 or 52 GB")
+        raise AnswerParseError("the answer is empty: type a number, with its unit if any (12 GB)")
     if len(text) > MAX_CHARS:
         raise AnswerParseError(
             f"the answer is longer than {MAX_CHARS} characters; type just the number and unit"
@@ -166,7 +170,7 @@ def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
     body, approximate = _strip_noise(normal)
     if not body:
         raise AnswerParseError(
-            "no number found: type a number, such as 131072 or 52 GB",
+            "no number found: type a number, with its unit if any (12 GB)",
             understood=normal.strip(),
         )
     v, toks = evaluate_with_trailing_unit(body)
@@ -237,12 +241,15 @@ _TRAILING_APPROX = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)$")
+_ENDS_IN_OPERATOR = re.compile(r"(?:[-+*/×÷^(·−]|\bper|\bx|\bof)\s*$", re.IGNORECASE)
+_SHORTHAND = re.compile(r"(?<=[\d\s])(?:tps|t/s|tok/sec|tokens/sec)\b", re.IGNORECASE)
 _LEADING_LABEL = re.compile(r"^[A-Za-z][A-Za-z _/'’.()-]{0,40}:\s*(?=\S)")
 _LEADING_FILLER = re.compile(
     r"^(?:so|thus|hence|therefore|ok|okay|answer|ans|result|that'?s|that is|it'?s|it is"
     r"|i get|i got|i'?d say|i think|i guess|maybe|probably|we get|you get|gives|giving"
     r"|just under|just over|a bit under|a bit over|a little under|a little over|under|over"
-    r"|est\.?|estimate)\b[\s,:]*",
+    r"|est\.?|estimate|just|only|still|same|exactly|precisely|basically|also|again|now|then"
+    r"|unchanged|stays|remains|overall|at most|up to|max|maximum|yes|yeah|ok)\b[\s,:]*",
     re.IGNORECASE,
 )
 # What separates shown working from the result: the value after the last one is the answer.
@@ -287,7 +294,8 @@ _COUNT_LABEL = re.compile(
     re.IGNORECASE,
 )
 _PER_THING = re.compile(
-    r"\s*(?:/|\bper\b|\ba\b|\ban\b)\s*(?:element|elem|value|entry|gpu|card|device|rank)s?\b"
+    r"\s*(?:/|\bper\b|\ba\b|\ban\b)\s*(?:decode\s+)?(?:element|elem|value|entry|gpu|card"
+    r"|device|rank|step|iteration|iter|forward|pass)s?\b"
     r"|\s+each$",
     re.IGNORECASE,
 )
@@ -297,14 +305,19 @@ _ADJECTIVE = re.compile(
     r"|128k|32k|4k|cached|resident|kv|kv-cache)\s+(?=[A-Za-z])",
     re.IGNORECASE,
 )
-_PLAIN_WORDS = frozenset(
-    "for at of in on with per each left free available total fit fits fitting max maximum "
-    "across when since because as to from which that if so and or but ie eg i e approx roughly "
-    "about concurrent simultaneous active live parallel at once sequence sequences rounded "
-    "down floor is are would could should will can cannot can't won't doesn't don't not "
-    "only just then this the a an plus minus give or take after before under over by using "
-    "bf16 fp16 fp8 int8 kv mha gqa mqa tp dp batch context ctx tokens users sessions".split()
-)
+_PLAIN_WORDS = frozenset((
+    "for", "at", "of", "in", "on", "with", "per", "each", "left", "free", "available",
+    "total", "fit", "fits", "fitting", "max", "maximum", "across", "when", "since",
+    "because", "as", "to", "from", "which", "that", "if", "so", "and", "or", "but", "ie",
+    "eg", "i", "e", "approx", "roughly", "about", "concurrent", "simultaneous", "active",
+    "live", "parallel", "at", "once", "sequence", "sequences", "rounded", "down", "floor",
+    "is", "are", "would", "could", "should", "will", "can", "cannot", "can't", "won't",
+    "doesn't", "don't", "not", "only", "just", "then", "this", "the", "a", "an", "plus",
+    "minus", "give", "or", "take", "after", "before", "under", "over", "by", "using",
+    "bf16", "fp16", "fp8", "int8", "kv", "mha", "gqa", "mqa", "tp", "dp", "batch",
+    "context", "ctx", "tokens", "users", "sessions",
+))
+_MAX_CUTS = 16  # places to try cutting words off, so a long answer stays cheap to refuse
 _WORD_AFTER = re.compile(r"(?:\s+|\s*[—–;,]\s*|\s+-\s+)(?=[A-Za-z(])")
 
 
@@ -316,22 +329,32 @@ def read_answer(text: str, unit: str = "") -> Answer:
     if not isinstance(text, str):
         raise AnswerParseError(f"the answer must be text, not {type(text).__name__}")
     if not text.strip():
-        raise AnswerParseError("the answer is empty: type a number, such as 131072 or 52 GB")
+        raise AnswerParseError("the answer is empty: type a number, with its unit if any (12 GB)")
     if len(text) > MAX_ANSWER_CHARS:
         raise AnswerParseError(
             f"the answer is longer than {MAX_ANSWER_CHARS} characters; type the number and unit"
         )
     expected = unit_factor(unit).dim if unit else DIMENSIONLESS
-    body, approximate, notes = _tidy(_screen(text))
-    parts = [p for p in _WORKING_SEPARATOR.split(body)]
+    body, approximate, notes = _tidy(_SHORTHAND.sub("tokens/s", _screen(text)))
+    aside = _TRAILING_PAREN.search(body)
+    if aside and re.search(r"\d", body[: aside.start()]) \
+            and not _ENDS_IN_OPERATOR.search(body[: aside.start()]):
+        # "3 (16 GiB each)": the answer comes first, the aside explains it.
+        notes.append(f"ignored the aside '({aside.group(1).strip()})'")
+        body, more_approx, _ = _tidy(body[: aside.start()])
+        approximate = approximate or more_approx
+    parts = _WORKING_SEPARATOR.split(body)
     final = ""
     while parts and not final:
-        final, more_approx, more_notes = _tidy(parts.pop())
+        part, more_approx, more_notes = _tidy(parts.pop())
+        if not _has_number(part):
+            continue  # words after the result: "96, so yes one card is enough"
+        final = part
         approximate = approximate or more_approx
         notes += more_notes
     if not final:
         raise AnswerParseError(
-            "no number found: type a number, such as 131072 or 52 GB", understood=body
+            "no number found: type a number, with its unit if any (12 GB)", understood=body
         )
     working_text = body[: body.rfind(final)].strip() if parts else ""
     span = _read_range(final, unit, expected, approximate)
@@ -342,6 +365,10 @@ def read_answer(text: str, unit: str = "") -> Answer:
         readings = _read_value(final, unit, expected, approximate)
         notes += [r.note for r in readings[:1] if r.note]
     return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit)
+
+
+def _has_number(text: str) -> bool:
+    return bool(re.search(r"\d", text) or _NUMBER_WORD.match(text) or _NONE_FIT.match(text))
 
 
 def working_values(answer: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
@@ -431,6 +458,7 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
     m = _NUMBER_WORD.match(text)
     if m:
         text = str(_NUMBER_WORDS[m.group(1).lower()]) + text[m.end():]
+    text, note = _respelled(text)
     if expected in (SEQUENCES, DIMENSIONLESS) and _NONE_FIT.match(text):
         note = f"read '{text}' as 0"
         text = "0"
@@ -526,17 +554,51 @@ def _byte_suffix_readings(text: str, unit: str, expected: Dim, approximate: bool
     return tuple(found) if binary_first else tuple(reversed(found))
 
 
+# Words a tired typist misspells after a number ("96 sesssions", "32 layres"). Byte units are
+# left out on purpose: a size is too important to guess ("44 gigglebytes" is refused).
+_RESPELLABLE = (
+    "sequences", "sequence", "sessions", "session", "users", "requests", "tokens", "token",
+    "seconds", "milliseconds", "heads", "layers", "dimensions", "elements", "blocks",
+    "concurrent",
+)
+_KNOWN_WORDS = frozenset(
+    [w.lower() for w in UNITS] + list(CASELESS_UNITS) + list(MULTIPLIER_WORDS)
+    + list(_NUMBER_WORDS) + list(_RESPELLABLE)
+)
+
+
+def _respelled(text: str) -> tuple[str, str]:
+    """`text` with misspelt count words corrected, and a note naming each correction."""
+    notes = []
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if low in _KNOWN_WORDS or low in _PLAIN_WORDS:
+            return word
+        close = difflib.get_close_matches(low, _RESPELLABLE, n=1, cutoff=0.8)
+        if not close:
+            return word
+        notes.append(f"read '{word}' as '{close[0]}'")
+        return close[0]
+
+    fixed = re.sub(r"[A-Za-z]{4,}", fix, text)
+    return fixed, "; ".join(notes)
+
+
 def read_answer_number(text: str) -> Fraction:
     v, _ = evaluate_with_trailing_unit(text)
     return v.q.value
 
 
 def _without_words_after(text: str) -> tuple[str, str] | None:
-    """The longest head of `text` that reads as a value, when what follows is words: after a
+    """The first head of `text` that reads as a value, when what follows is words: after a
     unit any words ("52 GB for KV"), after a bare number punctuation ("0 - none fit") or a
     common word ("96 at 4k"), so that a mistyped unit ("44 gigglebytes") is still refused."""
-    for m in reversed(list(_WORD_AFTER.finditer(text))):
+    for tries, m in enumerate(_WORD_AFTER.finditer(text)):
         head = text[: m.start()]
+        if tries >= _MAX_CUTS or len(head) > MAX_CHARS:
+            return None
         if not re.search(r"\d", head):
             continue
         try:

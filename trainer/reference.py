@@ -17,6 +17,7 @@ from trainer.presets import build_deployment, find_gpu, find_model
 from trainer.solver import (
     FORMULAS,
     INPUT_UNITS,
+    WRONG_PATHS,
     Deployment,
     Solution,
     value_of,
@@ -37,9 +38,6 @@ UNROUNDED = {"max_concurrency": ("kv_budget_bytes", "kv_bytes_per_sequence"),
              "max_tokens": ("kv_budget_bytes", "kv_bytes_per_token")}
 # Quantities that count whole things (sequences, blocks) besides any step in sequences.
 WHOLE_COUNTS = {"num_blocks", "max_concurrency", "max_concurrency_with_prefix"}
-# Wrong paths every step is checked against, whatever it lists: each applies only where it
-# changes the step's value.
-ALWAYS_CHECKED = ("weights-not-read",)
 _DECIMAL_BINARY = Fraction(1000, 1024)
 
 
@@ -229,8 +227,10 @@ class AnswerKey:
     def _wrong(self, step: Step, deployment: Deployment) -> list[tuple[str, Fraction]]:
         assert step.answer is not None
         if step.answer in FORMULAS:
-            implied = tuple(p for p in ALWAYS_CHECKED if p not in step.misconceptions)
-            return wrong_values(deployment, step.answer, step.misconceptions + implied)
+            # Every known mistake is checked where it changes the value, the step's own list
+            # first (a tie names the one the author expected).
+            unlisted = tuple(p for p in WRONG_PATHS if p not in step.misconceptions)
+            return wrong_values(deployment, step.answer, step.misconceptions + unlisted)
         truth = self.value(step.answer, deployment)
         found = []
         if "query-heads" in step.misconceptions and step.answer == "kv_heads" \

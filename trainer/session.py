@@ -23,7 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from trainer.checker import Mark, mark_sheet
+from trainer.checker import Mark, example_forms, join_forms, mark_sheet
 from trainer.model import Step
 from trainer.reference import AnswerKey, show
 from trainer.render import fill
@@ -43,54 +43,7 @@ COMMANDS = (
 )
 COMMAND_NAMES = (":hint", ":h", ":skip", ":back", ":formula", ":givens", ":help", ":quit", ":q")
 START_MESSAGE = "Press Enter to start the clock"
-
-# Forms that read on a step of each display unit: two examples, each some forms of one value
-# (in base units). The second example is used when the first lies near the step's reference, so
-# an example never gives the answer away.
-Example = tuple[tuple[str, ...], Fraction]
-EXAMPLES: dict[str, tuple[Example, Example]] = {
-    "B": ((("131072", "128 KiB", "2^17"), Fraction(2**17)),
-          (("4096", "4 KiB", "2^12"), Fraction(2**12))),
-    "KiB": ((("128 KiB", "131072 B"), Fraction(2**17)), (("4 KiB", "4096 B"), Fraction(2**12))),
-    "MiB": ((("2 MiB", "2048 KiB"), Fraction(2**21)), (("0.25 MiB", "256 KiB"), Fraction(2**18))),
-    "GiB": ((("74.5 GiB",), Fraction(745 * 2**30, 10)), (("8 GiB",), Fraction(8 * 2**30))),
-    "MB": ((("640 MB",), Fraction(640 * 10**6)), (("40 MB",), Fraction(40 * 10**6))),
-    "GB": ((("52 GB",), Fraction(52 * 10**9)), (("9.5 GB",), Fraction(95 * 10**8))),
-    "ms": ((("34 ms",), Fraction(34, 1000)), (("5 ms",), Fraction(5, 1000))),
-    "%": ((("45%",), Fraction(45, 100)), (("8%",), Fraction(8, 100))),
-    "tokens": ((("397k tokens",), Fraction(397_000)), (("20000 tokens",), Fraction(20_000))),
-    "tokens/s": ((("117 tok/s",), Fraction(117)), (("30 tokens/s",), Fraction(30))),
-    "sequences": ((("96", "about 96 sessions"), Fraction(96)),
-                  (("12", "about 12 sessions"), Fraction(12))),
-    "GFLOP": ((("16 GFLOP",), Fraction(16 * 10**9)), (("2 GFLOP",), Fraction(2 * 10**9))),
-    "TFLOP": ((("40 TFLOP",), Fraction(40 * 10**12)), (("1.5 TFLOP",), Fraction(15 * 10**11))),
-}
-RATIO_EXAMPLES: tuple[Example, Example] = ((("8x", "8"), Fraction(8)), (("3x", "3"), Fraction(3)))
-COUNT_EXAMPLES: tuple[Example, Example] = ((("64",), Fraction(64)), (("12",), Fraction(12)))
 TEXT_EXAMPLE = "a few sentences (Esc then Enter submits)"
-
-
-def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:
-    """Forms of one answer that read on numeric `step`, none near its reference `expected`."""
-    unit = step.unit or ""
-    if unit in EXAMPLES:
-        choices = EXAMPLES[unit]
-    elif step.ratio_of is not None:
-        choices = RATIO_EXAMPLES
-    elif not unit:
-        choices = COUNT_EXAMPLES
-    else:
-        return (f"12 {unit}",)
-    for forms, value in choices:
-        if not expected or not Fraction(1, 2) <= value / abs(expected) <= 2:
-            return forms
-    return choices[-1][0]
-
-
-def join_forms(forms: tuple[str, ...] | list[str]) -> str:
-    """"131072, 128 KiB or 2^17"."""
-    return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
-
 
 _BULLET = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+")
 _VERBATIM = ("|", "#", "```", ">")
@@ -335,14 +288,10 @@ class Session:
                 "Nothing recorded; asked again.")
 
     def _example(self, step: Step) -> str:
-        """Forms that work on this step, as the reader reads them today."""
+        """Forms that work on this step, none near its answer."""
         if step.kind == "text":
             return TEXT_EXAMPLE
-        expected = mark_sheet(self.key, {**self.answers, step.id: None})[step.id].expected
-        forms = example_forms(step, expected)
-        readable = [form for form in forms if mark_sheet(
-            self.key, {**self.answers, step.id: form})[step.id].verdict != "invalid"]
-        return join_forms(readable or forms)
+        return join_forms(example_forms(step, self.key.reference(step.id).value))
 
     def _record(self, step: Step, answer: str | None, seconds: float, hints: int,
                 overtime: bool) -> None:

@@ -647,6 +647,8 @@ class WrongPath:
     mistake: str  # what the candidate did
     advice: str  # one line on how to avoid it
     change: Callable[[Deployment], Deployment | None]  # None: the path does not apply
+    # A second form of the same mistake, where a quantity can make it in two places.
+    also: Callable[[Deployment], Deployment | None] | None = None
 
 
 def _query_heads(d: Deployment) -> Deployment | None:
@@ -689,16 +691,19 @@ WRONG_PATHS: dict[str, WrongPath] = {
             lambda d: None if d.attention == "mla" else d.changed(kv_factor=1),
         ),
         WrongPath(
-            "forgot-weights",
-            "did not subtract the model weights from the memory",
-            "The weights sit in HBM too: budget = usable memory − weights − reserve.",
-            lambda d: d.changed(subtract_weights=0),
+            "mla-kv-pair",
+            "stored the MLA latent twice, as if it were a K and a V",
+            "MLA caches one compressed latent (plus its rope part) per layer: no factor 2.",
+            lambda d: d.changed(mla_factor=2) if d.attention == "mla" else None,
         ),
         WrongPath(
-            "weights-not-read",
-            "left the weights out of the bytes a decode step reads",
-            "Every decode step streams all the weights from HBM, plus every live sequence's KV.",
-            lambda d: d.changed(read_weights=0),
+            "forgot-weights",
+            "left the model weights out (of the memory they take, or of the bytes a decode "
+            "step reads)",
+            "The weights sit in HBM, and every decode step streams them all: budget = usable "
+            "memory − weights − reserve; bytes per step = weights + batch × KV per sequence.",
+            lambda d: d.changed(subtract_weights=0),
+            also=lambda d: d.changed(read_weights=0),
         ),
         WrongPath(
             "forgot-reserve",
@@ -743,12 +748,6 @@ WRONG_PATHS: dict[str, WrongPath] = {
             _head_dim_from_hidden,
         ),
         WrongPath(
-            "mla-kv-pair",
-            "stored the MLA latent twice, as if it were a K and a V",
-            "MLA caches one compressed latent (plus its rope part) per layer: no factor 2.",
-            lambda d: d.changed(mla_factor=2) if d.attention == "mla" else None,
-        ),
-        WrongPath(
             "prompt-only-context",
             "counted only the prompt as live context",
             "A live sequence holds its prompt AND every token generated so far (and history).",
@@ -788,15 +787,16 @@ def wrong_values(
                 found.append((path_id, truth / deployment.gpus))
                 found.append((path_id, truth * deployment.gpus))
             continue
-        changed = path.change(deployment)
-        if changed is None:
-            continue
-        try:
-            value = value_of(changed, name)
-        except ZeroDivisionError:
-            continue
-        if value != truth:
-            found.append((path_id, value))
+        for change in (path.change, path.also):
+            changed = None if change is None else change(deployment)
+            if changed is None:
+                continue
+            try:
+                value = value_of(changed, name)
+            except ZeroDivisionError:
+                continue
+            if value != truth and (path_id, value) not in found:
+                found.append((path_id, value))
     return found
 
 
