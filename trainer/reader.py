@@ -58,6 +58,19 @@ _APPROX_PREFIX = re.compile(
 )
 
 
+# Sizes typed in lower case or spelled out, shown the way the step would write them.
+_CANONICAL = {"kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "kib": "KiB", "mib": "MiB",
+              "gib": "GiB", "tib": "TiB", "gig": "GB", "gigs": "GB"}
+_SPELLED_UNIT = re.compile(r"\b(?:" + "|".join(_CANONICAL) + r")\b", re.IGNORECASE)
+
+
+def _canonical_unit(m: re.Match[str]) -> str:
+    word = m.group(0)
+    canonical = _CANONICAL[word.lower()]
+    same = word not in UNITS or UNITS[word] == UNITS[canonical]  # "Gb" is gigabits: kept
+    return canonical if same else word
+
+
 def _screen(text: str) -> str:
     """Refuse control, bidi and other invisible characters; NFKC-normalise the rest."""
     for pos, c in enumerate(text):
@@ -197,6 +210,8 @@ def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
 
 def _shown(q: Quantity, unit_text: str | None) -> str:
     """How an answer was read: the value in the unit typed, then a natural form if it differs."""
+    if unit_text is not None:
+        unit_text = _SPELLED_UNIT.sub(_canonical_unit, unit_text)
     natural = format_natural(q)
     if unit_text is None:
         return exact_text(q.value) if q.dim.is_dimensionless else natural
@@ -258,13 +273,23 @@ _WORKING_SEPARATOR = re.compile(
     r"|that'?s|that is|making|equals|is)\b)\s*",
     re.IGNORECASE,
 )
+_UNITS_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+)
+_TENS_WORDS = (
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+)
 _NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16,
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+    **{w: n for n, w in enumerate(_UNITS_WORDS)},
+    **{w: 20 + 10 * n for n, w in enumerate(_TENS_WORDS)},
+    "hundred": 100,
 }
 _NUMBER_WORD = re.compile(
-    r"^(?:a\s+)?(" + "|".join(_NUMBER_WORDS) + r")(?=\b|fold\b)", re.IGNORECASE
+    r"^(?:a\s+)?(" + "|".join(_NUMBER_WORDS) + r")(?:[- ](" + "|".join(_UNITS_WORDS[1:10])
+    + r"))?(?=\b|fold\b)",
+    re.IGNORECASE,
 )
 _NONE_FIT = re.compile(
     r"^(?:none|nothing|nil|no|not\s+(?:a\s+single(?:\s+one)?|even\s+one|one))\b",
@@ -457,7 +482,10 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
     note = ""
     m = _NUMBER_WORD.match(text)
     if m:
-        text = str(_NUMBER_WORDS[m.group(1).lower()]) + text[m.end():]
+        tens, ones = m.group(1).lower(), (m.group(2) or "zero").lower()
+        if ones != "zero" and tens not in _TENS_WORDS:
+            raise AnswerParseError(f"'{m.group(0)}' is not a number; type it in digits")
+        text = str(_NUMBER_WORDS[tens] + _NUMBER_WORDS[ones]) + text[m.end():]
     text, note = _respelled(text)
     if expected in (SEQUENCES, DIMENSIONLESS) and _NONE_FIT.match(text):
         note = f"read '{text}' as 0"
