@@ -59,7 +59,7 @@ def test_an_unquantified_lever_earns_half() -> None:
     rubric = load_rubric("kv-capacity")
     fp8 = rubric.concept("fp8-kv")
     assert fp8 is not None
-    assert concept_credit(fp8, "turn on fp8 kv")[0] == 0.5
+    assert concept_credit(fp8, "turn on fp8 kv so that more sessions fit")[0] == 0.5
     assert concept_credit(fp8, "turn on fp8 kv, which halves the cache")[0] == 1
 
 
@@ -70,4 +70,4 @@ def test_evidence_names_the_step_and_the_phrase() -> None:
 
 def test_phrases_match_whole_words_across_hyphens() -> None:
     assert contains("Turn on FP8-KV now", "fp8 kv")
-    assert not contains("prefix-cachingly", "prefix caching")
+    assert not contains("a prefix-cacheline", "prefix caching")

@@ -36,6 +36,7 @@ _TOKEN = re.compile(
     r"|(?P<word>[a-z][a-z0-9]*)"
     r"|(?P<sym>->|=>|~=|>=|<=|>>|<<|[→⇒=≈≥≤≫≪><÷×*+−%^:;/(),\[\]—–-])"
 )
+_NAME_EQUALS = re.compile(r"(?<=[a-z])=(?=\d)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _BRITISH = re.compile(r"(?<=[a-z]{2})is(e|es|ed|ing|ation|ations|er|ers)$")
 _SYMBOLS = {"->": "→", "=>": "→", "⇒": "→", "~=": "≈", ">=": "≥", "<=": "≤", ">>": "≫",
@@ -79,9 +80,10 @@ _RELATIONS = frozenset({"→", "=", "≈", "÷", "≥", "≤", "≫", "≪", ">"
 _UNITS = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "byte", "b", "token",
                     "tok", "session", "sequenc", "seq", "user", "chat", "request", "ms", "s",
                     "%", "×", "k", "tflop", "flop", "block", "gpu", "card", "head", "layer"})
-_ITEM_BREAKS = frozenset({",", ";", "(", ")", "[", "]", "—", "/"})
+_ITEM_BREAKS = frozenset({",", ";", "—", "/"})
+_ASIDES = frozenset({"(", ")", "[", "]"})  # a parenthesis is an aside, not a new item
 _LONG_ITEM = 9  # tokens: an item this long is a clause, not a term
-_STRONG_ITEM = 4  # tokens: a reasoning item shorter than this is a term ("weights read once")
+_STRONG_ITEM = 5  # tokens: a reasoning item shorter than this is a term ("weights read once")
 _LIST_RUN = 3  # bare items in a row: a list, even inside a sentence that reasons elsewhere
 _SHORT_LINE = 6  # words: a line this short ends an item, even without a comma
 
@@ -95,6 +97,7 @@ def _stem(word: str) -> str:
 
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
+    text = _NAME_EQUALS.sub(" ", text)  # tp=8 is a name, not an equation
     text = text.replace("’", "'").replace("‘", "'")
     for pattern, replacement in _CONTRACTIONS:
         text = pattern.sub(replacement, text)
@@ -172,6 +175,8 @@ def read_text(text: str) -> Reading:
                 for token in _lex(line):
                     if token in _ITEM_BREAKS or token == "—":
                         new("item")
+                    elif token in _ASIDES:
+                        new("clause")
                     elif token in (":",):
                         tokens.append(token)
                         sentence.append(state["sentence"])
@@ -244,9 +249,8 @@ def _reasoning(tokens: list[str], sentence: list[int],
     for item_ids in by_sentence.values():
         strong = [i for i in item_ids if i in reasoned and len(items[i]) >= _STRONG_ITEM]
         terms = [i for i in item_ids if len(items[i]) > 1 or len(tokens[items[i][0]]) > 1]
-        if not any(i in reasoned for i in item_ids) or (
-                len(terms) >= _LIST_RUN and len(strong) * 3 <= len(terms)):
-            listed.update(i for i in item_ids if i not in strong)  # a list of terms
+        if not any(i in reasoned for i in item_ids) or (len(terms) >= _LIST_RUN and not strong):
+            listed.update(item_ids)  # a list of terms, perhaps with a verb among them
             continue
         run: list[int] = []
         for item_id in [*item_ids, -1]:
@@ -271,7 +275,7 @@ def _item_reasons(words: list[str]) -> bool:
             return True  # working shown: 2 × 32, 80 - 16
         if word == ":" and len(words) - index > 4:
             return True  # a term, then what it does
-        if _is_number(word) and following in _UNITS and len(words) >= 5:
+        if _is_number(word) and following in _UNITS and len(words) >= 6:
             return True  # a quantity inside a clause-sized item
     return False
 
@@ -281,7 +285,7 @@ def _item_reasons(words: list[str]) -> bool:
 
 @lru_cache(maxsize=8192)
 def _phrase_tokens(phrase: str) -> tuple[str, ...]:
-    return tuple(t for t in _lex(_fold(phrase)) if t not in _ITEM_BREAKS and t != "—")
+    return tuple(t for t in _lex(_fold(phrase)) if t not in _ITEM_BREAKS and t not in _ASIDES)
 
 
 def _occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
@@ -346,7 +350,7 @@ def _term_in_a_list(reading: Reading, start: int, end: int) -> bool:
     rest = [reading.tokens[p] for p in positions
             if reading.item[p] == item and not start <= p < end]
     reasoned_elsewhere = sum(1 for i in items if i != item and i in reading.reasoned_items)
-    return not _item_reasons(rest) and reasoned_elsewhere * 3 <= len(items)
+    return not _item_reasons(rest) and not reasoned_elsewhere
 
 
 @dataclass(frozen=True)
@@ -501,7 +505,7 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> Ru
         for d in rubric.dimensions
     )
     dimensions = tuple(d for d in scored if d is not None)
-    by_id = {d.id: d.score for d in dimensions}
+    by_id = {d.id: _round_half(d.score) for d in dimensions}  # levels read whole and half points
     level_id = level_title = None
     for level in rubric.levels:
         if all(by_id.get(dim, minimum) >= minimum for dim, minimum in level.requires.items()):

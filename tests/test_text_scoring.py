@@ -1,0 +1,176 @@
+"""Text answers scored for reasoning, not keywords: the level corpus through the real grading
+path, and one behaviour per unit test (negation, sentence-bound figures, generic phrases,
+lists, stems)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from trainer.grading import grade
+from trainer.loader import find_drill, load_rubric
+from trainer.model import Concept
+from trainer.reference import AnswerKey
+from trainer.scoring import concept_credit, contains
+
+CORPUS = yaml.safe_load((Path(__file__).parent / "corpus" / "text_answers.yaml")
+                        .read_text(encoding="utf-8"))
+STEPS = [(drill, step) for drill, steps in CORPUS.items() for step in steps]
+LEVELS = ("junior", "mid", "senior", "buzzwords")
+
+
+@cache
+def sheet_score(drill_id: str, step_id: str, level: str) -> Fraction:
+    """The rubric's concept dimensions, summed, for a sheet holding only this answer — what
+    `kvdrill grade --json` reports for it."""
+    drill, _ = find_drill(drill_id)
+    graded = grade(drill, AnswerKey(drill), {step_id: CORPUS[drill_id][step_id][level]}, None)
+    return sum((d.score for d in graded.score.dimensions if d.id != "arithmetic"), Fraction(0))
+
+
+def concept(rubric_id: str, concept_id: str) -> Concept:
+    found = load_rubric(rubric_id).concept(concept_id)
+    assert found is not None
+    return found
+
+
+def test_the_corpus_covers_every_text_step_of_every_drill_at_four_levels() -> None:
+    drills = Path(__file__).parent.parent / "drills"
+    for path in sorted(drills.glob("*.yaml")):
+        drill, _ = find_drill(path.stem)
+        for step in drill.steps:
+            if step.kind == "text":
+                assert set(CORPUS[drill.id][step.id]) == set(LEVELS), (drill.id, step.id)
+
+
+@pytest.mark.parametrize(("drill_id", "step_id"), STEPS)
+def test_a_junior_answer_scores_below_a_mid_answer(drill_id: str, step_id: str) -> None:
+    assert sheet_score(drill_id, step_id, "junior") < sheet_score(drill_id, step_id, "mid")
+
+
+def test_a_senior_answer_never_scores_below_a_mid_answer() -> None:
+    below = [(d, s) for d, s in STEPS if sheet_score(d, s, "senior") < sheet_score(d, s, "mid")]
+    print("senior below mid:", below)
+    assert len(below) <= 1, below
+
+
+@pytest.mark.xfail(reason="mid and senior tie where the mid answer already earns every concept "
+                          "of its step: long-why, why-overstated, refusal, why-different")
+def test_a_senior_answer_scores_above_a_mid_answer_on_every_step() -> None:
+    ties = [(d, s) for d, s in STEPS if not sheet_score(d, s, "mid") < sheet_score(d, s, "senior")]
+    print("mid not below senior:", ties)
+    assert not ties
+
+
+def test_a_buzzword_list_scores_below_the_mid_answer_on_nine_steps_in_ten() -> None:
+    failing = [(d, s) for d, s in STEPS
+               if not sheet_score(d, s, "buzzwords") < sheet_score(d, s, "mid")]
+    print("buzzwords not below mid:", failing)
+    assert 1 - len(failing) / len(STEPS) >= 0.9, failing
+
+
+def test_a_negated_lever_earns_nothing() -> None:
+    fp8 = concept("kv-capacity", "fp8-kv")
+    assert concept_credit(fp8, "No need for FP8 KV here, it would halve the bytes.")[0] == 0
+    assert concept_credit(fp8, "We don't use fp8 kv, which halves the cache.")[0] == 0
+
+
+def test_without_negates_the_phrase_that_follows() -> None:
+    prefix = concept("kv-capacity", "prefix-caching")
+    assert concept_credit(prefix, "Without prefix caching the system prompt is stored per "
+                                  "session.")[0] == 0
+
+
+def test_a_negation_in_an_earlier_clause_does_not_reach_a_later_mention() -> None:
+    fp8 = concept("kv-capacity", "fp8-kv")
+    text = "We will not raise max_model_len, but FP8 KV halves the bytes per token."
+    assert concept_credit(fp8, text)[0] == 1
+
+
+def test_a_negated_mention_is_named_in_the_evidence() -> None:
+    pool = concept("kv-capacity", "long-context-pool")
+    credit, note = concept_credit(pool, "Don't use a separate pool for this.")
+    assert credit == 0 and "negated" in note
+
+
+def test_a_figure_in_another_sentence_does_not_quantify() -> None:
+    prefix = concept("kv-capacity", "prefix-caching")
+    text = "Prefix caching helps with the prompts we serve. KV cache usage % is the alert."
+    credit, note = concept_credit(prefix, text)
+    assert credit == Fraction(1, 2) and "not quantified" in note
+
+
+def test_a_figure_in_the_same_sentence_quantifies() -> None:
+    fp8 = concept("kv-capacity", "fp8-kv")
+    assert concept_credit(fp8, "Turn on FP8 KV, which halves the bytes per token.")[0] == 1
+
+
+def test_identical_alone_does_not_earn_the_fp8_same_step_concept() -> None:
+    same = concept("kv-capacity", "fp8-double-batch-same-step")
+    assert concept_credit(same, "The two prompts are identical, so prefix caching helps.")[0] == 0
+
+
+def test_identical_about_the_step_time_earns_the_fp8_same_step_concept() -> None:
+    same = concept("kv-capacity", "fp8-double-batch-same-step")
+    assert concept_credit(same, "The step time is identical, since it reads 181 GB "
+                                "either way.")[0] == 1
+
+
+def test_price_as_a_figure_of_speech_does_not_earn_kv_pricing() -> None:
+    pricing = concept("kv-capacity", "kv-pricing")
+    assert concept_credit(pricing, "Offload cold KV to host memory, at the price of "
+                                   "latency.")[0] == 0
+
+
+def test_a_bare_list_of_terms_is_named_listed_not_explained() -> None:
+    pool = concept("kv-capacity", "long-context-pool")
+    credit, note = concept_credit(pool, "FP8 KV, prefix caching, max_model_len, separate pool, "
+                                        "KV-seconds, 85% p95, preemption")
+    assert "listed, not explained" in note
+    assert credit <= Fraction(1, 2)
+
+
+def test_a_listed_lever_earns_half_what_the_explained_one_earns() -> None:
+    fp8 = concept("kv-capacity", "fp8-kv")
+    listed = concept_credit(fp8, "fp8 kv 2x, prefix caching, separate pool, kv-seconds")[0]
+    explained = concept_credit(fp8, "FP8 KV halves the bytes per token, so 2x the sessions.")[0]
+    assert listed == explained / 2
+
+
+def test_a_list_of_bullets_without_reasoning_is_listed() -> None:
+    pool = concept("kv-capacity", "long-context-pool")
+    credit, note = concept_credit(pool, "- fp8 kv\n- prefix caching\n- separate pool\n")
+    assert "listed, not explained" in note and credit == Fraction(1, 2)
+
+
+def test_a_bullet_that_explains_is_not_listed() -> None:
+    pool = concept("kv-capacity", "long-context-pool")
+    credit, _ = concept_credit(pool, "- a separate pool for long context, so one 128k user "
+                                     "cannot evict 32 chat users\n- fp8 kv\n")
+    assert credit == 1
+
+
+def test_stems_match_inflections() -> None:
+    assert contains("FP8 KV halved the bytes", "halve")
+    assert contains("the KV is halving", "halve")
+    assert contains("requests were preempted", "preempt")
+    assert contains("we quantised the KV", "quantize the kv")
+
+
+def test_phrases_match_across_hyphens_and_underscores() -> None:
+    assert contains("set max-model-len to 32k", "max_model_len")
+    assert not contains("a prefix-cacheline", "prefix caching")
+
+
+def test_a_huge_answer_is_read_quickly() -> None:
+    import time
+
+    fp8 = concept("kv-capacity", "fp8-kv")
+    text = ("FP8 KV halves the bytes, so 190 sessions fit; " * 400)[:8000]
+    started = time.perf_counter()
+    concept_credit(fp8, text)
+    assert time.perf_counter() - started < 1.0
