@@ -72,7 +72,7 @@ def in_step_unit(value: Fraction | None, unit: str) -> int | float | None:
     return shown.numerator if shown.denominator == 1 else float(shown)
 
 
-def _parsed_json(mark: Mark) -> dict[str, Any] | None:
+def parsed_json(mark: Mark) -> dict[str, Any] | None:
     """The value as read, in the unit it was read in and with its dimension ("8 GB" where a
     head count is asked: 8, GB, B); a range gives its two ends."""
     if mark.parsed is None:
@@ -104,7 +104,7 @@ def mark_json(mark: Mark) -> dict[str, Any]:
         "verdict": mark.verdict,
         "expected": None if mark.expected is None
         else {"value": in_step_unit(mark.expected, mark.unit), "unit": mark.unit},
-        "parsed": _parsed_json(mark),
+        "parsed": parsed_json(mark),
         "misconception": mark.misconception,
         "misconceptions": list(mark.misconceptions),
         "carried_forward": mark.carried_forward,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from trainer.errors import UsageError
-from trainer.grading import grade, in_step_unit, score_json
+from trainer.grading import grade, in_step_unit, parsed_json, score_json
 from trainer.loader import find_drill, load_rubric
 from trainer.reference import show
 from trainer.render import render_solution
@@ -56,12 +56,12 @@ def build(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
             "expected": None if mark.expected is None
             else {"value": in_step_unit(mark.expected, mark.unit), "unit": mark.unit},
             "reference": None if mark.expected is None else show(mark.expected, mark.unit),
-            "parsed": None if mark.parsed is None
-            else {"value": in_step_unit(mark.parsed, mark.unit), "unit": mark.unit},
+            "parsed": parsed_json(mark),
             "shown": mark.shown,
             "recorded_verdict": recorded,
             "remarked_differs": recorded is not None and recorded != mark.verdict,
             "misconception": mark.misconception,
+            "misconceptions": list(mark.misconceptions),
             "carried_forward": mark.carried_forward,
             "seconds": row.get("seconds"),
             "budget_seconds": row.get("budget_seconds"),
