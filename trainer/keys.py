@@ -101,9 +101,10 @@ def key_rows(key: AnswerKey) -> list[dict[str, Any]]:
         if step.kind != "numeric":
             continue
         reference = key.reference(step.id)
-        wrong = [{"misconception": path, "value": show(value, reference.unit),
-                  "mistake": WRONG_PATHS[path].mistake}
-                 for path, value in reference.wrong]
+        shown = dict.fromkeys((path, show(value, reference.unit))
+                              for path, value in reference.wrong)  # one row per value shown
+        wrong = [{"misconception": path, "value": value, "mistake": WRONG_PATHS[path].mistake}
+                 for path, value in shown]
         rows.append({"id": step.id, "prompt": prompt_of(key, step.id).strip(),
                      "reference": reference.display, "wrong": wrong})
     return rows

@@ -212,7 +212,7 @@ class AnswerKey:
             found += unit_slips(value, unit)
             if whole and unrounded is not None and unrounded > value:
                 found += [("rounded-up", unrounded), ("rounded-up", value + 1)]
-            return tuple(found)
+            return tuple(dict.fromkeys(found))  # one entry per (mistake, value)
 
         return Reference(step.id, value, unit, alternatives, whole, find_wrong)
 
