@@ -21,6 +21,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from trainer.checker import Mark
+from trainer.formatting import format_number
 from trainer.model import Concept, Dimension, Drill, Rubric, Step
 
 MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to here
@@ -84,6 +85,7 @@ _ITEM_BREAKS = frozenset({",", ";", "—", "/"})
 _ASIDES = frozenset({"(", ")", "[", "]"})  # a parenthesis is an aside, not a new item
 _LONG_ITEM = 9  # tokens: an item this long is a clause, not a term
 _STRONG_ITEM = 5  # tokens: a reasoning item shorter than this is a term ("weights read once")
+_SHORT_ITEM_WORDS = 4  # words: an item with fewer is a term, whatever numbers it carries
 _LIST_RUN = 3  # bare items in a row: a list, even inside a sentence that reasons elsewhere
 _SHORT_LINE = 6  # words: a line this short ends an item, even without a comma
 
@@ -247,6 +249,11 @@ def _reasoning(tokens: list[str], sentence: list[int],
         by_sentence.setdefault(sentence[positions[0]], []).append(item_id)
     listed: set[int] = set()
     for item_ids in by_sentence.values():
+        short = [i for i in item_ids
+                 if sum(tokens[p][:1].isalpha() for p in items[i]) < _SHORT_ITEM_WORDS]
+        if len(item_ids) >= _LIST_RUN and 4 * len(short) >= 3 * len(item_ids):
+            listed.update(item_ids)  # mostly a few words each: a list, whatever symbols it uses
+            continue
         strong = [i for i in item_ids if i in reasoned and len(items[i]) >= _STRONG_ITEM]
         terms = [i for i in item_ids if len(items[i]) > 1 or len(tokens[items[i][0]]) > 1]
         if not any(i in reasoned for i in item_ids) or (len(terms) >= _LIST_RUN and not strong):
@@ -422,6 +429,32 @@ def step_credit(step: Step, rubric: Rubric, text: str) -> Fraction:
     return total
 
 
+# Depth: two answers can name the same levers while one of them explains and quantifies far
+# more. Each reasoned clause (an item that reasons and is not part of a list) and each distinct
+# figure inside one adds to an answer's depth, full at DEPTH_POINTS of each. A concept dimension
+# is DEPTH_SHARE depth (of the answers that earned its concepts) and the rest concepts. Levels
+# read the concepts alone: depth orders answers, it does not promote them.
+DEPTH_POINTS = 8
+DEPTH_SHARE = Fraction(1, 10)
+
+
+def depth(text: str) -> Fraction:
+    """From 0 (a list of terms, or nothing reasoned) to 1 (eight or more reasoned clauses and
+    eight distinct figures used in them)."""
+    reading = read_text(text)
+    reasoned: set[int] = set()
+    figures: set[str] = set()
+    for position, token in enumerate(reading.tokens):
+        item = reading.item[position]
+        if item not in reading.reasoned_items or item in reading.listed_items:
+            continue
+        reasoned.add(item)
+        if _is_number(token):
+            figures.add(token)
+    points = min(len(reasoned), DEPTH_POINTS) + min(len(figures), DEPTH_POINTS)
+    return Fraction(points, 2 * DEPTH_POINTS)
+
+
 @dataclass(frozen=True)
 class DimensionScore:
     id: str
@@ -429,6 +462,12 @@ class DimensionScore:
     score: Fraction
     max: int
     evidence: tuple[str, ...]
+    concepts_score: Fraction | None = None  # what the concepts alone earn, out of max; levels
+    # read it (None: the score is all concepts or all numeric steps)
+
+    @property
+    def level_score(self) -> Fraction:
+        return self.score if self.concepts_score is None else self.concepts_score
 
 
 @dataclass(frozen=True)
@@ -470,22 +509,29 @@ def _concept_score(dimension: Dimension, drill: Drill,
         return None  # this drill does not ask for this dimension
     earned = Fraction(0)
     evidence: list[str] = []
+    earning: set[str] = set()  # the steps whose answers earned something here
     for concept in concepts:
-        best, where, refused = Fraction(0), "", ""
+        best, where, refused, source = Fraction(0), "", "", ""
         for step_id, text in texts.items():
             credit, note = concept_credit(concept, text)
             if credit > best:
-                best, where = credit, f"{concept.label}: {note} in {step_id}"
+                best, where, source = credit, f"{concept.label}: {note} in {step_id}", step_id
             elif not credit and note and not refused:
                 refused = f"{concept.label}: {note} in {step_id}"
         earned += best
+        if source:
+            earning.add(source)
         if where or refused:
             evidence.append(where or refused)
-    total = len(concepts)
-    score = _round_fine(dimension.max * earned / total) if total else Fraction(0)
+    share = earned / len(concepts)
+    deep = max((depth(texts[step_id]) for step_id in earning), default=Fraction(0))
+    score = _round_fine(dimension.max * ((1 - DEPTH_SHARE) * share + DEPTH_SHARE * deep))
     if not earned:
         evidence.append("nothing in the text answers earned this dimension")
-    return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence))
+    else:
+        evidence.append(f"depth {format_number(deep * 100)}% (reasoned, quantified sentences)")
+    return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence),
+                          _round_fine(dimension.max * share))
 
 
 def _round_half(value: Fraction) -> Fraction:
@@ -505,7 +551,8 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> Ru
         for d in rubric.dimensions
     )
     dimensions = tuple(d for d in scored if d is not None)
-    by_id = {d.id: _round_half(d.score) for d in dimensions}  # levels read whole and half points
+    # Levels read whole and half points of what the concepts earned, depth left out.
+    by_id = {d.id: _round_half(d.level_score) for d in dimensions}
     level_id = level_title = None
     for level in rubric.levels:
         if all(by_id.get(dim, minimum) >= minimum for dim, minimum in level.requires.items()):
