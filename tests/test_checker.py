@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from trainer.checker import Mark, mark_sheet
-from trainer.loader import find_drill
+from trainer.loader import find_drill, load_rubric
 from trainer.reference import AnswerKey
+from trainer.scoring import score_attempt
 from trainer.units import unit_factor
 
 
@@ -225,3 +226,11 @@ def test_a_bare_fraction_answers_a_percentage_step() -> None:
         == "correct"
     assert one("decode-roofline-vs-measured", step.id, f"{float(reference) * 100:.2f}%") \
         .verdict == "correct"
+
+
+
+def test_a_red_flag_is_raised_by_a_mistake_named_second() -> None:
+    drill, _ = find_drill("llama31-8b-h100")
+    mark = Mark("kv-budget", "numeric", "68", "wrong", misconceptions=("gb-gib", "forgot-weights"))
+    score = score_attempt(drill, load_rubric(drill.rubric), {"kv-budget": mark})
+    assert [flag for flag, _ in score.red_flags] == ["weights-or-full-hbm"]

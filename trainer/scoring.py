@@ -567,7 +567,8 @@ def _red_flags(drill: Drill, rubric: Rubric,
     for flag in rubric.red_flags:
         if flag.id not in listened:
             continue
-        steps = [m.step_id for m in marks.values() if m.misconception in flag.misconceptions]
+        steps = [m.step_id for m in marks.values()
+                 if any(named in flag.misconceptions for named in m.misconceptions)]
         for m in marks.values():
             if m.is_numeric or not m.answer:
                 continue
