@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from click.testing import Result
 
 from trainer.checker import example_forms, mark_sheet
@@ -355,11 +356,11 @@ def _reask_example(step_id: str) -> str:
 
 
 def test_a_byte_step_is_shown_byte_forms() -> None:
-    assert _reask_example("shape-dtype-bytes") == "131072, 128 KiB or 2^17"
+    assert _reask_example("shape-dtype-bytes") == "6144, 6 KiB or 3 × 2^11"
 
 
 def test_the_example_is_not_the_steps_own_answer() -> None:
-    assert _reask_example("kv-budget") == "9.5 GB"  # 52 GB is the reference here
+    assert _reask_example("kv-budget") == "7.5 GB"  # 61.5 GB is too near the 52 GB reference
 
 
 def test_a_reask_quotes_the_readers_reason_not_what_follows_it() -> None:
@@ -378,3 +379,15 @@ def test_the_summary_fits_80_columns() -> None:
 
     run = Drive(["32", "32", "about 96 sessions, I think, give or take a few"]).go()
     assert all(len(line) <= 78 for line in summary(run.session, 78).splitlines())
+
+
+@pytest.mark.parametrize("drill_id", ["llama31-8b-h100", "llama2-70b-mi300x"])
+def test_no_example_is_an_answer_of_any_step_of_a_seed_drill(drill_id: str) -> None:
+    drill, _ = find_drill(drill_id)
+    key = AnswerKey(drill)
+    numeric = [s for s in drill.steps if s.kind == "numeric"]
+    answers = {key.reference(s.id).value for s in numeric}
+    for step in numeric:
+        for form in example_forms(step, key.reference(step.id).value):
+            value = mark_sheet(key, {step.id: form})[step.id].parsed
+            assert value not in answers, (step.id, form)

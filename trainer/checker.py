@@ -75,25 +75,28 @@ def check_text(step: Step, answer: str | None) -> Mark:
 # (in base units). The second example is used when the first lies near the step's reference, so
 # an example never gives the answer away.
 Example = tuple[tuple[str, ...], Fraction]
+# Figures chosen to be no answer of the seed drills (131,072 B, 52 GB, 96 sessions, 34.1 ms …),
+# so an example for one step never gives away another's.
 EXAMPLES: dict[str, tuple[Example, Example]] = {
-    "B": ((("131072", "128 KiB", "2^17"), Fraction(2**17)),
-          (("4096", "4 KiB", "2^12"), Fraction(2**12))),
-    "KiB": ((("128 KiB", "131072 B"), Fraction(2**17)), (("4 KiB", "4096 B"), Fraction(2**12))),
-    "MiB": ((("2 MiB", "2048 KiB"), Fraction(2**21)), (("0.25 MiB", "256 KiB"), Fraction(2**18))),
-    "GiB": ((("74.5 GiB",), Fraction(745 * 2**30, 10)), (("8 GiB",), Fraction(8 * 2**30))),
-    "MB": ((("640 MB",), Fraction(640 * 10**6)), (("40 MB",), Fraction(40 * 10**6))),
-    "GB": ((("52 GB",), Fraction(52 * 10**9)), (("9.5 GB",), Fraction(95 * 10**8))),
-    "ms": ((("34 ms",), Fraction(34, 1000)), (("5 ms",), Fraction(5, 1000))),
-    "%": ((("45%",), Fraction(45, 100)), (("8%",), Fraction(8, 100))),
-    "tokens": ((("397k tokens",), Fraction(397_000)), (("20000 tokens",), Fraction(20_000))),
-    "tokens/s": ((("117 tok/s",), Fraction(117)), (("30 tokens/s",), Fraction(30))),
-    "sequences": ((("96", "about 96 sessions"), Fraction(96)),
-                  (("12", "about 12 sessions"), Fraction(12))),
-    "GFLOP": ((("16 GFLOP",), Fraction(16 * 10**9)), (("2 GFLOP",), Fraction(2 * 10**9))),
-    "TFLOP": ((("40 TFLOP",), Fraction(40 * 10**12)), (("1.5 TFLOP",), Fraction(15 * 10**11))),
+    "B": ((("6144", "6 KiB", "3 × 2^11"), Fraction(6144)), (("12 B",), Fraction(12))),
+    "KiB": ((("6 KiB", "6144 B"), Fraction(6144)), (("900 KiB",), Fraction(900 * 2**10))),
+    "MiB": ((("6 MiB", "6144 KiB"), Fraction(6 * 2**20)),
+            (("0.75 MiB", "768 KiB"), Fraction(768 * 2**10))),
+    "GiB": ((("6.5 GiB",), Fraction(13 * 2**29)), (("30 GiB",), Fraction(30 * 2**30))),
+    "MB": ((("650 MB",), Fraction(650 * 10**6)), (("35 MB",), Fraction(35 * 10**6))),
+    "GB": ((("61.5 GB", "61.5"), Fraction(615 * 10**8)), (("7.5 GB",), Fraction(75 * 10**8))),
+    "ms": ((("27 ms", "0.027 s"), Fraction(27, 1000)), (("6 ms",), Fraction(6, 1000))),
+    "%": ((("45%", "0.45"), Fraction(45, 100)), (("7%",), Fraction(7, 100))),
+    "tokens": ((("250k tokens", "250,000"), Fraction(250_000)),
+               (("18,000 tokens",), Fraction(18_000))),
+    "tokens/s": ((("230 tok/s",), Fraction(230)), (("45 tokens/s",), Fraction(45))),
+    "sequences": ((("61", "about 61 sessions"), Fraction(61)),
+                  (("13", "13 sequences"), Fraction(13))),
+    "GFLOP": ((("15 GFLOP",), Fraction(15 * 10**9)), (("2.5 GFLOP",), Fraction(25 * 10**8))),
+    "TFLOP": ((("45 TFLOP",), Fraction(45 * 10**12)), (("1.5 TFLOP",), Fraction(15 * 10**11))),
 }
-RATIO_EXAMPLES: tuple[Example, Example] = ((("8x", "8"), Fraction(8)), (("3x", "3"), Fraction(3)))
-COUNT_EXAMPLES: tuple[Example, Example] = ((("64",), Fraction(64)), (("12",), Fraction(12)))
+RATIO_EXAMPLES: tuple[Example, Example] = ((("5x", "5:1"), Fraction(5)), (("3x",), Fraction(3)))
+COUNT_EXAMPLES: tuple[Example, Example] = ((("48",), Fraction(48)), (("7",), Fraction(7)))
 
 
 def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:

@@ -28,6 +28,7 @@ from trainer.expression import (
     MIN_MAGNITUDE,
     evaluate_with_trailing_unit,
     show_char,
+    show_word,
     split_trailing_unit,
 )
 from trainer.formatting import exact_text, format_natural
@@ -379,7 +380,7 @@ def read_answer(text: str, unit: str = "") -> Answer:
         notes += more_notes
     if not final:
         raise AnswerParseError(
-            "no number found: type a number, with its unit if any (12 GB)", understood=body
+            f"no number found in {show_word(body)}: type a number, with its unit if any"
         )
     working_text = body[: body.rfind(final)].strip() if parts else ""
     span = _read_range(final, unit, expected, approximate)
