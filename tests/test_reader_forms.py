@@ -18,6 +18,7 @@ from trainer import keys
 from trainer.checker import check_numeric
 from trainer.loader import find_drill
 from trainer.reference import AnswerKey
+from trainer.session import feedback_line
 
 Run = Callable[..., Result]
 EIGHT_B, SEVENTY_B = "llama31-8b-h100", "llama2-70b-mi300x"
@@ -153,3 +154,10 @@ def test_review_re_marks_the_same_forms_correct(run: Run) -> None:
     page = run("review", "1", "--format", "md").output
     assert "disagree" not in page.lower()
     assert page.count("✓") >= 2
+
+
+def test_practice_feedback_says_how_a_suffix_was_read() -> None:
+    drill, _ = find_drill(EIGHT_B)
+    key = AnswerKey(drill)
+    mark = check_numeric(drill.step("bytes-per-token"), "128k", key.reference("bytes-per-token"))
+    assert feedback_line(mark, 3, 60) == "✓ 128 KiB · read '128k' as 128 KiB (binary) (3s of 60s)"

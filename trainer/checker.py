@@ -42,6 +42,7 @@ class Mark:
     carried_forward: bool = False
     feedback: str = ""
     read_unit: str | None = None  # the unit the answer was read in ("KiB"; None: plain)
+    note: str = ""  # how a human form was read, for a right answer ("'128k' read as 128 KiB")
     span: tuple[Fraction, Fraction] | None = None  # a range answer, base units
 
     @property
@@ -158,12 +159,12 @@ def check_numeric(
         return _check_span(base, read.span, reference, targets, tolerance, notes)
     for reading in fitting:
         if _right(reading.quantity.value, reference, targets, tolerance):
-            feedback = f"read as {reading.shown}: correct."
-            feedback += _working_note(read, reading, tolerance)
-            if reading.note:
-                feedback += f" ({reading.note[0].upper()}{reading.note[1:]}.)"
+            note = " ".join(part for part in (
+                _working_note(read, reading, tolerance).strip(),
+                f"{reading.note[0].upper()}{reading.note[1:]}." if reading.note else "") if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
-                           shown=reading.shown, read_unit=reading.unit, feedback=feedback)
+                           shown=reading.shown, read_unit=reading.unit, note=note,
+                           feedback=f"read as {reading.shown}: correct. {note}".rstrip())
     for reading in fitting:
         value = reading.quantity.value
         is_carried = carried is not None and close(value, carried, tolerance)

@@ -317,7 +317,8 @@ def feedback_line(mark: Mark, seconds: float, budget: int) -> str:
         expected = f"; expected {show(mark.expected, mark.unit)}" if mark.expected else ""
         return f"Skipped{expected}." + time_note
     if mark.verdict == "correct":
-        return f"✓ {mark.shown}" + time_note
+        note = f" · {mark.note[0].lower()}{mark.note[1:].rstrip('.')}" if mark.note else ""
+        return f"✓ {mark.shown}{note}" + time_note
     return f"✗ {mark.feedback}" + time_note
 
 
