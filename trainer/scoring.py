@@ -529,7 +529,8 @@ def _concept_score(dimension: Dimension, drill: Drill,
     if not earned:
         evidence.append("nothing in the text answers earned this dimension")
     else:
-        evidence.append(f"depth {format_number(deep * 100)}% (reasoned, quantified sentences)")
+        evidence.append(f"depth {format_number(deep * 100, 2)}% "
+                        "(reasoned clauses and their figures)")
     return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence),
                           _round_fine(dimension.max * share))
 
