@@ -122,21 +122,6 @@ def _strip_noise(text: str) -> tuple[str, bool]:
 
 
 
-def reread_with_trailing_unit(text: str) -> ParsedAnswer | None:
-    """A second reading of an answer whose unit closes a division or product of plain numbers:
-    `52e9 / 131072 tokens` as (52e9 / 131072) tokens rather than 52e9 per (131072 tokens).
-    None when the answer has no such reading."""
-    body, approximate = _strip_noise(_screen(text))
-    split = split_trailing_unit(body) if body else None
-    if split is None:
-        return None
-    v, unit_text = split
-    _check_magnitude(v.q, body)
-    shown = _shown(v.q, unit_text)
-    return ParsedAnswer(v.q, approximate, True, ("~" + shown) if approximate else shown,
-                        unit_text)
-
-
 def _check_magnitude(q: Quantity, text: str) -> None:
     x = abs(q.value)
     if x > MAX_MAGNITUDE:
@@ -164,20 +149,24 @@ class ParsedAnswer:
     note: str = ""  # how a human form was read ("128k read as 128 KiB (binary)")
 
 
+def _check_typed(text: object, limit: int) -> None:
+    if not isinstance(text, str):
+        raise AnswerParseError(f"the answer must be text, not {type(text).__name__}")
+    if not text.strip():
+        raise AnswerParseError("the answer is empty: type a number, with its unit if any (12 GB)")
+    if len(text) > limit:
+        raise AnswerParseError(
+            f"the answer is longer than {limit} characters; type just the number and unit"
+        )
+
+
 def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
     """Read an answer typed by a person; raise AnswerParseError (only) when it cannot be read.
 
     A number typed without any unit is taken in `default_unit` (had_unit False), or as a plain
     number when there is none.
     """
-    if not isinstance(text, str):
-        raise AnswerParseError(f"the answer must be text, not {type(text).__name__}")
-    if not text.strip():
-        raise AnswerParseError("the answer is empty: type a number, with its unit if any (12 GB)")
-    if len(text) > MAX_CHARS:
-        raise AnswerParseError(
-            f"the answer is longer than {MAX_CHARS} characters; type just the number and unit"
-        )
+    _check_typed(text, MAX_CHARS)
     normal = _screen(text)
     if len(normal) > 4 * MAX_CHARS:
         raise AnswerParseError("the answer is too long once normalised; type plain characters")
@@ -352,14 +341,7 @@ def read_answer(text: str, unit: str = "") -> Answer:
 
     Raises AnswerParseError (only) when no reading is possible; its message says why.
     """
-    if not isinstance(text, str):
-        raise AnswerParseError(f"the answer must be text, not {type(text).__name__}")
-    if not text.strip():
-        raise AnswerParseError("the answer is empty: type a number, with its unit if any (12 GB)")
-    if len(text) > MAX_ANSWER_CHARS:
-        raise AnswerParseError(
-            f"the answer is longer than {MAX_ANSWER_CHARS} characters; type the number and unit"
-        )
+    _check_typed(text, MAX_ANSWER_CHARS)
     expected = unit_factor(unit).dim if unit else DIMENSIONLESS
     body, approximate, notes = _tidy(_SHORTHAND.sub("tokens/s", _screen(text)))
     aside = _TRAILING_PAREN.search(body)
