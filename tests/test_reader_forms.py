@@ -59,6 +59,17 @@ READ_AS_MEANT = [
     (SEVENTY_B, "2a-max-sequences", "none fit"), (EIGHT_B, "followup-128k-sessions", "only 3"),
     (EIGHT_B, "followup-128k-sessions", "3 (16 GiB each)"),
     (SEVENTY_B, "3b-aggregate", "117 tps"),
+    (SEVENTY_B, "2c-ratio", "8 to 1"), (SEVENTY_B, "2c-ratio", "ratio 8"),
+    (EIGHT_B, "sessions", "~96, so one card is enough"),
+    (EIGHT_B, "followup-128k-sessions", "3 long sessions"),
+    (SEVENTY_B, "2b-max-sequences", "4 full-context sequences"),
+    (EIGHT_B, "kv-budget", "the budget is 52 GB"), (EIGHT_B, "bytes-per-token", "128Ki"),
+    ("long-context-tier", "displaced", "32 chat sessions"),
+    ("decode-roofline-vs-measured", "b1-fraction", "43 percent"),
+    # rounded to the digits typed: 38 for 38.4, 34 ms for 34.1 ms
+    (SEVENTY_B, "3c-batch1-ceiling", "38 tokens/s"), (SEVENTY_B, "3a-step-time", "34 ms"),
+    # an 8k that means 8,192 where a count is asked
+    (SEVENTY_B, "2a-dkv", "8k"),
 ]
 
 
@@ -161,3 +172,38 @@ def test_practice_feedback_says_how_a_suffix_was_read() -> None:
     key = AnswerKey(drill)
     mark = check_numeric(drill.step("bytes-per-token"), "128k", key.reference("bytes-per-token"))
     assert feedback_line(mark, 3, 60) == "✓ 128 KiB · read '128k' as 128 KiB (binary) (3s of 60s)"
+
+
+def test_a_figure_rounded_wrongly_for_its_digits_is_still_wrong(run: Run, tmp_path: Path) -> None:
+    # 38.4 tok/s: 38 is the correct rounding to two figures, 37 is not.
+    assert graded(run, tmp_path, SEVENTY_B, "3c-batch1-ceiling", "37 tok/s")["verdict"] == "wrong"
+
+
+def test_a_size_written_in_gigabits_on_a_memory_step_is_read_as_bytes(
+        run: Run, tmp_path: Path) -> None:
+    result = graded(run, tmp_path, EIGHT_B, "kv-budget", "52 Gb")
+    assert result["verdict"] == "correct" and "Read 'Gb' as GB (bytes)" in result["feedback"]
+
+
+def test_two_mistakes_made_together_are_named_together(run: Run, tmp_path: Path) -> None:
+    # 80 − 16 = 64 GB: neither the utilisation cap nor the reserve taken off.
+    result = graded(run, tmp_path, EIGHT_B, "kv-budget", "64 GB")
+    assert sorted(result["misconceptions"]) == ["forgot-reserve", "full-hbm"]
+
+
+def test_head_dim_taken_as_hidden_over_heads_is_named_at_the_head_dim_step(
+        run: Run, tmp_path: Path) -> None:
+    result = graded(run, tmp_path, "sliding-window-kv", "gemma-head-dim", "224")
+    assert result["misconception"] == "head-dim-from-hidden"
+
+
+def test_a_per_gpu_count_is_named_when_it_is_the_floor_of_the_share(
+        run: Run, tmp_path: Path) -> None:
+    # 21 sequences across two GPUs; 10 is the floor of one GPU's share.
+    result = graded(run, tmp_path, SEVENTY_B, "4e", "10")
+    assert "per-gpu-vs-total" in result["misconceptions"]
+
+
+def test_a_step_time_worked_from_gib_is_named_gb_gib(run: Run, tmp_path: Path) -> None:
+    # 180.9 GB taken as 168.5 "GB" (its GiB figure): 31.8 ms instead of 34.1 ms.
+    assert graded(run, tmp_path, SEVENTY_B, "3a-step-time", "31.8 ms")["misconception"] == "gb-gib"

@@ -3,7 +3,8 @@ name the known mistake a wrong value matches, and credit error carried forward."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal
@@ -24,6 +25,7 @@ Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered"]
 ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
 # An earlier answer this far from its reference is absurd, and earns no carried-forward credit.
 CARRY_FACTOR = 10
+PAIR_TOLERANCE = Fraction(1, 100)
 
 
 @dataclass(frozen=True)
@@ -128,9 +130,12 @@ def check_numeric(
     answer: str | None,
     reference: Reference,
     carried: Fraction | None = None,
+    pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
 ) -> Mark:
     """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
-    earlier answers (error carried forward), when they differ from the references."""
+    earlier answers (error carried forward), when they differ from the references; `pairs`
+    gives the values of two mistakes made together, asked for only when no single one
+    explains the answer."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -158,7 +163,7 @@ def check_numeric(
     if read.span is not None:
         return _check_span(base, read.span, reference, targets, tolerance, notes)
     for reading in fitting:
-        if _right(reading.quantity.value, reference, targets, tolerance):
+        if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
             note = " ".join(part for part in (
                 _working_note(read, reading, tolerance).strip(),
                 f"{reading.note[0].upper()}{reading.note[1:]}." if reading.note else "") if part)
@@ -169,10 +174,15 @@ def check_numeric(
         value = reading.quantity.value
         is_carried = carried is not None and close(value, carried, tolerance)
         paths = _mistakes(value, reference, tolerance)
+        together = not paths and bool(paths := _two_mistakes(value, tolerance, pairs))
         if not (is_carried or paths):
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
-        for n, path in enumerate(paths):
+        if together:
+            one_slip, other_slip = paths
+            feedback += (f" This is the value you get if you {one_slip.mistake}, and also "
+                         f"{other_slip.mistake}. {one_slip.advice} {other_slip.advice}")
+        for n, path in enumerate([] if together else paths):
             lead = "It is also what you get if you" if n else "This is the value you get if you"
             feedback += f" {lead} {path.mistake}. {path.advice}"
         if is_carried:
@@ -199,10 +209,14 @@ def _targets(step: Step, reference: Reference) -> tuple[Fraction, ...]:
 
 
 def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
-           tolerance: Fraction) -> bool:
+           tolerance: Fraction, resolution: Fraction | None = None) -> bool:
+    """Within the step's tolerance of a target, or the target correctly rounded to the digits
+    typed ("38 tok/s" for 38.4)."""
     if reference.whole_count and reference.value < value <= reference.value + 1:
         return False  # the partial sequence (or the one after the floor) is not served
-    return any(close(value, target, tolerance) for target in targets)
+    return any(close(value, target, tolerance)
+               or (resolution is not None and 2 * abs(value - target) <= resolution)
+               for target in targets)
 
 
 def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> list[WrongPath]:
@@ -216,6 +230,17 @@ def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> lis
         if path_id not in named:
             named.append(path_id)
     return [WRONG_PATHS[path_id] for path_id in named]
+
+
+def _two_mistakes(value: Fraction, tolerance: Fraction,
+                  pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]]
+                  ) -> list[WrongPath]:
+    """Two mistakes made together whose value this is (the nearest pair), when no single
+    mistake matched. Pairs are many, so they are matched within 1% even on an estimate."""
+    tight = min(tolerance, PAIR_TOLERANCE)
+    matches = sorted((abs(value - wrong), ids) for ids, wrong in pairs()
+                     if close(value, wrong, tight))
+    return [WRONG_PATHS[path_id] for path_id in matches[0][1]] if matches else []
 
 
 def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: Reference,
@@ -287,5 +312,6 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None]) -> dict[str, M
             continue
         reference = key.reference(step.id)
         carried = carried_value(key, step, marks)
-        marks[step.id] = check_numeric(step, answer, reference, carried)
+        marks[step.id] = check_numeric(step, answer, reference, carried,
+                                       functools.partial(key.paired_wrong, step.id))
     return marks

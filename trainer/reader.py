@@ -22,10 +22,12 @@ from fractions import Fraction
 from trainer.errors import AnswerParseError
 from trainer.expression import (
     _NUM,
+    _OP,
     _UNIT,
     MAX_CHARS,
     MAX_MAGNITUDE,
     MIN_MAGNITUDE,
+    _Tok,
     evaluate_with_trailing_unit,
     show_char,
     show_word,
@@ -61,7 +63,8 @@ _APPROX_PREFIX = re.compile(
 
 # Sizes typed in lower case or spelled out, shown the way the step would write them.
 _CANONICAL = {"kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "kib": "KiB", "mib": "MiB",
-              "gib": "GiB", "tib": "TiB", "gig": "GB", "gigs": "GB"}
+              "gib": "GiB", "tib": "TiB", "gig": "GB", "gigs": "GB", "ki": "KiB", "mi": "MiB",
+              "gi": "GiB", "ti": "TiB"}
 _SPELLED_UNIT = re.compile(r"\b(?:" + "|".join(_CANONICAL) + r")\b", re.IGNORECASE)
 
 
@@ -147,6 +150,9 @@ class ParsedAnswer:
     shown: str
     unit: str | None = None  # the unit it was read in (typed, or the step's for a bare number)
     note: str = ""  # how a human form was read ("128k read as 128 KiB (binary)")
+    # Half of this either side of the value is what its typed digits claim ("38 tok/s": 1
+    # tok/s, so 37.5 to 38.5), for a single number of two or more significant figures.
+    resolution: Fraction | None = None
 
 
 def _check_typed(text: object, limit: int) -> None:
@@ -257,6 +263,10 @@ _LEADING_FILLER = re.compile(
     r"|unchanged|stays|remains|overall|at most|up to|max|maximum|yes|yeah|ok)\b[\s,:]*",
     re.IGNORECASE,
 )
+# Any few words before the first number ("ratio 8", "the budget is 52 GB"), when the words are
+# not themselves a unit, a number word or "none".
+_KEEP_LEADING = frozenset({"x", "not", "minus", "negative", "between", "from"})
+_LEADING_WORDS = re.compile(r"^((?:[A-Za-z][A-Za-z'’-]*\s+){1,4})(?=[~≈]?\s*\d)")
 # What separates shown working from the result: the value after the last one is the answer.
 _WORKING_SEPARATOR = re.compile(
     r"\s*(?:=>|->|→|⇒|~=|=|≈|≃|\b(?:so|gives|giving|hence|thus|therefore|i\.e\.|ie|which is"
@@ -289,8 +299,9 @@ _NUM_TEXT = r"\d[\d,_]*(?:\.\d+)?(?:[eE][+-]?\d+)?"
 _RATIO = re.compile(
     r"^(?:(?:by\s+)?a\s+)?(?:factor\s+(?:of\s+)?)?(?:"
     r"(?:[x×]\s*(?P<pre>" + _NUM_TEXT + r"))"
-    r"|(?:(?P<n>" + _NUM_TEXT + r")\s*(?:x|×|-?\s*fold|\s+times|:\s*1)(?![\d.])(?P<tail>.*))"
-    r"|(?:1\s*:\s*(?P<inv>" + _NUM_TEXT + r")))$",
+    r"|(?:(?P<n>" + _NUM_TEXT + r")\s*(?:x|×|-?\s*fold|\s+times|(?::|\s+to)\s*1)(?![\d.])"
+    r"(?P<tail>.*))"
+    r"|(?:1\s*(?::|\s+to\s+)\s*(?P<inv>" + _NUM_TEXT + r")))$",
     re.IGNORECASE,
 )
 _RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|‒|−|~|\bto\b|\band\b|\bor\b)\s*", re.IGNORECASE)
@@ -333,7 +344,7 @@ _PLAIN_WORDS = frozenset((
     "context", "ctx", "tokens", "users", "sessions",
 ))
 _MAX_CUTS = 16  # places to try cutting words off, so a long answer stays cheap to refuse
-_WORD_AFTER = re.compile(r"(?:\s+|\s*[—–;,]\s*|\s+-\s+)(?=[A-Za-z(])")
+_WORD_AFTER = re.compile(r"(?:\s+|\s*[—–;,]\s*|\s+-\s+)(?=[A-Za-z(])|[;,]\s+(?=[\d~≈])")
 
 
 def read_answer(text: str, unit: str = "") -> Answer:
@@ -352,27 +363,40 @@ def read_answer(text: str, unit: str = "") -> Answer:
         body, more_approx, _ = _tidy(body[: aside.start()])
         approximate = approximate or more_approx
     parts = _WORKING_SEPARATOR.split(body)
-    final = ""
-    while parts and not final:
-        part, more_approx, more_notes = _tidy(parts.pop())
-        if not _has_number(part):
-            continue  # words after the result: "96, so yes one card is enough"
-        final = part
-        approximate = approximate or more_approx
+    first_error: AnswerParseError | None = None
+    while parts:
+        # The result is the last part that reads: words after it ("96, so one card is
+        # enough") are commentary, and working before it is checked, not marked.
+        final, more_approx, more_notes = _tidy(parts.pop())
+        if not _has_number(final):
+            continue
+        try:
+            span, readings = _read_final(final, unit, expected, approximate or more_approx)
+        except AnswerParseError as error:
+            first_error = first_error or error
+            continue
         notes += more_notes
-    if not final:
-        raise AnswerParseError(
-            f"no number found in {show_word(body)}: type a number, with its unit if any"
-        )
-    working_text = body[: body.rfind(final)].strip() if parts else ""
-    span = _read_range(final, unit, expected, approximate)
+        if span is not None:
+            notes.append(f"read as a range: {span[0].shown} to {span[1].shown}")
+        else:
+            notes += [r.note for r in readings[:1] if r.note]
+        working_text = body[: body.rfind(final)].strip() if parts else ""
+        return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit)
+    if first_error is not None:
+        raise first_error
+    raise AnswerParseError(
+        f"no number found in {show_word(body)}: type a number, with its unit if any"
+    )
+
+
+def _read_final(text: str, unit: str, expected: Dim, approximate: bool
+                ) -> tuple[tuple[ParsedAnswer, ParsedAnswer] | None, tuple[ParsedAnswer, ...]]:
+    """The result part of an answer: a range (its two ends as the readings), or a value."""
+    is_ratio = expected == DIMENSIONLESS and _RATIO.match(text) is not None
+    span = None if is_ratio else _read_range(text, unit, expected, approximate)
     if span is not None:
-        readings: tuple[ParsedAnswer, ...] = span
-        notes.append(f"read as a range: {span[0].shown} to {span[1].shown}")
-    else:
-        readings = _read_value(final, unit, expected, approximate)
-        notes += [r.note for r in readings[:1] if r.note]
-    return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit)
+        return span, span
+    return None, _read_value(text, unit, expected, approximate)
 
 
 def _has_number(text: str) -> bool:
@@ -413,6 +437,9 @@ def _tidy(s: str) -> tuple[str, bool, list[str]]:
         approximate = approximate or approx
         s = _LEADING_LABEL.sub("", body, count=1)
         s = _LEADING_FILLER.sub("", s, count=1)
+        m = _LEADING_WORDS.match(s)
+        if m and not any(w.lower() in _KEEP_LEADING for w in m.group(1).split()):
+            s = s[m.end():]
         if s == before:
             return s, approximate, notes
 
@@ -485,10 +512,10 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
         number = m.group("pre") or m.group("n")
         note = f"read '{text}' as a ratio of {number}"
         text = number
-    if expected.bytes == 1:
-        suffixed = _byte_suffix_readings(text, unit, expected, approximate)
-        if suffixed:
-            return suffixed
+    suffixed = (_byte_suffix_readings if expected.bytes == 1 else _count_suffix_readings)(
+        text, unit, expected, approximate)
+    if suffixed:
+        return suffixed
     if expected == DIMENSIONLESS:
         m = _COUNT_LABEL.match(text)
         if m:
@@ -500,11 +527,16 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
     try:
         v, toks = evaluate_with_trailing_unit(text)
     except AnswerParseError as error:
-        cut = _without_words_after(text)
-        if cut is None:
+        between = _WORDS_BEFORE_UNIT.match(text)
+        if between and _is_unit_word(between.group("unit")):
+            # "3 long sessions", "4 full-context sequences": the unit after a description.
+            text = f"{between.group('n')} {between.group('unit')}{between.group('rest')}"
+        cut = None if between and _reads(text) else _without_words_after(text)
+        if cut is None and not _reads(text):
             raise error from None
-        text, tail = cut
-        note = note or f"ignored the words after the number: '{tail}'"
+        if cut is not None:
+            text, tail = cut
+            note = note or f"ignored the words after the number: '{tail}'"
         v, toks = evaluate_with_trailing_unit(text)
     if not any(t.kind == _NUM for t in toks):
         raise AnswerParseError(
@@ -513,11 +545,13 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
         )
     had_unit = any(t.kind == _UNIT for t in toks)
     readings: list[ParsedAnswer] = []
+    place = _last_place(toks)
     if had_unit or not unit:
-        readings.append(_reading(v.q, v.text, approximate, note, had_unit=had_unit))
+        readings.append(_reading(v.q, v.text, approximate, note, had_unit=had_unit,
+                                 place=place))
     else:
         readings.append(_reading(v.q * unit_factor(unit), unit, approximate, note,
-                                 had_unit=False))
+                                 had_unit=False, place=place))
         if expected == BYTES and unit != "B":
             # A bare 131072 where KiB is asked is a byte count, not 131,072 KiB.
             readings.append(_reading(v.q * unit_factor("B"), "B", approximate, note,
@@ -525,12 +559,40 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
         if unit == "%":
             # A bare 0.734 where a percentage is asked is a fraction: 73.4%.
             readings.append(_reading(v.q, None, approximate, note, had_unit=False))
+    if expected == DIMENSIONLESS and readings[0].quantity.dim in (SEQUENCES, TOKENS):
+        # "32 sessions" where the step counts sessions as a plain number: a label.
+        readings.append(_reading(Quantity(readings[0].quantity.value), None, approximate,
+                                 f"read '{text}' as {exact_text(readings[0].quantity.value)}"))
+    if expected.bytes == 1 and v.text is not None and _BITS_LABEL.search(v.text):
+        # "52 Gb" on a memory step: almost always bytes typed in the wrong case.
+        as_bytes = _BITS_LABEL.sub(lambda m: m.group(0).upper(), v.text)
+        readings.append(_reading(v.q * 8, as_bytes, approximate,
+                                 f"read '{v.text}' as {as_bytes} (bytes)"))
     if had_unit and readings[0].quantity.dim not in accepted_dims(expected):
         split = split_trailing_unit(text)
         if split is not None and split[0].q.dim != readings[0].quantity.dim:
             # "52e9 / 131072 tokens" means (52e9 / 131072) tokens, not 52e9 per 131072 tokens.
             readings.append(_reading(split[0].q, split[1], approximate, note))
     return tuple(readings)
+
+
+_WORDS_BEFORE_UNIT = re.compile(
+    r"^(?P<n>[~≈]?\s*" + _NUM_TEXT + r"\s*[kKM]?)\s+(?:[A-Za-z][A-Za-z-]*\s+){1,3}"
+    r"(?P<unit>[A-Za-z]+)(?P<rest>.*)$"
+)
+_BITS_LABEL = re.compile(r"\b[KMGT]b\b")
+
+
+def _is_unit_word(word: str) -> bool:
+    return word in UNITS or word.lower() in CASELESS_UNITS
+
+
+def _reads(text: str) -> bool:
+    try:
+        evaluate_with_trailing_unit(text)
+    except AnswerParseError:
+        return False
+    return True
 
 
 def accepted_dims(expected: Dim) -> tuple[Dim, ...]:
@@ -563,6 +625,31 @@ def _byte_suffix_readings(text: str, unit: str, expected: Dim, approximate: bool
                               f"({convention})"))
     binary_first = unit.split("/")[0] in ("KiB", "MiB", "GiB", "TiB")
     return tuple(found) if binary_first else tuple(reversed(found))
+
+
+_COUNT_SUFFIX = re.compile(
+    r"^(?P<n>" + _NUM_TEXT + r")\s*(?P<m>[kKM])\s*(?P<tokens>tokens?|toks?)?$"
+)
+
+
+def _count_suffix_readings(text: str, unit: str, expected: Dim, approximate: bool
+                           ) -> tuple[ParsedAnswer, ...]:
+    """A bare 8k or 128k tokens where tokens or a plain count is asked: 8,000, and also
+    8,192, as "an 8k context" means in this trade."""
+    m = _COUNT_SUFFIX.match(text)
+    if not m or expected not in (TOKENS, DIMENSIONLESS):
+        return ()
+    number = read_answer_number(m.group("n"))
+    power = _SUFFIX_POWER[m.group("m")]
+    name = "tokens" if m.group("tokens") else (unit or None)
+    scale = unit_factor(name) if name else Quantity(Fraction(1))
+    if scale.dim != expected:
+        return ()
+    decimal, binary = number * 1000**power, number * 1024**power
+    return (_reading(scale * decimal, name, approximate, had_unit=bool(m.group("tokens"))),
+            _reading(scale * binary, name, approximate,
+                     f"read '{text}' as {exact_text(binary)} (binary {m.group('m')})",
+                     had_unit=bool(m.group("tokens"))))
 
 
 # Words a tired typist misspells after a number ("96 sesssions", "32 layres"). Byte units are
@@ -626,8 +713,35 @@ def _without_words_after(text: str) -> tuple[str, str] | None:
 
 
 def _reading(q: Quantity, unit_text: str | None, approximate: bool, note: str = "",
-             *, had_unit: bool = True) -> ParsedAnswer:
+             *, had_unit: bool = True, place: Fraction | None = None) -> ParsedAnswer:
+    """`place`: the last typed digit's place as a share of the typed number (0.1 for "38.4"
+    is 1/384), when the answer is one number of two or more significant figures."""
     _check_magnitude(q, unit_text or "")
     shown = _shown(q, unit_text)
     return ParsedAnswer(q, approximate, had_unit, ("~" + shown) if approximate else shown,
-                        unit_text, note)
+                        unit_text, note, None if place is None else abs(q.value) * place)
+
+
+_LITERAL = re.compile(r"(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?")
+
+
+def _last_place(toks: list[_Tok]) -> Fraction | None:
+    """For an answer that is one typed number (with a multiplier and units, but no
+    arithmetic), the value of its last digit's place relative to the number: 1/38 for "38",
+    1/384 for "38.4"; None below two significant figures ("400", "0.5") or for arithmetic."""
+    numbers = [t for t in toks if t.kind == _NUM]
+    if len(numbers) != 1:
+        return None
+    first_unit = next((i for i, t in enumerate(toks) if t.kind == _UNIT), len(toks))
+    if any(t.kind == _OP for t in toks[:first_unit]) or numbers[0].value == 0:
+        return None
+    m = _LITERAL.fullmatch(re.sub(r"[,_ ]", "", numbers[0].text))
+    if m is None:
+        return None
+    whole, frac = m.group("int") or "", m.group("frac") or ""
+    digits = (whole + frac).lstrip("0")
+    trailing = 0 if frac else len(digits) - len(digits.rstrip("0"))
+    if len(digits) - trailing < 2:
+        return None
+    place = Fraction(10) ** (int(m.group("exp") or 0) - len(frac) + trailing)
+    return place / numbers[0].value

@@ -20,10 +20,11 @@ from trainer.solver import (
     WRONG_PATHS,
     Deployment,
     Solution,
+    paired_wrong_values,
     value_of,
     wrong_values,
 )
-from trainer.units import BYTES, Dim, unit_factor
+from trainer.units import BYTES, TOKENS, Dim, unit_factor
 
 Givens = Mapping[str, Any]
 
@@ -83,9 +84,14 @@ def unit_slips(value: Fraction, unit: str) -> list[tuple[str, Fraction]]:
     """A byte figure with its prefix read the other way: the GiB figure labelled GB (52 GB
     written 48.4 GB) and the GB figure labelled GiB (52 GB written 52 GiB = 55.8 GB), at the
     prefix the value is naturally written with (K, M, G, T)."""
-    if not unit or dim_of_unit(unit) != BYTES or value < 1000:
+    dim = dim_of_unit(unit) if unit else None
+    if dim == BYTES and value >= 1000:
+        power = min(4, (len(str(int(value))) - 1) // 3)
+    elif dim is not None and dim.bytes == 0 and (dim.seconds != 0 or dim.tokens != 0) \
+            and dim != TOKENS:
+        power = 3  # a time or rate worked out from bytes, with GB and GiB mixed on the way
+    else:
         return []
-    power = min(4, (len(str(int(value))) - 1) // 3)
     factor = _DECIMAL_BINARY**power
     return [("gb-gib", value * factor), ("gb-gib", value / factor)]
 
@@ -212,6 +218,9 @@ class AnswerKey:
             found += unit_slips(value, unit)
             if whole and unrounded is not None and unrounded > value:
                 found += [("rounded-up", unrounded), ("rounded-up", value + 1)]
+            if step.answer == "shared_prefix_tokens" and deployment.prefix_tokens and \
+                    deployment.prefix_tokens % deployment.block_size:
+                found.append(("rounded-up", value + deployment.block_size))  # a partial block
             return tuple(dict.fromkeys(found))  # one entry per (mistake, value)
 
         return Reference(step.id, value, unit, alternatives, whole, find_wrong)
@@ -226,22 +235,30 @@ class AnswerKey:
 
     def _wrong(self, step: Step, deployment: Deployment) -> list[tuple[str, Fraction]]:
         assert step.answer is not None
+        # Every known mistake is checked where it changes the value, the step's own list
+        # first (a tie names the one the author expected).
+        order = step.misconceptions + tuple(p for p in WRONG_PATHS if p not in step.misconceptions)
         if step.answer in FORMULAS:
-            # Every known mistake is checked where it changes the value, the step's own list
-            # first (a tie names the one the author expected).
-            unlisted = tuple(p for p in WRONG_PATHS if p not in step.misconceptions)
-            return wrong_values(deployment, step.answer, step.misconceptions + unlisted)
+            return wrong_values(deployment, step.answer, order)
+        # A shape question (layers, KV heads, head_dim, bytes per element): the input itself
+        # along each wrong path.
         truth = self.value(step.answer, deployment)
         found = []
-        if "query-heads" in step.misconceptions and step.answer == "kv_heads" \
-                and deployment.heads != truth:
-            found.append(("query-heads", Fraction(deployment.heads)))
-        if "bits-for-bytes" in step.misconceptions and step.answer == "kv_bytes_per_element":
-            found.append(("bits-for-bytes", truth * 8))
-        if "fp32-kv" in step.misconceptions and step.answer == "kv_bytes_per_element" \
-                and truth != 4:
-            found.append(("fp32-kv", Fraction(4)))
+        for path_id in order:
+            changed = WRONG_PATHS[path_id].change(deployment)
+            if changed is not None and (value := Fraction(getattr(changed, step.answer))) != truth:
+                found.append((path_id, value))
+        if step.answer == "head_dim" and deployment.hidden is not None:
+            found.append(("hidden-for-kv-width", Fraction(deployment.hidden)))
         return found
+
+    def paired_wrong(self, step_id: str) -> tuple[tuple[tuple[str, str], Fraction], ...]:
+        """Two mistakes made at once (80 − 16 = 64 GB: no utilisation cap and no reserve), for
+        an answer that no single mistake explains."""
+        step = self.drill.step(step_id)
+        if step.answer is None or step.answer not in FORMULAS:
+            return ()
+        return tuple(paired_wrong_values(self.deployment(step_id), step.answer))
 
     def recompute(self, step_id: str, carried: Mapping[str, Fraction]) -> Fraction | None:
         """The step's value computed from earlier answers (step id → value in base units)

@@ -786,6 +786,8 @@ def wrong_values(
             if deployment.gpus > 1:
                 found.append((path_id, truth / deployment.gpus))
                 found.append((path_id, truth * deployment.gpus))
+                if truth.denominator == 1 and truth % deployment.gpus:
+                    found.append((path_id, Fraction(math.floor(truth / deployment.gpus))))
             continue
         for change in (path.change, path.also):
             changed = None if change is None else change(deployment)
@@ -798,6 +800,35 @@ def wrong_values(
             if value != truth and (path_id, value) not in found:
                 found.append((path_id, value))
     return found
+
+
+def paired_wrong_values(deployment: Deployment, name: str
+                        ) -> list[tuple[tuple[str, str], Fraction]]:
+    """((first id, second id), value) of `name` with two wrong paths taken together, where the
+    value differs from the truth and from each path alone."""
+    truth = value_of(deployment, name)
+    paths = [p for p in WRONG_PATHS.values() if p.id not in _RESCALINGS]
+    alone = {value for _, value in wrong_values(deployment, name)}
+    found: list[tuple[tuple[str, str], Fraction]] = []
+    for i, first in enumerate(paths):
+        once = first.change(deployment)
+        if once is None:
+            continue
+        for second in paths[i + 1:]:
+            twice = second.change(once)
+            if twice is None:
+                continue
+            try:
+                value = value_of(twice, name)
+            except ZeroDivisionError:
+                continue
+            if value != truth and value not in alone:
+                found.append(((first.id, second.id), value))
+    return found
+
+
+# Paths that rescale the answer rather than change the deployment.
+_RESCALINGS = frozenset({"per-gpu-vs-total", "rounded-up"})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -296,10 +296,10 @@ def _build_units() -> dict[str, Quantity]:
     add("GB gb gigabyte gigabytes gig gigs", 10**9, BYTES)
     add("TB tb terabyte terabytes", 10**12, BYTES)
     add("PB", 10**15, BYTES)
-    add("KiB kibibyte kibibytes", 2**10, BYTES)
-    add("MiB mebibyte mebibytes", 2**20, BYTES)
-    add("GiB gibibyte gibibytes", 2**30, BYTES)
-    add("TiB tebibyte tebibytes", 2**40, BYTES)
+    add("KiB Ki kibibyte kibibytes", 2**10, BYTES)
+    add("MiB Mi mebibyte mebibytes", 2**20, BYTES)
+    add("GiB Gi gibibyte gibibytes", 2**30, BYTES)
+    add("TiB Ti tebibyte tebibytes", 2**40, BYTES)
     add("PiB", 2**50, BYTES)
     add("b bit bits", Fraction(1, 8), BYTES)
     add("Kb kbit Kbit", Fraction(10**3, 8), BYTES)
@@ -324,7 +324,7 @@ def _build_units() -> dict[str, Quantity]:
     add("GFLOP GFLOPs", 10**9, FLOPS)
     add("TFLOP TFLOPs", 10**12, FLOPS)
     add("PFLOP PFLOPs", 10**15, FLOPS)
-    add("%", Fraction(1, 100), DIMENSIONLESS)
+    add("% percent pct", Fraction(1, 100), DIMENSIONLESS)
     return table
 
 
@@ -350,6 +350,7 @@ CASELESS_UNITS: dict[str, str] = {
         "seconds",
         "minute",
         "minutes",
+        "percent",
         "conversation",
         "conversations",
         "chat",
