@@ -15,7 +15,7 @@ from trainer.grading import grade
 from trainer.loader import find_drill, load_rubric
 from trainer.model import Concept
 from trainer.reference import AnswerKey
-from trainer.scoring import concept_credit, contains, depth
+from trainer.scoring import _phrase_tokens, concept_credit, contains, depth
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "corpus" / "text_answers.yaml")
                         .read_text(encoding="utf-8"))
@@ -134,11 +134,13 @@ def test_a_bare_list_of_terms_is_named_listed_not_explained() -> None:
     assert credit <= Fraction(1, 2)
 
 
-def test_a_listed_lever_earns_half_what_the_explained_one_earns() -> None:
+def test_a_listed_lever_earns_half_of_an_unquantified_mention_whatever_figure_it_carries(
+) -> None:
     fp8 = concept("kv-capacity", "fp8-kv")
     listed = concept_credit(fp8, "fp8 kv 2x, prefix caching, separate pool, kv-seconds")[0]
+    unquantified = concept_credit(fp8, "We would turn on FP8 KV for the cache then.")[0]
     explained = concept_credit(fp8, "FP8 KV halves the bytes per token, so 2x the sessions.")[0]
-    assert listed == explained / 2
+    assert (listed, unquantified, explained) == (Fraction(1, 4), Fraction(1, 2), 1)
 
 
 def test_a_list_of_bullets_without_reasoning_is_listed() -> None:
@@ -196,3 +198,21 @@ def test_depth_orders_two_answers_without_changing_their_level() -> None:
               for text in (terse, deep)]
     assert scores[0].dimension("levers").score < scores[1].dimension("levers").score
     assert scores[0].level == scores[1].level
+
+
+def test_no_rubric_phrase_of_several_words_shrinks_to_one_word() -> None:
+    # "- weights" once lexed to the bare word "weights", credited wherever weights came up.
+    shrunk = []
+    for path in sorted((Path(__file__).parent.parent / "rubrics").glob("*.yaml")):
+        rubric = load_rubric(path.stem)
+        for dimension in rubric.dimensions:
+            for c in dimension.concepts:
+                for phrase in (*c.phrases, *c.generic, *c.figures):
+                    if len(phrase.split()) > 1 and len(_phrase_tokens(phrase)) < 2:
+                        shrunk.append((path.stem, c.id, phrase))
+    assert shrunk == []
+
+
+def test_a_negation_reaches_across_or() -> None:
+    prefix = concept("kv-capacity", "prefix-caching")
+    assert concept_credit(prefix, "No need for FP8 KV or prefix caching here.")[0] == 0

@@ -309,20 +309,24 @@ def _occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
 
 def _negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
     """A negation in the clause just before the phrase ("no need for FP8 KV", "without prefix
-    caching", "instead of raising max_model_len"), or a dismissal just after it ("prefix
-    caching is not needed"). A phrase that is itself negative ("does not fit") is read as is."""
+    caching", "instead of raising max_model_len"), reaching across "or"/"nor" ("no FP8 KV or
+    prefix caching"), or a dismissal just after it ("prefix caching is not needed"). A phrase
+    that is itself negative ("does not fit") is read as is."""
     if any(t in _NEGATORS for t in _phrase_tokens(phrase)):
         return False
     tokens, clause = reading.tokens, reading.clause
-    for position in range(start - 1, max(-1, start - 1 - _NEGATION_WINDOW), -1):
-        if clause[position] != clause[start]:
-            break
+    window = _NEGATION_WINDOW
+    position = start - 1
+    while position >= 0 and start - position <= window and clause[position] == clause[start]:
         token = tokens[position]
         following = tokens[position + 1]
+        if token in ("or", "nor"):
+            window = min(window + _NEGATION_WINDOW, 3 * _NEGATION_WINDOW)
         if token in _NEGATORS and following not in _NOT_NEGATING_NEXT:
             return True
         if (token, following) in (("instead", "of"), ("rather", "than")):
             return True
+        position -= 1
     last = len(tokens) - 1
     for position in range(end, min(last + 1, end + 4)):
         if clause[position] != clause[end - 1] and tokens[position] not in _CLAUSE_WORDS:
@@ -385,12 +389,15 @@ def mentions(concept: Concept, text: str) -> list[Mention]:
             listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
             figure = next((f for f in concept.figures if _in_sentence(
                 reading, f, sentence, (start, end), item if listed else None)), None)
+            if listed:
+                # A figure beside a listed term ("chunked prefill 512-2048") quantifies
+                # nothing: a list earns half of an unquantified mention at most.
+                credit = Fraction(1, 4) if concept.figures else Fraction(1, 2)
+                found.append(Mention(phrase, credit, f"'{phrase}', listed, not explained"))
+                continue
             credit = Fraction(1) if not concept.figures or figure else Fraction(1, 2)
             note = f"'{phrase}'" + (f" with '{figure}'" if figure else
                                     " but not quantified" if concept.figures else "")
-            if listed:
-                credit /= 2
-                note += ", listed, not explained"
             found.append(Mention(phrase, credit, note))
     return found
 
@@ -434,13 +441,13 @@ def step_credit(step: Step, rubric: Rubric, text: str) -> Fraction:
 # figure inside one adds to an answer's depth, full at DEPTH_POINTS of each. A concept dimension
 # is DEPTH_SHARE depth (of the answers that earned its concepts) and the rest concepts. Levels
 # read the concepts alone: depth orders answers, it does not promote them.
-DEPTH_POINTS = 8
+DEPTH_POINTS = 12
 DEPTH_SHARE = Fraction(1, 10)
 
 
 def depth(text: str) -> Fraction:
-    """From 0 (a list of terms, or nothing reasoned) to 1 (eight or more reasoned clauses and
-    eight distinct figures used in them)."""
+    """From 0 (a list of terms, or nothing reasoned) to 1 (twelve or more reasoned clauses and
+    twelve distinct figures used in them)."""
     reading = read_text(text)
     reasoned: set[int] = set()
     figures: set[str] = set()
