@@ -24,6 +24,7 @@ from trainer.expression import (
     _NUM,
     _OP,
     _UNIT,
+    _V,
     MAX_CHARS,
     MAX_MAGNITUDE,
     MIN_MAGNITUDE,
@@ -155,6 +156,17 @@ class ParsedAnswer:
     resolution: Fraction | None = None
 
 
+def _evaluate_number(text: str) -> tuple[_V, list[_Tok]]:
+    """`text` evaluated; refused when it holds a unit but no number ("GB")."""
+    v, toks = evaluate_with_trailing_unit(text)
+    if not any(t.kind == _NUM for t in toks):
+        raise AnswerParseError(
+            f"no number found in '{text}': type a number before the unit, as in 12 GB",
+            understood=text,
+        )
+    return v, toks
+
+
 def _check_typed(text: object, limit: int) -> None:
     if not isinstance(text, str):
         raise AnswerParseError(f"the answer must be text, not {type(text).__name__}")
@@ -182,12 +194,7 @@ def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
             "no number found: type a number, with its unit if any (12 GB)",
             understood=normal.strip(),
         )
-    v, toks = evaluate_with_trailing_unit(body)
-    if not any(t.kind == _NUM for t in toks):
-        raise AnswerParseError(
-            f"no number found in '{body}': type a number before the unit, as in 52 GB",
-            understood=body,
-        )
+    v, toks = _evaluate_number(body)
     had_unit = any(t.kind == _UNIT for t in toks)
     q, unit_text = v.q, v.text
     if not had_unit and default_unit is not None:
@@ -524,25 +531,9 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
     else:
         text = _PER_THING.sub("", text)
     text = _ADJECTIVE.sub(" ", text)
-    try:
-        v, toks = evaluate_with_trailing_unit(text)
-    except AnswerParseError as error:
-        between = _WORDS_BEFORE_UNIT.match(text)
-        if between and _is_unit_word(between.group("unit")):
-            # "3 long sessions", "4 full-context sequences": the unit after a description.
-            text = f"{between.group('n')} {between.group('unit')}{between.group('rest')}"
-        cut = None if between and _reads(text) else _without_words_after(text)
-        if cut is None and not _reads(text):
-            raise error from None
-        if cut is not None:
-            text, tail = cut
-            note = note or f"ignored the words after the number: '{tail}'"
-        v, toks = evaluate_with_trailing_unit(text)
-    if not any(t.kind == _NUM for t in toks):
-        raise AnswerParseError(
-            f"no number found in '{text}': type a number before the unit, as in 52 GB",
-            understood=text,
-        )
+    if not _reads(text):
+        text, note = _without_extra_words(text, note)
+    v, toks = _evaluate_number(text)
     had_unit = any(t.kind == _UNIT for t in toks)
     readings: list[ParsedAnswer] = []
     place = _last_place(toks)
@@ -581,6 +572,23 @@ _WORDS_BEFORE_UNIT = re.compile(
     r"(?P<unit>[A-Za-z]+)(?P<rest>.*)$"
 )
 _BITS_LABEL = re.compile(r"\b[KMGT]b\b")
+
+
+def _without_extra_words(text: str, note: str) -> tuple[str, str]:
+    """`text` without the words a person put between the number and its unit ("3 long
+    sessions") or after it ("52 GB for KV"); the reader's own error when neither helps."""
+    between = _WORDS_BEFORE_UNIT.match(text)
+    if between and _is_unit_word(between.group("unit")):
+        described = f"{between.group('n')} {between.group('unit')}{between.group('rest')}"
+        if _reads(described):
+            return described, note
+        text = described
+    cut = _without_words_after(text)
+    if cut is None:
+        evaluate_with_trailing_unit(text)  # raises the reason it does not read
+        return text, note
+    head, tail = cut
+    return head, note or f"ignored the words after the number: '{tail}'"
 
 
 def _is_unit_word(word: str) -> bool:
