@@ -229,7 +229,6 @@ def _shown(q: Quantity, unit_text: str | None) -> str:
     return f"{left} = {natural}"
 
 
-
 # --------------------------------------------------------------------------------------------
 # The human forms around an answer
 # --------------------------------------------------------------------------------------------
@@ -240,8 +239,8 @@ MAX_ANSWER_CHARS = 400  # a whole typed answer with its working; one expression 
 @dataclass(frozen=True)
 class Answer:
     """Everything a typed answer could mean at a step: `readings`, most likely first (for a
-    range, its two ends); `span` when it is a range (low, high); `working`, the values of any
-    working shown before the last '='; `notes`, how human forms were read."""
+    range, its two ends); `span` when it is a range (low, high); `working_parts`, the working
+    shown before the last '=' (`working_values` reads it); `notes`, how human forms were read."""
 
     readings: tuple[ParsedAnswer, ...]
     span: tuple[ParsedAnswer, ParsedAnswer] | None = None
@@ -270,8 +269,8 @@ _LEADING_FILLER = re.compile(
     r"|unchanged|stays|remains|overall|at most|up to|max|maximum|yes|yeah|ok)\b[\s,:]*",
     re.IGNORECASE,
 )
-# Any few words before the first number ("ratio 8", "the budget is 52 GB"), when the words are
-# not themselves a unit, a number word or "none".
+# A few words before the first number ("ratio 8", "roughly about 52 GB") are dropped, unless
+# one of them changes what the number means ("not 52", "x8", "between 90 and 100").
 _KEEP_LEADING = frozenset({"x", "not", "minus", "negative", "between", "from"})
 _LEADING_WORDS = re.compile(r"^((?:[A-Za-z][A-Za-z'’-]*\s+){1,4})(?=[~≈]?\s*\d)")
 # What separates shown working from the result: the value after the last one is the answer.
