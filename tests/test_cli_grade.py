@@ -32,7 +32,7 @@ def test_grade_json_has_the_documented_shape(run: Run, tmp_path: Path) -> None:
     assert set(step) == {"id", "kind", "answer", "verdict", "expected", "parsed",
                          "misconception", "misconceptions", "carried_forward", "feedback"}
     assert step["expected"] == {"value": 44, "unit": "GB"}
-    assert step["parsed"] == {"value": 54, "unit": "GB", "dimension": "B"}
+    assert step["parsed"] == {"value": 54, "unit": "GB", "dimension": "B", "in_step_unit": 54}
     assert step["misconception"] == "forgot-reserve"
     assert step["misconceptions"] == ["forgot-reserve"]
 
@@ -41,14 +41,14 @@ def test_grade_json_reports_a_value_in_the_unit_it_was_read_in(run: Run, tmp_pat
     _, out = grade_json(run, "llama31-8b-h100", {"shape-kv-heads": "8 GB"}, tmp_path)
     step = next(s for s in out["steps"] if s["id"] == "shape-kv-heads")
     assert (step["verdict"], step["parsed"]) == (
-        "wrong", {"value": 8, "unit": "GB", "dimension": "B"})
+        "wrong", {"value": 8, "unit": "GB", "dimension": "B", "in_step_unit": None})
 
 
 def test_grade_json_reports_a_range_by_its_ends(run: Run, tmp_path: Path) -> None:
     _, out = grade_json(run, "llama31-8b-h100", {"sessions": "90-100"}, tmp_path)
     step = next(s for s in out["steps"] if s["id"] == "sessions")
     assert step["parsed"] == {"low": 90, "high": 100, "unit": "sequences",
-                              "dimension": "sequences"}
+                              "dimension": "sequences", "in_step_unit": 95}
     assert set(out["rubric"]["dimensions"]["arithmetic"]) == {"score", "max", "evidence"}
 
 

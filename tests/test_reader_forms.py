@@ -207,3 +207,11 @@ def test_a_per_gpu_count_is_named_when_it_is_the_floor_of_the_share(
 def test_a_step_time_worked_from_gib_is_named_gb_gib(run: Run, tmp_path: Path) -> None:
     # 180.9 GB taken as 168.5 "GB" (its GiB figure): 31.8 ms instead of 34.1 ms.
     assert graded(run, tmp_path, SEVENTY_B, "3a-step-time", "31.8 ms")["misconception"] == "gb-gib"
+
+
+def test_review_measures_the_error_in_the_steps_unit(run: Run) -> None:
+    # 131072 bytes where KiB is asked: 0% off, not 102,300%.
+    run("practice", EIGHT_B, input="32\n8\n128\n2\n2*32*8*128*2 = 131072 bytes\n")
+    page = run("review", "1").output
+    row = next(line for line in page.splitlines() if line.startswith("bytes-per-token"))
+    assert "0%" in row and "102" not in row

@@ -58,8 +58,11 @@ class Mark:
 
 
 def tolerance_of(step: Step) -> Fraction:
+    """The step's own tolerance; an estimate that names none gets the seed's 20%."""
     tolerance = Fraction(str(step.tolerance))
-    return max(tolerance, ESTIMATE_TOLERANCE) if step.estimate else tolerance
+    if step.estimate and "tolerance" not in step.model_fields_set:
+        return max(tolerance, ESTIMATE_TOLERANCE)
+    return tolerance
 
 
 def close(value: Fraction, target: Fraction, tolerance: Fraction) -> bool:
@@ -201,11 +204,7 @@ def check_numeric(
 
 
 def _targets(step: Step, reference: Reference) -> tuple[Fraction, ...]:
-    targets = (reference.value, *reference.alternatives)
-    if step.ratio_of is not None:
-        # A ratio stated the other way round (1:8 for 8:1) says the same thing.
-        targets += tuple(1 / t for t in targets if t != 0)
-    return targets
+    return (reference.value, *reference.alternatives)
 
 
 def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
@@ -222,12 +221,14 @@ def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
 def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> list[WrongPath]:
     """The known mistakes whose value this is: the nearest first; on a tie, the one the step
     lists first."""
-    matches = sorted((abs(value - wrong), order, path_id)
+    matches = sorted((abs(value - wrong), order, path_id, wrong)
                      for order, (path_id, wrong) in enumerate(reference.wrong)
                      if close(value, wrong, tolerance))
     named: list[str] = []
-    for _, _, path_id in matches:
-        if path_id not in named:
+    for _, _, path_id, wrong in matches:
+        # Another mistake is named beside the nearest only when it gives the same value, not
+        # merely one inside a wide estimate band.
+        if path_id not in named and (not named or close(wrong, matches[0][3], PAIR_TOLERANCE)):
             named.append(path_id)
     return [WRONG_PATHS[path_id] for path_id in named]
 

@@ -78,7 +78,10 @@ def parsed_json(mark: Mark) -> dict[str, Any] | None:
     if mark.parsed is None:
         return None
     unit = mark.read_unit or ""
-    read = {"unit": unit or None, "dimension": str(dim_of_unit(unit))}
+    read: dict[str, Any] = {"unit": unit or None, "dimension": str(dim_of_unit(unit))}
+    # The same value in the step's own unit, to set beside `expected` (None across dimensions).
+    same_dim = dim_of_unit(unit) == dim_of_unit(mark.unit)
+    read["in_step_unit"] = in_step_unit(mark.parsed, mark.unit) if same_dim else None
     if mark.span is not None:
         low, high = mark.span
         return {"low": in_step_unit(low, unit), "high": in_step_unit(high, unit), **read}

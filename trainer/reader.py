@@ -36,7 +36,6 @@ from trainer.expression import (
 )
 from trainer.formatting import exact_text, format_natural
 from trainer.units import (
-    BYTES,
     CASELESS_UNITS,
     DIMENSIONLESS,
     MULTIPLIER_WORDS,
@@ -291,6 +290,7 @@ _NUMBER_WORDS = {
     **{w: n for n, w in enumerate(_UNITS_WORDS)},
     **{w: 20 + 10 * n for n, w in enumerate(_TENS_WORDS)},
     "hundred": 100,
+    "dozen": 12,
 }
 _NUMBER_WORD = re.compile(
     r"^(?:a\s+)?(" + "|".join(_NUMBER_WORDS) + r")(?:[- ](" + "|".join(_UNITS_WORDS[1:10])
@@ -334,7 +334,7 @@ _PER_THING = re.compile(
 _ADJECTIVE = re.compile(
     r"(?<=[\d\skKM])\s*\b(?:concurrent|simultaneous|active|live|parallel|total|max|maximum|full"
     r"|whole|complete|such|more|ongoing|in-flight|inflight|running|batched|chat|long-context"
-    r"|128k|32k|4k|cached|resident|kv|kv-cache)\s+(?=[A-Za-z])",
+    r"|cached|resident|kv|kv-cache)\s+(?=[A-Za-z])",
     re.IGNORECASE,
 )
 _PLAIN_WORDS = frozenset((
@@ -350,7 +350,9 @@ _PLAIN_WORDS = frozenset((
     "context", "ctx", "tokens", "users", "sessions",
 ))
 _MAX_CUTS = 16  # places to try cutting words off, so a long answer stays cheap to refuse
-_WORD_AFTER = re.compile(r"(?:\s+|\s*[—–;,]\s*|\s+-\s+)(?=[A-Za-z(])|[;,]\s+(?=[\d~≈])")
+_WORD_AFTER = re.compile(
+    r"(?:\s+|\s*[—–;,]\s*|\s+-\s+)(?=[A-Za-z(])|[;,]\s+(?=[\d~≈])|\s*—\s*(?=\S)"
+)
 
 
 def read_answer(text: str, unit: str = "") -> Answer:
@@ -508,14 +510,8 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
         text = "0"
     m = _RATIO.match(text)
     if m and expected == DIMENSIONLESS:
-        if m.group("inv"):
-            number = m.group("inv")
-            inverse = _read_value(number, "", expected, approximate)[0]
-            if inverse.quantity.value == 0:
-                raise AnswerParseError("a ratio of 1:0 has no value; type the ratio, as in 8x")
-            value = Quantity(1 / inverse.quantity.value)
-            return (_reading(value, None, approximate, f"read '{text}' as a ratio of 1/{number}"),)
-        number = m.group("pre") or m.group("n")
+        # "1:8" names both sides of the ratio; the question asks how many times, so 8.
+        number = m.group("pre") or m.group("n") or m.group("inv")
         note = f"read '{text}' as a ratio of {number}"
         text = number
     suffixed = (_byte_suffix_readings if expected.bytes == 1 else _count_suffix_readings)(
@@ -542,10 +538,11 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
     else:
         readings.append(_reading(v.q * unit_factor(unit), unit, approximate, note,
                                  had_unit=False, place=place))
-        if expected == BYTES and unit != "B":
-            # A bare 131072 where KiB is asked is a byte count, not 131,072 KiB.
-            readings.append(_reading(v.q * unit_factor("B"), "B", approximate, note,
-                                     had_unit=False))
+        if unit_factor(unit).value != 1 and unit != "%":
+            # A bare 131072 where KiB is asked is a byte count, not 131,072 KiB; a bare 7.02e13
+            # where TFLOP is asked, FLOP; a bare 0.034 where ms is asked, seconds.
+            base = Quantity(v.q.value, expected)
+            readings.append(_reading(base, str(expected), approximate, note, had_unit=False))
         if unit == "%":
             # A bare 0.734 where a percentage is asked is a fraction: 73.4%.
             readings.append(_reading(v.q, None, approximate, note, had_unit=False))
@@ -567,7 +564,7 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
 
 
 _WORDS_BEFORE_UNIT = re.compile(
-    r"^(?P<n>[~≈]?\s*" + _NUM_TEXT + r"\s*[kKM]?)\s+(?:[A-Za-z][A-Za-z-]*\s+){1,3}"
+    r"^(?P<n>[~≈]?\s*" + _NUM_TEXT + r"\s*[kKM]?)\s+(?P<words>(?:[A-Za-z][A-Za-z-]*\s+){1,3})"
     r"(?P<unit>[A-Za-z]+)(?P<rest>.*)$"
 )
 _BITS_LABEL = re.compile(r"\b[KMGT]b\b")
@@ -577,7 +574,8 @@ def _without_extra_words(text: str, note: str) -> tuple[str, str]:
     """`text` without the words a person put between the number and its unit ("3 long
     sessions") or after it ("52 GB for KV"); the reader's own error when neither helps."""
     between = _WORDS_BEFORE_UNIT.match(text)
-    if between and _is_unit_word(between.group("unit")):
+    if between and _is_unit_word(between.group("unit")) and not any(
+            _is_unit_word(w) or w.lower() in ("per", "x") for w in between.group("words").split()):
         described = f"{between.group('n')} {between.group('unit')}{between.group('rest')}"
         if _reads(described):
             return described, note

@@ -86,14 +86,15 @@ def unit_slips(value: Fraction, unit: str) -> list[tuple[str, Fraction]]:
     prefix the value is naturally written with (K, M, G, T)."""
     dim = dim_of_unit(unit) if unit else None
     if dim == BYTES and value >= 1000:
-        power = min(4, (len(str(int(value))) - 1) // 3)
-    elif dim is not None and dim.bytes == 0 and (dim.seconds != 0 or dim.tokens != 0) \
-            and dim != TOKENS:
-        power = 3  # a time or rate worked out from bytes, with GB and GiB mixed on the way
+        powers: tuple[int, ...] = (min(4, (len(str(int(value))) - 1) // 3),)
+    elif dim == TOKENS:
+        powers = (1, 2, 3)  # tokens from a budget over bytes per token: KB, MB or GB slipped
+    elif dim is not None and dim.bytes == 0 and (dim.seconds != 0 or dim.tokens != 0):
+        powers = (3,)  # a time or rate worked out from bytes, with GB and GiB mixed on the way
     else:
         return []
-    factor = _DECIMAL_BINARY**power
-    return [("gb-gib", value * factor), ("gb-gib", value / factor)]
+    return [("gb-gib", value * factor) for p in powers for factor in
+            (_DECIMAL_BINARY**p, 1 / _DECIMAL_BINARY**p)]
 
 
 def show(value: Fraction, unit: str) -> str:

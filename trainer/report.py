@@ -159,8 +159,16 @@ def _level(level: str | None) -> str:
 # The data of a review
 
 
+def _in_step_unit(parsed: Any) -> float | None:
+    """The answer in the step's unit: `in_step_unit` when the transcript has it (the value
+    itself is in the unit it was typed in), else `value` (older transcripts, same unit)."""
+    if isinstance(parsed, dict) and "in_step_unit" in parsed:
+        return _number({"value": parsed["in_step_unit"]})
+    return _number(parsed)
+
+
 def _step_data(step: dict[str, Any]) -> dict[str, Any]:
-    expected, parsed = _number(step.get("expected")), _number(step.get("parsed"))
+    expected, parsed = _number(step.get("expected")), _in_step_unit(step.get("parsed"))
     error = None
     if expected is not None and parsed is not None and expected != 0:
         error = round((parsed - expected) / abs(expected) * 100, 6)

@@ -319,6 +319,8 @@ def feedback_line(mark: Mark, seconds: float, budget: int) -> str:
     if mark.verdict == "correct":
         note = f" · {mark.note[0].lower()}{mark.note[1:].rstrip('.')}" if mark.note else ""
         return f"✓ {mark.shown}{note}" + time_note
+    if mark.verdict == "invalid":
+        return f"? {mark.feedback}" + time_note  # not marked: the reader could not read it
     return f"✗ {mark.feedback}" + time_note
 
 
