@@ -216,3 +216,9 @@ def test_no_rubric_phrase_of_several_words_shrinks_to_one_word() -> None:
 def test_a_negation_reaches_across_or() -> None:
     prefix = concept("kv-capacity", "prefix-caching")
     assert concept_credit(prefix, "No need for FP8 KV or prefix caching here.")[0] == 0
+
+
+def test_a_figure_matches_the_same_number_typed_to_other_precision() -> None:
+    tail = concept("serving-engine", "tail-waste-bounded")
+    text = "Waste is only the last block's unfilled tail, 0.794% of the KV, so 393 requests fit."
+    assert concept_credit(tail, text)[0] == 1

@@ -77,6 +77,7 @@ _REASONING_WORDS = frozenset({
     "protect", "isol", "queue", "admit", "decid", "tell", "show", "say", "explain", "appear",
     "degrad", "fade", "forget", "attend", "see", "refus", "fail", "rais", "estim", "sum",
 })
+_COMPUTATION = frozenset({"=", "≈", "→", "×", "÷", "+"})  # an item that computes is no term
 _RELATIONS = frozenset({"→", "=", "≈", "÷", "≥", "≤", "≫", "≪", ">", "<"})
 _UNITS = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "byte", "b", "token",
                     "tok", "session", "sequenc", "seq", "user", "chat", "request", "ms", "s",
@@ -151,6 +152,7 @@ class Reading:
     reasoned_items: frozenset[int]
     listed_items: frozenset[int]
     starts: Mapping[str, tuple[int, ...]]
+    numbers: tuple[tuple[int, float], ...]  # (position, value) of every number token
 
 
 @lru_cache(maxsize=256)
@@ -196,8 +198,10 @@ def read_text(text: str) -> Reading:
     starts: dict[str, list[int]] = {}
     for position, token in enumerate(tokens):
         starts.setdefault(token, []).append(position)
+    numbers = tuple((position, value) for position, token in enumerate(tokens)
+                    if (value := _as_float(token)) is not None)
     return Reading(tuple(tokens), tuple(sentence), tuple(item), tuple(clause), reasoned, listed,
-                   {k: tuple(v) for k, v in starts.items()})
+                   {k: tuple(v) for k, v in starts.items()}, numbers)
 
 
 def _sentences(text: str) -> Iterable[list[tuple[list[str], bool]]]:
@@ -250,7 +254,8 @@ def _reasoning(tokens: list[str], sentence: list[int],
     listed: set[int] = set()
     for item_ids in by_sentence.values():
         short = [i for i in item_ids
-                 if sum(tokens[p][:1].isalpha() for p in items[i]) < _SHORT_ITEM_WORDS]
+                 if sum(tokens[p][:1].isalpha() for p in items[i]) < _SHORT_ITEM_WORDS
+                 and not any(tokens[p] in _COMPUTATION for p in items[i])]
         if len(item_ids) >= _LIST_RUN and 4 * len(short) >= 3 * len(item_ids):
             listed.update(item_ids)  # mostly a few words each: a list, whatever symbols it uses
             continue
@@ -300,11 +305,28 @@ def _occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
     if not needle:
         return
     n = len(needle)
-    for start in reading.starts.get(needle[0], ()):
+    first = _as_float(needle[0])
+    starts = reading.starts.get(needle[0], ()) if first is None else [
+        # A figure matches the same number written to other precision: "0.79%" in "0.794%".
+        position for position, value in reading.numbers
+        if abs(value - first) <= FIGURE_TOLERANCE * abs(first)]
+    for start in starts:
         end = start + n
-        if reading.tokens[start:end] == needle and \
+        if reading.tokens[start + 1:end] == needle[1:] and end <= len(reading.tokens) and \
                 reading.sentence[start] == reading.sentence[end - 1]:
             yield start, end
+
+
+FIGURE_TOLERANCE = 0.01
+
+
+def _as_float(token: str) -> float | None:
+    if not _is_number(token):
+        return None
+    try:
+        return float(token.replace(",", ""))
+    except ValueError:
+        return None
 
 
 def _negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
