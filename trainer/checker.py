@@ -127,7 +127,6 @@ def join_forms(forms: tuple[str, ...] | list[str]) -> str:
     return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
 
 
-
 def check_numeric(
     step: Step,
     answer: str | None,
@@ -161,15 +160,14 @@ def check_numeric(
                      f"{_dimension_words(expected_dim)}; expected {reference.display}",
         )
     tolerance = tolerance_of(step)
-    targets = _targets(step, reference)
-    notes = " ".join(n[0].upper() + n[1:] + "." for n in read.notes)
+    targets = (reference.value, *reference.alternatives)
     if read.span is not None:
-        return _check_span(base, read.span, reference, targets, tolerance, notes)
+        return _check_span(base, read.span, reference, targets, tolerance)
     for reading in fitting:
         if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
-            note = " ".join(part for part in (
-                _working_note(read, reading, tolerance).strip(),
-                f"{reading.note[0].upper()}{reading.note[1:]}." if reading.note else "") if part)
+            note = " ".join(_sentence(part) for part in (
+                _working_note(read, reading, tolerance).strip(), *read.notes, reading.note)
+                if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
                            shown=reading.shown, read_unit=reading.unit, note=note,
                            feedback=f"read as {reading.shown}: correct. {note}".rstrip())
@@ -177,7 +175,10 @@ def check_numeric(
         value = reading.quantity.value
         is_carried = carried is not None and close(value, carried, tolerance)
         paths = _mistakes(value, reference, tolerance)
-        together = not paths and bool(paths := _two_mistakes(value, tolerance, pairs))
+        together = False
+        if not paths:
+            paths = _two_mistakes(value, tolerance, pairs)
+            together = bool(paths)
         if not (is_carried or paths):
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
@@ -203,8 +204,9 @@ def check_numeric(
                    read_unit=first.unit, feedback=feedback)
 
 
-def _targets(step: Step, reference: Reference) -> tuple[Fraction, ...]:
-    return (reference.value, *reference.alternatives)
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
@@ -245,7 +247,7 @@ def _two_mistakes(value: Fraction, tolerance: Fraction,
 
 
 def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: Reference,
-                targets: tuple[Fraction, ...], tolerance: Fraction, notes: str) -> Mark:
+                targets: tuple[Fraction, ...], tolerance: Fraction) -> Mark:
     low, high = (end.quantity.value for end in span)
     shown = f"{span[0].shown} to {span[1].shown}"
     marked = replace(base, parsed=(low + high) / 2, shown=shown, span=(low, high),

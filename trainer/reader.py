@@ -239,7 +239,8 @@ MAX_ANSWER_CHARS = 400  # a whole typed answer with its working; one expression 
 class Answer:
     """Everything a typed answer could mean at a step: `readings`, most likely first (for a
     range, its two ends); `span` when it is a range (low, high); `working_parts`, the working
-    shown before the last '=' (`working_values` reads it); `notes`, how human forms were read."""
+    shown before the last '=' (`working_values` reads it); `notes`, what was set aside around
+    the result ("ignored the aside '(16 GiB each)'"); each reading has its own note."""
 
     readings: tuple[ParsedAnswer, ...]
     span: tuple[ParsedAnswer, ParsedAnswer] | None = None
@@ -384,10 +385,6 @@ def read_answer(text: str, unit: str = "") -> Answer:
             first_error = first_error or error
             continue
         notes += more_notes
-        if span is not None:
-            notes.append(f"read as a range: {span[0].shown} to {span[1].shown}")
-        else:
-            notes += [r.note for r in readings[:1] if r.note]
         working_text = body[: body.rfind(final)].strip() if parts else ""
         return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit)
     if first_error is not None:
