@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # only for annotations: start-up imports as little as it can
 
 from trainer import __version__
 from trainer.errors import KvdrillError
+from trainer.printable import json_text, printable
 
 KV_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8")
 WEIGHT_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -66,7 +67,7 @@ EXACT = ExactNumber()
 
 
 def _fail_line(message: str, code: int) -> None:
-    click.echo(f"Error: {message}", err=True)
+    echo(f"Error: {printable(message, keep_lines=False)}", err=True)
     sys.exit(code)
 
 
@@ -123,22 +124,26 @@ def cli(ctx: click.Context) -> None:
     `kvdrill practice ID`; `kvdrill calc` gives any number directly.
     """
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        echo(ctx.get_help())
+
+
+def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:
+    """click.echo for text: no control character from an answer, a drill file or an error
+    reaches the terminal (JSON has its own escaping, in _emit_json)."""
+    click.echo(printable(str(message)), err=err, nl=nl)
 
 
 def _emit_json(payload: Any) -> None:
-    import json
-
-    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    click.echo(json_text(payload))
 
 
 def _write(text: str, out: str | None) -> None:
     """Print `text`, or write it to the file `out` and say so on stderr."""
     if out is None:
-        click.echo(text, nl=not text.endswith("\n"))
+        echo(text, nl=not text.endswith("\n"))
         return
     _path(out).write_text(text, encoding="utf-8")
-    click.echo(f"Wrote {out}", err=True)
+    echo(f"Wrote {out}", err=True)
 
 
 def _path(value: str) -> Path:
@@ -211,12 +216,12 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         return
     names = {"model": model_preset.name if model_preset else "custom model",
              "gpu": gpu_preset.name if gpu_preset else "custom GPU"}
-    click.echo(calc_view.calc_text(deployment, solution, settings, names))
+    echo(calc_view.calc_text(deployment, solution, settings, names))
     if symbolic:
-        click.echo("\nFormulas:")
+        echo("\nFormulas:")
         for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
                      "max_concurrency", "decode_step_seconds"):
-            click.echo(f"  {name} = {solver.expression(name, deployment)}")
+            echo(f"  {name} = {solver.expression(name, deployment)}")
 
 
 def _print_presets(as_json: bool) -> None:
@@ -231,13 +236,13 @@ def _print_presets(as_json: bool) -> None:
                      for key, g in gpus.items()},
         })
         return
-    click.echo("Models:")
+    echo("Models:")
     for key, m in models.items():
-        click.echo(f"  {key:<16} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
+        echo(f"  {key:<16} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
                    f"{m.head_dim} — {m.name}")
-    click.echo("GPUs:")
+    echo("GPUs:")
     for key, g in gpus.items():
-        click.echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
+        echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
                    f"{g.name}")
 
 
@@ -259,7 +264,7 @@ def list_drills(as_json: bool) -> None:
         return
     width = max((len(d["id"]) for d in drills), default=10)
     for d in drills:
-        click.echo(f"{d['id']:<{width}}  {d['minutes']:>3} min  {d['title']}  "
+        echo(f"{d['id']:<{width}}  {d['minutes']:>3} min  {d['title']}  "
                    f"[{', '.join(d['tags'])}]")
 
 
@@ -276,7 +281,7 @@ def show(drill_id: str, variant: int | None, as_json: bool) -> None:
     if as_json:
         _emit_json(sheets.drill_json(key, variant))
     else:
-        click.echo(sheets.drill_text(key, variant))
+        echo(sheets.drill_text(key, variant))
 
 
 @cli.command()
@@ -300,7 +305,7 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
     if as_json:
         _emit_json(grading.graded_json(graded))
     else:
-        click.echo(grading.graded_text(graded))
+        echo(grading.graded_text(graded))
     if not graded.all_numeric_correct:
         sys.exit(1)
 
@@ -313,7 +318,7 @@ def solution(drill_id: str, variant: int | None) -> None:
     from trainer import loader, render, variants
 
     drill, _ = loader.find_drill(drill_id)
-    click.echo(render.render_solution(variants.answer_key(drill, variant)), nl=False)
+    echo(render.render_solution(variants.answer_key(drill, variant)), nl=False)
 
 
 @cli.command()
@@ -337,11 +342,11 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
                      "warnings": r.warnings} for r in reports])
     else:
         for report in reports:
-            click.echo(f"{'ok  ' if report.ok else 'FAIL'} {report.path}")
+            echo(f"{'ok  ' if report.ok else 'FAIL'} {report.path}")
             for error in report.errors:
-                click.echo(f"  error: {error}")
+                echo(f"  error: {error}")
             for warning in report.warnings:
-                click.echo(f"  warning: {warning}")
+                echo(f"  warning: {warning}")
     if not all(r.ok for r in reports):
         sys.exit(1)
 
@@ -385,7 +390,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
                                      param_hint="DRILL")
         drill, path = loader.find_drill(attempt.drill_id)
         if session.drill_hash(path) != attempt.drill_hash:
-            click.echo(f"Note: {path.name} has changed since attempt {resume} began; "
+            echo(f"Note: {path.name} has changed since attempt {resume} began; "
                        "earlier answers are re-marked against the current file.", err=True)
         variant = attempt.variant
         key = variants.answer_key(drill, variant)
@@ -402,13 +407,13 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     piped = not sys.stdin.isatty()
     ask: Callable[[Any], str | None]
     ready: Callable[[str], bool] | None = None
-    say: Callable[[str], None] = click.echo
+    say: Callable[[str], None] = echo
     if piped:
         ask = _piped_ask
     else:
         from trainer import tui
 
-        ask, ready, say = tui.make_ask(), tui.make_ready(), tui.make_say(click.echo)
+        ask, ready, say = tui.make_ask(), tui.make_ready(), tui.make_say(echo)
     # A terminal asks again after an unreadable answer and starts the clock on Enter; a pipe
     # keeps one line per step (an unreadable line is recorded invalid) and never waits.
     run = session.Session(key, db, attempt_id, ask=ask, say=say, clock=time.monotonic,
@@ -416,19 +421,19 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     if resume is None or not piped:
         run.introduce()
     if resume is not None:  # in a terminal, just above "Press Enter to start the clock"
-        click.echo(f"Resuming attempt {attempt_id} of {drill.id} at step "
+        echo(f"Resuming attempt {attempt_id} of {drill.id} at step "
                    f"{run.first_open_step() + 1}.")
     finished = run.run()
     if finished or piped:
-        click.echo("")
-        click.echo(session.summary(run, None if piped else tui.terminal_width()))
+        echo("")
+        echo(session.summary(run, None if piped else tui.terminal_width()))
         chosen = f" --variant {variant}" if variant is not None else ""
-        click.echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
+        echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
                    f"kvdrill solution {drill.id}{chosen}")
         if finished and not piped and click.confirm("Show the worked solution?", default=False):
             from trainer import render
 
-            click.echo(render.render_solution(key))
+            echo(render.render_solution(key))
     db.close()
 
 
@@ -436,7 +441,7 @@ def _piped_ask(prompt: Any) -> str | None:
     line = sys.stdin.readline()
     if not line:
         return None
-    click.echo(f"{prompt.number}. {prompt.step.id}> {line.rstrip()}")
+    echo(f"{prompt.number}. {prompt.step.id}> {line.rstrip()}")
     return line.rstrip("\r\n")
 
 
@@ -454,15 +459,15 @@ def history(drill_id: str | None, as_json: bool) -> None:
         _emit_json(rows)
         return
     if not rows:
-        click.echo("No attempts yet: kvdrill practice DRILL")
+        echo("No attempts yet: kvdrill practice DRILL")
         return
     for row in rows:
         scores = " ".join(f"{k}={v:g}" for k, v in row["scores"].items())
-        click.echo(f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
+        echo(f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
                    f"{row['status']:<10} {row['answered']:>2} answered  {scores}")
-    click.echo("\nTrends (oldest → newest):")
+    echo("\nTrends (oldest → newest):")
     for line in transcripts.trend_lines(rows):
-        click.echo(f"  {line}")
+        echo(f"  {line}")
 
 
 @cli.command()
@@ -536,7 +541,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
     if as_json:
         _emit_json(payload)
     else:
-        click.echo(f"Wrote {len(chosen)} variants of {drill.id} to {out_dir}: "
+        echo(f"Wrote {len(chosen)} variants of {drill.id} to {out_dir}: "
                    + ", ".join(str(v) for v, _ in chosen))
 
 
@@ -561,7 +566,7 @@ def next_drill(as_json: bool) -> None:
         _emit_json({"drill": chosen.drill, "reason": why,
                     "schedule": [schedule.card_json(c) for c in cards]})
         return
-    click.echo(f"Practise {chosen.drill} now: {why}.\n  kvdrill practice {chosen.drill}")
+    echo(f"Practise {chosen.drill} now: {why}.\n  kvdrill practice {chosen.drill}")
 
 
 @cli.command()

@@ -16,7 +16,6 @@ import hashlib
 import math
 import re
 import textwrap
-import unicodedata
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -29,6 +28,7 @@ from markupsafe import Markup
 
 from trainer.errors import UsageError
 from trainer.keys import key_rows
+from trainer.printable import printable
 from trainer.reference import AnswerKey
 from trainer.render import render_solution
 from trainer.sheets import givens_lines, prompt_of, situation_of
@@ -79,19 +79,8 @@ def sparkline(values: list[float], top: float) -> str:
     return "".join(line)
 
 
-def _printable(text: str, keep_lines: bool = False) -> str:
-    """Text as typed, with control characters (escape sequences, NUL…) made visible and
-    harmless: they would otherwise act on the reader's terminal."""
-    kept = "\n" if keep_lines else ""
-    return "".join(
-        c if c in kept else " " if c in "\t\n\r"
-        else "\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Cs") else c
-        for c in text
-    )
-
-
 def _one_line(text: str | None, width: int | None = None) -> str:
-    line = " ".join(_printable(text or "").split())
+    line = " ".join(printable(text or "").split())
     if width is not None and len(line) > width:
         line = line[: width - 1] + "…"
     return line
@@ -403,7 +392,7 @@ def _review_text(data: dict[str, Any]) -> str:
         lines += ["", "Written answers:"]
         for s in written:
             lines.append(f"  {s['id']}:")
-            lines += [f"    {_printable(line)}" for line in s["answer"].splitlines()]
+            lines += [f"    {printable(line)}" for line in s["answer"].splitlines()]
     if data["solution_md"]:
         lines += ["", "Worked solution:", "", data["solution_md"].rstrip()]
     return "\n".join(lines) + "\n"
@@ -522,8 +511,8 @@ def _environment() -> ImmutableSandboxedEnvironment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["printable"] = _printable
-    env.filters["printable_block"] = lambda text: _printable(text, keep_lines=True)
+    env.filters["printable"] = lambda text: printable(text, keep_lines=False)
+    env.filters["printable_block"] = lambda text: printable(text, keep_lines=True)
     env.filters["when"] = _when
     env.filters["seconds"] = _seconds
     env.filters["percent"] = _percent
