@@ -138,11 +138,16 @@ def _emit_json(payload: Any) -> None:
 
 
 def _write(text: str, out: str | None) -> None:
-    """Print `text`, or write it to the file `out` and say so on stderr."""
-    if out is None:
+    """Print `text` (also for `--out -`), or write it to the file `out` and say so on stderr.
+    Written files keep the text as it is (an HTML report escapes its own); printed text is
+    made safe for the terminal."""
+    if out is None or out == "-":
         echo(text, nl=not text.endswith("\n"))
         return
-    _path(out).write_text(text, encoding="utf-8")
+    from trainer.outfiles import write_output
+    from trainer.store import default_path
+
+    write_output(_path(out), text, protected=[default_path()])
     echo(f"Wrote {out}", err=True)
 
 
@@ -438,11 +443,24 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
 
 
 def _piped_ask(prompt: Any) -> str | None:
-    line = sys.stdin.readline()
+    """The next line of standard input, one per step. Bytes that are not UTF-8 are read as
+    U+FFFD, and a line is read only up to just past the longest answer allowed, the rest
+    of it discarded, so no input can fill memory."""
+    from trainer.grading import MAX_ANSWER_CHARS
+
+    stdin = sys.stdin
+    if hasattr(stdin, "reconfigure") and stdin.errors != "replace":
+        stdin.reconfigure(errors="replace")
+    line = stdin.readline(MAX_ANSWER_CHARS + 1)
     if not line:
         return None
-    echo(f"{prompt.number}. {prompt.step.id}> {line.rstrip()}")
-    return line.rstrip("\r\n")
+    rest = line
+    while not rest.endswith("\n") and len(rest) == MAX_ANSWER_CHARS + 1:
+        rest = stdin.readline(MAX_ANSWER_CHARS + 1)  # the tail of an overlong line, dropped
+    answer = line.rstrip("\r\n")
+    shown = answer if len(answer) <= 200 else answer[:199] + "…"
+    echo(f"{prompt.number}. {prompt.step.id}> {shown}")
+    return answer
 
 
 @cli.command()
@@ -475,7 +493,7 @@ def history(drill_id: str | None, as_json: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(["json", "md"]), default="json",
               show_default=True, help="Transcript format.")
 @click.option("--out", type=click.Path(dir_okay=False),
-              help="Write to this file instead of standard output.")
+              help="Write to this file ('-': standard output).")
 def export(attempt_id: int, fmt: str, out: str | None) -> None:
     """Write the full transcript of an attempt: every answer as typed, verdicts, times."""
     from trainer import store, transcripts
@@ -484,9 +502,7 @@ def export(attempt_id: int, fmt: str, out: str | None) -> None:
     transcript = transcripts.transcript(db, attempt_id)
     db.close()
     if fmt == "json":
-        import json
-
-        text = json.dumps(transcript, indent=2, ensure_ascii=False)
+        text = json_text(transcript)
     else:
         text = transcripts.markdown(transcript)
     _write(text + "\n", out)
@@ -512,6 +528,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
     as a sheet for `kvdrill grade --variant`).
     """
     from trainer import keys, loader
+    from trainer.outfiles import write_output
     from trainer.reference import AnswerKey
 
     drill, _ = loader.find_drill(drill_id)
@@ -535,9 +552,9 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
 
             sheet = report.sheet_html(key, variant)
             answer_key = report.key_html(key, variant)
-        _path(f"{stem}-sheet.{fmt}").write_text(sheet, encoding="utf-8")
-        _path(f"{stem}-key.{fmt}").write_text(answer_key, encoding="utf-8")
-        _path(f"{stem}-answers.yaml").write_text(keys.key_as_sheet(key), encoding="utf-8")
+        for suffix, text in ((f"sheet.{fmt}", sheet), (f"key.{fmt}", answer_key),
+                             ("answers.yaml", keys.key_as_sheet(key))):
+            write_output(_path(f"{stem}-{suffix}"), text)
     if as_json:
         _emit_json(payload)
     else:
@@ -574,7 +591,7 @@ def next_drill(as_json: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "html"]), default="text",
               show_default=True, help="Report format.")
 @click.option("--out", type=click.Path(dir_okay=False),
-              help="Write the report to this file instead of standard output.")
+              help="Write the report to this file ('-': standard output).")
 @click.option("--set", "settings", multiple=True, metavar="DIMENSION=SCORE",
               help="Override a text dimension's score (repeatable), e.g. levers=2.")
 @click.option("--note", help="The reviewer's note that goes with --set.")
@@ -585,6 +602,8 @@ def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
     answers with today's solver; any recorded verdict that disagrees is flagged."""
     from trainer import report, store, transcripts
 
+    if note is not None and not settings:
+        raise click.UsageError("--note goes with --set DIMENSION=SCORE; give both")
     if source.isdigit():
         db = store.Store()
         attempt_id = int(source)

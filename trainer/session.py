@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from trainer.checker import Mark, example_forms, join_forms, mark_sheet
+from trainer.grading import MAX_ANSWER_CHARS
 from trainer.model import Step
 from trainer.reference import AnswerKey, show
 from trainer.render import fill
@@ -245,6 +246,15 @@ class Session:
             if command == ":skip":
                 answer = None
                 break
+            if len(raw) > MAX_ANSWER_CHARS:
+                too_long = (f"That answer is longer than {MAX_ANSWER_CHARS:,} characters, the "
+                            "most an answer can hold; nothing recorded.")
+                if self.reask_unreadable:
+                    self.say(f"{too_long} Shorten it, or :skip.")
+                    continue
+                self.say(f"{too_long} The step is left unanswered.")
+                answer = None
+                break
             if self.reask_unreadable:
                 why = self._unreadable(step, raw, command)
                 if why:
@@ -326,9 +336,13 @@ def feedback_line(mark: Mark, seconds: float, budget: int) -> str:
 
 def new_attempt(store: Store, key: AnswerKey, path: Path, variant: int | None, *, exam: bool,
                 strict: bool) -> int:
+    """A new attempt, keeping the drill file's text and hash (read once, so they agree), so
+    the attempt can be shown after the file is moved, changed or deleted."""
+    data = path.read_bytes()
     return store.create_attempt(
-        key.drill.id, drill_hash(path), variant, params_json(key.givens), SOLVER_VERSION,
-        "exam" if exam else "practice", strict,
+        key.drill.id, hashlib.sha256(data).hexdigest(), variant, params_json(key.givens),
+        SOLVER_VERSION, "exam" if exam else "practice", strict,
+        drill_text=data.decode("utf-8", "replace"),
     )
 
 
