@@ -501,10 +501,7 @@ def export(attempt_id: int, fmt: str, out: str | None) -> None:
     db = store.Store()
     transcript = transcripts.transcript(db, attempt_id)
     db.close()
-    if fmt == "json":
-        text = json_text(transcript)
-    else:
-        text = transcripts.markdown(transcript)
+    text = json_text(transcript) if fmt == "json" else transcripts.markdown(transcript)
     _write(text + "\n", out)
 
 
