@@ -22,6 +22,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
+from trainer.printable import printable
 from trainer.session import StepPrompt, wrap_lines
 
 STYLE = Style.from_dict({
@@ -106,7 +107,7 @@ def make_ask(input: Input | None = None, output: Output | None = None,
         started = now()
         unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
         if prompt.show_question:
-            lines = textwrap.wrap(f"{prompt.number}. {prompt.text}{unit}",
+            lines = textwrap.wrap(printable(f"{prompt.number}. {prompt.text}{unit}"),
                                   width=terminal_width())
             print_formatted_text("\n" + "\n".join(lines), output=session.output)
         try:
