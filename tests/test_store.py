@@ -16,7 +16,7 @@ import platformdirs
 import pytest
 
 from trainer.errors import StoreError
-from trainer.store import AnswerRow, Store, default_path
+from trainer.store import SCHEMA_VERSION, AnswerRow, Store, default_path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD_ENV = {
@@ -260,10 +260,11 @@ def test_a_database_from_a_newer_kvdrill_is_refused(tmp_path: Path) -> None:
     with Store(path) as store:
         _attempt(store)
     conn = sqlite3.connect(path)
-    conn.execute("PRAGMA user_version = 2")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(StoreError, match=r"newer kvdrill \(schema 2\); upgrade kvdrill"):
+    newer = rf"newer kvdrill \(schema {SCHEMA_VERSION + 1}\); upgrade kvdrill"
+    with pytest.raises(StoreError, match=newer):
         Store(path)
     assert path.read_bytes() == before
 

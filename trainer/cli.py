@@ -66,6 +66,31 @@ class ParamCount(ExactNumber):
 EXACT = ExactNumber()
 
 
+def _attempt_id(text: str) -> int:
+    """An attempt id as `kvdrill history` shows it (digits 0-9). A number no attempt can have
+    is StoreError "no attempt …" (exit 1, as for an id not in the store); anything else is
+    a usage error (exit 2) that also says "no attempt"."""
+    from trainer.errors import StoreError, UsageError
+
+    shown = text if len(text) <= 30 else text[:29] + "…"
+    stripped = text.strip()
+    if not stripped.isascii() or not stripped.isdigit():
+        raise UsageError(f"no attempt {shown!r}: an attempt ID is a number written with the "
+                         "digits 0-9, as kvdrill history shows it (e.g. 3)")
+    if len(stripped.lstrip("0")) > 19:
+        raise StoreError(f"no attempt {shown}: see kvdrill history")
+    return int(stripped)
+
+
+class AttemptId(click.ParamType):  # type: ignore[type-arg]
+    """An attempt id: see _attempt_id."""
+
+    name = "ID"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value if isinstance(value, int) else _attempt_id(str(value))
+
+
 def _fail_line(message: str, code: int) -> None:
     echo(f"Error: {printable(message, keep_lines=False)}", err=True)
     sys.exit(code)
@@ -372,7 +397,8 @@ def schema(rubric: bool) -> None:
 @click.option("--strict", is_flag=True, help="A step whose time runs out closes unanswered.")
 @_variant_option
 @click.option("--random", "random_variant", is_flag=True, help="Practise a random variant.")
-@click.option("--resume", type=int, metavar="ID", help="Continue attempt ID where it stopped.")
+@click.option("--resume", type=AttemptId(), metavar="ID",
+              help="Continue attempt ID where it stopped.")
 def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None,
              random_variant: bool, resume: int | None) -> None:
     """Practise a drill, timed, one step at a time; every answer is saved as you give it.
@@ -393,10 +419,16 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         if drill_id and drill_id != attempt.drill_id:
             raise click.BadParameter(f"attempt {resume} is of drill {attempt.drill_id}",
                                      param_hint="DRILL")
-        drill, path = loader.find_drill(attempt.drill_id)
-        if session.drill_hash(path) != attempt.drill_hash:
-            echo(f"Note: {path.name} has changed since attempt {resume} began; "
-                       "earlier answers are re-marked against the current file.", err=True)
+        from trainer import transcripts
+
+        try:
+            drill, note = transcripts.drill_for(transcripts.attempt_meta(attempt))
+        except transcripts.DrillUnavailable as error:
+            raise transcripts.DrillUnavailable(
+                f"attempt {resume} cannot be resumed: {error}; kvdrill export {resume} shows "
+                "its answers as recorded") from None
+        if note:
+            echo(f"Note: {note}.", err=True)
         variant = attempt.variant
         key = variants.answer_key(drill, variant)
         attempt_id = resume
@@ -470,8 +502,11 @@ def history(drill_id: str | None, as_json: bool) -> None:
     """List your attempts, newest first: drill, variant, when, status, answered, scores."""
     from trainer import store, transcripts
 
-    db = store.Store()
-    rows = [transcripts.attempt_summary(db, a) for a in db.attempts(drill_id)]
+    db = store.Store(read_only=True)
+    attempts = db.attempts(drill_id)
+    if drill_id is not None and not attempts:
+        _known_drill_or_exit(drill_id, {a.drill_id for a in db.attempts()})
+    rows = [transcripts.attempt_summary(db, a) for a in attempts]
     db.close()
     if as_json:
         _emit_json(rows)
@@ -481,6 +516,8 @@ def history(drill_id: str | None, as_json: bool) -> None:
         return
     for row in rows:
         scores = " ".join(f"{k}={v:g}" for k, v in row["scores"].items())
+        if row["share"] is None:
+            scores = str(row["note"])
         echo(f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
                    f"{row['status']:<10} {row['answered']:>2} answered  {scores}")
     echo("\nTrends (oldest → newest):")
@@ -488,8 +525,27 @@ def history(drill_id: str | None, as_json: bool) -> None:
         echo(f"  {line}")
 
 
+def _known_drill_or_exit(drill_id: str, stored: set[str]) -> None:
+    """`history --drill ID` with no attempts: fine for a drill that exists; otherwise a usage
+    error naming the nearest drill ids (shipped or in the store)."""
+    import difflib
+
+    from trainer import datadirs
+    from trainer.errors import KvdrillError, UnknownName
+
+    try:
+        shipped = {path.stem for path in datadirs.drill_paths()}
+    except KvdrillError:
+        shipped = set()
+    if drill_id in shipped or drill_id in stored:
+        return
+    near = difflib.get_close_matches(drill_id, sorted(shipped | stored), n=3, cutoff=0.4)
+    hint = f"did you mean {', '.join(near)}?" if near else "see kvdrill list"
+    raise UnknownName(f"--drill: unknown drill {drill_id!r}: {hint}")
+
+
 @cli.command()
-@click.argument("attempt_id", type=int, metavar="ID")
+@click.argument("attempt_id", type=AttemptId(), metavar="ID")
 @click.option("--format", "fmt", type=click.Choice(["json", "md"]), default="json",
               show_default=True, help="Transcript format.")
 @click.option("--out", type=click.Path(dir_okay=False),
@@ -498,8 +554,8 @@ def export(attempt_id: int, fmt: str, out: str | None) -> None:
     """Write the full transcript of an attempt: every answer as typed, verdicts, times."""
     from trainer import store, transcripts
 
-    db = store.Store()
-    transcript = transcripts.transcript(db, attempt_id)
+    db = store.Store(read_only=True)
+    transcript = transcripts.transcript(db, attempt_id, unmarked_ok=True)
     db.close()
     text = json_text(transcript) if fmt == "json" else transcripts.markdown(transcript)
     _write(text + "\n", out)
@@ -565,16 +621,22 @@ def next_drill(as_json: bool) -> None:
     """Say which drill to practise now, and why: spaced repetition over your scored attempts."""
     from trainer import datadirs, schedule, store, transcripts
 
-    db = store.Store()
+    db = store.Store(read_only=True)
     reviews: dict[str, list[tuple[Any, float]]] = {}
     for attempt in db.attempts():
         row = transcripts.attempt_summary(db, attempt)
-        if row["answered"]:
+        if row["answered"] and row["share"] is not None:  # not re-markable: no rating
             reviews.setdefault(attempt.drill_id, []).append(
                 (transcripts.started(attempt), row["share"]))
     db.close()
+    folder = datadirs.data_dir("drills")
     cards = [schedule.card_for(path.stem, reviews.get(path.stem, []))
-             for path in datadirs.drill_paths()]
+             for path in schedule.usable_drills(datadirs.drill_paths())]
+    if not cards:
+        from trainer.errors import KvdrillError
+
+        raise KvdrillError(f"no drill in {folder} can be practised: kvdrill lint names the "
+                           "errors in each")
     chosen, why = schedule.choose(cards)
     if as_json:
         _emit_json({"drill": chosen.drill, "reason": why,
@@ -601,9 +663,12 @@ def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
 
     if note is not None and not settings:
         raise click.UsageError("--note goes with --set DIMENSION=SCORE; give both")
-    if source.isdigit():
-        db = store.Store()
-        attempt_id = int(source)
+    stripped = source.strip()
+    number_like = stripped[1:].isdigit() if stripped[:1] in ("+", "-") else stripped.isdigit()
+    if (stripped.isascii() and stripped.isdigit()) or (
+            number_like and not _path(source).exists()):
+        attempt_id = _attempt_id(source)
+        db = store.Store(read_only=not settings)
         if settings:
             for dimension, score in transcripts.parse_overrides(settings, db, attempt_id):
                 db.set_override(attempt_id, dimension, score, note or "")

@@ -7,8 +7,14 @@ answered, and several terminals can practise at once (writers queue for up to 10
 
 A file is only ever written once it is known to be ours: its header is read first, then a
 read-only connection checks the application id, the schema version and the table names. A
-damaged, foreign or newer file is refused untouched. Every database failure surfaces as a
-one-line StoreError naming the file and the fix; sqlite3 exceptions never escape.
+damaged, foreign or newer file is refused untouched (byte for byte). Commands that only read
+open the file read-only (`Store(read_only=True)`), so a read-only file or folder can still be
+listed and exported; a missing file then reads as an empty store and is not created. Every
+database failure surfaces as a one-line StoreError naming the file and the fix; sqlite3
+exceptions never escape.
+
+Each attempt keeps the text of its drill file as it was at practice time (schema 2), so an
+attempt can be shown and re-marked after its drill file is moved, changed or deleted.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 MODES = ("practice", "exam", "grade")
 STATUSES = ("incomplete", "complete")
 OUR_TABLES = frozenset({"attempts", "answers", "overrides"})
+MAX_ATTEMPT_ID = 2**63 - 1  # SQLite's largest INTEGER
 
 # MIGRATIONS[i] takes a database from schema version i to i + 1, as one transaction. Each entry
 # is a tuple of single statements (executescript would commit half-way).
@@ -87,6 +94,11 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         "CREATE INDEX overrides_by_attempt ON overrides (attempt_id, dimension, id)",
     ),
+    (
+        # The drill file's text at practice time (drill_hash is its SHA-256); NULL for attempts
+        # recorded before schema 2.
+        "ALTER TABLE attempts ADD COLUMN drill_text TEXT",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -112,6 +124,7 @@ class AttemptRow:
     started_at: str
     finished_at: str | None
     status: str
+    drill_text: str | None = None  # the drill file as practised; None before schema 2
 
 
 @dataclass(frozen=True)
@@ -181,6 +194,36 @@ def _error(path: Path, exc: BaseException) -> StoreError:
     )
 
 
+def _read_error(path: Path, exc: BaseException) -> StoreError:
+    """_error for a read-only open: a permission problem is about reading, not writing."""
+    error = _error(path, exc)
+    if str(error).startswith(f"cannot write {path} (read-only?)"):
+        detail = _one_line(str(exc))
+        if isinstance(exc, OSError):
+            detail = _one_line(exc.strerror or detail)
+        return StoreError(f"cannot read {path}: {detail}; make it readable or set "
+                          "KVDRILL_HOME to another folder")
+    return error
+
+
+def _storable_id(attempt_id: int) -> bool:
+    return 1 <= attempt_id <= MAX_ATTEMPT_ID
+
+
+def _no_attempt(attempt_id: object) -> StoreError:
+    return StoreError(f"no attempt {attempt_id}: see kvdrill history")
+
+
+def _empty_store() -> sqlite3.Connection:
+    """An in-memory store with the current schema and no attempts (read_only, no file)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    for migration in MIGRATIONS:
+        for statement in migration:
+            conn.execute(statement)
+    return conn
+
+
 def _damaged(path: Path, why: str) -> StoreError:
     return StoreError(
         f"{path} is damaged or not a database ({why}); move it away to start afresh "
@@ -199,7 +242,12 @@ def _newer(path: Path, version: int) -> StoreError:
 
 
 def _check_ours(path: Path, conn: sqlite3.Connection) -> int:
-    """Refuse a foreign or newer database (reading only); return its schema version."""
+    """Refuse a foreign or newer database (reading only); return its schema version.
+
+    Ours is a file stamped with our application id whose tables are ours, or an empty one (no
+    tables, version 0: a process stopped between creating the file and its first commit). The
+    first migration sets the id in the same transaction as it creates the tables, so a file
+    with tables and no id, even tables named like ours, is someone else's."""
     app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     tables = {
@@ -207,10 +255,14 @@ def _check_ours(path: Path, conn: sqlite3.Connection) -> int:
         for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         if not str(row[0]).startswith("sqlite_")
     }
-    if app_id != APPLICATION_ID and (app_id != 0 or not tables <= OUR_TABLES):
+    if app_id == 0 and (tables or version != 0):
+        raise _foreign(path)
+    if app_id not in (0, APPLICATION_ID):
         raise _foreign(path)
     if version > SCHEMA_VERSION:
         raise _newer(path, version)
+    if version >= 1 and not tables >= OUR_TABLES:
+        raise _damaged(path, f"tables missing: {', '.join(sorted(OUR_TABLES - tables))}")
     return version
 
 
@@ -237,19 +289,25 @@ def _check_header(path: Path) -> None:
         raise _damaged(path, "no SQLite header")
 
 
+def _read_only_uri(path: Path, immutable: bool = False) -> str:
+    return f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
 def _inspect_read_only(path: Path) -> None:
     """Check an existing file through a read-only connection, which cannot modify it (SQLite
-    may create empty -wal/-shm companions; for a damaged file they are removed again)."""
+    may create empty -wal/-shm companions; for a refused file they are removed again)."""
     companions = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
     existed = [companion.exists() for companion in companions]
     try:
-        conn = sqlite3.connect(
-            f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000
-        )
+        conn = sqlite3.connect(_read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
     except sqlite3.Error:
         return  # the read-write open below reports it
     try:
         _check_ours(path, conn)
+    except StoreError:
+        conn.close()
+        _remove_new_companions(companions, existed)
+        raise
     except sqlite3.Error as exc:
         name = str(getattr(exc, "sqlite_errorname", ""))
         if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "malformed" in str(exc):
@@ -263,7 +321,7 @@ def _inspect_read_only(path: Path) -> None:
 
 
 def _remove_new_companions(companions: list[Path], existed: list[bool]) -> None:
-    """Delete the -wal/-shm files our read-only look created next to a damaged file, if the
+    """Delete the -wal/-shm files our read-only look created next to a refused file, if the
     -wal is still empty (nothing can be lost)."""
     wal = companions[0]
     with suppress(OSError):
@@ -279,9 +337,16 @@ class Store:
     """The attempts database. Use as a context manager, or call close(). One Store per thread;
     do not carry one across fork()."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
+        """Open (creating and upgrading it if need be) the database at `path`, default
+        default_path(). With read_only, nothing is created, upgraded or written: the file is
+        opened read-only, and a missing file reads as an empty store."""
         self.path = Path(path) if path is not None else default_path()
+        self.read_only = read_only
         self._conn: sqlite3.Connection | None = None
+        if read_only:
+            self._conn = self._open_read_only()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if self.path.is_dir():
@@ -326,6 +391,54 @@ class Store:
                 raise _error(self.path, exc) from exc
             raise
 
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A read-only connection to the file; an in-memory empty store when there is no
+        file, or it has no tables yet (a process stopped right after creating it)."""
+        try:
+            if not self.path.exists():
+                return _empty_store()
+            if self.path.is_dir():
+                raise StoreError(
+                    f"cannot read {self.path}: a folder is in the way; move it away or set "
+                    "KVDRILL_HOME to another folder"
+                )
+            _check_header(self.path)
+        except OSError as exc:
+            raise _read_error(self.path, exc) from exc
+        companions = [self.path.with_name(self.path.name + s) for s in ("-wal", "-shm")]
+        existed = [companion.exists() for companion in companions]
+        last: sqlite3.Error | None = None
+        # A WAL file in a folder we may not write needs its -shm to exist; failing that, the
+        # file is read as immutable (nobody can be writing where we cannot).
+        for immutable in (False, True):
+            conn: sqlite3.Connection | None = None
+            try:
+                conn = sqlite3.connect(_read_only_uri(self.path, immutable), uri=True,
+                                       timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                conn.row_factory = sqlite3.Row
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                version = _check_ours(self.path, conn)
+            except StoreError:
+                if conn is not None:
+                    conn.close()
+                _remove_new_companions(companions, existed)
+                raise
+            except sqlite3.Error as exc:
+                if conn is not None:
+                    conn.close()
+                name = str(getattr(exc, "sqlite_errorname", ""))
+                if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")) and not immutable:
+                    last = exc
+                    continue
+                _remove_new_companions(companions, existed)
+                raise _read_error(self.path, exc) from exc
+            if version == 0:
+                conn.close()
+                return _empty_store()
+            return conn
+        assert last is not None
+        raise _read_error(self.path, last) from last
+
     # -- plumbing ---------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -361,6 +474,8 @@ class Store:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction, committed before the block's caller continues."""
+        if self.read_only:
+            raise StoreError(f"{self.path} was opened read-only: this is a kvdrill bug")
         with self._guard() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -382,8 +497,10 @@ class Store:
 
     @staticmethod
     def _require_attempt(conn: sqlite3.Connection, attempt_id: int) -> None:
-        if conn.execute("SELECT 1 FROM attempts WHERE id = ?", (attempt_id,)).fetchone() is None:
-            raise StoreError(f"no attempt {attempt_id}: see kvdrill history")
+        if not _storable_id(attempt_id) or conn.execute(
+            "SELECT 1 FROM attempts WHERE id = ?", (attempt_id,)
+        ).fetchone() is None:
+            raise _no_attempt(attempt_id)
 
     # -- attempts ---------------------------------------------------------------------------
 
@@ -396,8 +513,11 @@ class Store:
         solver_version: str,
         mode: str,
         strict: bool,
+        drill_text: str | None = None,
     ) -> int:
-        """A new incomplete attempt, committed; returns its id."""
+        """A new incomplete attempt, committed; returns its id. `drill_text` is the drill
+        file's text (whose SHA-256 is `drill_hash`), kept so the attempt can be shown and
+        re-marked when the file is gone or changed."""
         if mode not in MODES:
             raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
         try:
@@ -407,9 +527,10 @@ class Store:
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version,"
-                " mode, strict, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " mode, strict, started_at, status, drill_text)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (drill_id, drill_hash, variant, params_json, solver_version, mode,
-                 int(bool(strict)), _now(), "incomplete"),
+                 int(bool(strict)), _now(), "incomplete", drill_text),
             )
             attempt_id = cursor.lastrowid
         assert attempt_id is not None
@@ -427,10 +548,12 @@ class Store:
             )
 
     def attempt(self, attempt_id: int) -> AttemptRow:
+        if not _storable_id(attempt_id):
+            raise _no_attempt(attempt_id)
         with self._guard() as conn:
             row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
         if row is None:
-            raise StoreError(f"no attempt {attempt_id}: see kvdrill history")
+            raise _no_attempt(attempt_id)
         return self._attempt_row(row)
 
     def attempts(self, drill_id: str | None = None) -> list[AttemptRow]:
@@ -461,6 +584,8 @@ class Store:
             started_at=str(row["started_at"]),
             finished_at=None if row["finished_at"] is None else str(row["finished_at"]),
             status=str(row["status"]),
+            # absent from a schema-1 file read read-only (it is upgraded on the next write)
+            drill_text=row["drill_text"] if "drill_text" in row.keys() else None,  # noqa: SIM118
         )
 
     # -- answers ----------------------------------------------------------------------------

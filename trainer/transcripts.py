@@ -1,18 +1,28 @@
 """Stored attempts and exported files as transcripts: always re-marked from the raw answers with
 the current solver, so any transcript can be re-derived, and a recorded verdict that disagrees
-with today's re-mark is flagged. Also the history's summaries and trends."""
+with today's re-mark is flagged. Also the history's summaries and trends.
+
+Which drill an attempt is marked against: the drill file of its id when that file is still the
+one practised (same SHA-256); else the copy of the drill's text kept with the attempt; else (an
+attempt older than that copy) the changed file, with a note. An attempt whose drill can be had
+none of these ways is still listed and exported, with its recorded verdicts and a note; only
+re-marking it (review, --resume) is an error, and a clear one."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import tempfile
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from trainer.errors import UsageError
+from trainer.errors import DrillFileError, KvdrillError, UnknownName, UsageError
 from trainer.grading import grade, in_step_unit, parsed_json, score_json
-from trainer.loader import find_drill, load_rubric
+from trainer.loader import find_drill, load_drill_file, load_rubric
+from trainer.model import Drill
 from trainer.reference import show
 from trainer.render import render_solution
 from trainer.store import AttemptRow, Store
@@ -20,15 +30,109 @@ from trainer.variants import answer_key
 
 MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
 ATTEMPT_FIELDS = ("id", "drill", "drill_hash", "variant", "params", "solver_version", "mode",
-                  "strict", "started_at", "finished_at", "status")
+                  "strict", "started_at", "finished_at", "status", "drill_text")
+PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 
 
-def _meta(attempt: AttemptRow) -> dict[str, Any]:
+class DrillUnavailable(KvdrillError):
+    """An attempt's drill cannot be found or read, so the attempt cannot be re-marked."""
+
+
+def attempt_meta(attempt: AttemptRow) -> dict[str, Any]:
+    """A stored attempt's fields as a transcript names them."""
     return {"id": attempt.id, "drill": attempt.drill_id, "drill_hash": attempt.drill_hash,
             "variant": attempt.variant, "params": attempt.params,
             "solver_version": attempt.solver_version, "mode": attempt.mode,
             "strict": attempt.strict, "started_at": attempt.started_at,
-            "finished_at": attempt.finished_at, "status": attempt.status}
+            "finished_at": attempt.finished_at, "status": attempt.status,
+            "drill_text": attempt.drill_text}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+_FILE_HASHES: dict[tuple[str, int, int], str] = {}
+_FROM_TEXT: dict[str, Drill] = {}
+
+
+def _file_hash(path: Path) -> str:
+    stat = path.stat()
+    stamp = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if stamp not in _FILE_HASHES:
+        _FILE_HASHES[stamp] = _sha256(path.read_bytes())
+    return _FILE_HASHES[stamp]
+
+
+def _drill_from_text(drill_id: str, text: str) -> Drill:
+    """A drill from its stored text, through the loader's checks for any drill file."""
+    digest = _sha256(text.encode("utf-8", "surrogatepass"))
+    if digest not in _FROM_TEXT:
+        with tempfile.TemporaryDirectory(prefix="kvdrill-stored-") as folder:
+            name = drill_id if PLAIN_ID.fullmatch(drill_id) else "drill"
+            path = Path(folder) / f"{name}.yaml"
+            path.write_text(text, encoding="utf-8", errors="surrogatepass")
+            try:
+                _FROM_TEXT[digest] = load_drill_file(path)
+            except DrillFileError as error:
+                raise DrillFileError(str(error).replace(str(path), "the stored copy")) from None
+    return _FROM_TEXT[digest]
+
+
+def drill_for(meta: dict[str, Any]) -> tuple[Drill, str | None]:
+    """The drill to mark an attempt (or transcript) against, and a note when it is not the
+    drill file of that id exactly as practised. DrillUnavailable when there is none."""
+    drill_id, want, text = meta.get("drill"), meta.get("drill_hash"), meta.get("drill_text")
+    if not isinstance(drill_id, str):
+        raise DrillUnavailable("the attempt names no drill")
+    current: tuple[Drill, Path] | None = None
+    why = "not a drill id"
+    if PLAIN_ID.fullmatch(drill_id):
+        try:
+            current = find_drill(drill_id)
+            if current[0].id != drill_id:
+                why, current = f"{current[1].name} is now drill {current[0].id!r}", None
+        except UnknownName:
+            why = "it is not in the drills folder"
+        except KvdrillError as error:
+            why = str(error)
+        except OSError as error:
+            why = error.strerror or str(error)
+    if current is not None:
+        try:
+            if _file_hash(current[1]) == want:
+                return current[0], None
+        except OSError:
+            pass
+    if isinstance(text, str) and (not isinstance(want, str)
+                                  or _sha256(text.encode("utf-8", "surrogatepass")) == want):
+        try:
+            stored = _drill_from_text(drill_id, text)
+        except (KvdrillError, OSError) as error:
+            why = f"its stored copy cannot be read: {error}"
+        else:
+            if stored.id == drill_id:
+                where = "is not in the drills folder" if current is None else "has changed"
+                return stored, (f"drill {drill_id!r} {where}; marked against the copy kept "
+                                "with the attempt")
+            why = f"its stored copy is drill {stored.id!r}"
+    if current is not None:
+        return current[0], (f"{current[1].name} has changed since this attempt; marked "
+                            "against the current file")
+    raise DrillUnavailable(f"drill {drill_id!r} cannot be found ({why.rstrip('.')})")
+
+
+def _unmarked(meta: dict[str, Any], rows: list[dict[str, Any]], note: str) -> dict[str, Any]:
+    """A transcript that could not be re-marked: the answers and verdicts as recorded."""
+    steps = [{"id": row["id"], "kind": None, "answer": row.get("answer"),
+              "verdict": row.get("verdict"), "expected": None, "reference": None,
+              "parsed": None, "shown": None, "recorded_verdict": row.get("verdict"),
+              "remarked_differs": False, "misconception": None, "misconceptions": [],
+              "carried_forward": False, "seconds": row.get("seconds"),
+              "budget_seconds": row.get("budget_seconds"), "overtime": row.get("overtime"),
+              "hints": row.get("hints"), "feedback": None} for row in rows]
+    return {**{k: meta.get(k) for k in ATTEMPT_FIELDS}, "note": note, "steps": steps,
+            "rubric": None}
 
 
 def _rows(store: Store, attempt_id: int) -> list[dict[str, Any]]:
@@ -37,9 +141,29 @@ def _rows(store: Store, attempt_id: int) -> list[dict[str, Any]]:
             for r in store.answers(attempt_id)]
 
 
-def build(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """A transcript: the attempt, every step re-marked from its raw answer, the rubric."""
-    drill, _ = find_drill(meta["drill"])
+def build(meta: dict[str, Any], rows: list[dict[str, Any]],
+          unmarked_ok: bool = False) -> dict[str, Any]:
+    """A transcript: the attempt, every step re-marked from its raw answer, the rubric, and a
+    `note` when the drill it was marked against is not the file practised. With unmarked_ok,
+    an attempt that cannot be re-marked gives its recorded answers and a note instead of
+    DrillUnavailable."""
+    try:
+        return _marked(meta, rows)
+    except KvdrillError as error:
+        if isinstance(error, DrillUnavailable):
+            reason = str(error)
+        elif isinstance(error, UsageError | DrillFileError):
+            reason = f"drill {meta.get('drill')!r} cannot be used ({error})"
+        else:
+            raise
+        if not unmarked_ok:
+            raise DrillUnavailable(
+                f"attempt {meta.get('id')} cannot be re-marked: {reason}") from None
+        return _unmarked(meta, rows, f"not re-marked: {reason}")
+
+
+def _marked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    drill, note = drill_for(meta)
     key = answer_key(drill, meta["variant"])
     by_step = {row["id"]: row for row in rows}
     graded = grade(drill, key, {k: v.get("answer") for k, v in by_step.items()},
@@ -69,12 +193,18 @@ def build(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
             "hints": row.get("hints"),
             "feedback": mark.feedback,
         })
-    return {**{k: meta.get(k) for k in ATTEMPT_FIELDS}, "steps": steps,
+    return {**{k: meta.get(k) for k in ATTEMPT_FIELDS}, "note": note, "steps": steps,
             "rubric": score_json(graded.score)}
 
 
-def transcript(store: Store, attempt_id: int) -> dict[str, Any]:
-    return build(_meta(store.attempt(attempt_id)), _rows(store, attempt_id))
+def transcript(store: Store, attempt_id: int, unmarked_ok: bool = False) -> dict[str, Any]:
+    """A stored attempt, re-marked (see build)."""
+    try:
+        return build(attempt_meta(store.attempt(attempt_id)), _rows(store, attempt_id),
+                     unmarked_ok)
+    except DrillUnavailable as error:
+        raise DrillUnavailable(f"{error}; kvdrill export {attempt_id} shows its answers as "
+                               "recorded") from None
 
 
 def from_file(path: Path) -> dict[str, Any]:
@@ -109,9 +239,14 @@ def from_file(path: Path) -> dict[str, Any]:
     return build(meta, rows)
 
 
-def solution_markdown(transcript: dict[str, Any]) -> str:
-    drill, _ = find_drill(transcript["drill"])
-    return render_solution(answer_key(drill, transcript["variant"]))
+def solution_markdown(transcript: dict[str, Any]) -> str | None:
+    """The worked solution for the drill the transcript was marked against; None when its
+    solution template cannot be had (the review shows everything else)."""
+    try:
+        drill, _ = drill_for(transcript)
+        return render_solution(answer_key(drill, transcript["variant"]))
+    except (DrillUnavailable, DrillFileError, UsageError):
+        return None
 
 
 def started(attempt: AttemptRow) -> datetime:
@@ -119,8 +254,12 @@ def started(attempt: AttemptRow) -> datetime:
 
 
 def attempt_summary(store: Store, attempt: AttemptRow) -> dict[str, Any]:
-    t = transcript(store, attempt.id)
-    dimensions = t["rubric"]["dimensions"]
+    """One row of the history. An attempt that cannot be re-marked has `scores` {} and
+    `share` None, and `note` says why; it never stops the others being listed."""
+    t = transcript(store, attempt.id, unmarked_ok=True)
+    rubric = t["rubric"]
+    dimensions = rubric["dimensions"] if rubric else {}
+    total = sum(d["max"] for d in dimensions.values())
     return {
         "id": attempt.id,
         "drill": attempt.drill_id,
@@ -129,16 +268,18 @@ def attempt_summary(store: Store, attempt: AttemptRow) -> dict[str, Any]:
         "status": attempt.status,
         "answered": sum(1 for s in t["steps"] if s["answer"] is not None),
         "scores": {k: d["score"] for k, d in dimensions.items()},
-        "share": sum(d["score"] for d in dimensions.values())
-        / sum(d["max"] for d in dimensions.values()),
+        "maxima": {k: d["max"] for k, d in dimensions.items()},
+        "share": sum(d["score"] for d in dimensions.values()) / total if total else None,
+        "note": t["note"],
     }
 
 
 def trend_of(store: Store, drill_id: str) -> list[dict[str, Any]]:
-    """Past attempts of a drill, oldest first, with their dimension scores."""
+    """Past attempts of a drill, oldest first, with their dimension scores (attempts that
+    cannot be re-marked left out)."""
     rows = [attempt_summary(store, a) for a in store.attempts(drill_id)]
     return [{"id": r["id"], "started_at": r["started_at"], "scores": r["scores"]}
-            for r in reversed(rows)]
+            for r in reversed(rows) if r["share"] is not None]
 
 
 def trend_lines(rows: Iterable[dict[str, Any]]) -> list[str]:
@@ -147,11 +288,11 @@ def trend_lines(rows: Iterable[dict[str, Any]]) -> list[str]:
 
     by_drill: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        by_drill.setdefault(row["drill"], []).insert(0, row)
+        if row.get("share") is not None:
+            by_drill.setdefault(row["drill"], []).insert(0, row)
     lines = []
     for drill_id, attempts in by_drill.items():
-        rubric = load_rubric(find_drill(drill_id)[0].rubric)
-        tops = {d.id: d.max for d in rubric.dimensions}
+        tops = {k: v for a in attempts for k, v in a.get("maxima", {}).items()}
         lines.append(f"{drill_id} ({len(attempts)} attempt{'s' if len(attempts) > 1 else ''})")
         for dimension in attempts[-1]["scores"]:
             values = [a["scores"].get(dimension, 0.0) for a in attempts]
@@ -164,7 +305,10 @@ def parse_overrides(settings: Iterable[str], store: Store,
                     attempt_id: int) -> list[tuple[str, float]]:
     """`levers=2` → ("levers", 2.0), checked against the drill's rubric."""
     attempt = store.attempt(attempt_id)
-    rubric = load_rubric(find_drill(attempt.drill_id)[0].rubric)
+    try:
+        rubric = load_rubric(drill_for(attempt_meta(attempt))[0].rubric)
+    except (DrillUnavailable, DrillFileError, UsageError) as error:
+        raise DrillUnavailable(f"attempt {attempt_id} cannot be re-marked: {error}") from None
     dimensions = {d.id: d for d in rubric.dimensions}
     parsed = []
     for setting in settings:
@@ -191,16 +335,18 @@ def markdown(t: dict[str, Any]) -> str:
     variant = "none (the drill as written)" if t["variant"] is None else t["variant"]
     lines = [f"# Attempt {t['id']}: {t['drill']}", "",
              f"- started {t['started_at']}, {t['status']}, mode {t['mode']}",
-             f"- variant {variant}", "",
+             f"- variant {variant}", *([f"- note: {t['note']}"] if t.get("note") else []), "",
              "| step | answer | reference | verdict | mistake | seconds / budget | hints |",
              "|---|---|---|---|---|---|---|"]
     for s in t["steps"]:
         answer = (s["answer"] or "").replace("|", "\\|").replace("\n", " ")
         seconds = "" if s["seconds"] is None else f"{s['seconds']:.0f} / {s['budget_seconds']}"
-        verdict = s["verdict"] + (" (carried forward)" if s["carried_forward"] else "")
+        verdict = str(s["verdict"]) + (" (carried forward)" if s["carried_forward"] else "")
         lines.append(f"| {s['id']} | {answer} | {s['reference'] or ''} | {verdict} | "
                      f"{s['misconception'] or ''} | {seconds} | "
                      f"{s['hints'] if s['hints'] is not None else ''} |")
+    if not t["rubric"]:
+        return "\n".join(lines)
     lines += ["", "## Rubric", ""]
     for dim, d in t["rubric"]["dimensions"].items():
         lines.append(f"- **{dim}** {d['score']:g}/{d['max']}: {'; '.join(d['evidence'])}")
