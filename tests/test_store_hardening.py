@@ -326,6 +326,12 @@ def test_history_of_an_unknown_drill_suggests_the_nearest_id(run: Run) -> None:
                    "unknown drill 'llama31-8b-h10'", f"did you mean {SHIPPED}")
 
 
+def test_history_of_a_very_long_unknown_drill_id_is_one_short_error(run: Run) -> None:
+    result = run("history", "--drill", "x" * 5000, ok=False)
+    _fails_cleanly(result, 2, "unknown drill 'xxx")
+    assert len(result.stderr) < 200
+
+
 def test_history_of_a_drill_without_attempts_says_no_attempts_yet(run: Run) -> None:
     run("practice", SHIPPED, input="32\n")
     assert "No attempts yet" in run("history", "--drill", "llama2-70b-mi300x").stdout

@@ -541,7 +541,8 @@ def _known_drill_or_exit(drill_id: str, stored: set[str]) -> None:
         return
     near = difflib.get_close_matches(drill_id, sorted(shipped | stored), n=3, cutoff=0.4)
     hint = f"did you mean {', '.join(near)}?" if near else "see kvdrill list"
-    raise UnknownName(f"--drill: unknown drill {drill_id!r}: {hint}")
+    shown = drill_id if len(drill_id) <= 60 else drill_id[:59] + "…"
+    raise UnknownName(f"--drill: unknown drill {shown!r}: {hint}")
 
 
 @cli.command()
