@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trainer import catalog
+from trainer import catalog, loader
 from trainer.datadirs import data_dir
 
 
@@ -55,3 +55,21 @@ def test_a_corrupt_cache_is_rebuilt(library: Path) -> None:
     catalog.cache_path().parent.mkdir(parents=True, exist_ok=True)
     catalog.cache_path().write_text("{not json")
     assert catalog.drill_list()
+
+
+def test_a_drill_that_cannot_be_loaded_is_listed_as_such_and_never_usable(library: Path) -> None:
+    (library / "drills" / "broken.yaml").write_text("id: broken\ntarget_minutes: four\n")
+    listed = {d["id"]: d for d in catalog.drill_list()}
+    assert listed["broken"]["title"].startswith("(cannot be loaded")
+    assert "broken" not in catalog.usable_drill_ids()
+
+
+def test_the_usable_drills_are_those_that_load_with_their_rubric(library: Path) -> None:
+    assert catalog.usable_drill_ids() == ["llama2-70b-mi300x", "llama31-8b-h100"]
+
+
+def test_an_edited_rubric_checks_its_drills_again(library: Path) -> None:
+    catalog.usable_drill_ids()
+    (library / "rubrics" / "kv-capacity.yaml").write_text("id: kv-capacity\n")
+    loader._load_rubric_cached.cache_clear()  # a new process reads the file afresh
+    assert catalog.usable_drill_ids() == []

@@ -1,6 +1,8 @@
-"""The drill list (id, title, minutes, tags) for `kvdrill list`, cached by each file's size and
-modification time, so listing does not parse and validate every drill on every run. A missing,
-stale or unreadable cache is rebuilt from the files; a cache that cannot be written is skipped."""
+"""The drill list (id, title, minutes, tags) for `kvdrill list`, and which drills can be
+practised (for `kvdrill next`), cached by each drill file's and its rubric's size and
+modification time, so neither command parses and validates every drill on every run. A
+missing, stale or unreadable cache is rebuilt from the files; a cache that cannot be written is
+skipped; a drill that cannot be loaded is listed as such."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from typing import Any
 
 from trainer.datadirs import drill_paths
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+PUBLIC = ("id", "title", "minutes", "tags")
 
 
 def cache_path() -> Path:
@@ -47,23 +50,62 @@ def _write_cache(path: Path, entries: dict[str, Any]) -> None:
 
 def drill_list() -> list[dict[str, Any]]:
     """Every drill's id, title, minutes and tags, in file-name order."""
+    return [{k: entry[k] for k in PUBLIC} for _, entry in _entries()]
+
+
+def usable_drill_ids() -> list[str]:
+    """The drills that load with their rubric and give an answer key, named as their files
+    are: `next` never recommends a broken drill (`kvdrill lint` says what is wrong)."""
+    return [entry["id"] for path, entry in _entries()
+            if entry.get("usable") and entry["id"] == path.stem]
+
+
+def _stamp(path: Path) -> list[int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    return [stat.st_mtime_ns, stat.st_size]
+
+
+def _entries() -> list[tuple[Path, dict[str, Any]]]:
     path = cache_path()
     cached = _read_cache(path)
     fresh: dict[str, Any] = {}
     result = []
     for drill_path in drill_paths():
-        stat = drill_path.stat()
         key = str(drill_path.resolve())
         entry = cached.get(key)
-        stamp = [stat.st_mtime_ns, stat.st_size]
-        if not isinstance(entry, dict) or entry.get("stamp") != stamp:
-            from trainer.loader import load_drill_file
-
-            drill = load_drill_file(drill_path)
-            entry = {"stamp": stamp, "id": drill.id, "title": drill.title,
-                     "minutes": drill.target_minutes, "tags": list(drill.tags)}
+        stamp = _stamp(drill_path)
+        if not isinstance(entry, dict) or entry.get("stamp") != stamp or \
+                _stamp(Path(entry.get("rubric_path", ""))) != entry.get("rubric_stamp"):
+            entry = _entry(drill_path, stamp)
         fresh[key] = entry
-        result.append({k: entry[k] for k in ("id", "title", "minutes", "tags")})
+        result.append((drill_path, entry))
     if fresh != cached:
         _write_cache(path, fresh)
     return result
+
+
+def _entry(drill_path: Path, stamp: list[int]) -> dict[str, Any]:
+    from trainer.datadirs import data_dir
+    from trainer.errors import KvdrillError
+    from trainer.loader import load_drill_file, load_rubric
+    from trainer.variants import answer_key
+
+    try:
+        drill = load_drill_file(drill_path)
+    except (KvdrillError, OSError, ValueError, ArithmeticError) as error:
+        reason = str(error).splitlines()[0][:120] if str(error) else type(error).__name__
+        return {"stamp": stamp, "id": drill_path.stem, "title": f"(cannot be loaded: {reason})",
+                "minutes": 0, "tags": [], "usable": False}
+    rubric_path = data_dir("rubrics") / f"{drill.rubric}.yaml"
+    try:
+        load_rubric(drill.rubric)
+        answer_key(drill, None)
+        usable = True
+    except (KvdrillError, OSError, ValueError, ArithmeticError):
+        usable = False
+    return {"stamp": stamp, "id": drill.id, "title": drill.title,
+            "minutes": drill.target_minutes, "tags": list(drill.tags), "usable": usable,
+            "rubric_path": str(rubric_path), "rubric_stamp": _stamp(rubric_path)}

@@ -620,7 +620,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
 @click.option("--json", "as_json", is_flag=True, help="Print the choice and the schedule.")
 def next_drill(as_json: bool) -> None:
     """Say which drill to practise now, and why: spaced repetition over your scored attempts."""
-    from trainer import datadirs, schedule, store, transcripts
+    from trainer import catalog, datadirs, schedule, store, transcripts
 
     db = store.Store(read_only=True)
     reviews: dict[str, list[tuple[Any, float]]] = {}
@@ -631,8 +631,8 @@ def next_drill(as_json: bool) -> None:
                 (transcripts.started(attempt), row["share"]))
     db.close()
     folder = datadirs.data_dir("drills")
-    cards = [schedule.card_for(path.stem, reviews.get(path.stem, []))
-             for path in schedule.usable_drills(datadirs.drill_paths())]
+    cards = [schedule.card_for(drill_id, reviews.get(drill_id, []))
+             for drill_id in catalog.usable_drill_ids()]
     if not cards:
         from trainer.errors import KvdrillError
 

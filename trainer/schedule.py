@@ -4,10 +4,8 @@ soonest. Learning steps are days, not minutes: a drill is not a flash card."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from fsrs import Card, Rating, Scheduler
@@ -48,27 +46,6 @@ def card_for(drill_id: str, reviews: list[tuple[datetime, float]]) -> DrillCard:
     last = sorted(reviews)[-1][1] if reviews else None
     return DrillCard(drill_id, len(reviews), last, rating.name if rating else None,
                      card.due if reviews else None)
-
-
-def usable_drills(paths: Iterable[Path]) -> list[Path]:
-    """The drill files that load with their rubric and give an answer key (the ones that can
-    be practised): `next` never recommends a broken drill. `kvdrill lint` says what is wrong
-    with the others."""
-    from trainer.errors import KvdrillError
-    from trainer.loader import load_drill_file, load_rubric
-    from trainer.variants import answer_key
-
-    usable = []
-    for path in paths:
-        try:
-            drill = load_drill_file(path)
-            load_rubric(drill.rubric)
-            answer_key(drill, None)
-        except (KvdrillError, OSError, ValueError, ArithmeticError):
-            continue
-        if drill.id == path.stem:
-            usable.append(path)
-    return usable
 
 
 def choose(cards: list[DrillCard], now: datetime | None = None) -> tuple[DrillCard, str]:
