@@ -33,8 +33,10 @@ class Graded:
 
 
 def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:
-    """A sheet file: step id → answer. Numbers are taken as typed; unknown step ids refused."""
-    data, _ = read_yaml(path)
+    """A sheet file: step id → answer. Numbers are taken as typed; unknown step ids, a step
+    given twice and anything that is not a regular YAML file of sensible size are refused as
+    misuse (exit 2), each naming the answer sheet and the fix."""
+    data, _ = read_yaml(path, "answer sheet", UsageError)
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -42,20 +44,36 @@ def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:
     known = {step.id for step in drill.steps}
     sheet: dict[str, str | None] = {}
     for key, value in data.items():
+        if not isinstance(key, str | int | float) or isinstance(key, bool):
+            raise UsageError(f"{path}: answer sheet key {_brief(key)} is not a step id: "
+                             "see `kvdrill show` for its step ids")
         step_id = str(key)
         if step_id not in known:
             raise UsageError(
-                f"{path}: no step {step_id!r} in drill {drill.id}: "
-                "see `kvdrill show` for its step ids"
+                f"{path}: no step {_brief(step_id)} in drill {drill.id}: an answer sheet "
+                f"uses the step ids `kvdrill show {drill.id}` lists"
             )
+        if step_id in sheet:
+            raise UsageError(f"{path}: step {step_id!r} is given twice in the answer sheet: "
+                             "keep one answer")
+        if isinstance(value, int) and not isinstance(value, bool) \
+                and value.bit_length() > 13_000:  # about 4,000 digits: str() refuses more
+            raise UsageError(f"{path}: the answer to {step_id} in the answer sheet is a "
+                             "number of thousands of digits: write a sensible figure")
         if value is not None and not isinstance(value, str | int | float):
-            raise UsageError(f"{path}: the answer to {step_id} must be text or a number")
+            raise UsageError(f"{path}: the answer to {step_id} in the answer sheet must be "
+                             "text or a number")
         text = None if value is None else str(value)
         if text is not None and len(text) > MAX_ANSWER_CHARS:
-            raise UsageError(f"{path}: the answer to {step_id} is longer than "
-                             f"{MAX_ANSWER_CHARS} characters")
+            raise UsageError(f"{path}: the answer to {step_id} in the answer sheet is longer "
+                             f"than {MAX_ANSWER_CHARS} characters")
         sheet[step_id] = text
     return sheet
+
+
+def _brief(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def grade(drill: Drill, key: AnswerKey, sheet: dict[str, str | None],

@@ -32,6 +32,8 @@ class Report:
 
 
 def lint_paths(paths: list[Path]) -> list[Report]:
+    """One report per file, in order; a file's errors never stop the next file being checked
+    (even an error no check foresaw is reported against its file)."""
     if not paths:
         paths = [*drill_paths(), *sorted(data_dir("rubrics").glob("*.yaml"))]
     reports = []
@@ -47,6 +49,9 @@ def lint_paths(paths: list[Path]) -> list[Report]:
                 lint_drill(load_drill_file(path), path, report)
         except KvdrillError as error:
             report.errors.append(str(error))
+        except (OSError, ValueError, ArithmeticError, RecursionError) as error:
+            report.errors.append(f"{path}: cannot be checked: {type(error).__name__}: "
+                                 f"{str(error)[:200]}")
         reports.append(report)
     return reports
 

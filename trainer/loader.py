@@ -4,6 +4,7 @@ every error names the file, the line and the field."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -11,80 +12,117 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from trainer.bounded_io import article, read_bounded
 from trainer.datadirs import data_dir, drill_paths
-from trainer.errors import DrillFileError, UnknownName
+from trainer.errors import DrillFileError, KvdrillError, UnknownName
 from trainer.model import Drill, Rubric
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_DEPTH = 12
+MAX_DIGITS = 4000  # a run of digits in one plain scalar (Python refuses int() past 4,300)
+_LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
 
 Model = TypeVar("Model", bound=BaseModel)
 
 
-def read_yaml(path: Path) -> tuple[Any, str]:
+def read_yaml(path: Path, what: str = "drill file",
+              error: type[KvdrillError] = DrillFileError) -> tuple[Any, str]:
     """The data of a YAML file and its text, refusing hostile files before anything is
-    constructed."""
-    try:
-        size = path.stat().st_size
-    except OSError as error:
-        raise DrillFileError(f"{path}: cannot read: {error.strerror}") from None
-    if size > MAX_FILE_BYTES:
-        raise DrillFileError(
-            f"{path}: {size:,} bytes is too large for a drill file (at most {MAX_FILE_BYTES:,})"
-        )
-    raw = path.read_bytes()
+    constructed: not a regular file, over MAX_FILE_BYTES (counted as read), binary, not UTF-8,
+    tags, anchors and aliases, deep nesting, a key given twice in one mapping. `what` names the
+    file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2)."""
+    raw = read_bounded(path, MAX_FILE_BYTES, what, error)
     if b"\0" in raw:
-        raise DrillFileError(f"{path}: binary data (NUL bytes): a drill file is UTF-8 YAML text")
+        raise error(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML text")
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise DrillFileError(
-            f"{path}: not UTF-8 text (byte {error.start}): save the file as UTF-8"
+    except UnicodeDecodeError as problem:
+        raise error(
+            f"{path}: not UTF-8 text (byte {problem.start}): save the {what} as UTF-8"
         ) from None
-    _screen_tokens(path, text)
+    _screen_tokens(path, text, what, error)
+    _refuse_duplicate_keys(path, text, what, error)
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
+    except yaml.YAMLError as problem:
+        mark = getattr(problem, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise DrillFileError(f"{path}{where}: invalid YAML: {problem}") from None
+        says = getattr(problem, "problem", None) or str(problem).splitlines()[0]
+        raise error(f"{path}{where}: invalid YAML in the {what}: {says}") from None
+    except ValueError:  # int() of a number with thousands of digits
+        raise error(f"{path}: a number with more than {MAX_DIGITS:,} digits: "
+                    f"{article(what)} holds figures of sensible size") from None
     return data, text
 
 
-def _screen_tokens(path: Path, text: str) -> None:
+def _screen_tokens(path: Path, text: str, what: str = "drill file",
+                   error: type[KvdrillError] = DrillFileError) -> None:
     depth = 0
     try:
         for token in yaml.scan(text, Loader=yaml.SafeLoader):
             if isinstance(token, yaml.AliasToken | yaml.AnchorToken):
                 line = token.start_mark.line + 1
-                raise DrillFileError(
+                raise error(
                     f"{path}:{line}: YAML anchors and aliases (&, *) are not allowed in "
-                    "drill files: write the value out"
+                    f"{article(what)}: write the value out"
                 )
             if isinstance(token, yaml.TagToken):
                 line = token.start_mark.line + 1
-                raise DrillFileError(
+                raise error(
                     f"{path}:{line}: YAML tags (!!python/..., !tag) are not allowed: "
-                    "drill files hold plain data"
+                    f"{article(what)} holds plain data"
                 )
+            if isinstance(token, yaml.ScalarToken) and token.plain \
+                    and _LONG_DIGITS.search(token.value):
+                line = token.start_mark.line + 1
+                raise error(f"{path}:{line}: a number with more than {MAX_DIGITS:,} digits: "
+                            f"{article(what)} holds figures of sensible size")
             if isinstance(token, yaml.BlockMappingStartToken | yaml.BlockSequenceStartToken
                           | yaml.FlowMappingStartToken | yaml.FlowSequenceStartToken):
                 depth += 1
                 if depth > MAX_DEPTH:
                     line = token.start_mark.line + 1
-                    raise DrillFileError(
+                    raise error(
                         f"{path}:{line}: nested more than {MAX_DEPTH} levels deep: "
-                        "a drill file is shallow"
+                        f"{article(what)} is shallow"
                     )
             elif isinstance(token, yaml.BlockEndToken | yaml.FlowMappingEndToken
                             | yaml.FlowSequenceEndToken):
                 depth -= 1
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
+    except yaml.YAMLError as problem:
+        mark = getattr(problem, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or "cannot be parsed"
-        raise DrillFileError(f"{path}{where}: invalid YAML: {problem}") from None
+        says = getattr(problem, "problem", None) or "cannot be parsed"
+        raise error(f"{path}{where}: invalid YAML in the {what}: {says}") from None
+
+
+def _refuse_duplicate_keys(path: Path, text: str, what: str,
+                           error: type[KvdrillError]) -> None:
+    """A key given twice in one mapping (YAML would silently keep the last): refused, naming
+    the key and both lines. Runs on the composed node tree (no object is constructed), after
+    the token screen has refused aliases and deep nesting."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return  # safe_load reports it, with its line
+    pending: list[yaml.Node] = [] if root is None else [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    line = key.start_mark.line + 1
+                    if key.value in seen:
+                        thing = "step" if what == "answer sheet" else "key"
+                        raise error(
+                            f"{path}:{line}: {thing} {key.value!r} is given twice in the "
+                            f"{what} (lines {seen[key.value]} and {line}): keep one"
+                        )
+                    seen[key.value] = line
+                pending += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
@@ -128,7 +166,8 @@ def _field_name(loc: tuple[int | str, ...], data: Any) -> str:
 
 
 def validate(path: Path, model: type[Model]) -> Model:
-    data, text = read_yaml(path)
+    what = "rubric file" if model is Rubric else "drill file"
+    data, text = read_yaml(path, what)
     if not isinstance(data, dict):
         raise DrillFileError(f"{path}:1: expected a mapping of fields (id: ..., title: ...)")
     _refuse_duplicate_steps(path, data, text)
@@ -137,15 +176,33 @@ def validate(path: Path, model: type[Model]) -> Model:
     except ValidationError as error:
         first = error.errors()[0]
         loc = tuple(first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        loc, message = _refine(loc, message, data)
         line = _line_of(yaml.compose(text, Loader=yaml.SafeLoader), loc)
         where = f"{path}:{line}" if line else str(path)
-        message = first["msg"].removeprefix("Value error, ")
         if first["type"] == "extra_forbidden":
             message = "unknown field: remove it or check its spelling (kvdrill schema)"
         elif first["type"] == "missing":
             message = "required field is missing"
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
-        raise DrillFileError(f"{where}: {_field_name(loc, data)}: {message}{more}") from None
+        raise DrillFileError(f"{where}: {_field_name(loc, data)}: "
+                             f"{message}{more}") from None
+
+
+def _refine(loc: tuple[int | str, ...], message: str,
+            data: Any) -> tuple[tuple[int | str, ...], str]:
+    """A validator of a whole mapping (givens, vary, with) names the entry at fault as
+    "name: ..." (model.py); point the location at that entry, so the line is its own."""
+    cursor = data
+    for key in loc:
+        try:
+            cursor = cursor[key]
+        except (KeyError, IndexError, TypeError):
+            return loc, message
+    name, colon, rest = message.partition(": ")
+    if colon and isinstance(cursor, dict) and name in cursor:
+        return (*loc, name), rest
+    return loc, message
 
 
 def _refuse_duplicate_steps(path: Path, data: dict[str, Any], text: str) -> None:
@@ -199,16 +256,30 @@ def load_drill_file(path: Path) -> Drill:
 
 
 def find_drill(drill_id: str) -> tuple[Drill, Path]:
-    """A shipped drill by id (or a path to a drill file)."""
+    """A shipped drill by id (or a path to a drill file, which must be a regular file)."""
     candidate = Path(drill_id)
-    if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
+    if candidate.suffix in (".yaml", ".yml") and _exists(candidate):
         return load_drill_file(candidate), candidate
     path = data_dir("drills") / f"{drill_id}.yaml"
-    if not path.is_file() or "/" in drill_id or drill_id.startswith("."):
+    if not _SHIPPED_ID.fullmatch(drill_id) or not _exists(path):
         import difflib
 
         known = [p.stem for p in drill_paths()]
-        near = difflib.get_close_matches(drill_id, known, n=3, cutoff=0.4)
+        near = difflib.get_close_matches(drill_id[:100], known, n=3, cutoff=0.4)
         hint = f"did you mean {', '.join(near)}?" if near else "see kvdrill list"
-        raise UnknownName(f"unknown drill {drill_id!r}: {hint}")
+        shown = drill_id if len(drill_id) <= 60 else drill_id[:59] + "…"
+        raise UnknownName(f"unknown drill {shown!r}: {hint}")
     return load_drill_file(path), path
+
+
+_SHIPPED_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything is at `path` (a FIFO or directory too: the reader refuses it by name);
+    a name too long or otherwise unusable is simply not there."""
+    try:
+        path.stat()
+    except (OSError, ValueError):
+        return False
+    return True

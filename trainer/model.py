@@ -18,6 +18,41 @@ Scalar = int | float | str | None
 
 _PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
+# Givens that are names (presets, dtypes, the attention kind); every other given is a number.
+TEXT_GIVENS = frozenset({"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
+                         "attention"})
+MAX_MAGNITUDE = 10**15  # above any real count of parameters, bytes or tokens a drill states
+MAX_CHOICES = 100
+
+
+def _shown(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**40 else "a huge number"
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def check_given(name: str, value: Any, *, names_allowed: bool = False) -> None:
+    """One given's value: text for a preset or dtype, else a finite number of sensible size.
+    `names_allowed`: a step's `with` may name another given or quantity instead of a number.
+    Raises ValueError("name: why"), which the loader points at the entry's own line."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name}: {value} is a yes/no value: write "
+                         + ("a name" if name in TEXT_GIVENS else "a number in digits"))
+    if name in TEXT_GIVENS:
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{name}: {_shown(value)} must be text (a preset id or a dtype "
+                             "such as bf16)")
+        return
+    if isinstance(value, str):
+        if names_allowed:
+            return
+        raise ValueError(f"{name}: {_shown(value)} is not a number: write it in digits "
+                         "(4096, 0.9, 16), with no unit or word")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{name}: {value} is not a finite number")
+    if isinstance(value, int | float) and abs(value) > MAX_MAGNITUDE:
+        raise ValueError(f"{name}: {_shown(value)} is too large for a drill's figure "
+                         f"(at most 10^{len(str(MAX_MAGNITUDE)) - 1})")
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
@@ -86,6 +121,15 @@ class Step(Strict):
                                      description="The model answer shown beside a text step.")
     formula: str | None = Field(default=None, description="Shown by :formula during practice.")
 
+    @field_validator("with_", mode="before")
+    @classmethod
+    def _with(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                if not isinstance(item, dict):
+                    check_given(str(name), item, names_allowed=True)
+        return value
+
     @field_validator("tolerance", mode="before")
     @classmethod
     def _tolerance(cls, value: Any) -> float:
@@ -139,13 +183,31 @@ class Drill(Strict):
         default=(), description="Rubric red-flag ids this drill listens for."
     )
 
-    @field_validator("givens", "vary", mode="after")
+    @field_validator("givens", mode="before")
     @classmethod
-    def _finite(cls, value: dict[str, Any]) -> dict[str, Any]:
-        for name, item in value.items():
-            for scalar in item if isinstance(item, tuple) else (item,):
-                if isinstance(scalar, float) and not math.isfinite(scalar):
-                    raise ValueError(f"{name}: {scalar} is not a finite number")
+    def _givens(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                check_given(str(name), item)
+        return value
+
+    @field_validator("vary", mode="before")
+    @classmethod
+    def _vary(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        for name, choices in value.items():
+            if not isinstance(choices, list | tuple):
+                raise ValueError(f"{name}: give a list of choices, e.g. [2048, 4096, 8192]")
+            if not choices:
+                raise ValueError(f"{name}: the list of choices is empty: give at least one")
+            if len(choices) > MAX_CHOICES:
+                raise ValueError(f"{name}: {len(choices)} choices is more than "
+                                 f"{MAX_CHOICES}: a variant space is a short list")
+            for choice in choices:
+                if choice is None:
+                    raise ValueError(f"{name}: a choice is empty (null): give a value")
+                check_given(str(name), choice)
         return value
 
     @model_validator(mode="after")

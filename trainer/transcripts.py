@@ -11,7 +11,6 @@ re-marking it (review, --resume) is an error, and a clear one."""
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import tempfile
 from collections.abc import Iterable
@@ -28,7 +27,6 @@ from trainer.render import render_solution
 from trainer.store import AttemptRow, Store
 from trainer.variants import answer_key
 
-MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
 ATTEMPT_FIELDS = ("id", "drill", "drill_hash", "variant", "params", "solver_version", "mode",
                   "strict", "started_at", "finished_at", "status", "drill_text")
 PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
@@ -208,35 +206,27 @@ def transcript(store: Store, attempt_id: int, unmarked_ok: bool = False) -> dict
 
 
 def from_file(path: Path) -> dict[str, Any]:
-    """An exported JSON transcript, re-marked; its own verdicts become the recorded ones."""
+    """An exported JSON transcript, re-marked; its own verdicts become the recorded ones. The
+    file is read bounded and validated (transcript_schema); anything in it that disagrees with
+    itself or with the drill (seconds and overtime, hints, budgets, the drill's hash, the
+    variant's givens) is listed under "tampered", and each such step carries the fields."""
+    from trainer import transcript_schema
+
+    record = transcript_schema.load(path)
+    meta = {k: getattr(record, k, None) for k in ATTEMPT_FIELDS}
+    rows = [step.model_dump() for step in record.steps]
+    result = build(meta, rows)
+    drill, _ = drill_for(meta)
     try:
-        size = path.stat().st_size
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read: {error.strerror}") from None
-    if size > MAX_TRANSCRIPT_BYTES:
-        raise UsageError(f"{path}: {size:,} bytes is too large for a transcript")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UsageError(f"{path}: not a JSON transcript ({error}): use `kvdrill export ID`"
-                         ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("drill"), str) \
-            or not isinstance(data.get("steps"), list):
-        raise UsageError(f"{path}: a transcript needs 'drill' and 'steps': use kvdrill export")
-    variant = data.get("variant")
-    if variant is not None and not isinstance(variant, int):
-        raise UsageError(f"{path}: 'variant' must be a whole number or null")
-    rows = []
-    for step in data["steps"]:
-        if not isinstance(step, dict) or not isinstance(step.get("id"), str):
-            raise UsageError(f"{path}: every step needs an 'id'")
-        answer = step.get("answer")
-        if answer is not None and not isinstance(answer, str):
-            raise UsageError(f"{path}: the answer to {step['id']} must be text or null")
-        rows.append({k: step.get(k) for k in ("id", "answer", "verdict", "seconds",
-                                               "budget_seconds", "overtime", "hints")})
-    meta = {k: data.get(k) for k in ATTEMPT_FIELDS}
-    return build(meta, rows)
+        drill_path: Path | None = find_drill(record.drill)[1]
+    except (KvdrillError, OSError):
+        drill_path = None
+    givens = answer_key(drill, record.variant).givens
+    findings = transcript_schema.tampering(record, drill, drill_path, givens)
+    for step in result["steps"]:
+        step["tampered"] = [f["field"] for f in findings if f["step"] == step["id"]]
+    result["tampered"] = findings
+    return result
 
 
 def solution_markdown(transcript: dict[str, Any]) -> str | None:
