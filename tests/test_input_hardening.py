@@ -311,8 +311,16 @@ def test_tampering_beyond_the_verdicts_is_flagged(run: Run, tmp_path: Path,
     transcript = exported(run)
     change(transcript)
     path = write_json(tmp_path, transcript)
-    run("review", str(path))
     assert field in [finding["field"] for finding in from_file(path)["tampered"]]
+
+
+@pytest.mark.parametrize("fmt", ["text", "md", "html"])
+def test_the_review_report_shows_what_the_transcript_contradicts(
+        run: Run, tmp_path: Path, fmt: str) -> None:
+    transcript = exported(run)
+    transcript["steps"][0]["seconds"] = 9999.0  # overtime still says false
+    page = run("review", str(write_json(tmp_path, transcript)), "--format", fmt).output
+    assert "disagrees with itself or its drill" in page and "overtime" in page
 
 
 def test_hints_recorded_in_exam_mode_are_flagged_on_their_step(run: Run,

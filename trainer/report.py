@@ -244,12 +244,17 @@ def review_data(transcript: dict[str, Any], overrides: dict[str, tuple[float, st
                     ("id", "variant", "mode", "status", "started_at", "finished_at")},
         "source": source,
         "steps": steps,
+        # What a file transcript says that its own fields or its drill contradict (seconds,
+        # overtime, hints, budgets, drill hash, givens): {step, field, says}.
+        "tampered": [{"step": t.get("step"), "field": t.get("field"), "says": t.get("says")}
+                     for t in transcript.get("tampered") or []],
         "summary": {
             "numeric": len(numeric),
             "correct": sum(1 for s in numeric if s["verdict"] == "correct"),
             "answered": sum(1 for s in steps if s["answer"] is not None),
             "mistakes": sum(1 for s in steps if s["misconception"]),
             "flagged": sum(1 for s in steps if s["flag"]),
+            "tampered": len(transcript.get("tampered") or []),
             "overtime": sum(1 for s in steps if s["overtime"]),
             "seconds": sum(s["seconds"] for s in timed),
             "budget_seconds": sum(s["budget_seconds"] or 0 for s in timed),
@@ -355,6 +360,10 @@ def _review_text(data: dict[str, Any]) -> str:
         lines += ["", "⚑ Flagged: the recorded verdict differs from today's re-mark:"]
         lines += [f"  {s['id']}: recorded {s['recorded_verdict']}, re-marked {s['verdict']}"
                   for s in flagged]
+    if data["tampered"]:
+        lines += ["", "⚑ Flagged: the transcript disagrees with itself or its drill:"]
+        for t in data["tampered"]:
+            lines += _wrap(f"{t['step'] or 'attempt'}: {t['field']}: {t['says']}", 2)
     timed = [s for s in steps if s["seconds"] is not None]
     if timed:
         scale = _time_scale(timed)
@@ -460,6 +469,11 @@ def _review_markdown(data: dict[str, Any]) -> str:
                   "| step | recorded verdict | re-marked today |", "|---|---|---|"]
         lines += [f"| {_cell(s['id'])} | {_cell(s['recorded_verdict'])} | {_cell(s['verdict'])} |"
                   for s in flagged]
+    if data["tampered"]:
+        lines += ["", "## ⚑ Flagged: the transcript disagrees with itself or its drill", "",
+                  "| step | field | what is wrong |", "|---|---|---|"]
+        lines += [f"| {_cell(t['step'] or 'attempt')} | {_cell(t['field'])} | {_cell(t['says'])} |"
+                  for t in data["tampered"]]
     lines += ["", "## Rubric", "",
               "| dimension | automatic | reviewer | reviewer's note | evidence |",
               "|---|---|---|---|---|"]
@@ -652,7 +666,7 @@ def _review_html(data: dict[str, Any]) -> str:
         time_chart=_time_chart(data["steps"]), rubric_chart=_rubric_chart(dims),
         trends=trends, solution=solution, marks=VERDICT_MARKS,
         named=[s for s in data["steps"] if s["misconception"]],
-        flagged=[s for s in data["steps"] if s["flag"]],
+        flagged=[s for s in data["steps"] if s["flag"]], tampered=data["tampered"],
         written=[s for s in data["steps"] if s["kind"] != "numeric" and s["answer"]],
     )
 

@@ -116,7 +116,17 @@ Ready = Callable[[str], bool]  # shows the message, waits for Enter; False: the 
 
 
 def drill_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(_drill_bytes(path)).hexdigest()
+
+
+def _drill_bytes(path: Path) -> bytes:
+    """The drill file as practised, read within the loader's bound (it was loaded already; a
+    file swapped since is refused rather than read whole)."""
+    from trainer.bounded_io import read_bounded
+    from trainer.errors import DrillFileError
+    from trainer.loader import MAX_FILE_BYTES
+
+    return read_bounded(path, MAX_FILE_BYTES, "drill file", DrillFileError)
 
 
 def params_json(givens: dict[str, Any]) -> dict[str, Any]:
@@ -338,7 +348,7 @@ def new_attempt(store: Store, key: AnswerKey, path: Path, variant: int | None, *
                 strict: bool) -> int:
     """A new attempt, keeping the drill file's text and hash (read once, so they agree), so
     the attempt can be shown after the file is moved, changed or deleted."""
-    data = path.read_bytes()
+    data = _drill_bytes(path)
     return store.create_attempt(
         key.drill.id, hashlib.sha256(data).hexdigest(), variant, params_json(key.givens),
         SOLVER_VERSION, "exam" if exam else "practice", strict,

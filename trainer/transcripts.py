@@ -18,9 +18,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from trainer.bounded_io import read_bounded
 from trainer.errors import DrillFileError, KvdrillError, UnknownName, UsageError
 from trainer.grading import grade, in_step_unit, parsed_json, score_json
-from trainer.loader import find_drill, load_drill_file, load_rubric
+from trainer.loader import MAX_FILE_BYTES, find_drill, load_drill_file, load_rubric
 from trainer.model import Drill
 from trainer.reference import show
 from trainer.render import render_solution
@@ -58,7 +59,8 @@ def _file_hash(path: Path) -> str:
     stat = path.stat()
     stamp = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     if stamp not in _FILE_HASHES:
-        _FILE_HASHES[stamp] = _sha256(path.read_bytes())
+        data = read_bounded(path, MAX_FILE_BYTES, "drill file", DrillFileError)
+        _FILE_HASHES[stamp] = _sha256(data)
     return _FILE_HASHES[stamp]
 
 
