@@ -15,6 +15,7 @@ from typing import Any
 import platformdirs
 import pytest
 
+from trainer import store as store_module
 from trainer.errors import StoreError
 from trainer.store import SCHEMA_VERSION, AnswerRow, Store, default_path
 
@@ -339,3 +340,39 @@ def test_the_latest_override_per_dimension_wins(tmp_path: Path) -> None:
             "accuracy": (3.5, "second look: fine"),
             "reasoning": (3.0, "clear"),
         }
+
+
+def test_a_store_being_created_by_another_process_is_not_taken_for_a_foreign_file(
+        tmp_path: Path) -> None:
+    # Another process commits the first migration between the identity check's reads (no
+    # application id yet, then its tables): one snapshot must see the file empty or whole.
+    path = tmp_path / "kvdrill.sqlite3"
+    creator = sqlite3.connect(path, isolation_level=None)
+    creator.execute("PRAGMA journal_mode = WAL")
+    reader = sqlite3.connect(path, isolation_level=None)
+
+    class Interleaved:
+        in_transaction = property(lambda self: reader.in_transaction)
+
+        def execute(self, sql: str) -> sqlite3.Cursor:
+            cursor = reader.execute(sql)
+            if sql == "PRAGMA application_id":
+                cursor = _Fetched(cursor.fetchall())
+                creator.execute("BEGIN IMMEDIATE")
+                for statement in store_module.MIGRATIONS[0]:
+                    creator.execute(statement)
+                creator.execute("PRAGMA user_version = 1")
+                creator.execute("COMMIT")
+            return cursor
+
+    assert store_module._check_ours(path, Interleaved()) == 0  # type: ignore[arg-type]
+    creator.close()
+    reader.close()
+
+
+class _Fetched:
+    def __init__(self, rows: list[Any]) -> None:
+        self.rows = rows
+
+    def fetchone(self) -> Any:
+        return self.rows[0]

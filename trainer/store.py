@@ -248,13 +248,22 @@ def _check_ours(path: Path, conn: sqlite3.Connection) -> int:
     tables, version 0: a process stopped between creating the file and its first commit). The
     first migration sets the id in the same transaction as it creates the tables, so a file
     with tables and no id, even tables named like ours, is someone else's."""
-    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    tables = {
-        str(row[0])
-        for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        if not str(row[0]).startswith("sqlite_")
-    }
+    # One snapshot for the three reads: read one at a time, a process creating the file could
+    # commit between them (no id yet, then its tables), and the file would look foreign.
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = {
+            str(row[0])
+            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not str(row[0]).startswith("sqlite_")
+        }
+    finally:
+        if own and conn.in_transaction:
+            conn.execute("COMMIT")
     if app_id == 0 and (tables or version != 0):
         raise _foreign(path)
     if app_id not in (0, APPLICATION_ID):
