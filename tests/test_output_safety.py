@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 import yaml
 from click.testing import Result
 
+from trainer.datadirs import data_dir
 from trainer.printable import json_text, printable
 from trainer.store import Store
 
@@ -139,3 +142,58 @@ def test_review_note_without_set_is_a_usage_error(run: Run, home: Path) -> None:
     run("practice", DRILL, input="32\n")
     result = run("review", "1", "--note", "named FP8 aloud", ok=False)
     assert result.exit_code == 2 and "--note goes with --set" in result.output
+
+
+@pytest.mark.parametrize("companion", ["-wal", "-shm", "-journal"])
+def test_export_refuses_to_write_over_a_file_sqlite_keeps_beside_the_store(
+        run: Run, home: Path, companion: str) -> None:
+    run("practice", DRILL, input="32\n")
+    target = home / f"kvdrill.sqlite3{companion}"
+    result = run("export", "1", "--out", str(target), ok=False)
+    assert result.exit_code == 2
+    assert not target.exists() or not target.read_bytes().startswith(b"{")
+
+
+def test_out_to_a_fifo_is_refused_without_waiting_for_a_reader(run: Run, home: Path,
+                                                             tmp_path: Path) -> None:
+    run("practice", DRILL, input="32\n")
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    result = run("export", "1", "--out", str(fifo), ok=False)
+    assert result.exit_code == 2 and "pipe or socket" in result.output
+
+
+def test_a_fifo_where_the_store_belongs_is_refused_without_waiting(run: Run, home: Path) -> None:
+    os.mkfifo(home / "kvdrill.sqlite3")
+    result = run("history", ok=False)
+    assert result.exit_code == 1 and "not a regular file" in result.output
+
+
+def test_a_folder_named_like_a_drill_in_the_drills_folder_is_reported_once(
+        run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "data"
+    for kind in ("drills", "rubrics", "solutions"):
+        shutil.copytree(data_dir(kind), data / kind)
+    (data / "drills" / "folder.yaml").mkdir()
+    monkeypatch.setenv("KVDRILL_DATA", str(data))
+    result = run("lint", ok=False)
+    assert result.exit_code == 1 and result.output.count("folder.yaml: is a folder") == 1
+
+
+@pytest.mark.parametrize("option", ["--utilization=1e400", "--bandwidth-tbs=1e-320",
+                                    "--params=8e99999T"])
+def test_calc_refuses_a_number_out_of_range_as_misuse(run: Run, option: str) -> None:
+    result = run("calc", "--preset", "llama2-70b", "--gpu", "mi300x", option, "--json", ok=False)
+    assert result.exit_code == 2 and "out of range" in result.output
+
+
+def test_an_argument_that_is_not_utf8_is_refused_as_misuse(run: Run, home: Path) -> None:
+    result = run("history", "--drill", "\udcff\udcfe", ok=False)
+    assert result.exit_code == 2 and "not UTF-8" in result.output
+
+
+def test_bytes_stored_where_text_belongs_are_shown_not_a_crash(run: Run, home: Path) -> None:
+    run("practice", DRILL, input="32\n")
+    with sqlite3.connect(home / "kvdrill.sqlite3") as conn:
+        conn.execute("UPDATE answers SET raw = ?", (b"\xff\x1b[2J",))
+    assert raw_controls(run("export", "1", "--format", "md").output) == []

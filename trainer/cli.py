@@ -38,9 +38,14 @@ class ExactNumber(click.ParamType):  # type: ignore[type-arg]
         if len(text) > 40:
             self.fail("is too long to be a number", param, ctx)
         try:
-            return Fraction(text)
+            number = Fraction(text)
         except (ValueError, ZeroDivisionError):
             self.fail(f"{value!r} is not a number (write e.g. 80 or 3.35)", param, ctx)
+        if number and not Fraction(1, 10**30) <= abs(number) <= 10**30:
+            # 1e400 or 1e-320 would overflow the figures printed; no model or GPU is near them.
+            self.fail(f"{value!r} is out of range: write a number between 1e-30 and 1e30",
+                      param, ctx)
+        return number
 
 
 class ParamCount(ExactNumber):
@@ -109,6 +114,11 @@ class KvdrillGroup(click.Group):
     ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
+        given = sys.argv[1:] if args is None else list(args)
+        if any("\udc80" <= c <= "\udcff" for arg in given for c in arg):
+            # Bytes that are not UTF-8 reach Python as lone surrogates, which nothing can
+            # print or store.
+            _fail_line("an argument holds bytes that are not UTF-8 text: retype it", 2)
         try:
             result = super().main(args, prog_name, complete_var, False, **extra)
         except click.UsageError as error:

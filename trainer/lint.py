@@ -35,14 +35,23 @@ def lint_paths(paths: list[Path]) -> list[Report]:
     """One report per file, in order; a file's errors never stop the next file being checked
     (even an error no check foresaw is reported against its file)."""
     if not paths:
-        paths = [*drill_paths(), *sorted(data_dir("rubrics").glob("*.yaml"))]
+        return _lint([*drill_paths(), *sorted(data_dir("rubrics").glob("*.yaml"))],
+                     into_folders=False)
+    return _lint(paths, into_folders=True)
+
+
+def _lint(paths: list[Path], *, into_folders: bool) -> list[Report]:
+    """A folder named on the command line is linted file by file (one level); a folder met
+    in the data folders (drills/x.yaml/) is reported, never walked, so nothing loops."""
     reports = []
     for path in paths:
         report = Report(path)
         try:
             if path.is_dir():
-                reports += lint_paths(sorted(path.glob("*.yaml")))
-                continue
+                if into_folders:
+                    reports += _lint(sorted(path.glob("*.yaml")), into_folders=False)
+                    continue
+                raise KvdrillError(f"{path}: is a folder, not a drill file: move it away")
             if path.parent.name == "rubrics":
                 validate(path, Rubric)
             else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,15 +27,42 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
+_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def _database_files(path: Path) -> list[Path]:
+    """A database and the files SQLite keeps beside it (its write-ahead log holds answers not
+    yet checkpointed into the main file)."""
+    return [path, *(path.with_name(path.name + suffix) for suffix in _COMPANIONS)]
+
+
+def _is_database_file(target: Path) -> bool:
+    if target.is_file() and is_sqlite(target):
+        return True
+    for suffix in _COMPANIONS:
+        if target.name.endswith(suffix):
+            main = target.with_name(target.name[: -len(suffix)])
+            if main.is_file() and is_sqlite(main):
+                return True
+    return False
+
+
 def write_output(target: Path, text: str, protected: Iterable[Path] = ()) -> None:
-    """Write `text` to `target`. A regular file is replaced atomically; a device (/dev/null,
-    /dev/stdout) is written in place. Refused: a folder, a protected path, any SQLite file."""
+    """Write `text` to `target`. A regular file is replaced atomically; a character device
+    (/dev/null, /dev/stdout on a terminal) is written in place. Refused: a folder, a FIFO or
+    socket (a write would wait for a reader), a protected database or any SQLite file, with
+    the files SQLite keeps beside them."""
     if target.is_dir():
         raise UsageError(f"{target} is a folder: give --out a file name")
+    if target.exists() and (stat.S_ISFIFO(target.stat().st_mode)
+                            or stat.S_ISSOCK(target.stat().st_mode)):
+        raise UsageError(f"{target} is a pipe or socket, not a file: give --out a file name "
+                         "('-' for standard output)")
     resolved = target.resolve()
-    if any(resolved == p.resolve() for p in protected) or (target.is_file() and is_sqlite(target)):
-        raise UsageError(f"{target} is a SQLite database (your attempts may live in it): "
-                         "give --out another file")
+    guarded = [f.resolve() for p in protected for f in _database_files(p)]
+    if resolved in guarded or _is_database_file(target):
+        raise UsageError(f"{target} is a SQLite database or one of its files (your attempts "
+                         "may live in it): give --out another file")
     data = text.encode("utf-8")
     try:
         if target.exists() and not target.is_file():

@@ -24,6 +24,7 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -290,8 +291,21 @@ def _enable_wal(conn: sqlite3.Connection) -> str:
             time.sleep(0.01)
 
 
+def _text(value: Any) -> str | None:
+    """A text column as text: bytes (a file edited by hand) decoded with U+FFFD, never raw."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
 def _check_header(path: Path) -> None:
-    """Refuse an existing file that is not SQLite at all, before SQLite ever touches it."""
+    """Refuse an existing file that is not SQLite at all, before SQLite ever touches it: first
+    anything but a regular file (a FIFO would make every open wait for a writer)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise StoreError(f"{path} is not a regular file (a pipe, device or socket is in the "
+                         "way); move it away or set KVDRILL_HOME to another folder")
     with path.open("rb") as file:
         header = file.read(100)
     if header and (len(header) < 100 or not header.startswith(SQLITE_MAGIC)):
@@ -578,6 +592,12 @@ class Store:
 
     def _attempt_row(self, row: sqlite3.Row) -> AttemptRow:
         try:
+            return self._attempt_from(row)
+        except (IndexError, KeyError, TypeError, ValueError) as exc:
+            raise _damaged(self.path, f"an attempt row is not kvdrill's ({exc})") from None
+
+    def _attempt_from(self, row: sqlite3.Row) -> AttemptRow:
+        try:
             params = json.loads(row["params"])
         except ValueError as exc:
             raise _damaged(self.path, f"attempt {row['id']} has unreadable params") from exc
@@ -594,7 +614,7 @@ class Store:
             finished_at=None if row["finished_at"] is None else str(row["finished_at"]),
             status=str(row["status"]),
             # absent from a schema-1 file read read-only (it is upgraded on the next write)
-            drill_text=row["drill_text"] if "drill_text" in row.keys() else None,  # noqa: SIM118
+            drill_text=_text(row["drill_text"]) if "drill_text" in row.keys() else None,  # noqa: SIM118
         )
 
     # -- answers ----------------------------------------------------------------------------
@@ -674,25 +694,29 @@ class Store:
                 rows = conn.execute(
                     "SELECT * FROM answers WHERE attempt_id = ? ORDER BY id", (attempt_id,)
                 ).fetchall()
-        return [
-            AnswerRow(
-                attempt_id=int(row["attempt_id"]),
-                step_id=str(row["step_id"]),
-                revision=int(row["revision"]),
-                raw=row["raw"],
-                parsed_value=row["parsed_value"],
-                parsed_unit=row["parsed_unit"],
-                verdict=str(row["verdict"]),
-                misconception=row["misconception"],
-                carried_forward=bool(row["carried_forward"]),
-                hints=int(row["hints"]),
-                seconds=float(row["seconds"]),
-                budget_seconds=int(row["budget_seconds"]),
-                overtime=bool(row["overtime"]),
-                answered_at=str(row["answered_at"]),
-            )
-            for row in rows
-        ]
+        try:
+            return [self._answer_from(row) for row in rows]
+        except (IndexError, KeyError, TypeError, ValueError) as exc:
+            raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
+
+    @staticmethod
+    def _answer_from(row: sqlite3.Row) -> AnswerRow:
+        return AnswerRow(
+            attempt_id=int(row["attempt_id"]),
+            step_id=str(row["step_id"]),
+            revision=int(row["revision"]),
+            raw=_text(row["raw"]),
+            parsed_value=_text(row["parsed_value"]),
+            parsed_unit=_text(row["parsed_unit"]),
+            verdict=str(row["verdict"]),
+            misconception=_text(row["misconception"]),
+            carried_forward=bool(row["carried_forward"]),
+            hints=int(row["hints"]),
+            seconds=float(row["seconds"]),
+            budget_seconds=int(row["budget_seconds"]),
+            overtime=bool(row["overtime"]),
+            answered_at=str(row["answered_at"]),
+        )
 
     # -- reviewer overrides -----------------------------------------------------------------
 
