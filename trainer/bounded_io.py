@@ -76,3 +76,16 @@ def read_bounded(path: Path, cap: int, what: str,
         raise error(f"{path}: more than {cap:,} bytes is too large for {article(what)} "
                     f"(at most {cap:,})")
     return b"".join(chunks)
+
+
+def read_text_bounded(path: Path, cap: int, what: str,
+                      error: type[KvdrillError] = KvdrillError,
+                      advice: str | None = None) -> str:
+    """`read_bounded`, decoded as UTF-8; text that is not UTF-8 is `error` with `advice`
+    (default: save the file as UTF-8)."""
+    raw = read_bounded(path, cap, what, error)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise error(f"{path}: not UTF-8 text (byte {problem.start}): "
+                    f"{advice or f'save the {what} as UTF-8'}") from None

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from trainer.bounded_io import article, read_bounded
+from trainer.bounded_io import article, read_text_bounded
 from trainer.datadirs import data_dir, drill_paths
 from trainer.errors import DrillFileError, KvdrillError, UnknownName
 from trainer.model import Drill, Rubric
@@ -31,15 +31,9 @@ def read_yaml(path: Path, what: str = "drill file",
     constructed: not a regular file, over MAX_FILE_BYTES (counted as read), binary, not UTF-8,
     tags, anchors and aliases, deep nesting, a key given twice in one mapping. `what` names the
     file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2)."""
-    raw = read_bounded(path, MAX_FILE_BYTES, what, error)
-    if b"\0" in raw:
+    text = read_text_bounded(path, MAX_FILE_BYTES, what, error)
+    if "\0" in text:
         raise error(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML text")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as problem:
-        raise error(
-            f"{path}: not UTF-8 text (byte {problem.start}): save the {what} as UTF-8"
-        ) from None
     _screen_tokens(path, text, what, error)
     _refuse_duplicate_keys(path, text, what, error)
     try:

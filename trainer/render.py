@@ -28,7 +28,7 @@ from jinja2.utils import Cycler, Joiner, Namespace
 from jinja2.visitor import NodeTransformer
 from pydantic import BaseModel
 
-from trainer.bounded_io import read_bounded
+from trainer.bounded_io import read_text_bounded
 from trainer.datadirs import data_dir
 from trainer.errors import DrillFileError
 from trainer.reference import AnswerKey, show
@@ -380,12 +380,8 @@ class SolutionLoader(jinja2.BaseLoader):
             raise DrillFileError(f"{path}: the solution template leads out of {self.folder} "
                                  "(a symlink?): keep solution templates in the solutions "
                                  "folder")
-        raw = read_bounded(path, MAX_TEMPLATE_BYTES, "solution template", DrillFileError)
-        try:
-            source = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise DrillFileError(f"{path}: not UTF-8 text (byte {error.start}): save the "
-                                 "solution template as UTF-8") from None
+        source = read_text_bounded(path, MAX_TEMPLATE_BYTES, "solution template",
+                                   DrillFileError)
         stamp = os.stat(path).st_mtime_ns
 
         def uptodate() -> bool:

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from trainer.bounded_io import read_bounded
+from trainer.bounded_io import read_bounded, read_text_bounded
 from trainer.errors import KvdrillError, UsageError
 from trainer.model import Drill
 
@@ -126,12 +126,8 @@ def _field(loc: tuple[int | str, ...], data: Any) -> str:
 
 def load(path: Path) -> TranscriptFile:
     """The transcript in `path`, or a UsageError saying which field is malformed."""
-    raw = read_bounded(path, MAX_TRANSCRIPT_BYTES, "transcript", UsageError)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise UsageError(f"{path}: not UTF-8 text (byte {error.start}): not a transcript; "
-                         "use `kvdrill export ID`") from None
+    text = read_text_bounded(path, MAX_TRANSCRIPT_BYTES, "transcript", UsageError,
+                             "not a transcript; use `kvdrill export ID`")
     if not _depth_ok(text):
         raise _malformed(path, "(top level)", f"nested more than {MAX_JSON_DEPTH} levels deep")
     try:
