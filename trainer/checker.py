@@ -127,6 +127,12 @@ def join_forms(forms: tuple[str, ...] | list[str]) -> str:
     return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
 
 
+def unreadable_reason(error: AnswerParseError) -> str:
+    """Why the reader refused an answer, with what it had read so far."""
+    understood = f" (read so far: {error.understood!r})" if error.understood else ""
+    return f"{error}{understood}"
+
+
 def check_numeric(
     step: Step,
     answer: str | None,
@@ -145,10 +151,9 @@ def check_numeric(
     try:
         read = read_answer(answer, unit)
     except AnswerParseError as error:
-        understood = f" (read so far: {error.understood!r})" if error.understood else ""
         return replace(base, verdict="invalid",
-                       feedback=f"{error}{understood}; not marked. Forms that work here: "
-                                f"{join_forms(example_forms(step, reference.value))}")
+                       feedback=f"{unreadable_reason(error)}; not marked. Forms that work "
+                                f"here: {join_forms(example_forms(step, reference.value))}")
     expected_dim = dim_of_unit(unit)
     fitting = [r for r in read.readings if r.quantity.dim in accepted_dims(expected_dim)]
     if not fitting:

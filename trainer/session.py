@@ -23,9 +23,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from trainer.checker import Mark, example_forms, join_forms, mark_sheet
+from trainer.checker import Mark, example_forms, join_forms, mark_sheet, unreadable_reason
+from trainer.errors import AnswerParseError
 from trainer.grading import MAX_ANSWER_CHARS
 from trainer.model import Step
+from trainer.reader import read_answer
 from trainer.reference import AnswerKey, show
 from trainer.render import fill
 from trainer.sheets import givens_lines, prompt_of, situation_of
@@ -294,13 +296,14 @@ class Session:
             return f"Nothing typed: try e.g. {self._example(step)}, or :skip to skip."
         if step.kind == "text":
             return ""
-        mark = mark_sheet(self.key, {**self.answers, step.id: raw})[step.id]
-        if mark.verdict != "invalid":
+        # Only whether this one answer reads: the reader alone, not a re-mark of the sheet.
+        try:
+            read_answer(raw, self.key.reference(step.id).unit)
+        except AnswerParseError as error:
+            reason = unreadable_reason(error).strip().rstrip(".") or \
+                "this is not a number the reader knows"
+        else:
             return ""
-        # The reader's reason, up to "; not marked" (what follows may quote forms near the
-        # reference; this session gives its own example, chosen away from it).
-        reason = mark.feedback.split("; not marked")[0].strip().rstrip(".") or \
-            "this is not a number the reader knows"
         if self.exam:
             reason = reason.split("; expected")[0]
             return f"Could not read that: {reason}. Asked again; nothing recorded."
