@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from trainer import keys, report, transcripts, variants
+from trainer import keys, progress, report, transcripts, variants
 from trainer.loader import find_drill
 from trainer.reference import AnswerKey
 from trainer.render import render_solution
@@ -66,7 +66,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
                                   [11, 30, 8, 6, 50, 75])
             store.set_override(attempt_id, "assumptions", 2, "stated bf16 and the 0.9 cap aloud")
             transcript = transcripts.transcript(store, attempt_id)
-            trend = [transcripts.attempt_summary(store, a) for a in store.attempts()]
+            trend = progress.Keeper(store).summaries(store.attempts(), score_incomplete=True)
             overrides = store.overrides(attempt_id)
         drill, _ = find_drill("llama31-8b-h100")
         solution = render_solution(variants.answer_key(drill, None))

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from trainer import keys, report, transcripts, variants
+from trainer import keys, progress, report, transcripts, variants
 from trainer.errors import UsageError
 from trainer.loader import find_drill
 from trainer.reference import AnswerKey
@@ -43,7 +43,8 @@ def practise(run: Run, answers: str) -> int:
 def review(attempt_id: int, solution: bool = False) -> dict[str, Any]:
     with Store() as store:
         transcript = transcripts.transcript(store, attempt_id)
-        trend = [transcripts.attempt_summary(store, a) for a in store.attempts("llama31-8b-h100")]
+        trend = progress.Keeper(store).summaries(store.attempts("llama31-8b-h100"),
+                                                 score_incomplete=True)
         overrides = store.overrides(attempt_id)
     solution_md = None
     if solution:

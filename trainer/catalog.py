@@ -13,7 +13,7 @@ from typing import Any
 
 from trainer.datadirs import drill_paths
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 PUBLIC = ("id", "title", "minutes", "tags")
 
 
@@ -58,6 +58,23 @@ def usable_drill_ids() -> list[str]:
     are: `next` never recommends a broken drill (`kvdrill lint` says what is wrong)."""
     return [entry["id"] for path, entry in _entries()
             if entry.get("usable") and entry["id"] == path.stem]
+
+
+def drill_hashes() -> dict[str, tuple[str, str]]:
+    """drill id → (SHA-256 of its drill file, SHA-256 of its rubric file), for the drills that
+    load: what a kept mark of an attempt of that drill depends on."""
+    return {entry["id"]: (entry["sha256"], entry["rubric_sha256"])
+            for path, entry in _entries()
+            if entry.get("usable") and entry["id"] == path.stem and entry.get("sha256")}
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def _stamp(path: Path) -> list[int]:
@@ -108,4 +125,5 @@ def _entry(drill_path: Path, stamp: list[int]) -> dict[str, Any]:
         usable = False
     return {"stamp": stamp, "id": drill.id, "title": drill.title,
             "minutes": drill.target_minutes, "tags": list(drill.tags), "usable": usable,
-            "rubric_path": str(rubric_path), "rubric_stamp": _stamp(rubric_path)}
+            "rubric_path": str(rubric_path), "rubric_stamp": _stamp(rubric_path),
+            "sha256": _sha256(drill_path), "rubric_sha256": _sha256(rubric_path)}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import click
 
 if TYPE_CHECKING:  # only for annotations: start-up imports as little as it can
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from pathlib import Path
 
 from trainer import __version__
@@ -471,6 +471,10 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         echo(f"Resuming attempt {attempt_id} of {drill.id} at step "
                    f"{run.first_open_step() + 1}.")
     finished = run.run()
+    if finished:
+        from trainer import progress
+
+        progress.keep_finished(db, attempt_id)
     if finished or piped:
         echo("")
         echo(session.summary(run, None if piped else tui.terminal_width()))
@@ -507,32 +511,68 @@ def _piped_ask(prompt: Any) -> str | None:
 
 @cli.command()
 @click.option("--drill", "drill_id", metavar="ID", help="Only attempts of this drill.")
+@click.option("--limit", type=click.IntRange(1, None), default=20, show_default=True,
+              metavar="N", help="Show the newest N attempts.")
+@click.option("--all", "show_all", is_flag=True, help="Show every attempt (overrides --limit).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
-def history(drill_id: str | None, as_json: bool) -> None:
-    """List your attempts, newest first: drill, variant, when, status, answered, scores."""
-    from trainer import store, transcripts
+def history(drill_id: str | None, limit: int, show_all: bool, as_json: bool) -> None:
+    """List your attempts, newest first: drill, variant, when, status, answered, scores; then
+    each drill's trend over its latest complete attempts. Incomplete attempts are listed, not
+    scored."""
+    from trainer import progress, store
 
     db = store.Store(read_only=True)
-    attempts = db.attempts(drill_id)
-    if drill_id is not None and not attempts:
-        _known_drill_or_exit(drill_id, {a.drill_id for a in db.attempts()})
-    rows = [transcripts.attempt_summary(db, a) for a in attempts]
-    db.close()
-    if as_json:
-        _emit_json(rows)
-        return
-    if not rows:
-        echo("No attempts yet: kvdrill practice DRILL")
-        return
+    try:
+        if drill_id is not None and not db.count_attempts(drill_id):
+            _known_drill_or_exit(drill_id, set(db.drill_ids()))
+        keeper = progress.Keeper(db)
+        total = db.count_attempts(drill_id)
+        batches = progress.chunked(db.iter_attempts(drill_id, limit=None if show_all else limit),
+                                   200)
+        if as_json:
+            _emit_json_rows(row for batch in batches for row in keeper.summaries(batch))
+            return
+        if not total:
+            echo("No attempts yet: kvdrill practice DRILL")
+            return
+        shown = 0
+        for batch in batches:
+            for row in keeper.summaries(batch):
+                echo(_history_line(row))
+                shown += 1
+        if shown < total:
+            echo(f"({shown} of {total} attempts; --all or --limit N shows more)")
+        trends = keeper.trends(None if drill_id is None else [drill_id])
+    finally:
+        db.close()
+    if trends:
+        echo(f"\nTrends (complete attempts, oldest → newest, at most {progress.TREND_POINTS}):")
+        for line in progress.trend_lines(trends):
+            echo(f"  {line}")
+
+
+def _history_line(row: dict[str, Any]) -> str:
+    if row["scored"]:
+        detail = " ".join(f"{k}={v:g}" for k, v in row["scores"].items())
+    elif row["status"] == "complete":
+        detail = str(row["note"])
+    else:
+        detail = "not scored"
+    return (f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
+            f"{row['status']:<10} {row['answered']:>2} answered  {detail}")
+
+
+def _emit_json_rows(rows: Iterator[dict[str, Any]]) -> None:
+    """A JSON array written a row at a time, so a long history is never held at once."""
+    first = True
     for row in rows:
-        scores = " ".join(f"{k}={v:g}" for k, v in row["scores"].items())
-        if row["share"] is None:
-            scores = str(row["note"])
-        echo(f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
-                   f"{row['status']:<10} {row['answered']:>2} answered  {scores}")
-    echo("\nTrends (oldest → newest):")
-    for line in transcripts.trend_lines(rows):
-        echo(f"  {line}")
+        click.echo(("[\n" if first else ",\n") + _indented(json_text(row)), nl=False)
+        first = False
+    click.echo("[]" if first else "\n]")
+
+
+def _indented(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
 
 
 def _known_drill_or_exit(drill_id: str, stored: set[str]) -> None:
@@ -630,19 +670,14 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
 @click.option("--json", "as_json", is_flag=True, help="Print the choice and the schedule.")
 def next_drill(as_json: bool) -> None:
     """Say which drill to practise now, and why: spaced repetition over your scored attempts."""
-    from trainer import catalog, datadirs, schedule, store, transcripts
+    from trainer import catalog, datadirs, progress, schedule, store
 
-    db = store.Store(read_only=True)
-    reviews: dict[str, list[tuple[Any, float]]] = {}
-    for attempt in db.attempts():
-        row = transcripts.attempt_summary(db, attempt)
-        if row["answered"] and row["share"] is not None:  # not re-markable: no rating
-            reviews.setdefault(attempt.drill_id, []).append(
-                (transcripts.started(attempt), row["share"]))
-    db.close()
+    db = store.Store(read_only=True)  # a store it cannot read is refused before anything
+    try:
+        cards = progress.Keeper(db).cards(catalog.usable_drill_ids())
+    finally:
+        db.close()
     folder = datadirs.data_dir("drills")
-    cards = [schedule.card_for(drill_id, reviews.get(drill_id, []))
-             for drill_id in catalog.usable_drill_ids()]
     if not cards:
         from trainer.errors import KvdrillError
 
@@ -670,7 +705,7 @@ def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
            note: str | None) -> None:
     """Review a stored attempt (ID) or an exported transcript (FILE), re-marked from the raw
     answers with today's solver; any recorded verdict that disagrees is flagged."""
-    from trainer import report, store, transcripts
+    from trainer import progress, report, store, transcripts
 
     if note is not None and not settings:
         raise click.UsageError("--note goes with --set DIMENSION=SCORE; give both")
@@ -680,13 +715,20 @@ def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
             number_like and not _path(source).exists()):
         attempt_id = _attempt_id(source)
         db = store.Store(read_only=not settings)
-        if settings:
-            for dimension, score in transcripts.parse_overrides(settings, db, attempt_id):
-                db.set_override(attempt_id, dimension, score, note or "")
-        transcript = transcripts.transcript(db, attempt_id)
-        overrides = db.overrides(attempt_id)
-        trend = transcripts.trend_of(db, transcript["drill"])
-        db.close()
+        try:
+            if settings:
+                for dimension, score in transcripts.parse_overrides(settings, db, attempt_id):
+                    db.set_override(attempt_id, dimension, score, note or "")
+            transcript = transcripts.transcript(db, attempt_id)
+            keeper = progress.Keeper(db)
+            attempt = db.attempt(attempt_id)
+            _, changed = keeper.fresh(attempt, transcript)
+            if changed:
+                transcript["kept_marks_differ"] = changed
+            overrides = db.overrides(attempt_id)
+            trend = keeper.kept_trend(transcript["drill"])
+        finally:
+            db.close()
         label = f"attempt {attempt_id}"
     else:
         if settings:

@@ -26,14 +26,31 @@ Model = TypeVar("Model", bound=BaseModel)
 
 
 def read_yaml(path: Path, what: str = "drill file",
-              error: type[KvdrillError] = DrillFileError) -> tuple[Any, str]:
+              error: type[KvdrillError] = DrillFileError,
+              kept: bool = False) -> tuple[Any, str]:
     """The data of a YAML file and its text, refusing hostile files before anything is
     constructed: not a regular file, over MAX_FILE_BYTES (counted as read), binary, not UTF-8,
     tags, anchors and aliases, deep nesting, a key given twice in one mapping. `what` names the
-    file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2)."""
+    file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2). With `kept`
+    (drill and rubric files), a parse of the same text kept by parsed_cache is used, and a new
+    one kept."""
     text = read_text_bounded(path, MAX_FILE_BYTES, what, error)
     if "\0" in text:
         raise error(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML text")
+    if kept:
+        from trainer import parsed_cache
+
+        found, data = parsed_cache.lookup(text)
+        if found:
+            return data, text
+        data, text = _parse(path, text, what, error)
+        parsed_cache.keep(text, data)
+        return data, text
+    return _parse(path, text, what, error)
+
+
+def _parse(path: Path, text: str, what: str,
+           error: type[KvdrillError]) -> tuple[Any, str]:
     _screen_tokens(path, text, what, error)
     _refuse_duplicate_keys(path, text, what, error)
     try:
@@ -161,7 +178,7 @@ def _field_name(loc: tuple[int | str, ...], data: Any) -> str:
 
 def validate(path: Path, model: type[Model]) -> Model:
     what = "rubric file" if model is Rubric else "drill file"
-    data, text = read_yaml(path, what)
+    data, text = read_yaml(path, what, kept=True)
     if not isinstance(data, dict):
         raise DrillFileError(f"{path}:1: expected a mapping of fields (id: ..., title: ...)")
     _refuse_duplicate_steps(path, data, text)

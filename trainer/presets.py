@@ -81,15 +81,28 @@ def _build(cls: type[Any], preset_id: str, raw: Mapping[str, Any]) -> Any:
     return cls(id=preset_id, **fields)
 
 
+def _read_preset_file(path: Path) -> Any:
+    """A shipped preset file's data, parsed once and kept (parsed_cache) while it is
+    unchanged."""
+    from trainer import parsed_cache
+
+    text = path.read_text(encoding="utf-8")
+    found, data = parsed_cache.lookup(text)
+    if not found:
+        data = yaml.safe_load(text)
+        parsed_cache.keep(text, data)
+    return data
+
+
 @cache
 def models() -> dict[str, ModelPreset]:
-    raw = yaml.safe_load((PRESET_DIR / "models.yaml").read_text(encoding="utf-8"))
+    raw = _read_preset_file(PRESET_DIR / "models.yaml")
     return {key: _build(ModelPreset, key, value) for key, value in raw.items()}
 
 
 @cache
 def gpus() -> dict[str, GpuPreset]:
-    raw = yaml.safe_load((PRESET_DIR / "gpus.yaml").read_text(encoding="utf-8"))
+    raw = _read_preset_file(PRESET_DIR / "gpus.yaml")
     return {key: _build(GpuPreset, key, value) for key, value in raw.items()}
 
 

@@ -27,6 +27,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from trainer.errors import UsageError
+from trainer.formatting import sparkline
 from trainer.keys import key_rows
 from trainer.printable import printable
 from trainer.reference import AnswerKey
@@ -37,7 +38,6 @@ from trainer.solver import WRONG_PATHS
 Format = Literal["text", "md", "html"]
 FORMATS: tuple[str, ...] = ("text", "md", "html")
 
-SPARK_BLOCKS = "▁▂▃▄▅▆▇█"
 VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·",
                  "answered": "✎"}
 TEXT_ANSWER_WIDTH = 24
@@ -65,18 +65,6 @@ TEMPLATES = Path(__file__).parent / "templates"
 # Small helpers
 
 
-def sparkline(values: list[float], top: float) -> str:
-    """One block character per value, ▁ for 0 (or less) up to █ for `top` (or more)."""
-    if not values:
-        return ""
-    if not math.isfinite(top) or top <= 0:
-        return SPARK_BLOCKS[0] * len(values)
-    line = []
-    for value in values:
-        share = value / top if math.isfinite(value) else 0.0
-        share = min(max(share, 0.0), 1.0)
-        line.append(SPARK_BLOCKS[round(share * (len(SPARK_BLOCKS) - 1))])
-    return "".join(line)
 
 
 def _one_line(text: str | None, width: int | None = None) -> str:
@@ -204,7 +192,7 @@ def _trend_data(transcript: dict[str, Any], trend: list[dict[str, Any]] | None
             "started_at": entry.get("started_at"),
             "scores": {dim: float(score) for dim, score in entry.get("scores", {}).items()},
         }
-    if transcript["id"] not in points:
+    if transcript["id"] is not None:  # today's re-mark, not what was kept
         points[int(transcript["id"])] = {
             "id": int(transcript["id"]),
             "started_at": transcript.get("started_at"),
@@ -248,6 +236,8 @@ def review_data(transcript: dict[str, Any], overrides: dict[str, tuple[float, st
         # overtime, hints, budgets, drill hash, givens): {step, field, says}.
         "tampered": [{"step": t.get("step"), "field": t.get("field"), "says": t.get("says")}
                      for t in transcript.get("tampered") or []],
+        # How today's re-mark differs from the marks kept in the store (None: it agrees).
+        "kept_marks_differ": transcript.get("kept_marks_differ"),
         "summary": {
             "numeric": len(numeric),
             "correct": sum(1 for s in numeric if s["verdict"] == "correct"),
@@ -360,6 +350,8 @@ def _review_text(data: dict[str, Any]) -> str:
         lines += ["", "⚑ Flagged: the recorded verdict differs from today's re-mark:"]
         lines += [f"  {s['id']}: recorded {s['recorded_verdict']}, re-marked {s['verdict']}"
                   for s in flagged]
+    if data["kept_marks_differ"]:
+        lines += ["", *_wrap(f"⚑ Flagged: {data['kept_marks_differ']}", 0)]
     if data["tampered"]:
         lines += ["", "⚑ Flagged: the transcript disagrees with itself or its drill:"]
         for t in data["tampered"]:
@@ -469,6 +461,8 @@ def _review_markdown(data: dict[str, Any]) -> str:
                   "| step | recorded verdict | re-marked today |", "|---|---|---|"]
         lines += [f"| {_cell(s['id'])} | {_cell(s['recorded_verdict'])} | {_cell(s['verdict'])} |"
                   for s in flagged]
+    if data["kept_marks_differ"]:
+        lines += ["", f"**⚑ Flagged:** {_cell(data['kept_marks_differ'])}"]
     if data["tampered"]:
         lines += ["", "## ⚑ Flagged: the transcript disagrees with itself or its drill", "",
                   "| step | field | what is wrong |", "|---|---|---|"]
@@ -667,6 +661,7 @@ def _review_html(data: dict[str, Any]) -> str:
         trends=trends, solution=solution, marks=VERDICT_MARKS,
         named=[s for s in data["steps"] if s["misconception"]],
         flagged=[s for s in data["steps"] if s["flag"]], tampered=data["tampered"],
+        kept_marks_differ=data["kept_marks_differ"],
         written=[s for s in data["steps"] if s["kind"] != "numeric" and s["answer"]],
     )
 

@@ -35,6 +35,39 @@ class DrillCard:
     due: datetime | None  # None: never practised
 
 
+@dataclass(frozen=True)
+class CardState:
+    """A drill's card as kept in the store (FSRS's dict), with how many ratings it holds and
+    the last one; `review` puts one more attempt in."""
+    card: dict[str, Any]
+    reviews: int
+    last_share: float | None
+    last_rating: str | None
+
+    @staticmethod
+    def start() -> CardState:
+        return CardState(dict(Card().to_dict()), 0, None, None)
+
+    def review(self, share: float, when: datetime) -> CardState:
+        rating = rating_for(share)
+        try:
+            card = Card.from_dict(self.card)  # type: ignore[arg-type]
+        except (KeyError, TypeError, ValueError):
+            card = Card()  # a kept card that no longer reads: start it again
+        card, _ = _scheduler().review_card(card, rating, when)
+        return CardState(dict(card.to_dict()), self.reviews + 1, share, rating.name)
+
+    def drill_card(self, drill_id: str) -> DrillCard:
+        due = None
+        if self.reviews:
+            try:
+                due = Card.from_dict(self.card).due  # type: ignore[arg-type]
+            except (KeyError, TypeError, ValueError):
+                due = None
+        return DrillCard(drill_id, self.reviews if due else 0, self.last_share,
+                         self.last_rating, due)
+
+
 def card_for(drill_id: str, reviews: list[tuple[datetime, float]]) -> DrillCard:
     """Replay a drill's scored attempts (time, share of points) into its card."""
     scheduler = _scheduler()

@@ -31,8 +31,8 @@ from trainer.reader import read_answer
 from trainer.reference import AnswerKey, show
 from trainer.render import fill
 from trainer.sheets import givens_lines, prompt_of, situation_of
-from trainer.solver import SOLVER_VERSION
 from trainer.store import Store
+from trainer.versions import SOLVER_VERSION
 
 COMMANDS_HELP = "commands: ? hint · :skip · :back · :formula · :givens · :help · :quit (saves)"
 COMMANDS = (

@@ -23,8 +23,6 @@ from typing import Any
 
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
 
-SOLVER_VERSION = "2"
-
 GB = 10**9
 TB = 10**12
 GIB = 2**30

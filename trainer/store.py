@@ -26,7 +26,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -45,6 +45,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 MODES = ("practice", "exam", "grade")
 STATUSES = ("incomplete", "complete")
 OUR_TABLES = frozenset({"attempts", "answers", "overrides"})
+# Tables a schema adds after the first: a file of that version must have them.
+LATER_TABLES = {3: frozenset({"scores", "schedule"})}
 MAX_ATTEMPT_ID = 2**63 - 1  # SQLite's largest INTEGER
 
 # MIGRATIONS[i] takes a database from schema version i to i + 1, as one transaction. Each entry
@@ -100,6 +102,30 @@ MIGRATIONS: list[tuple[str, ...]] = [
         # recorded before schema 2.
         "ALTER TABLE attempts ADD COLUMN drill_text TEXT",
     ),
+    (
+        # Each attempt's marks and rubric score as last computed, and what they were computed
+        # with (`stamp`: marking version, drill and rubric hashes; `answers_seen`: the newest
+        # answer row then), so history and review need not re-mark what has not changed.
+        """CREATE TABLE scores (
+            attempt_id INTEGER PRIMARY KEY REFERENCES attempts (id) ON DELETE CASCADE,
+            stamp TEXT NOT NULL,
+            answers_seen INTEGER NOT NULL,
+            summary TEXT NOT NULL,
+            marked_at TEXT NOT NULL
+        )""",
+        # Whether the attempt's rating is in its drill's schedule card yet.
+        "ALTER TABLE attempts ADD COLUMN scheduled INTEGER NOT NULL DEFAULT 0",
+        # One spaced-repetition card per drill, updated as attempts complete.
+        """CREATE TABLE schedule (
+            drill_id TEXT PRIMARY KEY,
+            card TEXT NOT NULL,
+            reviews INTEGER NOT NULL CHECK (reviews >= 0),
+            last_share REAL,
+            last_rating TEXT,
+            updated_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX attempts_by_drill_status ON attempts (drill_id, status, id)",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -144,6 +170,31 @@ class AnswerRow:
     budget_seconds: int
     overtime: bool
     answered_at: str
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """An attempt's kept marks: `summary` (what history shows: scores, share, level, each
+    step's verdict) as computed under `stamp` when its newest answer row was `answers_seen`."""
+    attempt_id: int
+    stamp: str
+    answers_seen: int
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    """A drill's spaced-repetition card (FSRS's own dict) and the last rating put into it."""
+    drill_id: str
+    card: dict[str, Any]
+    reviews: int
+    last_share: float | None
+    last_rating: str | None
+
+
+def _chunks(ids: list[int], size: int = 500) -> Iterator[list[int]]:
+    for start in range(0, len(ids), size):
+        yield ids[start:start + size]
 
 
 def _now() -> str:
@@ -271,8 +322,10 @@ def _check_ours(path: Path, conn: sqlite3.Connection) -> int:
         raise _foreign(path)
     if version > SCHEMA_VERSION:
         raise _newer(path, version)
-    if version >= 1 and not tables >= OUR_TABLES:
-        raise _damaged(path, f"tables missing: {', '.join(sorted(OUR_TABLES - tables))}")
+    wanted = OUR_TABLES.union(*(extra for since, extra in LATER_TABLES.items()
+                                if version >= since))
+    if version >= 1 and not tables >= wanted:
+        raise _damaged(path, f"tables missing: {', '.join(sorted(wanted - tables))}")
     return version
 
 
@@ -366,6 +419,7 @@ class Store:
         opened read-only, and a missing file reads as an empty store."""
         self.path = Path(path) if path is not None else default_path()
         self.read_only = read_only
+        self.version = SCHEMA_VERSION  # the file's schema (older only when read read-only)
         self._conn: sqlite3.Connection | None = None
         if read_only:
             self._conn = self._open_read_only()
@@ -458,6 +512,7 @@ class Store:
             if version == 0:
                 conn.close()
                 return _empty_store()
+            self.version = version
             return conn
         assert last is not None
         raise _read_error(self.path, last) from last
@@ -579,15 +634,70 @@ class Store:
             raise _no_attempt(attempt_id)
         return self._attempt_row(row)
 
-    def attempts(self, drill_id: str | None = None) -> list[AttemptRow]:
-        """All attempts (or one drill's), newest first."""
+    def attempts(self, drill_id: str | None = None, *, limit: int | None = None,
+                 with_text: bool = True) -> list[AttemptRow]:
+        """All attempts (or one drill's), newest first; with `limit`, only that many. Without
+        `with_text`, each row's drill_text is left out (None), which keeps long lists small."""
+        return list(self.iter_attempts(drill_id, limit=limit, with_text=with_text))
+
+    def iter_attempts(self, drill_id: str | None = None, *, limit: int | None = None,
+                      with_text: bool = False, batch: int = 500) -> Iterator[AttemptRow]:
+        """Attempts newest first, read `batch` rows at a time, so a long history is never
+        held in memory at once."""
+        columns = "*" if with_text else ", ".join(self._LIST_COLUMNS)
+        remaining = limit
+        before: int | None = None
+        while remaining is None or remaining > 0:
+            size = batch if remaining is None else min(batch, remaining)
+            where: list[str] = []
+            args: list[Any] = []
+            if drill_id is not None:
+                where.append("drill_id = ?")
+                args.append(drill_id)
+            if before is not None:
+                where.append("id < ?")
+                args.append(before)
+            clause = f" WHERE {' AND '.join(where)}" if where else ""
+            with self._guard() as conn:
+                rows = conn.execute(
+                    f"SELECT {columns} FROM attempts{clause} ORDER BY id DESC LIMIT ?",
+                    (*args, size),
+                ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield self._attempt_row(row)
+            before = int(rows[-1]["id"])
+            if remaining is not None:
+                remaining -= len(rows)
+            if len(rows) < size:
+                return
+
+    _LIST_COLUMNS = ("id", "drill_id", "drill_hash", "variant", "params", "solver_version",
+                     "mode", "strict", "started_at", "finished_at", "status")
+
+    def count_attempts(self, drill_id: str | None = None) -> int:
         with self._guard() as conn:
             if drill_id is None:
-                rows = conn.execute("SELECT * FROM attempts ORDER BY id DESC").fetchall()
+                row = conn.execute("SELECT COUNT(*) FROM attempts").fetchone()
             else:
-                rows = conn.execute(
-                    "SELECT * FROM attempts WHERE drill_id = ? ORDER BY id DESC", (drill_id,)
-                ).fetchall()
+                row = conn.execute("SELECT COUNT(*) FROM attempts WHERE drill_id = ?",
+                                   (drill_id,)).fetchone()
+        return int(row[0])
+
+    def drill_ids(self) -> list[str]:
+        """The drills that have attempts, by id."""
+        with self._guard() as conn:
+            rows = conn.execute("SELECT DISTINCT drill_id FROM attempts ORDER BY drill_id")
+            return [str(row[0]) for row in rows]
+
+    def complete_attempts(self, drill_id: str, *, limit: int) -> list[AttemptRow]:
+        """A drill's newest complete attempts, newest first (no drill_text)."""
+        columns = ", ".join(self._LIST_COLUMNS)
+        with self._guard() as conn:
+            rows = conn.execute(
+                f"SELECT {columns} FROM attempts WHERE drill_id = ? AND status = 'complete'"
+                " ORDER BY id DESC LIMIT ?", (drill_id, limit)).fetchall()
         return [self._attempt_row(row) for row in rows]
 
     def _attempt_row(self, row: sqlite3.Row) -> AttemptRow:
@@ -717,6 +827,155 @@ class Store:
             overtime=bool(row["overtime"]),
             answered_at=str(row["answered_at"]),
         )
+
+    # -- kept marks -------------------------------------------------------------------------
+
+    def latest_answer_ids(self, attempt_ids: Iterable[int]) -> dict[int, int]:
+        """attempt id → the id of its newest answer row (0 when it has none): a stored score
+        made before that answer is stale."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        found: dict[int, int] = dict.fromkeys(ids, 0)
+        with self._guard() as conn:
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                for row in conn.execute(
+                        f"SELECT attempt_id, MAX(id) FROM answers WHERE attempt_id IN ({marks})"
+                        " GROUP BY attempt_id", chunk):
+                    found[int(row[0])] = int(row[1])
+        return found
+
+    def answered_counts(self, attempt_ids: Iterable[int]) -> dict[int, int]:
+        """attempt id → how many steps have an answer (their latest revision not a skip)."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        found: dict[int, int] = dict.fromkeys(ids, 0)
+        with self._guard() as conn:
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                for row in conn.execute(
+                        "SELECT a.attempt_id, COUNT(*) FROM answers AS a"
+                        f" WHERE a.attempt_id IN ({marks}) AND a.raw IS NOT NULL"
+                        " AND a.revision = (SELECT MAX(b.revision) FROM answers AS b"
+                        "  WHERE b.attempt_id = a.attempt_id AND b.step_id = a.step_id)"
+                        " GROUP BY a.attempt_id", chunk):
+                    found[int(row[0])] = int(row[1])
+        return found
+
+    def count_complete(self, drill_id: str) -> int:
+        with self._guard() as conn:
+            row = conn.execute("SELECT COUNT(*) FROM attempts WHERE drill_id = ?"
+                               " AND status = 'complete'", (drill_id,)).fetchone()
+        return int(row[0])
+
+    def kept_trend(self, drill_id: str, limit: int) -> list[tuple[int, str, dict[str, Any]]]:
+        """(attempt id, started at, kept summary) of a drill's newest complete attempts that
+        have kept marks, oldest first: one indexed query, nothing re-marked."""
+        if self.version < 3:
+            return []
+        with self._guard() as conn:
+            rows = conn.execute(
+                "SELECT a.id, a.started_at, s.summary FROM attempts AS a JOIN scores AS s"
+                " ON s.attempt_id = a.id WHERE a.drill_id = ? AND a.status = 'complete'"
+                " ORDER BY a.id DESC LIMIT ?", (drill_id, limit)).fetchall()
+        trend = []
+        for row in reversed(rows):
+            try:
+                summary = json.loads(row["summary"])
+            except (TypeError, ValueError):
+                continue
+            if isinstance(summary, dict):
+                trend.append((int(row["id"]), str(row["started_at"]), summary))
+        return trend
+
+    def scores(self, attempt_ids: Iterable[int]) -> dict[int, ScoreRow]:
+        """The kept marks of these attempts (those that have any)."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        if self.version < 3:
+            return {}
+        found: dict[int, ScoreRow] = {}
+        with self._guard() as conn:
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                for row in conn.execute(
+                        "SELECT attempt_id, stamp, answers_seen, summary FROM scores"
+                        f" WHERE attempt_id IN ({marks})", chunk):
+                    try:
+                        summary = json.loads(row["summary"])
+                        kept = ScoreRow(int(row["attempt_id"]), str(row["stamp"]),
+                                        int(row["answers_seen"]), summary)
+                    except (TypeError, ValueError):
+                        continue  # an unreadable kept score is only stale: it is re-made
+                    if isinstance(summary, dict):
+                        found[kept.attempt_id] = kept
+        return found
+
+    def save_scores(self, rows: Iterable[ScoreRow]) -> None:
+        """Keep (or replace) these attempts' marks, in one transaction. An attempt deleted
+        meanwhile is skipped."""
+        values = [(r.attempt_id, r.stamp, r.answers_seen,
+                   json.dumps(r.summary, sort_keys=True, allow_nan=False), _now())
+                  for r in rows]
+        if not values:
+            return
+        with self._write() as conn:
+            conn.executemany(
+                "INSERT INTO scores (attempt_id, stamp, answers_seen, summary, marked_at)"
+                " SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM attempts WHERE id = ?1)"
+                " ON CONFLICT (attempt_id) DO UPDATE SET stamp = excluded.stamp,"
+                " answers_seen = excluded.answers_seen, summary = excluded.summary,"
+                " marked_at = excluded.marked_at", values)
+
+    # -- the schedule -----------------------------------------------------------------------
+
+    def unscheduled(self, drill_id: str) -> list[AttemptRow]:
+        """A drill's complete attempts whose rating is not in its card yet, in the order they
+        were finished (no drill_text)."""
+        columns = ", ".join(self._LIST_COLUMNS)
+        pending = " AND scheduled = 0" if self.version >= 3 else ""
+        with self._guard() as conn:
+            rows = conn.execute(
+                f"SELECT {columns} FROM attempts WHERE drill_id = ? AND status = 'complete'"
+                f"{pending} ORDER BY COALESCE(finished_at, started_at), id", (drill_id,),
+            ).fetchall()
+        return [self._attempt_row(row) for row in rows]
+
+    def schedule_card(self, drill_id: str) -> ScheduleRow | None:
+        if self.version < 3:
+            return None
+        with self._guard() as conn:
+            row = conn.execute("SELECT * FROM schedule WHERE drill_id = ?",
+                               (drill_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            card = json.loads(row["card"])
+            return ScheduleRow(str(row["drill_id"]), card if isinstance(card, dict) else {},
+                               int(row["reviews"]),
+                               None if row["last_share"] is None else float(row["last_share"]),
+                               _text(row["last_rating"]))
+        except (TypeError, ValueError):
+            return None  # rebuilt from the attempts
+
+    def save_schedule(self, row: ScheduleRow, applied: Iterable[int]) -> None:
+        """Keep a drill's card and mark the attempts it now includes, in one transaction."""
+        ids = list(applied)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO schedule (drill_id, card, reviews, last_share, last_rating,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (drill_id) DO UPDATE SET"
+                " card = excluded.card, reviews = excluded.reviews, last_share ="
+                " excluded.last_share, last_rating = excluded.last_rating, updated_at ="
+                " excluded.updated_at",
+                (row.drill_id, json.dumps(row.card, sort_keys=True), row.reviews,
+                 row.last_share, row.last_rating, _now()))
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                conn.execute(f"UPDATE attempts SET scheduled = 1 WHERE id IN ({marks})", chunk)
+
+    def reset_schedule(self, drill_id: str) -> None:
+        """Forget a drill's card: the next `next` rebuilds it from every complete attempt."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM schedule WHERE drill_id = ?", (drill_id,))
+            conn.execute("UPDATE attempts SET scheduled = 0 WHERE drill_id = ?", (drill_id,))
 
     # -- reviewer overrides -----------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Stored attempts and exported files as transcripts: always re-marked from the raw answers with
 the current solver, so any transcript can be re-derived, and a recorded verdict that disagrees
-with today's re-mark is flagged. Also the history's summaries and trends.
+with today's re-mark is flagged. Also the history's trend lines.
 
 Which drill an attempt is marked against: the drill file of its id when that file is still the
 one practised (same SHA-256); else the copy of the drill's text kept with the attempt; else (an
@@ -14,7 +14,6 @@ import hashlib
 import re
 import tempfile
 from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -239,58 +238,6 @@ def solution_markdown(transcript: dict[str, Any]) -> str | None:
         return render_solution(answer_key(drill, transcript["variant"]))
     except (DrillUnavailable, DrillFileError, UsageError):
         return None
-
-
-def started(attempt: AttemptRow) -> datetime:
-    return datetime.fromisoformat(attempt.started_at)
-
-
-def attempt_summary(store: Store, attempt: AttemptRow) -> dict[str, Any]:
-    """One row of the history. An attempt that cannot be re-marked has `scores` {} and
-    `share` None, and `note` says why; it never stops the others being listed."""
-    t = transcript(store, attempt.id, unmarked_ok=True)
-    rubric = t["rubric"]
-    dimensions = rubric["dimensions"] if rubric else {}
-    total = sum(d["max"] for d in dimensions.values())
-    return {
-        "id": attempt.id,
-        "drill": attempt.drill_id,
-        "variant": attempt.variant,
-        "started_at": attempt.started_at,
-        "status": attempt.status,
-        "answered": sum(1 for s in t["steps"] if s["answer"] is not None),
-        "scores": {k: d["score"] for k, d in dimensions.items()},
-        "maxima": {k: d["max"] for k, d in dimensions.items()},
-        "share": sum(d["score"] for d in dimensions.values()) / total if total else None,
-        "note": t["note"],
-    }
-
-
-def trend_of(store: Store, drill_id: str) -> list[dict[str, Any]]:
-    """Past attempts of a drill, oldest first, with their dimension scores (attempts that
-    cannot be re-marked left out)."""
-    rows = [attempt_summary(store, a) for a in store.attempts(drill_id)]
-    return [{"id": r["id"], "started_at": r["started_at"], "scores": r["scores"]}
-            for r in reversed(rows) if r["share"] is not None]
-
-
-def trend_lines(rows: Iterable[dict[str, Any]]) -> list[str]:
-    """Per drill, per dimension: a sparkline of the scores, oldest to newest."""
-    from trainer.report import sparkline
-
-    by_drill: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        if row.get("share") is not None:
-            by_drill.setdefault(row["drill"], []).insert(0, row)
-    lines = []
-    for drill_id, attempts in by_drill.items():
-        tops = {k: v for a in attempts for k, v in a.get("maxima", {}).items()}
-        lines.append(f"{drill_id} ({len(attempts)} attempt{'s' if len(attempts) > 1 else ''})")
-        for dimension in attempts[-1]["scores"]:
-            values = [a["scores"].get(dimension, 0.0) for a in attempts]
-            lines.append(f"  {dimension:<18} {sparkline(values, tops.get(dimension, 4))} "
-                         f"{values[-1]:g}")
-    return lines
 
 
 def parse_overrides(settings: Iterable[str], store: Store,
