@@ -132,6 +132,31 @@ def measure(home: Path, repeat: int) -> list[dict[str, Any]]:
     return rows
 
 
+def cold(home: Path) -> list[dict[str, Any]]:
+    """Each command's first run on a copy of the store with nothing kept (as an upgraded
+    store, or attempts copied in by hand, leave it): what re-marking once costs."""
+    import shutil
+    import sqlite3
+
+    rows = []
+    for name, args in (("history --json", ["history", "--json"]), ("history", ["history"]),
+                       ("next", ["next"])):
+        with tempfile.TemporaryDirectory(dir=home.parent) as copy:
+            shutil.copy(home / "kvdrill.sqlite3", copy)
+            conn = sqlite3.connect(Path(copy) / "kvdrill.sqlite3")
+            conn.execute("DELETE FROM scores")
+            conn.execute("DELETE FROM schedule")
+            conn.execute("UPDATE attempts SET scheduled = 0")
+            conn.commit()
+            conn.close()
+            env = {**os.environ, "KVDRILL_HOME": copy}
+            timed(["--help"], env)  # the catalog and parse caches, as a warm install has
+            first, memory = timed(args, env)
+            second, _ = timed(args, env)
+            rows.append({"command": name, "first": first, "second": second, "rss_kib": memory})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attempts", type=int, default=10_000)
@@ -158,6 +183,10 @@ def main() -> None:
                 print(f"{size:>8,}  {row['command']:<28} {row['seconds']:>8.3f} "
                       f"{row['ratio']:>8.1f}× {row['rss_kib'] / 1024:>9.1f}")
             print(f"{'':>8}  (store grown to {size:,} attempts in {built:.0f} s)")
+        print(f"\nNothing kept yet ({sizes[-1]:,} attempts; first run re-marks, then kept):")
+        for row in cold(home):
+            print(f"{'':>8}  {row['command']:<28} first {row['first']:.3f} s, then "
+                  f"{row['second']:.3f} s; peak {row['rss_kib'] / 1024:.1f} MiB")
 
 
 if __name__ == "__main__":

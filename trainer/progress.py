@@ -27,7 +27,7 @@ from typing import Any
 from trainer import __version__
 from trainer.errors import KvdrillError, StoreError
 from trainer.formatting import sparkline
-from trainer.store import SCHEMA_VERSION, AttemptRow, ScheduleRow, ScoreRow, Store
+from trainer.store import SCHEMA_VERSION, AnswerRow, AttemptRow, ScheduleRow, ScoreRow, Store
 from trainer.versions import MARKING_VERSION, SOLVER_VERSION
 
 TREND_POINTS = 20  # complete attempts per drill in a trend line
@@ -79,21 +79,24 @@ class Keeper:
         newest = self.store.latest_answer_ids(ids)
         kept = self.store.scores(ids)
         answered = self.store.answered_counts(ids)
-        rows = []
+        summaries: dict[int, dict[str, Any]] = {}
+        stale: list[tuple[AttemptRow, str]] = []
         for attempt in attempts:
-            scored = attempt.status == "complete" or score_incomplete
-            summary: dict[str, Any] | None = None
-            if scored:
-                stamp = self.stamp(attempt)
-                row = kept.get(attempt.id)
-                if row is not None and row.stamp == stamp and \
-                        row.answers_seen == newest[attempt.id]:
-                    summary = row.summary
-                else:
-                    summary = self._remark(attempt, stamp, newest[attempt.id])
-            rows.append(_history_row(attempt, answered.get(attempt.id, 0), summary))
+            if attempt.status != "complete" and not score_incomplete:
+                continue
+            stamp = self.stamp(attempt)
+            row = kept.get(attempt.id)
+            if row is not None and row.stamp == stamp and row.answers_seen == newest[attempt.id]:
+                summaries[attempt.id] = row.summary
+            else:
+                stale.append((attempt, stamp))
+        if stale:
+            answers = self.store.latest_answers(a.id for a, _ in stale)
+            for attempt, stamp in stale:
+                summaries[attempt.id] = self._remark(attempt, stamp, newest[attempt.id],
+                                                     answers[attempt.id])
         self.flush()
-        return rows
+        return [_history_row(a, answered.get(a.id, 0), summaries.get(a.id)) for a in attempts]
 
     def fresh(self, attempt: AttemptRow, transcript: dict[str, Any]) -> tuple[dict[str, Any],
                                                                             str | None]:
@@ -114,10 +117,10 @@ class Keeper:
         return summary, "today's re-mark disagrees with the marks kept: " + _difference(
             before.summary, summary)
 
-    def _remark(self, attempt: AttemptRow, stamp: str, newest: int) -> dict[str, Any]:
+    def _remark(self, attempt: AttemptRow, stamp: str, newest: int,
+                answers: list[AnswerRow]) -> dict[str, Any]:
         from trainer import transcripts
 
-        answers = self.store.answers(attempt.id)
         content = json.dumps([stamp, attempt.drill_hash, attempt.variant, attempt.params,
                               [(r.step_id, r.raw) for r in answers]], sort_keys=True)
         summary = self._by_content.get(content)
@@ -179,10 +182,11 @@ class Keeper:
             state = schedule.CardState.start() if kept is None else schedule.CardState(
                 kept.card, kept.reviews, kept.last_share, kept.last_rating)
             if pending:
-                shares = [r["share"] for r in self.summaries(pending)]
-                for attempt, share in zip(pending, shares, strict=True):
-                    if share is not None:
-                        state = state.review(share, _finished(attempt))
+                for batch in chunked(pending, 500):
+                    shares = [r["share"] for r in self.summaries(batch)]
+                    for attempt, share in zip(batch, shares, strict=True):
+                        if share is not None:
+                            state = state.review(share, _finished(attempt))
                 with _writable(self.store) as store:
                     if store is not None:
                         store.save_schedule(ScheduleRow(drill_id, state.card, state.reviews,

@@ -23,7 +23,6 @@ from typing import Any, Literal
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from trainer.errors import UsageError
@@ -531,6 +530,8 @@ def _environment() -> ImmutableSandboxedEnvironment:
 def markdown_html(markdown: str, demote: int = 0) -> Markup:
     """CommonMark (+ tables) as HTML; raw HTML in the source is escaped, images are not
     loaded (they stay text), and headings move down `demote` levels to sit under the page's."""
+    from markdown_it import MarkdownIt  # only HTML needs it: text and md start faster
+
     parser = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
     tokens = parser.parse(markdown)
     for token in tokens:
