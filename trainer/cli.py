@@ -522,10 +522,10 @@ def history(drill_id: str | None, limit: int, show_all: bool, as_json: bool) -> 
     from trainer import progress, store
 
     db = store.Store(read_only=True)
+    keeper = progress.Keeper(db)
     try:
         if drill_id is not None and not db.count_attempts(drill_id):
             _known_drill_or_exit(drill_id, set(db.drill_ids()))
-        keeper = progress.Keeper(db)
         total = db.count_attempts(drill_id)
         batches = progress.chunked(db.iter_attempts(drill_id, limit=None if show_all else limit),
                                    200)
@@ -544,6 +544,7 @@ def history(drill_id: str | None, limit: int, show_all: bool, as_json: bool) -> 
             echo(f"({shown} of {total} attempts; --all or --limit N shows more)")
         trends = keeper.trends(None if drill_id is None else [drill_id])
     finally:
+        keeper.close()
         db.close()
     if trends:
         echo(f"\nTrends (complete attempts, oldest → newest, at most {progress.TREND_POINTS}):")
@@ -674,7 +675,8 @@ def next_drill(as_json: bool) -> None:
 
     db = store.Store(read_only=True)  # a store it cannot read is refused before anything
     try:
-        cards = progress.Keeper(db).cards(catalog.usable_drill_ids())
+        with progress.Keeper(db) as keeper:
+            cards = keeper.cards(catalog.usable_drill_ids())
     finally:
         db.close()
     folder = datadirs.data_dir("drills")
@@ -720,13 +722,12 @@ def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
                 for dimension, score in transcripts.parse_overrides(settings, db, attempt_id):
                     db.set_override(attempt_id, dimension, score, note or "")
             transcript = transcripts.transcript(db, attempt_id)
-            keeper = progress.Keeper(db)
-            attempt = db.attempt(attempt_id)
-            _, changed = keeper.fresh(attempt, transcript)
+            with progress.Keeper(db) as keeper:
+                _, changed = keeper.fresh(db.attempt(attempt_id), transcript)
+                trend = keeper.kept_trend(transcript["drill"])
             if changed:
                 transcript["kept_marks_differ"] = changed
             overrides = db.overrides(attempt_id)
-            trend = keeper.kept_trend(transcript["drill"])
         finally:
             db.close()
         label = f"attempt {attempt_id}"

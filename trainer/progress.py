@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 from trainer import __version__
 from trainer.errors import KvdrillError, StoreError
 from trainer.formatting import sparkline
-from trainer.store import SCHEMA_VERSION, AnswerRow, AttemptRow, ScheduleRow, ScoreRow, Store
+from trainer.store import SCHEMA_VERSION, AttemptRow, ScheduleRow, ScoreRow, Store
 from trainer.versions import MARKING_VERSION, SOLVER_VERSION
 
 TREND_POINTS = 20  # complete attempts per drill in a trend line
@@ -44,8 +45,9 @@ class Keeper:
     store: Store
     _hashes: dict[str, tuple[str, str]] | None = None
     _version: str | None = None
-    _by_content: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _by_content: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     _pending: list[ScoreRow] = field(default_factory=list)
+    _opened: Store | bool | None = None  # the writer: None not tried yet, False none to be had
 
     # -- stamps -------------------------------------------------------------------------------
 
@@ -69,8 +71,8 @@ class Keeper:
 
     # -- summaries ----------------------------------------------------------------------------
 
-    def summaries(self, attempts: Iterable[AttemptRow], *,
-                  score_incomplete: bool = False) -> list[dict[str, Any]]:
+    def summaries(self, attempts: Iterable[AttemptRow], *, score_incomplete: bool = False,
+                  count_answered: bool = True, keep: bool = True) -> list[dict[str, Any]]:
         """One history row per attempt, in the order given. Complete attempts (and incomplete
         ones with score_incomplete) carry their scores, from kept marks where fresh, else
         re-marked; incomplete ones otherwise list what was answered and are not scored."""
@@ -78,7 +80,7 @@ class Keeper:
         ids = [a.id for a in attempts]
         newest = self.store.latest_answer_ids(ids)
         kept = self.store.scores(ids)
-        answered = self.store.answered_counts(ids)
+        answered = self.store.answered_counts(ids) if count_answered else {}
         summaries: dict[int, dict[str, Any]] = {}
         stale: list[tuple[AttemptRow, str]] = []
         for attempt in attempts:
@@ -91,11 +93,12 @@ class Keeper:
             else:
                 stale.append((attempt, stamp))
         if stale:
-            answers = self.store.latest_answers(a.id for a, _ in stale)
+            digests = self.store.answer_digests(a.id for a, _ in stale)
             for attempt, stamp in stale:
                 summaries[attempt.id] = self._remark(attempt, stamp, newest[attempt.id],
-                                                     answers[attempt.id])
-        self.flush()
+                                                     digests[attempt.id])
+        if keep:
+            self.flush()
         return [_history_row(a, answered.get(a.id, 0), summaries.get(a.id)) for a in attempts]
 
     def fresh(self, attempt: AttemptRow, transcript: dict[str, Any]) -> tuple[dict[str, Any],
@@ -118,17 +121,20 @@ class Keeper:
             before.summary, summary)
 
     def _remark(self, attempt: AttemptRow, stamp: str, newest: int,
-                answers: list[AnswerRow]) -> dict[str, Any]:
+                answers: str) -> dict[str, Any]:
+        """`answers`: the store's answer_digests text for the attempt; attempts that agree in
+        it and in drill, variant and givens are marked once."""
         from trainer import transcripts
 
-        content = json.dumps([stamp, attempt.drill_hash, attempt.variant, attempt.params,
-                              [(r.step_id, r.raw) for r in answers]], sort_keys=True)
+        content = (stamp, attempt.drill_hash, attempt.variant,
+                   json.dumps(attempt.params, sort_keys=True), answers)
         summary = self._by_content.get(content)
         if summary is None:
             full = self.store.attempt(attempt.id)  # with its drill's text, to mark against
             rows = [{"id": r.step_id, "answer": r.raw, "verdict": r.verdict,
                      "seconds": r.seconds, "budget_seconds": r.budget_seconds,
-                     "overtime": r.overtime, "hints": r.hints} for r in answers]
+                     "overtime": r.overtime, "hints": r.hints}
+                    for r in self.store.answers(attempt.id)]
             summary = summary_of(transcripts.build(transcripts.attempt_meta(full), rows,
                                                    unmarked_ok=True))
             self._by_content[content] = summary
@@ -139,10 +145,34 @@ class Keeper:
     def flush(self) -> None:
         """Write what was marked into the store, when it can take it; never an error."""
         pending, self._pending = self._pending, []
-        if pending:
-            with _writable(self.store) as store:
-                if store is not None:
-                    store.save_scores(pending)
+        writer = self._writer() if pending else None
+        if writer is not None:
+            with suppress(StoreError):  # failing to keep derived rows costs only speed later
+                writer.save_scores(pending)
+
+    def _writer(self) -> Store | None:
+        """A writable Store on the same file for derived rows (opened once), or None when one
+        cannot be had without changing anything else: a read-only file or folder, an older
+        schema (practice upgrades it), no file at all."""
+        if not self.store.read_only:
+            return self.store
+        if self._opened is None:
+            self._opened = False
+            if self.store.version == SCHEMA_VERSION and self.store.path.exists():
+                with suppress(StoreError):
+                    self._opened = Store(self.store.path)
+        return self._opened if isinstance(self._opened, Store) else None
+
+    def close(self) -> None:
+        if isinstance(self._opened, Store):
+            self._opened.close()
+        self._opened = None
+
+    def __enter__(self) -> Keeper:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- trends -------------------------------------------------------------------------------
 
@@ -183,15 +213,18 @@ class Keeper:
                 kept.card, kept.reviews, kept.last_share, kept.last_rating)
             if pending:
                 for batch in chunked(pending, 500):
-                    shares = [r["share"] for r in self.summaries(batch)]
+                    shares = [r["share"] for r in self.summaries(batch, count_answered=False,
+                                                                 keep=False)]
                     for attempt, share in zip(batch, shares, strict=True):
                         if share is not None:
                             state = state.review(share, _finished(attempt))
-                with _writable(self.store) as store:
-                    if store is not None:
-                        store.save_schedule(ScheduleRow(drill_id, state.card, state.reviews,
-                                                        state.last_share, state.last_rating),
-                                            [a.id for a in pending])
+                self.flush()
+                writer = self._writer()
+                if writer is not None:
+                    with suppress(StoreError):
+                        writer.save_schedule(ScheduleRow(drill_id, state.card, state.reviews,
+                                                         state.last_share, state.last_rating),
+                                             [a.id for a in pending])
             cards.append(state.drill_card(drill_id))
         return cards
 
@@ -220,9 +253,9 @@ def keep_finished(store: Store, attempt_id: int) -> None:
 
     try:
         attempt = store.attempt(attempt_id)
-        keeper = Keeper(store)
-        keeper.fresh(attempt, transcripts.transcript(store, attempt_id, unmarked_ok=True))
-        keeper.cards([attempt.drill_id])
+        with Keeper(store) as keeper:
+            keeper.fresh(attempt, transcripts.transcript(store, attempt_id, unmarked_ok=True))
+            keeper.cards([attempt.drill_id])
     except KvdrillError:
         pass
 
@@ -275,32 +308,6 @@ def _difference(before: dict[str, Any], after: dict[str, Any]) -> str:
         if old_score is not None and old_score != score:
             changes.append(f"{dimension} {old_score:g} → {score:g}")
     return "; ".join(changes) or "details changed"
-
-
-class _writable:
-    """A writable Store on the same file for derived rows, or None when it cannot be had
-    without changing anything else (read-only file or folder, an older schema)."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.opened: Store | None = None
-
-    def __enter__(self) -> Store | None:
-        if not self.store.read_only:
-            return self.store
-        if self.store.version != SCHEMA_VERSION or not self.store.path.exists():
-            return None
-        try:
-            self.opened = Store(self.store.path)
-        except StoreError:
-            return None
-        return self.opened
-
-    def __exit__(self, *exc: object) -> bool:
-        if self.opened is not None:
-            self.opened.close()
-        # A failure to keep derived rows costs only speed next time.
-        return exc[0] is not None and isinstance(exc[1], StoreError)
 
 
 def chunked(rows: Iterable[AttemptRow], size: int) -> Iterator[list[AttemptRow]]:

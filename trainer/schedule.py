@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Any
 
 from fsrs import Card, Rating, Scheduler
@@ -21,6 +22,7 @@ def rating_for(share: float) -> Rating:
     return Rating.Again
 
 
+@cache
 def _scheduler() -> Scheduler:
     return Scheduler(learning_steps=(timedelta(days=1),), relearning_steps=(timedelta(days=1),),
                      enable_fuzzing=False)

@@ -809,26 +809,28 @@ class Store:
         except (IndexError, KeyError, TypeError, ValueError) as exc:
             raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
 
-    def latest_answers(self, attempt_ids: Iterable[int]) -> dict[int, list[AnswerRow]]:
-        """answers(id) for many attempts in a few queries: each step's latest revision, steps
-        in the order first answered."""
+    def answer_digests(self, attempt_ids: Iterable[int]) -> dict[int, str]:
+        """attempt id → one text that stands for its answers (each step's latest revision, in
+        the order first answered, length-prefixed so no two different sets of answers give the
+        same text): what its marks depend on, read for many attempts at once."""
         ids = [i for i in attempt_ids if _storable_id(i)]
-        found: dict[int, list[AnswerRow]] = {i: [] for i in ids}
+        found: dict[int, str] = dict.fromkeys(ids, "")
         with self._guard() as conn:
             for chunk in _chunks(ids):
                 marks = ", ".join("?" * len(chunk))
-                rows = conn.execute(
-                    "SELECT a.* FROM answers AS a JOIN ("
-                    "  SELECT attempt_id, step_id, MAX(revision) AS latest, MIN(id) AS first"
-                    f"  FROM answers WHERE attempt_id IN ({marks}) GROUP BY attempt_id, step_id"
-                    ") AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
-                    " AND a.revision = s.latest ORDER BY a.attempt_id, s.first", chunk,
-                ).fetchall()
-                try:
-                    for row in rows:
-                        found[int(row["attempt_id"])].append(self._answer_from(row))
-                except (IndexError, KeyError, TypeError, ValueError) as exc:
-                    raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
+                for attempt_id, digest in conn.execute(
+                        "SELECT attempt_id, group_concat(part, '') FROM ("
+                        "  SELECT a.attempt_id, length(a.step_id) || ':' || a.step_id ||"
+                        "   CASE WHEN a.raw IS NULL THEN '-' ELSE"
+                        "   length(CAST(a.raw AS TEXT)) || ':' || CAST(a.raw AS TEXT) END AS part"
+                        "  FROM answers AS a JOIN ("
+                        "   SELECT attempt_id, step_id, MAX(revision) AS latest, MIN(id) AS first"
+                        f"   FROM answers WHERE attempt_id IN ({marks})"
+                        "   GROUP BY attempt_id, step_id"
+                        "  ) AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
+                        "  AND a.revision = s.latest ORDER BY a.attempt_id, s.first"
+                        ") GROUP BY attempt_id", chunk):
+                    found[int(attempt_id)] = _text(digest) or ""
         return found
 
     @staticmethod
