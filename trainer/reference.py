@@ -31,7 +31,7 @@ Givens = Mapping[str, Any]
 # Inputs a step may ask for directly (the shape questions), with their units.
 INPUT_ANSWERS = INPUT_UNITS
 LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
-                  "attention"}
+                  "attention", "memory", "checkpoint"}
 # Floors and the quotient they round down. On an estimate step the unrounded value is as good
 # an answer ("96.9 sessions" for ~96); where whole sequences are counted exactly it is the
 # rounded-up mistake (a partial sequence is not served).
@@ -130,7 +130,7 @@ class AnswerKey:
         "model_name", "gpu_name", "hbm_gb", "bandwidth_tbs", "context", "layers", "heads",
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
-        "prefix_tokens", "window",
+        "prefix_tokens", "window", "hbm_marketed_gb", "hbm_reported_mib", "hbm_reported_gb",
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -317,4 +317,10 @@ class AnswerKey:
             "prefix_tokens": _count_or(d.prefix_tokens, "no shared prefix"),
             "window": _count_or(d.window, "no window"),
         }
+        card = find_gpu(gpu) if gpu else None
+        shown["hbm_marketed_gb"] = format_number(card.hbm_gb, sig=4) if card else shown["hbm_gb"]
+        reported = card.reported_mib if card else None
+        shown["hbm_reported_mib"] = format_number(reported) if reported else "unknown"
+        shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)
+                                    if reported else "unknown")
         return shown
