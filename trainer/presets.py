@@ -205,7 +205,7 @@ def build_deployment(
         if memory == "reported":
             _take_reported(gpu_preset, take)
         for name, field in GPU_FIELDS.items():
-            detail = gpu_preset.id + (", marketed GB" if name == "hbm_gb" else "")
+            detail = _marketed_detail(gpu_preset) if name == "hbm_gb" else gpu_preset.id
             take(name, getattr(gpu_preset, field), "preset", detail)
     elif memory == "reported" and "hbm_gb" not in chosen:
         raise InvalidInput("--memory reported needs a GPU preset (--gpu) that carries the "
@@ -217,6 +217,13 @@ def build_deployment(
     settings = [chosen[name] for name in ALL_INPUTS if name in chosen]
     fields = {s.name: s.value for s in settings if s.value is not None}
     return Deployment(**fields).validate(), settings
+
+
+def _marketed_detail(gpu: GpuPreset) -> str:
+    if gpu.reported_mib is None:
+        return f"{gpu.id}, as marketed (GB = 10^9 B)"
+    return (f"{gpu.id}, as marketed (GB = 10^9 B); the driver reports "
+            f"{format_number(gpu.reported_mib)} MiB: --memory reported")
 
 
 def _take_reported(gpu: GpuPreset, take: Any) -> None:

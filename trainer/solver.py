@@ -881,6 +881,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
 
     d = deployment
     s = solution if solution is not None else Solution(d)
+    gpus = f"{d.gpus:,} GPU" if d.gpus == 1 else f"{d.gpus:,} GPUs"
 
     def n(x: Any) -> str:
         return format_number(Fraction(x))
@@ -968,7 +969,6 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
 
     util = f" × {format_number(d.utilization, sig=4)}" if d.utilization != 1 else ""
     reserve = f" − {n(d.reserve_gb)} GB reserve" if d.reserve_gb else ""
-    gpus = plural(d.gpus, "GPU")
     add("usable_bytes", f"{gpus} × ({n(d.hbm_gb)} GB HBM{util}{reserve})", b(s["usable_bytes"]))
     copies = (f" − {b(s['replicated_attention_bytes'])} attention copies"
               if d.dp_attention else "")
