@@ -155,7 +155,8 @@ def test_8b_drill_has_the_seed_steps_in_order(run: Run) -> None:
     assert [s["id"] for s in out["steps"]] == [
         "shape-layers", "shape-kv-heads", "shape-head-dim", "shape-dtype-bytes",
         "bytes-per-token", "kv-budget", "live-tokens", "sessions", "sessions-fp8",
-        "sessions-32k", "policy", "followup-128k-sessions", "followup-128k-policy",
+        "sessions-32k", "kv-budget-real-card", "sessions-real-card", "policy",
+        "followup-128k-sessions", "followup-128k-policy",
         "followup-70b-tp-sessions", "followup-observed-lower"]
 
 
