@@ -5,6 +5,7 @@ solution), the key as a gradable answer sheet, and the JSON of `kvdrill variants
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 
 import yaml
@@ -65,6 +66,13 @@ def params_of(key: AnswerKey) -> dict[str, Any]:
         if value is None:
             continue
         params[name] = in_step_unit(value, "") if not isinstance(value, str) else value
+    # Every other given, varied or not (block_size, batch, memory, ...), so that the drill
+    # file and these params alone re-derive every answer.
+    for name, value in sorted(key.givens.items()):
+        if name in params or value is None:
+            continue
+        given = getattr(d, name, value)
+        params[name] = given if isinstance(given, str) else in_step_unit(Fraction(given), "")
     return params
 
 
