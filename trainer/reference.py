@@ -131,6 +131,7 @@ class AnswerKey:
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
         "prefix_tokens", "window", "hbm_marketed_gb", "hbm_reported_mib", "hbm_reported_gb",
+        "attention_params_b",
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -311,6 +312,7 @@ class AnswerKey:
             "kv_dtype": d.kv_dtype,
             "weights_dtype": d.weights_dtype,
             "params_b": format_number((d.params or 0) / 10**9, sig=4),
+            "attention_params_b": format_number((d.attention_params or 0) / 10**9, sig=3),
             "batch": format_number(d.batch) if d.batch is not None else "the maximum",
             "block_size": format_number(d.block_size),
             "prompt_tokens": _count_or(d.prompt_tokens, "the prompt"),
