@@ -158,6 +158,8 @@ SERVING_DEFAULTS: dict[str, Any] = {
     "prefix_tokens": None,
     "measured_step_ms": None,
     "dp_attention": None,
+    "reply_seconds": None,
+    "think_seconds": None,
 }
 # Choices that select a preset's figure rather than set a Deployment input.
 SELECTORS = ("memory", "checkpoint")

@@ -111,7 +111,7 @@ def show(value: Fraction, unit: str) -> str:
     return format_quantity(unit_factor(unit) * (value / unit_factor(unit).value), unit)
 
 
-def _count_or(value: int | None, missing: str) -> str:
+def _count_or(value: int | Fraction | None, missing: str) -> str:
     return missing if value is None else format_number(value)
 
 
@@ -131,7 +131,7 @@ class AnswerKey:
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
         "prefix_tokens", "window", "hbm_marketed_gb", "hbm_reported_mib", "hbm_reported_gb",
-        "attention_params_b",
+        "attention_params_b", "think_seconds", "reply_seconds",
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -313,6 +313,8 @@ class AnswerKey:
             "weights_dtype": d.weights_dtype,
             "params_b": format_number((d.params or 0) / 10**9, sig=4),
             "attention_params_b": format_number((d.attention_params or 0) / 10**9, sig=3),
+            "think_seconds": _count_or(d.think_seconds, "unknown"),
+            "reply_seconds": _count_or(d.reply_seconds, "unknown"),
             "batch": format_number(d.batch) if d.batch is not None else "the maximum",
             "block_size": format_number(d.block_size),
             "prompt_tokens": _count_or(d.prompt_tokens, "the prompt"),

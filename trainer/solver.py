@@ -67,6 +67,8 @@ _LIMITS: dict[str, int] = {
     "prefix_tokens": 1_000_000_000,
     "measured_step_ms": 10**9,
     "attention_params": 10**15,
+    "think_seconds": 10**6,
+    "reply_seconds": 10**6,
 }
 
 
@@ -112,6 +114,10 @@ class Deployment:
     # (`attention_params` of them) and the whole KV of its own sequences, none of the others'.
     dp_attention: int = 0
     attention_params: Fraction | None = None
+    # A conversation's cycle: a reply being generated (in flight), then the user reading and
+    # typing (nothing in flight), for Little's law between requests and open conversations.
+    reply_seconds: Fraction | None = None
+    think_seconds: Fraction | None = None
     # Assumptions the wrong paths change; the right values are the defaults.
     kv_factor: int = 2
     mla_factor: int = 1
@@ -147,7 +153,7 @@ class Deployment:
                 else:
                     _require_positive_int(name, value)
         for name in ("params", "weights_gb", "active_params", "tflops", "measured_step_ms",
-                     "attention_params"):
+                     "attention_params", "reply_seconds"):
             value = getattr(self, name)
             if value is not None:
                 _require_positive(name, value)
@@ -173,6 +179,8 @@ class Deployment:
             )
         if self.params is None and self.weights_gb is None:
             raise InvalidInput("the weight size is unknown: give --params or --weights-gb")
+        if self.think_seconds is not None:
+            _require_int_at_least("think_seconds", self.think_seconds, 0, integral=False)
         if self.dp_attention not in (0, 1):
             raise InvalidInput(f"dp_attention must be 0 or 1, got {_plain(self.dp_attention)}")
         if self.dp_attention and self.attention_params is None:
@@ -387,6 +395,14 @@ def _max_concurrency(v: Any, ops: Any) -> Any:
         per_gpu = ops.floor(v.kv_budget_bytes / v.gpus / v.kv_bytes_per_sequence)
         return v.gpus * ops.max(0, per_gpu)
     return ops.max(0, ops.floor(v.kv_budget_bytes / v.kv_bytes_per_sequence))
+
+
+@_formula("open_conversations", "open conversations (Little's law)", "sequences",
+          needs=("reply_seconds", "think_seconds"))
+def _open_conversations(v: Any, ops: Any) -> Any:
+    # In flight = arrivals × time in flight; a conversation is in flight only while a reply is
+    # generated, so open conversations = in flight × (think + reply) ÷ reply.
+    return v.max_concurrency * (v.think_seconds + v.reply_seconds) / v.reply_seconds
 
 
 @_formula("batch_size", "batch", "sequences")
