@@ -131,7 +131,7 @@ class AnswerKey:
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
         "prefix_tokens", "window", "hbm_marketed_gb", "hbm_reported_mib", "hbm_reported_gb",
-        "attention_params_b", "think_seconds", "reply_seconds",
+        "attention_params_b", "think_seconds", "reply_seconds", "fp8_checkpoint_gb",
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -321,6 +321,10 @@ class AnswerKey:
             "prefix_tokens": _count_or(d.prefix_tokens, "no shared prefix"),
             "window": _count_or(d.window, "no window"),
         }
+        released = (find_model(model).checkpoints or {}) if model else {}
+        fp8 = released.get("fp8")
+        shown["fp8_checkpoint_gb"] = (format_number(Fraction(str(fp8["weights_gb"])), sig=4)
+                                      if fp8 else "unknown")
         card = find_gpu(gpu) if gpu else None
         shown["hbm_marketed_gb"] = format_number(card.hbm_gb, sig=4) if card else shown["hbm_gb"]
         reported = card.reported_mib if card else None
