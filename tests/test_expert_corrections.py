@@ -285,3 +285,58 @@ def test_variants_json_lists_every_given_the_answers_depend_on(
                              "--json").output)
     for variant in payload["variants"]:
         assert set(names) <= set(variant["params"])
+
+
+# An independent computation from `variants --json` params alone (no solver): the formulas as
+# an interviewer would write them by hand.
+
+
+def _exact(value: Any) -> Fraction:
+    return Fraction(str(value))
+
+
+def _hand_key(drill_id: str, p: dict[str, Any]) -> dict[str, Fraction]:
+    bytes_per = {"bf16": 2, "fp16": 2, "fp8": 1}
+    per_token = 2 * p["layers"] * p["kv_heads"] * p["head_dim"] * bytes_per[p["kv_dtype"]]
+    weights = _exact(p["weights_gb"]) * GB
+    reserve = _exact(p["reserve_gb"]) * GB
+    util = _exact(p["utilization"])
+    marketed = _exact(p["hbm_gb"]) * GB
+    real = Fraction(p["hbm_reported_mib"] * MIB)
+    context = p["context"]
+    if drill_id == "llama31-8b-h100":
+        budget = marketed * util - reserve - weights
+        real_budget = real * util - reserve - weights
+        return {"bytes-per-token": Fraction(per_token), "kv-budget": budget,
+                "sessions": Fraction(math.floor(budget / (per_token * context))),
+                "kv-budget-real-card": real_budget,
+                "sessions-real-card": Fraction(math.floor(real_budget / (per_token * context)))}
+    if drill_id == "paged-blocks-vllm":
+        block = p["block_size"]
+        budget = _exact(p["hbm_gb"]) * GB * util - reserve - weights  # the reported total
+        blocks = math.floor(budget / (per_token * block))
+        held = math.ceil(context / block) * block
+        return {"num-blocks": Fraction(blocks),
+                "blocks-per-request": Fraction(math.ceil(context / block)),
+                "engine-max-concurrency": Fraction(blocks, math.ceil(8192 / block)),
+                "paged-sessions": Fraction(math.floor(budget / (per_token * held)))}
+    budget = marketed - reserve - weights  # seed 002: no utilisation cap
+    real_budget = real - reserve - weights
+    return {"1a": budget,
+            "2b-max-sequences": Fraction(math.floor(budget / (per_token * context))),
+            "2b-max-sequences-real-card": Fraction(
+                math.floor(real_budget / (per_token * context)))}
+
+
+@pytest.mark.parametrize("drill_id", ["llama31-8b-h100", "paged-blocks-vllm",
+                                      "llama2-70b-mi300x"])
+def test_variant_params_alone_rederive_the_answers(run: Run, drill_id: str) -> None:
+    payload = json.loads(run("variants", drill_id, "--count", "4", "--seed", "11",
+                             "--json").output)
+    for variant in payload["variants"]:
+        expected = _hand_key(drill_id, variant["params"])
+        for step_id, value in expected.items():
+            answer = variant["answers"][step_id]
+            scale = {"GB": GB, "KiB": 1024, "": 1, "sequences": 1}[answer["unit"]]
+            assert answer["value"] == pytest.approx(float(value / scale), rel=1e-9), (
+                variant["variant"], step_id)

@@ -13,6 +13,7 @@ import yaml
 from trainer.errors import KvdrillError
 from trainer.grading import in_step_unit
 from trainer.model import Drill
+from trainer.presets import find_gpu
 from trainer.reference import AnswerKey, show
 from trainer.render import render_solution
 from trainer.sheets import givens_lines, prompt_of, situation_of, title_of
@@ -66,6 +67,9 @@ def params_of(key: AnswerKey) -> dict[str, Any]:
         if value is None:
             continue
         params[name] = in_step_unit(value, "") if not isinstance(value, str) else value
+    card = find_gpu(str(key.givens["gpu"])) if key.givens.get("gpu") else None
+    if card is not None and card.reported_mib is not None:
+        params["hbm_reported_mib"] = int(card.reported_mib)  # for the real-card steps
     # Every other given, varied or not (block_size, batch, memory, ...), so that the drill
     # file and these params alone re-derive every answer.
     for name, value in sorted(key.givens.items()):
@@ -121,7 +125,6 @@ def key_rows(key: AnswerKey) -> list[dict[str, Any]]:
 
 
 def key_markdown(key: AnswerKey, variant: int | None) -> str:
-    drill = key.drill
     title = title_of(key, variant)
     lines = [f"# Answer key: {title}", "", "## Given", ""]
     lines += [f"- {line}" for line in givens_lines(key)]

@@ -229,7 +229,7 @@ def _marketed_detail(gpu: GpuPreset) -> str:
 
 
 def _take_reported(gpu: GpuPreset, take: Any) -> None:
-    if gpu.reported_gb is None:
+    if gpu.reported_gb is None or gpu.reported_mib is None:
         raise InvalidInput(
             f"GPU preset {gpu.id} has no driver-reported memory figure with a source: use "
             "--memory marketed, or give --hbm-gb yourself"
