@@ -281,7 +281,10 @@ def _print_presets(as_json: bool) -> None:
         _emit_json({
             "models": {key: {"name": m.name, "aliases": list(m.aliases), "source": m.source}
                        for key, m in models.items()},
-            "gpus": {key: {"name": g.name, "aliases": list(g.aliases), "source": g.source}
+            "gpus": {key: {"name": g.name, "aliases": list(g.aliases), "source": g.source,
+                           "hbm_gb": float(g.hbm_gb),
+                           "reported_mib": None if g.reported_mib is None else int(g.reported_mib),
+                           "reported_source": g.reported_source}
                      for key, g in gpus.items()},
         })
         return
@@ -291,8 +294,9 @@ def _print_presets(as_json: bool) -> None:
                    f"{m.head_dim} — {m.name}")
     echo("GPUs:")
     for key, g in gpus.items():
+        reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
         echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
-                   f"{g.name}")
+                   f"{g.name}{reported}")
 
 
 def _variant_option(function: Any) -> Any:
