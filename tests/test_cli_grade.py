@@ -143,7 +143,8 @@ def test_show_json_lists_every_step_in_order(run: Run) -> None:
     out = json.loads(run("show", "llama2-70b-mi300x", "--json").output)
     assert [s["id"] for s in out["steps"]] == [
         "1a", "1b", "2a-dkv", "2a-bytes-per-token", "2a-bytes-per-sequence", "2a-max-sequences",
-        "2b-dkv", "2b-bytes-per-token", "2b-bytes-per-sequence", "2b-max-sequences", "2c-ratio",
+        "2b-dkv", "2b-bytes-per-token", "2b-bytes-per-sequence", "2b-max-sequences",
+            "2b-max-sequences-real-card", "2c-ratio",
         "2c-why", "2d", "3a-bytes-per-step", "3a-step-time", "3b-aggregate", "3b-per-sequence",
         "3c-batch1-ceiling", "3c-explain", "4a", "4b", "4c", "4d", "4e", "4f",
         "5-bytes-per-step", "5a", "5b-aggregate", "5b-per-sequence", "5c"]
@@ -154,7 +155,8 @@ def test_8b_drill_has_the_seed_steps_in_order(run: Run) -> None:
     assert [s["id"] for s in out["steps"]] == [
         "shape-layers", "shape-kv-heads", "shape-head-dim", "shape-dtype-bytes",
         "bytes-per-token", "kv-budget", "live-tokens", "sessions", "sessions-fp8",
-        "sessions-32k", "policy", "followup-128k-sessions", "followup-128k-policy",
+        "sessions-32k", "kv-budget-real-card", "sessions-real-card", "policy",
+        "followup-128k-sessions", "followup-128k-policy",
         "followup-70b-tp-sessions", "followup-observed-lower"]
 
 

@@ -92,9 +92,10 @@ def test_mla_latent_is_held_whole_on_all_8_gpus() -> None:
     assert ref("deepseek-v3-mla-h200", "bytes-per-token-node") == 8 * 70_272
 
 
-def test_an_mha_cache_would_be_about_57_times_one_latent() -> None:
-    assert ref("deepseek-v3-mla-h200", "mha-bytes-per-token") == 2 * 61 * 128 * 128 * 2
-    assert float(ref("deepseek-v3-mla-h200", "mha-vs-latent")) == pytest.approx(56.9, abs=0.05)
+def test_an_mha_cache_with_192_wide_keys_would_be_about_71_times_one_latent() -> None:
+    # DeepSeek-V3's own MHA shapes: a 192-wide key (128 + 64 RoPE) and a 128-wide value.
+    assert ref("deepseek-v3-mla-h200", "mha-bytes-per-token") == 61 * 128 * (192 + 128) * 2
+    assert float(ref("deepseek-v3-mla-h200", "mha-vs-latent")) == pytest.approx(71.1, abs=0.05)
 
 
 def test_gqa8_split_8_ways_holds_less_per_gpu_than_mla() -> None:
@@ -106,9 +107,9 @@ def test_deepseek_budget_subtracts_all_671_gb_of_fp8_weights() -> None:
     assert ref("deepseek-v3-mla-h200", "kv-budget") == expected
 
 
-def test_deepseek_node_holds_16_sessions_at_32k_and_2_with_mha() -> None:
+def test_deepseek_node_holds_16_sessions_at_32k_and_1_with_mha() -> None:
     assert (int(ref("deepseek-v3-mla-h200", "sessions")),
-            int(ref("deepseek-v3-mla-h200", "sessions-if-mha"))) == (16, 2)
+            int(ref("deepseek-v3-mla-h200", "sessions-if-mha"))) == (16, 1)
 
 
 # ---- Mixtral-8x7B on 2 × H100 ------------------------------------------------------------------

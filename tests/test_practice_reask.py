@@ -149,7 +149,8 @@ def test_help_lists_the_commands_and_records_nothing() -> None:
 def test_givens_reprints_the_situation_and_the_givens() -> None:
     run = Drive([":givens", "32"]).go()
     shown = run.said[0]
-    assert shown.startswith(run.key.drill.title) and "Given:\n  model: " in shown
+    assert shown.startswith("KV bytes per token and sessions per card — Llama-3.1-8B on one "
+                            "NVIDIA H100 SXM 80GB") and "Given:\n  model: " in shown
 
 
 # -- one line per step through a pipe ----------------------------------------------------------

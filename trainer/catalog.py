@@ -108,6 +108,7 @@ def _entry(drill_path: Path, stamp: list[int]) -> dict[str, Any]:
     from trainer.datadirs import data_dir
     from trainer.errors import KvdrillError
     from trainer.loader import load_drill_file, load_rubric
+    from trainer.sheets import title_of
     from trainer.variants import answer_key
 
     try:
@@ -117,13 +118,14 @@ def _entry(drill_path: Path, stamp: list[int]) -> dict[str, Any]:
         return {"stamp": stamp, "id": drill_path.stem, "title": f"(cannot be loaded: {reason})",
                 "minutes": 0, "tags": [], "usable": False}
     rubric_path = data_dir("rubrics") / f"{drill.rubric}.yaml"
+    title = drill.title
     try:
         load_rubric(drill.rubric)
-        answer_key(drill, None)
+        title = title_of(answer_key(drill, None))
         usable = True
     except (KvdrillError, OSError, ValueError, ArithmeticError):
         usable = False
-    return {"stamp": stamp, "id": drill.id, "title": drill.title,
+    return {"stamp": stamp, "id": drill.id, "title": title,
             "minutes": drill.target_minutes, "tags": list(drill.tags), "usable": usable,
             "rubric_path": str(rubric_path), "rubric_stamp": _stamp(rubric_path),
             "sha256": _sha256(drill_path), "rubric_sha256": _sha256(rubric_path)}

@@ -101,13 +101,15 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
     "GFLOP": ((("15 GFLOP",), Fraction(15 * 10**9)), (("2.5 GFLOP",), Fraction(25 * 10**8))),
     "TFLOP": ((("45 TFLOP",), Fraction(45 * 10**12)), (("1.5 TFLOP",), Fraction(15 * 10**11))),
 }
-RATIO_EXAMPLES: tuple[Example, Example] = ((("5x", "5:1"), Fraction(5)), (("3x",), Fraction(3)))
+RATIO_EXAMPLES: tuple[Example, ...] = ((("5x", "5:1"), Fraction(5)), (("3x",), Fraction(3)),
+                                       (("12x",), Fraction(12)))  # a third for ratios near 3
 COUNT_EXAMPLES: tuple[Example, Example] = ((("48",), Fraction(48)), (("7",), Fraction(7)))
 
 
 def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:
     """Forms of one answer that read on numeric `step`, none near its reference `expected`."""
     unit = step.unit or ""
+    choices: tuple[Example, ...]
     if unit in EXAMPLES:
         choices = EXAMPLES[unit]
     elif step.ratio_of is not None:

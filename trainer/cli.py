@@ -210,8 +210,17 @@ def _path(value: str) -> Path:
 @click.option("--experts-per-token", type=int, help="MoE: experts each token is routed to.")
 @click.option("--gpu", metavar="NAME", help="GPU preset (e.g. h100, h200, mi300x).")
 @click.option("--hbm-gb", type=EXACT, help="Memory per GPU in GB (10^9 B).")
+@click.option("--memory", type=click.Choice(["marketed", "reported"]),
+              help="Which memory figure of the --gpu preset to use: the marketed GB (default) "
+                   "or the total the driver reports, which vLLM's utilisation multiplies.")
 @click.option("--bandwidth-tbs", type=EXACT, help="Memory bandwidth per GPU in TB/s.")
 @click.option("--gpus", type=int, help="GPUs in tensor parallel (default 1).")
+@click.option("--checkpoint", metavar="DTYPE",
+              help="Size the weights as the model's released checkpoint in DTYPE (e.g. fp8: "
+                   "405B FP8 keeps attention in BF16, 487.2 GB), from the preset.")
+@click.option("--dp-attention", "dp_attention", flag_value=1, default=None,
+              help="Data-parallel attention: one copy of the attention weights on every GPU, "
+                   "each sequence's KV on one GPU.")
 @click.option("--weights-dtype", type=click.Choice(WEIGHT_DTYPE_CHOICES, case_sensitive=False),
               help="Dtype of the weights (default: as released).")
 @click.option("--kv-dtype", type=click.Choice(KV_DTYPE_CHOICES, case_sensitive=False),
@@ -272,7 +281,10 @@ def _print_presets(as_json: bool) -> None:
         _emit_json({
             "models": {key: {"name": m.name, "aliases": list(m.aliases), "source": m.source}
                        for key, m in models.items()},
-            "gpus": {key: {"name": g.name, "aliases": list(g.aliases), "source": g.source}
+            "gpus": {key: {"name": g.name, "aliases": list(g.aliases), "source": g.source,
+                           "hbm_gb": float(g.hbm_gb),
+                           "reported_mib": None if g.reported_mib is None else int(g.reported_mib),
+                           "reported_source": g.reported_source}
                      for key, g in gpus.items()},
         })
         return
@@ -282,8 +294,9 @@ def _print_presets(as_json: bool) -> None:
                    f"{m.head_dim} — {m.name}")
     echo("GPUs:")
     for key, g in gpus.items():
+        reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
         echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
-                   f"{g.name}")
+                   f"{g.name}{reported}")
 
 
 def _variant_option(function: Any) -> Any:

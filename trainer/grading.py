@@ -14,6 +14,7 @@ from trainer.formatting import format_number
 from trainer.loader import load_rubric, read_yaml
 from trainer.model import Drill
 from trainer.reference import AnswerKey, dim_of_unit, show
+from trainer.render import fill
 from trainer.scoring import RubricScore, score_attempt
 from trainer.units import unit_factor
 
@@ -26,6 +27,7 @@ class Graded:
     variant: int | None
     marks: dict[str, Mark]
     score: RubricScore
+    title: str = ""  # the drill's title for the graded givens (a variant names its own GPU)
 
     @property
     def all_numeric_correct(self) -> bool:
@@ -80,7 +82,7 @@ def grade(drill: Drill, key: AnswerKey, sheet: dict[str, str | None],
           variant: int | None) -> Graded:
     marks = mark_sheet(key, sheet)
     score = score_attempt(drill, load_rubric(drill.rubric), marks)
-    return Graded(drill, variant, marks, score)
+    return Graded(drill, variant, marks, score, fill(drill.title, key.display_givens()))
 
 
 def in_step_unit(value: Fraction | None, unit: str) -> int | float | None:
@@ -147,7 +149,7 @@ VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered":
 
 
 def graded_text(graded: Graded) -> str:
-    lines = [f"{graded.drill.title}" + (f" — variant {graded.variant}"
+    lines = [f"{graded.title or graded.drill.title}" + (f" — variant {graded.variant}"
                                           if graded.variant is not None else ""), ""]
     for mark in graded.marks.values():
         symbol = VERDICT_MARKS[mark.verdict]

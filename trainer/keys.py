@@ -5,6 +5,7 @@ solution), the key as a gradable answer sheet, and the JSON of `kvdrill variants
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 
 import yaml
@@ -12,9 +13,10 @@ import yaml
 from trainer.errors import KvdrillError
 from trainer.grading import in_step_unit
 from trainer.model import Drill
+from trainer.presets import find_gpu
 from trainer.reference import AnswerKey, show
 from trainer.render import render_solution
-from trainer.sheets import givens_lines, prompt_of, situation_of
+from trainer.sheets import givens_lines, prompt_of, situation_of, title_of
 from trainer.solver import WRONG_PATHS, value_of
 from trainer.variants import draw, space_size
 
@@ -65,6 +67,16 @@ def params_of(key: AnswerKey) -> dict[str, Any]:
         if value is None:
             continue
         params[name] = in_step_unit(value, "") if not isinstance(value, str) else value
+    card = find_gpu(str(key.givens["gpu"])) if key.givens.get("gpu") else None
+    if card is not None and card.reported_mib is not None:
+        params["hbm_reported_mib"] = int(card.reported_mib)  # for the real-card steps
+    # Every other given, varied or not (block_size, batch, memory, ...), so that the drill
+    # file and these params alone re-derive every answer.
+    for name, value in sorted(key.givens.items()):
+        if name in params or value is None:
+            continue
+        given = getattr(d, name, value)
+        params[name] = given if isinstance(given, str) else in_step_unit(Fraction(given), "")
     return params
 
 
@@ -82,15 +94,17 @@ def variant_json(key: AnswerKey, variant: int) -> dict[str, Any]:
 
 def sheet_markdown(key: AnswerKey, variant: int | None) -> str:
     drill = key.drill
-    title = drill.title + (f" — variant {variant}" if variant is not None else "")
+    title = title_of(key, variant)
     lines = [f"# {title}", "", f"Target time: {drill.target_minutes} minutes.", "",
              situation_of(key), "", "## Given", ""]
     lines += [f"- {line}" for line in givens_lines(key)]
+    # Questions are labelled by their step id only, as the drill's own text and the key refer
+    # to them: a second numbering would contradict "step 1a" in the prompts.
     lines += ["", "## Questions", ""]
-    for number, step in enumerate(drill.steps, 1):
+    for step in drill.steps:
         unit = f" *(answer in {step.unit})*" if step.unit else ""
         kind = " *(written answer)*" if step.kind == "text" else ""
-        lines.append(f"{number}. **{step.id}** — {prompt_of(key, step.id).strip()}{unit}{kind}")
+        lines.append(f"- **{step.id}** — {prompt_of(key, step.id).strip()}{unit}{kind}")
     return "\n".join(lines) + "\n"
 
 
@@ -111,8 +125,7 @@ def key_rows(key: AnswerKey) -> list[dict[str, Any]]:
 
 
 def key_markdown(key: AnswerKey, variant: int | None) -> str:
-    drill = key.drill
-    title = drill.title + (f" — variant {variant}" if variant is not None else "")
+    title = title_of(key, variant)
     lines = [f"# Answer key: {title}", "", "## Given", ""]
     lines += [f"- {line}" for line in givens_lines(key)]
     lines += ["", "## Reference answers", "", "| step | reference | a wrong value means |",

@@ -89,7 +89,7 @@ def lint_drill(drill: Drill, path: Path, report: Report) -> None:
 def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> None:
     seen: dict[str, dict[str, object]] = {}
     allowed = set(AnswerKey.PLACEHOLDERS)
-    texts = [drill.situation]
+    texts = [drill.title, drill.situation]
     for step in drill.steps:
         texts += [step.prompt, *step.hints, step.formula or ""]
     for text in texts:

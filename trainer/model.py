@@ -20,7 +20,7 @@ _PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 # Givens that are names (presets, dtypes, the attention kind); every other given is a number.
 TEXT_GIVENS = frozenset({"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
-                         "attention"})
+                         "attention", "memory", "checkpoint"})
 MAX_MAGNITUDE = 10**15  # above any real count of parameters, bytes or tokens a drill states
 MAX_CHOICES = 100
 

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from trainer.errors import InvalidInput, UnknownName
+from trainer.formatting import format_number
 from trainer.solver import Deployment
 
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -46,6 +47,8 @@ class ModelPreset:
     windowed_layers: int = 0
     experts: int | None = None
     experts_per_token: int | None = None
+    attention_params: Fraction | None = None  # attention projections: what DP attention copies
+    checkpoints: Mapping[str, Mapping[str, Any]] | None = None  # released dtype -> size, source
     note: str | None = None
 
 
@@ -59,12 +62,18 @@ class GpuPreset:
     source: str
     bf16_tflops: Fraction | None = None
     fp8_tflops: Fraction | None = None
+    reported_mib: Fraction | None = None  # the total the driver reports, MiB
+    reported_source: str | None = None
     note: str | None = None
+
+    @property
+    def reported_gb(self) -> Fraction | None:
+        return None if self.reported_mib is None else self.reported_mib * 2**20 / 10**9
 
 
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
-    "fp8_tflops",
+    "fp8_tflops", "reported_mib", "attention_params",
 }
 
 
@@ -145,8 +154,11 @@ class Setting:
 MODEL_FIELDS = (
     "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
     "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
-    "experts", "experts_per_token",
+    "experts", "experts_per_token", "attention_params",
 )
+# Which GPU memory figure sizes the card: the marketed decimal GB (the seeds' and the
+# interview card's convention) or the total the driver reports (what vLLM multiplies).
+MEMORY_FIGURES = ("marketed", "reported")
 GPU_FIELDS = {"hbm_gb": "hbm_gb", "bandwidth_tbs": "bandwidth_tbs", "tflops": "bf16_tflops"}
 SERVING_DEFAULTS: dict[str, Any] = {
     "gpus": 1,
@@ -158,10 +170,15 @@ SERVING_DEFAULTS: dict[str, Any] = {
     "prompt_tokens": None,
     "prefix_tokens": None,
     "measured_step_ms": None,
+    "dp_attention": None,
+    "reply_seconds": None,
+    "think_seconds": None,
 }
+# Choices that select a preset's figure rather than set a Deployment input.
+SELECTORS = ("memory", "checkpoint")
 ALL_INPUTS = (
     *MODEL_FIELDS, *GPU_FIELDS, *SERVING_DEFAULTS, "weights_dtype", "kv_dtype",
-    "native_weights_dtype",
+    "native_weights_dtype", *SELECTORS,
 )
 
 
@@ -183,19 +200,31 @@ def build_deployment(
         if value is not None and name not in chosen:
             chosen[name] = Setting(name, value, source, detail)
 
+    selected = {name: explicit.pop(name) for name in SELECTORS if name in explicit}
     for name, value in explicit.items():
         take(name, value, origin)
     if "params" in explicit and "weights_gb" not in explicit:
         chosen["weights_gb"] = Setting("weights_gb", None, origin)  # size from the given params
     model_preset = find_model(model) if model else None
+    if "checkpoint" in selected:
+        _take_checkpoint(model_preset, str(selected["checkpoint"]), take)
     if model_preset is not None:
         for name in MODEL_FIELDS:
             take(name, getattr(model_preset, name), "preset", model_preset.id)
         take("native_weights_dtype", model_preset.weights_dtype, "preset", model_preset.id)
+    memory = str(selected.get("memory", "marketed"))
+    if memory not in MEMORY_FIGURES:
+        raise InvalidInput(f"unknown memory figure {memory!r}: use marketed or reported")
     if gpu:
         gpu_preset = find_gpu(gpu)
+        if memory == "reported":
+            _take_reported(gpu_preset, take)
         for name, field in GPU_FIELDS.items():
-            take(name, getattr(gpu_preset, field), "preset", gpu_preset.id)
+            detail = _marketed_detail(gpu_preset) if name == "hbm_gb" else gpu_preset.id
+            take(name, getattr(gpu_preset, field), "preset", detail)
+    elif memory == "reported" and "hbm_gb" not in chosen:
+        raise InvalidInput("--memory reported needs a GPU preset (--gpu) that carries the "
+                           "driver's figure")
     _fill_shape_defaults(chosen, take)
     for name, value in SERVING_DEFAULTS.items():
         take(name, value, "default")
@@ -203,6 +232,41 @@ def build_deployment(
     settings = [chosen[name] for name in ALL_INPUTS if name in chosen]
     fields = {s.name: s.value for s in settings if s.value is not None}
     return Deployment(**fields).validate(), settings
+
+
+def _marketed_detail(gpu: GpuPreset) -> str:
+    if gpu.reported_mib is None:
+        return f"{gpu.id}, as marketed (GB = 10^9 B)"
+    return (f"{gpu.id}, as marketed (GB = 10^9 B); the driver reports "
+            f"{format_number(gpu.reported_mib)} MiB: --memory reported")
+
+
+def _take_reported(gpu: GpuPreset, take: Any) -> None:
+    if gpu.reported_gb is None or gpu.reported_mib is None:
+        raise InvalidInput(
+            f"GPU preset {gpu.id} has no driver-reported memory figure with a source: use "
+            "--memory marketed, or give --hbm-gb yourself"
+        )
+    take("hbm_gb", gpu.reported_gb, "preset",
+         f"{gpu.id}, as the driver reports it: {format_number(gpu.reported_mib)} MiB "
+         f"(marketed {format_number(gpu.hbm_gb)} GB)")
+
+
+def _take_checkpoint(model: ModelPreset | None, dtype: str, take: Any) -> None:
+    released = (model.checkpoints or {}) if model is not None else {}
+    if dtype not in released:
+        known = ", ".join(released) or "none"
+        name = model.id if model is not None else "no model preset"
+        raise InvalidInput(
+            f"{name} has no released {dtype!r} checkpoint in its preset (known: {known}): "
+            "give --weights-gb and --weights-dtype yourself"
+        )
+    assert model is not None
+    size = Fraction(str(released[dtype]["weights_gb"]))
+    detail = f"{model.id}, the released {dtype} checkpoint"
+    take("weights_gb", size, "preset", detail)
+    take("native_weights_dtype", dtype, "preset", detail)
+    take("weights_dtype", dtype, "preset", detail)
 
 
 def _fill_shape_defaults(chosen: dict[str, Setting], take: Any) -> None:

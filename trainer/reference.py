@@ -31,7 +31,7 @@ Givens = Mapping[str, Any]
 # Inputs a step may ask for directly (the shape questions), with their units.
 INPUT_ANSWERS = INPUT_UNITS
 LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
-                  "attention"}
+                  "attention", "memory", "checkpoint"}
 # Floors and the quotient they round down. On an estimate step the unrounded value is as good
 # an answer ("96.9 sessions" for ~96); where whole sequences are counted exactly it is the
 # rounded-up mistake (a partial sequence is not served).
@@ -111,7 +111,7 @@ def show(value: Fraction, unit: str) -> str:
     return format_quantity(unit_factor(unit) * (value / unit_factor(unit).value), unit)
 
 
-def _count_or(value: int | None, missing: str) -> str:
+def _count_or(value: int | Fraction | None, missing: str) -> str:
     return missing if value is None else format_number(value)
 
 
@@ -130,7 +130,8 @@ class AnswerKey:
         "model_name", "gpu_name", "hbm_gb", "bandwidth_tbs", "context", "layers", "heads",
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
-        "prefix_tokens", "window",
+        "prefix_tokens", "window", "hbm_marketed_gb", "hbm_reported_mib", "hbm_reported_gb",
+        "attention_params_b", "think_seconds", "reply_seconds", "fp8_checkpoint_gb",
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -311,10 +312,23 @@ class AnswerKey:
             "kv_dtype": d.kv_dtype,
             "weights_dtype": d.weights_dtype,
             "params_b": format_number((d.params or 0) / 10**9, sig=4),
+            "attention_params_b": format_number((d.attention_params or 0) / 10**9, sig=3),
+            "think_seconds": _count_or(d.think_seconds, "unknown"),
+            "reply_seconds": _count_or(d.reply_seconds, "unknown"),
             "batch": format_number(d.batch) if d.batch is not None else "the maximum",
             "block_size": format_number(d.block_size),
             "prompt_tokens": _count_or(d.prompt_tokens, "the prompt"),
             "prefix_tokens": _count_or(d.prefix_tokens, "no shared prefix"),
             "window": _count_or(d.window, "no window"),
         }
+        released = (find_model(model).checkpoints or {}) if model else {}
+        fp8 = released.get("fp8")
+        shown["fp8_checkpoint_gb"] = (format_number(Fraction(str(fp8["weights_gb"])), sig=4)
+                                      if fp8 else "unknown")
+        card = find_gpu(gpu) if gpu else None
+        shown["hbm_marketed_gb"] = format_number(card.hbm_gb, sig=4) if card else shown["hbm_gb"]
+        reported = card.reported_mib if card else None
+        shown["hbm_reported_mib"] = format_number(reported) if reported else "unknown"
+        shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)
+                                    if reported else "unknown")
         return shown

@@ -447,7 +447,8 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
                 return show(value, reference.unit)
         return ""
 
-    return {"drill": key.drill, **{f.__name__: _template_function(f)
+    return {"drill": key.drill, "title": fill(key.drill.title, key.display_givens()),
+            **{f.__name__: _template_function(f)
                                    for f in (given, answer, quantity, working, wrong)}}
 
 

@@ -31,7 +31,7 @@ from trainer.keys import key_rows
 from trainer.printable import printable
 from trainer.reference import AnswerKey
 from trainer.render import render_solution
-from trainer.sheets import givens_lines, prompt_of, situation_of
+from trainer.sheets import givens_lines, prompt_of, situation_of, title_of
 from trainer.solver import WRONG_PATHS
 
 Format = Literal["text", "md", "html"]
@@ -668,7 +668,7 @@ def _review_html(data: dict[str, Any]) -> str:
 
 
 def _title_of(key: AnswerKey, variant: int | None) -> str:
-    return key.drill.title + (f" — variant {variant}" if variant is not None else "")
+    return title_of(key, variant)
 
 
 def sheet_html(key: AnswerKey, variant: int | None) -> str:

@@ -30,7 +30,7 @@ from trainer.model import Step
 from trainer.reader import read_answer
 from trainer.reference import AnswerKey, show
 from trainer.render import fill
-from trainer.sheets import givens_lines, prompt_of, situation_of
+from trainer.sheets import givens_lines, prompt_of, situation_of, title_of
 from trainer.store import Store
 from trainer.versions import SOLVER_VERSION
 
@@ -169,7 +169,7 @@ class Session:
         return len(self.drill.steps)
 
     def situation(self) -> str:
-        return (f"{self.drill.title}\n\n{unwrap(situation_of(self.key))}\n\nGiven:\n"
+        return (f"{title_of(self.key)}\n\n{unwrap(situation_of(self.key))}\n\nGiven:\n"
                 + "\n".join(f"  {line}" for line in givens_lines(self.key)))
 
     def introduce(self) -> None:

@@ -13,6 +13,12 @@ def prompt_of(key: AnswerKey, step_id: str) -> str:
     return fill(key.drill.step(step_id).prompt, key.display_givens())
 
 
+def title_of(key: AnswerKey, variant: int | None = None) -> str:
+    """The drill's title for these givens: a variant's title names its own model and GPU."""
+    title = fill(key.drill.title, key.display_givens())
+    return title + (f" — variant {variant}" if variant is not None else "")
+
+
 def situation_of(key: AnswerKey) -> str:
     return fill(key.drill.situation, key.display_givens()).strip()
 
@@ -50,7 +56,7 @@ def drill_json(key: AnswerKey, variant: int | None) -> dict[str, Any]:
     drill = key.drill
     return {
         "id": drill.id,
-        "title": drill.title,
+        "title": title_of(key),
         "variant": variant,
         "target_minutes": drill.target_minutes,
         "tags": list(drill.tags),
@@ -66,15 +72,15 @@ def drill_json(key: AnswerKey, variant: int | None) -> dict[str, Any]:
 
 def drill_text(key: AnswerKey, variant: int | None) -> str:
     drill = key.drill
-    title = drill.title + (f" — variant {variant}" if variant is not None else "")
+    title = title_of(key, variant)
     lines = [title, f"Target: {drill.target_minutes} minutes", "", situation_of(key), "",
              "Given:"]
     lines += [f"  {line}" for line in givens_lines(key)]
     lines.append("")
-    for number, step in enumerate(drill.steps, 1):
+    for step in drill.steps:  # labelled by step id, as the prompts refer to them
         unit = f" [{step.unit}]" if step.unit else ""
         kind = " (text)" if step.kind == "text" else ""
-        lines.append(f"{number:>2}. {step.id}{kind}{unit} · {step.seconds}s")
+        lines.append(f"{step.id}{kind}{unit} · {step.seconds}s")
         for part in prompt_of(key, step.id).strip().splitlines():
             lines.append(f"    {part}")
     return "\n".join(lines)

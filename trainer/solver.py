@@ -64,6 +64,9 @@ _LIMITS: dict[str, int] = {
     "tflops": 1_000_000,
     "prefix_tokens": 1_000_000_000,
     "measured_step_ms": 10**9,
+    "attention_params": 10**15,
+    "think_seconds": 10**6,
+    "reply_seconds": 10**6,
 }
 
 
@@ -105,6 +108,14 @@ class Deployment:
     tflops: Fraction | None = None  # dense bf16 TFLOPS per GPU, for prefill and the crossover
     prefix_tokens: int | None = None  # a prompt prefix every sequence shares (prefix caching)
     measured_step_ms: Fraction | None = None  # a decode step measured on real hardware
+    # Data-parallel attention: every GPU keeps a whole copy of the attention weights
+    # (`attention_params` of them) and the whole KV of its own sequences, none of the others'.
+    dp_attention: int = 0
+    attention_params: Fraction | None = None
+    # A conversation's cycle: a reply being generated (in flight), then the user reading and
+    # typing (nothing in flight), for Little's law between requests and open conversations.
+    reply_seconds: Fraction | None = None
+    think_seconds: Fraction | None = None
     # Assumptions the wrong paths change; the right values are the defaults.
     kv_factor: int = 2
     mla_factor: int = 1
@@ -139,7 +150,8 @@ class Deployment:
                     _require_int_at_least(name, value, 0)
                 else:
                     _require_positive_int(name, value)
-        for name in ("params", "weights_gb", "active_params", "tflops", "measured_step_ms"):
+        for name in ("params", "weights_gb", "active_params", "tflops", "measured_step_ms",
+                     "attention_params", "reply_seconds"):
             value = getattr(self, name)
             if value is not None:
                 _require_positive(name, value)
@@ -165,6 +177,13 @@ class Deployment:
             )
         if self.params is None and self.weights_gb is None:
             raise InvalidInput("the weight size is unknown: give --params or --weights-gb")
+        if self.think_seconds is not None:
+            _require_int_at_least("think_seconds", self.think_seconds, 0, integral=False)
+        if self.dp_attention not in (0, 1):
+            raise InvalidInput(f"dp_attention must be 0 or 1, got {_plain(self.dp_attention)}")
+        if self.dp_attention and self.attention_params is None:
+            raise InvalidInput("data-parallel attention copies the attention weights to every "
+                               "GPU: give attention_params (or a model preset that has it)")
         _require_int_at_least("reserve_gb", self.reserve_gb, 0, integral=False)
         if not 0 < self.utilization <= 1:
             raise InvalidInput(
@@ -297,11 +316,15 @@ def _kv_heads_per_gpu(v: Any, ops: Any) -> Any:
 def _kv_bytes_per_token_per_gpu(v: Any, ops: Any) -> Any:
     if v.attention == "mla":  # one latent per layer, no K/V pair, whole on every GPU
         return v.mla_factor * v.layers * v.kv_width * v.kv_bytes_per_element
-    return v.kv_factor * v.layers * v.kv_heads_per_gpu * v.head_dim * v.kv_bytes_per_element
+    # Under DP attention a token's K and V for every head live on the one GPU serving it.
+    heads = v.kv_heads if v.dp_attention else v.kv_heads_per_gpu
+    return v.kv_factor * v.layers * heads * v.head_dim * v.kv_bytes_per_element
 
 
 @_formula("kv_bytes_per_token", "KV per token", "B")
 def _kv_bytes_per_token(v: Any, ops: Any) -> Any:
+    if v.dp_attention:  # one copy, on the GPU that serves the sequence
+        return v.kv_bytes_per_token_per_gpu
     return v.gpus * v.kv_bytes_per_token_per_gpu
 
 
@@ -337,6 +360,18 @@ def _weights_bytes(v: Any, ops: Any) -> Any:
     return v.params * v.weight_bytes_per_param
 
 
+@_formula("replicated_attention_bytes", "attention weights copied by DP attention", "B")
+def _replicated_attention_bytes(v: Any, ops: Any) -> Any:
+    if not v.dp_attention:
+        return 0
+    return (v.gpus - 1) * v.attention_params * v.weight_bytes_per_param
+
+
+@_formula("weights_per_gpu_bytes", "weights on each GPU", "B")
+def _weights_per_gpu_bytes(v: Any, ops: Any) -> Any:
+    return (v.weights_bytes + v.replicated_attention_bytes) / v.gpus
+
+
 @_formula("usable_bytes", "usable memory", "B")
 def _usable_bytes(v: Any, ops: Any) -> Any:
     return v.gpus * (v.hbm_gb * v.gb_bytes * v.utilization - v.reserve_gb * v.gb_bytes)
@@ -344,7 +379,7 @@ def _usable_bytes(v: Any, ops: Any) -> Any:
 
 @_formula("kv_budget_bytes", "KV budget", "B")
 def _kv_budget_bytes(v: Any, ops: Any) -> Any:
-    return v.usable_bytes - v.subtract_weights * v.weights_bytes
+    return v.usable_bytes - v.subtract_weights * (v.weights_bytes + v.replicated_attention_bytes)
 
 
 @_formula("max_tokens", "max tokens", "tokens")
@@ -354,7 +389,18 @@ def _max_tokens(v: Any, ops: Any) -> Any:
 
 @_formula("max_concurrency", "max sequences", "sequences")
 def _max_concurrency(v: Any, ops: Any) -> Any:
+    if v.dp_attention:  # each GPU holds whole sequences in its own share of the budget
+        per_gpu = ops.floor(v.kv_budget_bytes / v.gpus / v.kv_bytes_per_sequence)
+        return v.gpus * ops.max(0, per_gpu)
     return ops.max(0, ops.floor(v.kv_budget_bytes / v.kv_bytes_per_sequence))
+
+
+@_formula("open_conversations", "open conversations (Little's law)", "sequences",
+          needs=("reply_seconds", "think_seconds"))
+def _open_conversations(v: Any, ops: Any) -> Any:
+    # In flight = arrivals × time in flight; a conversation is in flight only while a reply is
+    # generated, so open conversations = in flight × (think + reply) ÷ reply.
+    return v.max_concurrency * (v.think_seconds + v.reply_seconds) / v.reply_seconds
 
 
 @_formula("batch_size", "batch", "sequences")
@@ -614,7 +660,8 @@ def symbolic_inputs(deployment: Deployment) -> dict[str, Any]:
     exact = _exact_inputs(deployment)
     symbols: dict[str, Any] = {}
     for name, value in exact.items():
-        structural = name in ("attention", "kv_dtype", "weights_dtype", "native_weights_dtype")
+        structural = name in ("attention", "kv_dtype", "weights_dtype", "native_weights_dtype",
+                              "dp_attention")
         if structural or value is None:
             symbols[name] = value
         else:
@@ -631,7 +678,8 @@ def symbol_values(deployment: Deployment) -> dict[Any, Any]:
     return {
         sympy.Symbol(name, positive=True): sympy.Rational(value.numerator, value.denominator)
         for name, value in _exact_inputs(deployment).items()
-        if isinstance(value, Fraction) and not (name == "windowed_layers" and value == 0)
+        if isinstance(value, Fraction) and name != "dp_attention"
+        and not (name == "windowed_layers" and value == 0)
     }
 
 
@@ -847,6 +895,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
 
     d = deployment
     s = solution if solution is not None else Solution(d)
+    gpus = f"{d.gpus:,} GPU" if d.gpus == 1 else f"{d.gpus:,} GPUs"
 
     def n(x: Any) -> str:
         return format_number(Fraction(x))
@@ -875,15 +924,21 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
     else:
         add("kv_width", f"{n(d.kv_heads)} KV heads × {n(d.head_dim)} head_dim",
             f"{n(s['kv_width'])} elements")
-        if d.gpus > 1:
+        if d.gpus > 1 and not d.dp_attention:
             note = " (replicated)" if d.gpus > d.kv_heads else ""
             add("kv_heads_per_gpu", f"max(1, {n(d.kv_heads)} KV heads ÷ {n(d.gpus)} GPUs)",
                 f"{n(s['kv_heads_per_gpu'])} KV heads{note}")
+        heads = d.kv_heads if d.dp_attention else s["kv_heads_per_gpu"]
         per_gpu = (
             f"{n(d.kv_factor)} (K and V) × {n(d.layers)} layers × "
-            f"{n(s['kv_heads_per_gpu'])} KV heads × {n(d.head_dim)} head_dim × {dtype}"
+            f"{n(heads)} KV heads × {n(d.head_dim)} head_dim × {dtype}"
         )
-    if d.gpus > 1:
+    if d.gpus > 1 and d.dp_attention:
+        add("kv_bytes_per_token_per_gpu", per_gpu + ", on the one GPU serving the sequence",
+            both(s["kv_bytes_per_token_per_gpu"]))
+        add("kv_bytes_per_token", "one copy (data-parallel attention)",
+            both(s["kv_bytes_per_token"]))
+    elif d.gpus > 1:
         add("kv_bytes_per_token_per_gpu", per_gpu, both(s["kv_bytes_per_token_per_gpu"]))
         whole = "the latent is held whole on every GPU" if d.attention == "mla" else "summed"
         add("kv_bytes_per_token",
@@ -918,18 +973,32 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
         assert d.params is not None
         working = f"{n(d.params)} params × {n(d.weight_bytes_per_param)} B ({d.weights_dtype})"
     add("weights_bytes", working, b(s["weights_bytes"]))
+    if d.dp_attention and d.attention_params is not None:
+        add("replicated_attention_bytes",
+            f"({n(d.gpus)} − 1) extra copies × {n(d.attention_params)} attention params × "
+            f"{n(d.weight_bytes_per_param)} B", b(s["replicated_attention_bytes"]))
+        add("weights_per_gpu_bytes",
+            f"({b(s['weights_bytes'])} + {b(s['replicated_attention_bytes'])}) ÷ {gpus}",
+            b(s["weights_per_gpu_bytes"]))
 
     util = f" × {format_number(d.utilization, sig=4)}" if d.utilization != 1 else ""
     reserve = f" − {n(d.reserve_gb)} GB reserve" if d.reserve_gb else ""
-    gpus = plural(d.gpus, "GPU")
     add("usable_bytes", f"{gpus} × ({n(d.hbm_gb)} GB HBM{util}{reserve})", b(s["usable_bytes"]))
-    add("kv_budget_bytes", f"{b(s['usable_bytes'])} − {b(s['weights_bytes'])} weights",
+    copies = (f" − {b(s['replicated_attention_bytes'])} attention copies"
+              if d.dp_attention else "")
+    add("kv_budget_bytes", f"{b(s['usable_bytes'])} − {b(s['weights_bytes'])} weights{copies}",
         b(s["kv_budget_bytes"]))
     add("max_tokens", f"{b(s['kv_budget_bytes'])} ÷ {n(s['kv_bytes_per_token'])} B, rounded down",
         f"{n(s['max_tokens'])} tokens")
-    add("max_concurrency",
-        f"{b(s['kv_budget_bytes'])} ÷ {b(s['kv_bytes_per_sequence'])}, rounded down",
-        plural(int(s["max_concurrency"]), "sequence"))
+    if d.dp_attention:
+        add("max_concurrency",
+            f"{gpus} × ({b(s['kv_budget_bytes'] / d.gpus)} per GPU ÷ "
+            f"{b(s['kv_bytes_per_sequence'])}, rounded down)",
+            plural(int(s["max_concurrency"]), "sequence"))
+    else:
+        add("max_concurrency",
+            f"{b(s['kv_budget_bytes'])} ÷ {b(s['kv_bytes_per_sequence'])}, rounded down",
+            plural(int(s["max_concurrency"]), "sequence"))
     batch = int(s["batch_size"])
     if d.experts is not None:
         add("weights_read_per_step",
