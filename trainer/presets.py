@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from trainer.errors import InvalidInput, UnknownName
+from trainer.serving_formulas import INPUTS as SERVING_INPUTS
 from trainer.solver import Deployment
 
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -47,6 +48,8 @@ class ModelPreset:
     experts: int | None = None
     experts_per_token: int | None = None
     note: str | None = None
+    attention_layers: int | None = None  # hybrid models: the layers with a KV cache
+    state_elements: int | None = None  # hybrid models: state values per recurrent layer
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,7 @@ class Setting:
 MODEL_FIELDS = (
     "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
     "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
-    "experts", "experts_per_token",
+    "experts", "experts_per_token", "attention_layers", "state_elements",
 )
 GPU_FIELDS = {"hbm_gb": "hbm_gb", "bandwidth_tbs": "bandwidth_tbs", "tflops": "bf16_tflops"}
 SERVING_DEFAULTS: dict[str, Any] = {
@@ -145,6 +148,8 @@ SERVING_DEFAULTS: dict[str, Any] = {
     "prompt_tokens": None,
     "prefix_tokens": None,
     "measured_step_ms": None,
+    **{name: None for name in SERVING_INPUTS if name not in ("attention_layers",
+                                                             "state_elements")},
 }
 ALL_INPUTS = (
     *MODEL_FIELDS, *GPU_FIELDS, *SERVING_DEFAULTS, "weights_dtype", "kv_dtype",
