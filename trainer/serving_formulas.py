@@ -33,6 +33,7 @@ LIMITS: dict[str, int] = {
     "think_seconds": 100_000_000,
     "cpu_kv_gb": 100_000_000,
     "spec_tokens": 64,
+    "acceptance_rate": 1,
     "draft_params": 10**15,
     "draft_layers": 10_000,
     "draft_kv_heads": 100_000,
@@ -407,8 +408,7 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         "gave every layer of a hybrid model a KV cache",
         "Only the attention layers of a hybrid (Jamba: 4 of 32) cache K and V; the Mamba "
         "layers keep a fixed-size state instead.",
-        lambda d: None if d.attention_layers is None else d.changed(attention_layers=None,
-                                                                    state_elements=None),
+        lambda d: None if d.attention_layers is None else d.changed(attention_layers=d.layers),
     ),
     PathSpec(
         "state-forgotten",
