@@ -913,8 +913,9 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
             note = " (replicated)" if d.gpus > d.kv_heads else ""
             add("kv_heads_per_gpu", f"max(1, {n(d.kv_heads)} KV heads ÷ {n(d.gpus)} GPUs)",
                 f"{n(s['kv_heads_per_gpu'])} KV heads{note}")
+        layers = "layers" if d.attention_layers is None else "attention layers"
         per_gpu = (
-            f"{n(d.kv_factor)} (K and V) × {n(d.layers)} layers × "
+            f"{n(d.kv_factor)} (K and V) × {n(s['kv_layers'])} {layers} × "
             f"{n(s['kv_heads_per_gpu'])} KV heads × {n(d.head_dim)} head_dim × {dtype}"
         )
     if d.gpus > 1:
@@ -939,6 +940,8 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
         )
     else:
         working = f"{both(s['kv_bytes_per_token'])} × {n(held)} tokens{blocks}"
+        if d.attention_layers is not None:
+            working += f" + {b(s['recurrent_state_bytes_per_sequence'])} recurrent state"
     add("kv_bytes_per_sequence", working, both(s["kv_bytes_per_sequence"]))
 
     if d.weights_gb is not None:
