@@ -192,7 +192,7 @@ def test_exact_evaluation_agrees_with_the_sympy_expressions(shape: dict[str, obj
 def test_every_formula_has_a_label_and_a_unit_or_count() -> None:
     for formula in FORMULAS.values():
         assert formula.label and formula.unit in ("B", "tokens", "sequences", "s", "tokens/s",
-                                                       "FLOP", "")
+                                                       "FLOP", "", "B/s", "sequences/s")
 
 
 def test_head_dim_from_hidden_wrong_path_catches_the_gemma_trap() -> None:

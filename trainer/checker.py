@@ -18,6 +18,7 @@ from trainer.solver import WRONG_PATHS, WrongPath
 from trainer.units import (
     DIMENSIONLESS,
     Dim,
+    unit_factor,
 )
 
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered"]
@@ -116,7 +117,11 @@ def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:
         choices = RATIO_EXAMPLES
     elif not unit:
         choices = COUNT_EXAMPLES
-    else:
+    else:  # a unit with no examples of its own: a round number well away from the answer
+        scale = unit_factor(unit).value
+        for number in (12, 3, 40):
+            if not expected or not Fraction(1, 2) <= number * scale / abs(expected) <= 2:
+                return (f"{number} {unit}",)
         return (f"12 {unit}",)
     for forms, value in choices:
         if not expected or not Fraction(1, 2) <= value / abs(expected) <= 2:

@@ -16,6 +16,7 @@ import yaml
 
 from trainer.errors import InvalidInput, UnknownName
 from trainer.formatting import format_number
+from trainer.serving_formulas import INPUTS as SERVING_INPUTS
 from trainer.solver import Deployment
 
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -50,6 +51,8 @@ class ModelPreset:
     attention_params: Fraction | None = None  # attention projections: what DP attention copies
     checkpoints: Mapping[str, Mapping[str, Any]] | None = None  # released dtype -> size, source
     note: str | None = None
+    attention_layers: int | None = None  # hybrid models: the layers with a KV cache
+    state_elements: int | None = None  # hybrid models: state values per recurrent layer
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,8 @@ class Setting:
 MODEL_FIELDS = (
     "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
     "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
-    "experts", "experts_per_token", "attention_params",
+    "experts", "experts_per_token", "attention_params", "attention_layers",
+    "state_elements",
 )
 # Which GPU memory figure sizes the card: the marketed decimal GB (the seeds' and the
 # interview card's convention) or the total the driver reports (what vLLM multiplies).
@@ -172,7 +176,8 @@ SERVING_DEFAULTS: dict[str, Any] = {
     "measured_step_ms": None,
     "dp_attention": None,
     "reply_seconds": None,
-    "think_seconds": None,
+    **{name: None for name in SERVING_INPUTS if name not in ("attention_layers",
+                                                             "state_elements")},
 }
 # Choices that select a preset's figure rather than set a Deployment input.
 SELECTORS = ("memory", "checkpoint")

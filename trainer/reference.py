@@ -14,6 +14,8 @@ from trainer.errors import DrillFileError, KvdrillError
 from trainer.formatting import format_bytes, format_number, format_quantity, format_seconds
 from trainer.model import Derived, Drill, Step
 from trainer.presets import build_deployment, find_gpu, find_model
+from trainer.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
+from trainer.serving_formulas import display as serving_display
 from trainer.solver import (
     FORMULAS,
     INPUT_UNITS,
@@ -38,7 +40,9 @@ LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_d
 UNROUNDED = {"max_concurrency": ("kv_budget_bytes", "kv_bytes_per_sequence"),
              "max_tokens": ("kv_budget_bytes", "kv_bytes_per_token")}
 # Quantities that count whole things (sequences, blocks) besides any step in sequences.
-WHOLE_COUNTS = {"num_blocks", "max_concurrency", "max_concurrency_with_prefix"}
+WHOLE_COUNTS = {"num_blocks", "max_concurrency", "max_concurrency_with_prefix",
+                "spec_max_concurrency", "cpu_tier_sessions", "latency_bound_batch",
+                "operating_batch"}
 _DECIMAL_BINARY = Fraction(1000, 1024)
 
 
@@ -131,7 +135,7 @@ class AnswerKey:
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
         "prefix_tokens", "window", "hbm_marketed_gb", "hbm_reported_mib", "hbm_reported_gb",
-        "attention_params_b", "think_seconds", "reply_seconds", "fp8_checkpoint_gb",
+        "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", *SERVING_PLACEHOLDERS,
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -320,6 +324,7 @@ class AnswerKey:
             "prompt_tokens": _count_or(d.prompt_tokens, "the prompt"),
             "prefix_tokens": _count_or(d.prefix_tokens, "no shared prefix"),
             "window": _count_or(d.window, "no window"),
+            **serving_display(d, format_number),
         }
         released = (find_model(model).checkpoints or {}) if model else {}
         fp8 = released.get("fp8")

@@ -21,6 +21,7 @@ from fractions import Fraction
 from types import SimpleNamespace
 from typing import Any
 
+from trainer import serving_formulas as serving
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
 
 GB = 10**9
@@ -65,8 +66,8 @@ _LIMITS: dict[str, int] = {
     "prefix_tokens": 1_000_000_000,
     "measured_step_ms": 10**9,
     "attention_params": 10**15,
-    "think_seconds": 10**6,
     "reply_seconds": 10**6,
+    **serving.LIMITS,
 }
 
 
@@ -115,7 +116,23 @@ class Deployment:
     # A conversation's cycle: a reply being generated (in flight), then the user reading and
     # typing (nothing in flight), for Little's law between requests and open conversations.
     reply_seconds: Fraction | None = None
-    think_seconds: Fraction | None = None
+    # Serving-system inputs (trainer/serving_formulas.py: disaggregation, speculation,
+    # chunked prefill, offload, Little's law, hybrid models).
+    link_gbs: Fraction | None = None  # a KV transfer link, GB/s in one direction
+    output_tokens: int | None = None  # tokens generated per request
+    long_prompt_tokens: int | None = None  # a long prompt arriving while others decode
+    tpot_ms: Fraction | None = None  # the time-per-output-token target
+    arrival_rate: Fraction | None = None  # requests per second
+    think_seconds: Fraction | None = None  # a user's pause between a reply and the next turn
+    cpu_kv_gb: Fraction | None = None  # host memory set aside for parked KV
+    spec_tokens: int | None = None  # k tokens drafted per verification step
+    acceptance_rate: Fraction | None = None  # α, the chance one drafted token is accepted
+    draft_params: Fraction | None = None
+    draft_layers: int | None = None
+    draft_kv_heads: int | None = None
+    draft_head_dim: int | None = None
+    attention_layers: int | None = None  # hybrid: layers with a KV cache (the rest recurrent)
+    state_elements: int | None = None  # hybrid: values one recurrent layer keeps per sequence
     # Assumptions the wrong paths change; the right values are the defaults.
     kv_factor: int = 2
     mla_factor: int = 1
@@ -123,6 +140,12 @@ class Deployment:
     subtract_weights: int = 1
     read_weights: int = 1
     kv_bytes_override: Fraction | None = None
+    link_scale: int = 1  # 8: a link's Gb/s read as GB/s
+    swap_directions: int = 2
+    draft_cost: int = 1
+    accept_all: int = 0
+    decode_in_mixed_step: int = 1
+    think_in_flight: int = 0
 
     def changed(self, **changes: Any) -> Deployment:
         return dataclasses.replace(self, **changes)
@@ -227,6 +250,7 @@ class Deployment:
                 f"prompt_tokens {self.prompt_tokens} exceeds the context {self.context}: "
                 "the live context includes the prompt"
             )
+        serving.validate(self)
         return self
 
 
@@ -287,6 +311,7 @@ INPUT_UNITS: dict[str, str] = {
     "context": "tokens",
     "kv_bytes_per_element": "B",
     "weight_bytes_per_param": "B",
+    **serving.INPUT_UNITS,
 }
 
 
@@ -315,10 +340,10 @@ def _kv_heads_per_gpu(v: Any, ops: Any) -> Any:
 @_formula("kv_bytes_per_token_per_gpu", "KV per token, per GPU", "B")
 def _kv_bytes_per_token_per_gpu(v: Any, ops: Any) -> Any:
     if v.attention == "mla":  # one latent per layer, no K/V pair, whole on every GPU
-        return v.mla_factor * v.layers * v.kv_width * v.kv_bytes_per_element
+        return v.mla_factor * v.kv_layers * v.kv_width * v.kv_bytes_per_element
     # Under DP attention a token's K and V for every head live on the one GPU serving it.
     heads = v.kv_heads if v.dp_attention else v.kv_heads_per_gpu
-    return v.kv_factor * v.layers * heads * v.head_dim * v.kv_bytes_per_element
+    return v.kv_factor * v.kv_layers * heads * v.head_dim * v.kv_bytes_per_element
 
 
 @_formula("kv_bytes_per_token", "KV per token", "B")
@@ -342,8 +367,9 @@ def _window_tokens_held(v: Any, ops: Any) -> Any:
 
 @_formula("kv_bytes_per_sequence", "KV per sequence", "B")
 def _kv_bytes_per_sequence(v: Any, ops: Any) -> Any:
-    if v.windowed_layers == 0:
-        return v.kv_bytes_per_token * v.tokens_held_per_sequence
+    if v.windowed_layers == 0:  # a hybrid model's recurrent state comes on top (else 0)
+        return (v.kv_bytes_per_token * v.tokens_held_per_sequence
+                + v.recurrent_state_bytes_per_sequence)
     per_layer = v.kv_bytes_per_token / v.layers
     full_layers = v.layers - v.windowed_layers
     return per_layer * (
@@ -525,6 +551,9 @@ def _block_waste_fraction(v: Any, ops: Any) -> Any:
 def _achieved_bandwidth_fraction(v: Any, ops: Any) -> Any:
     return v.decode_step_seconds / (v.measured_step_ms / 1000)
 
+
+for _spec in serving.FORMULAS:
+    FORMULAS[_spec.name] = Formula(_spec.name, _spec.label, _spec.unit, _spec.compute, _spec.needs)
 
 QUANTITIES: tuple[str, ...] = tuple(FORMULAS)
 
@@ -811,6 +840,7 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",
             lambda d: None,  # a rescaling of the answer, handled in wrong_values
         ),
+        *(WrongPath(p.id, p.mistake, p.advice, p.change) for p in serving.WRONG_PATHS),
     )
 }
 
@@ -929,8 +959,9 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
             add("kv_heads_per_gpu", f"max(1, {n(d.kv_heads)} KV heads ÷ {n(d.gpus)} GPUs)",
                 f"{n(s['kv_heads_per_gpu'])} KV heads{note}")
         heads = d.kv_heads if d.dp_attention else s["kv_heads_per_gpu"]
+        layers = "layers" if d.attention_layers is None else "attention layers"
         per_gpu = (
-            f"{n(d.kv_factor)} (K and V) × {n(d.layers)} layers × "
+            f"{n(d.kv_factor)} (K and V) × {n(s['kv_layers'])} {layers} × "
             f"{n(heads)} KV heads × {n(d.head_dim)} head_dim × {dtype}"
         )
     if d.gpus > 1 and d.dp_attention:
@@ -960,6 +991,8 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
         )
     else:
         working = f"{both(s['kv_bytes_per_token'])} × {n(held)} tokens{blocks}"
+        if d.attention_layers is not None:
+            working += f" + {b(s['recurrent_state_bytes_per_sequence'])} recurrent state"
     add("kv_bytes_per_sequence", working, both(s["kv_bytes_per_sequence"]))
 
     if d.weights_gb is not None:

@@ -1,0 +1,460 @@
+"""The serving-system quantities: disaggregated prefill, speculative decoding, chunked prefill,
+KV offload (swap or recompute), Little's law, and hybrid models with a recurrent state.
+
+Written like the capacity model in solver.py (each formula a small function over the namespace
+`v` and an `ops` table, evaluated exactly with Fractions or symbolically with sympy), but kept
+in their own module: solver.py imports this one and registers its formulas, inputs, limits and
+wrong paths in one place. This module imports nothing of the project but errors, so the
+imports still flow one way.
+
+Units: bytes, seconds, FLOP; a link in GB/s (10^9 B/s, one direction); TPOT in ms; an arrival
+rate in requests (sequences) per second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from trainer.errors import InvalidInput
+
+GB = 10**9
+TB = 10**12
+
+# The inputs this module adds to a Deployment, with the most any real deployment could have.
+LIMITS: dict[str, int] = {
+    "link_gbs": 1_000_000,
+    "output_tokens": 100_000_000,
+    "long_prompt_tokens": 1_000_000_000,
+    "tpot_ms": 1_000_000,
+    "arrival_rate": 100_000_000,
+    "think_seconds": 100_000_000,
+    "cpu_kv_gb": 100_000_000,
+    "spec_tokens": 64,
+    "acceptance_rate": 1,
+    "draft_params": 10**15,
+    "draft_layers": 10_000,
+    "draft_kv_heads": 100_000,
+    "draft_head_dim": 100_000,
+    "attention_layers": 10_000,
+    "state_elements": 10**12,
+}
+WHOLE_INPUTS = ("output_tokens", "long_prompt_tokens", "spec_tokens", "draft_layers",
+                "draft_kv_heads", "draft_head_dim", "attention_layers", "state_elements")
+INPUTS = tuple(LIMITS)
+
+# Inputs a drill step may ask for directly, with their units.
+INPUT_UNITS = {"attention_layers": "", "spec_tokens": ""}
+
+
+def validate(d: Any) -> None:
+    """Raise InvalidInput naming the first serving input no real deployment could have."""
+    for name in INPUTS:
+        value = getattr(d, name)
+        if value is None:
+            continue
+        if name in WHOLE_INPUTS and Fraction(value).denominator != 1:
+            raise InvalidInput(f"{name} must be a whole number, got {float(value):g}")
+        if name in ("think_seconds", "state_elements"):
+            if value < 0:
+                raise InvalidInput(f"{name} must be at least 0, got {float(value):g}")
+        elif value <= 0:
+            raise InvalidInput(f"{name} must be greater than 0, got {float(value):g}")
+        if value > LIMITS[name]:
+            raise InvalidInput(f"{name} {value} is larger than any real deployment: at most "
+                               f"{LIMITS[name]:,}")
+    if d.acceptance_rate is not None and not 0 < d.acceptance_rate < 1:
+        raise InvalidInput(f"acceptance_rate {float(d.acceptance_rate):g} is outside (0, 1): "
+                           "give the chance that a draft token is accepted, e.g. 0.7")
+    if (d.spec_tokens is None) != (d.acceptance_rate is None):
+        raise InvalidInput("speculative decoding needs both spec_tokens and acceptance_rate")
+    if d.attention_layers is not None:
+        if d.attention_layers > d.layers:
+            raise InvalidInput(f"attention_layers {d.attention_layers} exceeds layers "
+                               f"({d.layers})")
+        if d.windowed_layers:
+            raise InvalidInput("a hybrid model (attention_layers) with sliding windows is not "
+                               "modelled: give one or the other")
+        if d.state_elements is None:
+            raise InvalidInput("a hybrid model (attention_layers) needs state_elements: the "
+                               "values each recurrent layer keeps per sequence")
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    label: str
+    unit: str  # as in solver.Formula
+    compute: Callable[[Any, Any], Any]
+    needs: tuple[str, ...] = ()
+
+
+FORMULAS: list[Spec] = []
+
+
+def _formula(name: str, label: str, unit: str, needs: tuple[str, ...] = ()
+             ) -> Callable[[Callable[[Any, Any], Any]], Callable[[Any, Any], Any]]:
+    def register(compute: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        FORMULAS.append(Spec(name, label, unit, compute, needs))
+        return compute
+
+    return register
+
+
+def _link_bytes_per_second(v: Any) -> Any:
+    return v.link_scale * v.link_gbs * GB
+
+
+def _active(v: Any) -> Any:
+    return v.params if v.active_params is None else v.active_params
+
+
+# ---- Hybrid models: KV only in the attention layers, a constant state in the others ---------
+
+
+@_formula("kv_layers", "layers that hold a KV cache", "")
+def _kv_layers(v: Any, ops: Any) -> Any:
+    return v.layers if v.attention_layers is None else v.attention_layers
+
+
+@_formula("recurrent_state_bytes_per_sequence", "recurrent (Mamba) state per sequence", "B")
+def _recurrent_state(v: Any, ops: Any) -> Any:
+    if v.attention_layers is None:
+        return 0
+    # The state is kept in the model's dtype (vLLM's mamba cache dtype "auto"), whatever
+    # the KV cache's dtype.
+    return (v.layers - v.attention_layers) * v.state_elements * v.native_bytes_per_param
+
+
+@_formula("state_equivalent_tokens", "tokens of KV that weigh as much as the state", "tokens",
+          needs=("attention_layers",))
+def _state_equivalent_tokens(v: Any, ops: Any) -> Any:
+    return v.recurrent_state_bytes_per_sequence / v.kv_bytes_per_token
+
+
+# ---- Disaggregated prefill and decode --------------------------------------------------------
+
+
+@_formula("kv_transfer_seconds", "moving one sequence's KV over the link", "s",
+          needs=("link_gbs",))
+def _kv_transfer_seconds(v: Any, ops: Any) -> Any:
+    return v.kv_bytes_per_sequence / _link_bytes_per_second(v)
+
+
+@_formula("disagg_ttft_seconds", "time to first token: prefill, then the KV transfer", "s",
+          needs=("link_gbs", "tflops"))
+def _disagg_ttft_seconds(v: Any, ops: Any) -> Any:
+    return v.prefill_seconds + v.kv_transfer_seconds
+
+
+@_formula("decode_gpu_seconds_per_request", "decode GPU time one request takes", "s",
+          needs=("output_tokens",))
+def _decode_gpu_seconds_per_request(v: Any, ops: Any) -> Any:
+    # A step serves `batch` sequences at once, so each request pays 1/batch of every step.
+    return v.output_tokens * v.decode_step_seconds / v.batch_size
+
+
+@_formula("prefill_gpus_per_decode_gpu", "prefill GPUs needed per decode GPU", "",
+          needs=("output_tokens", "tflops"))
+def _prefill_gpus_per_decode_gpu(v: Any, ops: Any) -> Any:
+    return v.prefill_seconds / v.decode_gpu_seconds_per_request
+
+
+# ---- Speculative decoding --------------------------------------------------------------------
+
+
+@_formula("draft_weights_bytes", "draft model weights", "B", needs=("draft_params",))
+def _draft_weights_bytes(v: Any, ops: Any) -> Any:
+    return v.draft_params * v.weight_bytes_per_param
+
+
+@_formula("draft_kv_bytes_per_token", "draft model KV per token", "B", needs=("draft_layers",))
+def _draft_kv_bytes_per_token(v: Any, ops: Any) -> Any:
+    return (v.kv_factor * v.draft_layers * v.draft_kv_heads * v.draft_head_dim
+            * v.kv_bytes_per_element)
+
+
+@_formula("draft_step_seconds", "one draft decode step", "s",
+          needs=("draft_params", "draft_layers"))
+def _draft_step_seconds(v: Any, ops: Any) -> Any:
+    kv = v.batch_size * v.draft_kv_bytes_per_token * v.tokens_held_per_sequence
+    return (v.read_weights * v.draft_weights_bytes + kv) / (v.gpus * v.bandwidth_tbs * TB)
+
+
+@_formula("spec_expected_tokens", "tokens one verification step yields, on average", "tokens",
+          needs=("spec_tokens",))
+def _spec_expected_tokens(v: Any, ops: Any) -> Any:
+    # Token i + 1 of the k drafted is kept only if all before it were: 1 + α + … + α^k,
+    # plus the target's own token at the first rejection (or after all k).
+    a, k = v.acceptance_rate, v.spec_tokens
+    geometric = (1 - a ** (k + 1)) / (1 - a)
+    return v.accept_all * (k + 1) + (1 - v.accept_all) * geometric
+
+
+@_formula("spec_round_seconds", "k draft steps and one verification step", "s",
+          needs=("spec_tokens", "draft_params", "draft_layers"))
+def _spec_round_seconds(v: Any, ops: Any) -> Any:
+    # Verifying k + 1 tokens reads the same weights and KV as one decode step: memory-bound.
+    return v.draft_cost * v.spec_tokens * v.draft_step_seconds + v.decode_step_seconds
+
+
+@_formula("spec_speedup", "speed-up over plain decoding", "",
+          needs=("spec_tokens", "draft_params", "draft_layers"))
+def _spec_speedup(v: Any, ops: Any) -> Any:
+    return v.spec_expected_tokens * v.decode_step_seconds / v.spec_round_seconds
+
+
+@_formula("spec_max_concurrency", "sequences that fit beside the draft", "sequences",
+          needs=("draft_params", "draft_layers"))
+def _spec_max_concurrency(v: Any, ops: Any) -> Any:
+    budget = v.kv_budget_bytes - v.subtract_weights * v.draft_weights_bytes
+    per_sequence = (v.kv_bytes_per_token + v.draft_kv_bytes_per_token) \
+        * v.tokens_held_per_sequence
+    return ops.max(0, ops.floor(budget / per_sequence))
+
+
+@_formula("spec_compute_bound_batch", "batch where verifying k + 1 tokens turns compute-bound",
+          "sequences", needs=("spec_tokens", "tflops"))
+def _spec_compute_bound_batch(v: Any, ops: Any) -> Any:
+    return v.crossover_batch / (v.spec_tokens + 1)
+
+
+# ---- Chunked prefill against a TPOT target ---------------------------------------------------
+
+
+@_formula("chunk_time_budget_seconds", "time a mixed step leaves for the prefill chunk", "s",
+          needs=("tpot_ms",))
+def _chunk_time_budget_seconds(v: Any, ops: Any) -> Any:
+    return v.tpot_ms / 1000 - v.decode_in_mixed_step * v.decode_step_seconds
+
+
+@_formula("max_chunk_tokens", "largest prefill chunk under the TPOT target", "tokens",
+          needs=("tpot_ms", "tflops"))
+def _max_chunk_tokens(v: Any, ops: Any) -> Any:
+    flops = v.chunk_time_budget_seconds * v.gpus * v.tflops * TB
+    return ops.max(0, ops.floor(flops / (2 * _active(v))))
+
+
+@_formula("chunked_prefill_steps", "mixed steps a long prompt's prefill takes", "",
+          needs=("tpot_ms", "tflops", "long_prompt_tokens"))
+def _chunked_prefill_steps(v: Any, ops: Any) -> Any:
+    return ops.ceil(v.long_prompt_tokens / v.max_chunk_tokens)
+
+
+@_formula("chunked_ttft_seconds", "time to first token of the long prompt, chunked", "s",
+          needs=("tpot_ms", "tflops", "long_prompt_tokens"))
+def _chunked_ttft_seconds(v: Any, ops: Any) -> Any:
+    return v.chunked_prefill_steps * v.tpot_ms / 1000
+
+
+@_formula("long_prompt_prefill_seconds", "the long prompt prefilled in one piece", "s",
+          needs=("tflops", "long_prompt_tokens"))
+def _long_prompt_prefill_seconds(v: Any, ops: Any) -> Any:
+    tokens = v.long_prompt_tokens
+    flops = 2 * _active(v) * tokens + 2 * v.layers * v.heads * v.head_dim * tokens**2
+    return flops / (v.gpus * v.tflops * TB)
+
+
+@_formula("unchunked_stall_seconds", "the step every stream waits when the prompt is not chunked",
+          "s", needs=("tflops", "long_prompt_tokens"))
+def _unchunked_stall_seconds(v: Any, ops: Any) -> Any:
+    return v.decode_step_seconds + v.long_prompt_prefill_seconds
+
+
+# ---- Swap or recompute, and a CPU KV tier ----------------------------------------------------
+
+
+@_formula("swap_seconds", "swapping one sequence's KV out and back in", "s",
+          needs=("link_gbs",))
+def _swap_seconds(v: Any, ops: Any) -> Any:
+    return v.swap_directions * v.kv_transfer_seconds
+
+
+@_formula("swap_breakeven_link", "link speed below which recomputing a short sequence wins",
+          "B/s", needs=("tflops",))
+def _swap_breakeven_link(v: Any, ops: Any) -> Any:
+    # Per token: swapping moves `directions` × KV bytes; recomputing costs 2 × params FLOPs
+    # (the attention term, small for short sequences, left out).
+    return v.swap_directions * v.kv_bytes_per_token * v.gpus * v.tflops * TB / (2 * _active(v))
+
+
+@_formula("swap_recompute_crossover_tokens", "length above which swapping beats recomputing",
+          "tokens", needs=("tflops", "link_gbs"))
+def _swap_recompute_crossover_tokens(v: Any, ops: Any) -> Any:
+    # swap(N) = d × KV/token × N ÷ link;  recompute(N) = (2 P N + 2 L H h N²) ÷ FLOP/s.
+    # Equal at N* = (FLOP/s × d × KV/token ÷ link − 2 P) ÷ (2 L H h); below it recompute wins.
+    flops = v.gpus * v.tflops * TB
+    swap_per_token = v.swap_directions * v.kv_bytes_per_token / _link_bytes_per_second(v)
+    attention = 2 * v.layers * v.heads * v.head_dim
+    return ops.max(0, (flops * swap_per_token - 2 * _active(v)) / attention)
+
+
+@_formula("cpu_tier_sessions", "sessions a CPU KV tier can park", "sequences",
+          needs=("cpu_kv_gb",))
+def _cpu_tier_sessions(v: Any, ops: Any) -> Any:
+    return ops.max(0, ops.floor(v.cpu_kv_gb * v.gb_bytes / v.kv_bytes_per_sequence))
+
+
+# ---- Little's law ----------------------------------------------------------------------------
+
+
+@_formula("latency_bound_batch", "largest batch whose decode step meets the TPOT target",
+          "sequences", needs=("tpot_ms",))
+def _latency_bound_batch(v: Any, ops: Any) -> Any:
+    readable = v.tpot_ms / 1000 * v.gpus * v.bandwidth_tbs * TB
+    return ops.max(0, ops.floor((readable - v.read_weights * v.weights_bytes)
+                                / v.kv_bytes_per_sequence))
+
+
+@_formula("operating_batch", "sequences in flight per replica: memory and latency allow",
+          "sequences", needs=("tpot_ms",))
+def _operating_batch(v: Any, ops: Any) -> Any:
+    return ops.min(v.max_concurrency, v.latency_bound_batch)
+
+
+@_formula("operating_step_seconds", "decode step at that batch", "s", needs=("tpot_ms",))
+def _operating_step_seconds(v: Any, ops: Any) -> Any:
+    read = v.read_weights * v.weights_bytes + v.operating_batch * v.kv_bytes_per_sequence
+    return read / (v.gpus * v.bandwidth_tbs * TB)
+
+
+@_formula("request_seconds", "time a request spends decoding", "s",
+          needs=("tpot_ms", "output_tokens"))
+def _request_seconds(v: Any, ops: Any) -> Any:
+    return v.output_tokens * v.operating_step_seconds
+
+
+@_formula("sustainable_qps", "requests per second one replica sustains", "sequences/s",
+          needs=("tpot_ms", "output_tokens"))
+def _sustainable_qps(v: Any, ops: Any) -> Any:
+    return v.operating_batch / v.request_seconds  # Little's law: λ = L ÷ W
+
+
+@_formula("requests_in_flight", "requests in flight (Little's law)", "sequences",
+          needs=("tpot_ms", "output_tokens", "arrival_rate"))
+def _requests_in_flight(v: Any, ops: Any) -> Any:
+    think = 0 if v.think_seconds is None else v.think_seconds
+    return v.arrival_rate * (v.request_seconds + v.think_in_flight * think)
+
+
+@_formula("open_conversations_at_rate",
+          "open conversations at an arrival rate (in flight or the user thinking)", "sequences",
+          needs=("tpot_ms", "output_tokens", "arrival_rate", "think_seconds"))
+def _open_conversations_at_rate(v: Any, ops: Any) -> Any:
+    return v.arrival_rate * (v.request_seconds + v.think_seconds)
+
+
+@_formula("replicas_for_load", "replicas the arrival rate needs", "",
+          needs=("tpot_ms", "output_tokens", "arrival_rate"))
+def _replicas_for_load(v: Any, ops: Any) -> Any:
+    return ops.ceil(v.requests_in_flight / v.operating_batch)
+
+
+# ---- Wrong paths -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PathSpec:
+    id: str
+    mistake: str
+    advice: str
+    change: Callable[[Any], Any]  # a Deployment to a changed one, or None where it does not apply
+
+
+WRONG_PATHS: tuple[PathSpec, ...] = (
+    PathSpec(
+        "link-bits-as-bytes",
+        "read a link's gigabits per second as gigabytes (400 Gb/s as 400 GB/s)",
+        "Network links are quoted in bits: 400 Gb/s InfiniBand moves 50 GB/s. Divide by 8.",
+        lambda d: None if d.link_gbs is None else d.changed(link_scale=8),
+    ),
+    PathSpec(
+        "one-way-swap",
+        "counted a swap one way only",
+        "A preempted sequence's KV goes out to the CPU and comes back before it resumes: "
+        "count both directions.",
+        lambda d: None if d.link_gbs is None else d.changed(swap_directions=1),
+    ),
+    PathSpec(
+        "draft-time-ignored",
+        "left out the time of the k draft steps",
+        "Each round runs the draft k times before the target verifies: round = k × draft "
+        "step + one target step.",
+        lambda d: None if d.spec_tokens is None else d.changed(draft_cost=0),
+    ),
+    PathSpec(
+        "all-drafts-accepted",
+        "assumed every drafted token is accepted (k + 1 tokens per step)",
+        "Token i is kept only if all before it were: expected tokens = (1 − α^(k+1)) ÷ (1 − α).",
+        lambda d: None if d.spec_tokens is None else d.changed(accept_all=1),
+    ),
+    PathSpec(
+        "mixed-step-without-decode",
+        "gave the whole TPOT target to the prefill chunk",
+        "A mixed step still reads the weights and every running sequence's KV: the chunk "
+        "gets only what the decode part leaves.",
+        lambda d: None if d.tpot_ms is None else d.changed(decode_in_mixed_step=0),
+    ),
+    PathSpec(
+        "think-time-in-flight",
+        "counted open conversations (think time included) as requests in flight",
+        "A user reading the reply holds no KV: in flight = arrival rate × time in the "
+        "system, not × (time in system + think time).",
+        lambda d: None if not d.think_seconds else d.changed(think_in_flight=1),
+    ),
+    PathSpec(
+        "hybrid-kv-all-layers",
+        "gave every layer of a hybrid model a KV cache",
+        "Only the attention layers of a hybrid (Jamba: 4 of 32) cache K and V; the Mamba "
+        "layers keep a fixed-size state instead.",
+        lambda d: None if d.attention_layers is None else d.changed(attention_layers=d.layers),
+    ),
+    PathSpec(
+        "state-forgotten",
+        "left out the recurrent layers' state",
+        "Each Mamba layer keeps a state per sequence whatever its length: add it to every "
+        "sequence's bytes.",
+        lambda d: None if not d.state_elements else d.changed(state_elements=0),
+    ),
+)
+
+
+# ---- Display -------------------------------------------------------------------------------
+
+PLACEHOLDERS = (
+    "link_gbs", "link_gbits", "output_tokens", "long_prompt_tokens", "tpot_ms", "arrival_rate",
+    "think_seconds", "cpu_kv_gb", "spec_tokens", "acceptance_rate", "draft_params_b",
+    "draft_layers", "draft_kv_heads", "draft_head_dim", "attention_layers", "recurrent_layers",
+    "state_elements", "tflops",
+)
+
+
+def display(d: Any, number: Callable[..., str]) -> dict[str, str]:
+    """Every placeholder above, formatted for a prompt; "unknown" where the drill has none."""
+    def shown(value: Any, scale: Any = 1) -> str:
+        return "unknown" if value is None else number(Fraction(value) * scale, sig=4)
+
+    recurrent = None if d.attention_layers is None else d.layers - d.attention_layers
+    values: Mapping[str, str] = {
+        "link_gbs": shown(d.link_gbs),
+        "link_gbits": shown(d.link_gbs, 8),
+        "output_tokens": shown(d.output_tokens),
+        "long_prompt_tokens": shown(d.long_prompt_tokens),
+        "tpot_ms": shown(d.tpot_ms),
+        "arrival_rate": shown(d.arrival_rate),
+        "think_seconds": shown(d.think_seconds),
+        "cpu_kv_gb": shown(d.cpu_kv_gb),
+        "spec_tokens": shown(d.spec_tokens),
+        "acceptance_rate": shown(d.acceptance_rate),
+        "draft_params_b": shown(d.draft_params, Fraction(1, 10**9)),
+        "draft_layers": shown(d.draft_layers),
+        "draft_kv_heads": shown(d.draft_kv_heads),
+        "draft_head_dim": shown(d.draft_head_dim),
+        "attention_layers": shown(d.attention_layers),
+        "recurrent_layers": shown(recurrent),
+        "state_elements": shown(d.state_elements),
+        "tflops": shown(d.tflops),
+    }
+    return dict(values)
