@@ -264,7 +264,7 @@ class Concept(Strict):
 class Dimension(Strict):
     id: Identifier
     title: str
-    strong: str = Field(description="What strong looks like, from the seed's scoring table.")
+    strong: str = Field(description="What strong looks like, from the interview card's scores.")
     max: int = Field(ge=1, le=10)
     scored_from: Literal["numeric", "concepts"]
     concepts: tuple[Concept, ...] = ()
