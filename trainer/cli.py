@@ -176,6 +176,25 @@ class AttemptId(click.ParamType):  # type: ignore[type-arg]
         return value if isinstance(value, int) else _attempt_id(str(value))
 
 
+def _complete_drills(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of a DRILL: the shipped drill ids."""
+    from trainer import datadirs
+
+    try:
+        ids = sorted(path.stem for path in datadirs.drill_paths())
+    except KvdrillError:
+        return []
+    return [drill for drill in ids if drill.startswith(incomplete)]
+
+
+def _complete_presets(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of --model or --gpu: the canonical preset names."""
+    from trainer import presets
+
+    table = presets.gpus() if param.name == "gpu" else presets.models()
+    return [name for name in table if name.startswith(incomplete.lower())]
+
+
 def _fail_line(message: str, code: int) -> None:
     echo(f"Error: {printable(message, keep_lines=False)}", err=True)
     sys.exit(code)
@@ -273,7 +292,7 @@ def _path(value: str) -> Path:
 
 
 @cli.command()
-@click.option("--model", "--preset", "model", metavar="NAME",
+@click.option("--model", "--preset", "model", metavar="NAME", shell_complete=_complete_presets,
               help="Model preset (e.g. llama-3.1-8b, also written llama31-8b or "
                    "Meta-Llama-3.1-8B); options below override it.")
 @click.option("--layers", type=WholeNumber("LAYERS"), help="Transformer layers.")
@@ -294,7 +313,8 @@ def _path(value: str) -> Path:
 @click.option("--experts", type=WholeNumber("EXPERTS"), help="MoE: routed experts per layer.")
 @click.option("--experts-per-token", type=WholeNumber("EXPERTS"),
               help="MoE: experts each token is routed to.")
-@click.option("--gpu", metavar="NAME", help="GPU preset (e.g. h100, h200, mi300x).")
+@click.option("--gpu", metavar="NAME", shell_complete=_complete_presets,
+              help="GPU preset (e.g. h100, h200, mi300x).")
 @click.option("--hbm-gb", type=EXACT, help="Memory per GPU in GB (10^9 B).")
 @click.option("--bandwidth-tbs", type=EXACT, help="Memory bandwidth per GPU in TB/s.")
 @click.option("--gpus", type=WholeNumber("GPUS"), help="GPUs in tensor parallel (default 1).")
@@ -403,7 +423,7 @@ def list_drills(as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL")
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills)
 @_variant_option
 @_format_options("text", "json", what="What to print: text, or one JSON object.")
 def show(drill_id: str, variant: int | None, as_json: bool) -> None:
@@ -419,7 +439,7 @@ def show(drill_id: str, variant: int | None, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL")
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills)
 @click.option("--answers", "answers_path", required=True,
               type=click.Path(exists=True, dir_okay=False),
               help="YAML file mapping step id to the answer as typed (1a: 44 GB).")
@@ -445,14 +465,25 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL")
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills)
 @_variant_option
-def solution(drill_id: str, variant: int | None) -> None:
+@click.option("--format", "fmt", type=click.Choice(["md", "text"], case_sensitive=False),
+              default="md", help="What to print: Markdown, or text wrapped for the terminal.  "
+                                 "[default: md]")
+def solution(drill_id: str, variant: int | None, fmt: str) -> None:
     """Print the worked solution of a drill (or of one of its variants), with its numbers."""
     from trainer import loader, render, variants
 
     drill, _ = loader.find_drill(drill_id)
-    echo(render.render_solution(variants.answer_key(drill, variant)), nl=False)
+    text = render.render_solution(variants.answer_key(drill, variant))
+    if fmt.lower() == "text":
+        import shutil
+
+        from trainer import terminal_text
+
+        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
+        text = terminal_text.plain(terminal_text.render(text, width)) + "\n"
+    echo(text, nl=False)
 
 
 @cli.command()
@@ -496,7 +527,7 @@ def schema(rubric: bool) -> None:
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL", required=False)
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills, required=False)
 @click.option("--exam", is_flag=True, help="No feedback or hints until the end (interviews).")
 @click.option("--strict", is_flag=True, help="A step whose time runs out closes unanswered.")
 @_variant_option
@@ -554,7 +585,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     else:
         from trainer import tui
 
-        ask, ready, say = tui.make_ask(), tui.make_ready(), tui.make_say(echo)
+        ask, ready, say = tui.make_ask(), tui.make_ready(), tui.make_say()
     # A terminal asks again after an unreadable answer and starts the clock on Enter; a pipe
     # keeps one line per step (an unreadable line is recorded invalid) and never waits.
     run = session.Session(key, db, attempt_id, ask=ask, say=say, clock=time.monotonic,
@@ -578,7 +609,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         if finished and not piped and click.confirm("Show the worked solution?", default=False):
             from trainer import render
 
-            echo(render.render_solution(key))
+            tui.show_markdown(render.render_solution(key))
     db.close()
 
 
@@ -599,7 +630,9 @@ def _piped_ask(prompt: Any) -> str | None:
         rest = stdin.readline(MAX_ANSWER_CHARS + 1)  # the tail of an overlong line, dropped
     answer = line.rstrip("\r\n")
     shown = answer if len(answer) <= 200 else answer[:199] + "…"
-    echo(f"{prompt.number}. {prompt.step.id}> {shown}")
+    unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
+    # A transcript: the question as a terminal shows it, then the answer read for it.
+    echo(f"\n{prompt.number}. {prompt.text}{unit}\n{prompt.step.id}> {shown}")
     return answer
 
 
@@ -707,7 +740,7 @@ def export(attempt_id: int, fmt: str, out: str | None) -> None:
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL")
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills)
 @click.option("--count", type=WholeNumber("N", 1, 500), default=5, show_default=True,
               help="How many variants to draw (1 to 500).")
 @click.option("--seed", type=SEED, default=0, show_default=True,

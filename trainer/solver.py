@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
 
@@ -860,7 +860,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
     # 512 MiB, or 70.3 KB beside 562 KB; never 70.3 KB beside 549 KiB).
     kv_lines = [s["kv_bytes_per_token_per_gpu"], s["kv_bytes_per_token"],
                 s["kv_bytes_per_sequence"], s["kv_bytes_per_token"] / d.layers]
-    family = "binary" if all(
+    family: Literal["binary", "si"] = "binary" if all(
         "iB" in format_bytes(Fraction(x), system="both") for x in kv_lines if x >= 1024
     ) else "si"
 
