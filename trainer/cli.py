@@ -390,10 +390,11 @@ def _print_presets(as_json: bool) -> None:
                      for key, g in gpus.items()},
         })
         return
-    echo("Models:")
+    echo("Models (the canonical name first; llama31-8b or Meta-Llama-3.1-8B also work):")
     for key, m in models.items():
+        also = f" (also {', '.join(m.aliases)})" if m.aliases else ""
         echo(f"  {key:<16} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
-                   f"{m.head_dim} — {m.name}")
+                   f"{m.head_dim} — {m.name}{also}")
     echo("GPUs:")
     for key, g in gpus.items():
         echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
@@ -518,7 +519,8 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
 
 @cli.command()
 @click.option("--rubric", is_flag=True, help="The schema of rubric files instead of drills.")
-def schema(rubric: bool) -> None:
+@_format_options("json", what="What to print: the JSON Schema (the one format).")
+def schema(rubric: bool, as_json: bool) -> None:
     """Print the JSON Schema of drill files (or rubric files), for editors to validate with."""
     from trainer import model
 
