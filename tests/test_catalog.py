@@ -46,9 +46,9 @@ def test_an_edited_drill_is_read_again(library: Path) -> None:
     catalog.drill_list()
     path = library / "drills" / "llama31-8b-h100.yaml"
     text = path.read_text()
-    path.write_text(text.replace("target_minutes: 7", "target_minutes: 8", 1))
+    path.write_text(text.replace("target_minutes: 13", "target_minutes: 14", 1))
     listed = {d["id"]: d for d in catalog.drill_list()}
-    assert listed["llama31-8b-h100"]["minutes"] == 8
+    assert listed["llama31-8b-h100"]["minutes"] == 14
 
 
 def test_a_corrupt_cache_is_rebuilt(library: Path) -> None:

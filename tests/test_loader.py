@@ -180,7 +180,8 @@ def test_an_unknown_key_in_a_step_names_the_step_and_its_line(tmp_path: Path) ->
 
 
 def test_a_wrong_type_names_the_field_and_its_line(tmp_path: Path) -> None:
-    text = seed_text().replace("target_minutes: 10", 'target_minutes: "ten"', 1)
+    text = re.sub(r"^target_minutes: \d+$", 'target_minutes: "ten"', seed_text(), count=1,
+                  flags=re.M)
     path = write(tmp_path, text)
     message = refused(path)
     assert message.startswith(f"{path}:{line_of(text, 'target_minutes:')}: target_minutes: ")

@@ -207,7 +207,7 @@ def test_the_time_on_a_step_left_by_back_counts_when_it_is_answered() -> None:
 def test_hints_add_up_across_revisits() -> None:
     run = Drive(["?", ":skip", ":back", "?", "32"]).go()
     assert run.rows(FIRST)[0].hints == 1  # the step has one hint: not given twice
-    assert "No more hints for this step." in run.said
+    assert "No more hints: this step has 1, all shown." in run.said
 
 
 def test_a_revisited_step_says_what_was_given_before() -> None:

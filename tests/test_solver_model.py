@@ -130,7 +130,7 @@ def test_weights_that_do_not_fit_are_refused_with_the_fix() -> None:
 
 
 def test_gpus_that_do_not_divide_kv_heads_are_refused() -> None:
-    with pytest.raises(InvalidInput, match="3 GPUs do not divide 8 KV heads"):
+    with pytest.raises(InvalidInput, match="8 KV heads cannot be shared evenly by 3 GPUs"):
         deploy("llama-3.1-70b", "h100", gpus=3)
 
 

@@ -72,8 +72,8 @@ def test_keys_agree_with_an_independent_computation(run: Run) -> None:
 
 
 def test_sheets_hold_no_answer(run: Run, tmp_path: Path) -> None:
-    payload = json.loads(run("variants", DRILL, "--count", "4", "--seed", "5", "--out",
-                             str(tmp_path), "--json").output)
+    run("variants", DRILL, "--count", "4", "--seed", "5", "--out", str(tmp_path))
+    payload = variants_json(run, seed=5, count=4)
     for variant in payload["variants"]:
         sheet = (tmp_path / f"{DRILL}-{variant['variant']}-sheet.md").read_text()
         for step in ("1a", "2b-bytes-per-sequence", "3a-step-time", "3b-aggregate", "4e"):
@@ -84,8 +84,8 @@ def test_sheets_hold_no_answer(run: Run, tmp_path: Path) -> None:
 
 
 def test_each_key_graded_as_an_answer_sheet_is_all_correct(run: Run, tmp_path: Path) -> None:
-    payload = json.loads(run("variants", DRILL, "--count", "4", "--seed", "9", "--out",
-                             str(tmp_path), "--json").output)
+    run("variants", DRILL, "--count", "4", "--seed", "9", "--out", str(tmp_path), "--json")
+    payload = json.loads((tmp_path / f"{DRILL}-variants.json").read_text())
     for variant in payload["variants"]:
         sheet = tmp_path / f"{DRILL}-{variant['variant']}-answers.yaml"
         result = run("grade", DRILL, "--answers", str(sheet), "--variant",
@@ -102,9 +102,16 @@ def test_params_use_calcs_option_names(run: Run) -> None:
     assert params["kv_heads"] < params["heads"]  # the GQA configuration of part 2(b)
 
 
-def test_variants_without_out_or_json_is_a_usage_error(run: Run) -> None:
-    result = run("variants", DRILL, ok=False)
-    assert result.exit_code == 2 and result.stderr.startswith("Error: give --out DIR")
+def test_html_variants_without_out_is_a_usage_error(run: Run) -> None:
+    result = run("variants", DRILL, "--format", "html", ok=False)
+    assert result.exit_code == 2 and result.stderr.startswith(
+        "Error: HTML is written as files, a sheet and a key per variant: give --out DIR")
+
+
+def test_markdown_variants_without_out_print_each_sheet_and_key(run: Run) -> None:
+    printed = run("variants", DRILL, "--count", "2", "--seed", "4").output
+    assert printed == run("variants", DRILL, "--count", "2", "--seed", "4", "--out", "-").output
+    assert printed.count("— variant ") == 4  # two sheets and two keys, each titled
 
 
 def test_practice_with_a_variant_uses_its_numbers(run: Run, tmp_path: Path,

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 if TYPE_CHECKING:  # only for annotations: start-up imports as little as it can
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator, Sequence
     from pathlib import Path
 
 from trainer import __version__
@@ -71,6 +72,85 @@ class ParamCount(ExactNumber):
 EXACT = ExactNumber()
 
 
+class WholeNumber(click.ParamType):  # type: ignore[type-arg]
+    """A whole number within bounds; its help shows a name (LAYERS, SEED), not a range."""
+
+    def __init__(self, name: str, least: int | None = None, most: int | None = None) -> None:
+        self.name, self.least, self.most = name, least, most
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int):
+            number = value
+        else:
+            text = str(value).strip().replace("_", "").replace(",", "")
+            if len(text) > 40 or not text.lstrip("+-").isascii() or \
+                    not text.lstrip("+-").isdigit():
+                self.fail(f"{str(value)[:40]!r} is not a whole number (write e.g. 8)", param, ctx)
+            number = int(text)
+        if (self.least is not None and number < self.least) or \
+                (self.most is not None and number > self.most):
+            upper = "" if self.most is None else f" and at most {self.most:,}"
+            self.fail(f"{number} is out of range: give a whole number of at least "
+                      f"{self.least}{upper}", param, ctx)
+        return number
+
+
+class ContextLength(WholeNumber):
+    """A length in tokens as people say it: 4096, 4k (4,096), 32k, 128k (131,072), 1M."""
+
+    def __init__(self, name: str = "TOKENS") -> None:
+        super().__init__(name)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = str(value).strip()
+        scale = {"k": 1024, "m": 1024**2}.get(text[-1:].lower())
+        if scale is None or isinstance(value, int):
+            return super().convert(value, param, ctx)
+        from fractions import Fraction
+
+        try:
+            tokens = Fraction(text[:-1].strip()) * scale if len(text) <= 20 else None
+        except (ValueError, ZeroDivisionError):
+            tokens = None
+        if tokens is None or tokens.denominator != 1:
+            self.fail(f"{text[:40]!r} is not a token count (write e.g. 4096, 4k or 128k)",
+                      param, ctx)
+        return super().convert(int(tokens), param, ctx)
+
+
+SEED = WholeNumber("SEED", 0, 2**63 - 1)
+CONTEXT_HELP = "4k = 4,096 and 128k = 131,072 tokens"
+
+
+def _chosen_format(fmt: str | None, json_shorthand: bool, default: str) -> str:
+    if json_shorthand and fmt not in (None, "json"):
+        raise click.UsageError(f"--json is short for --format json: give one of --json and "
+                               f"--format {fmt}")
+    return "json" if json_shorthand else (fmt or default).lower()
+
+
+def _format_options(*choices: str, what: str, to: str = "as_json") -> Callable[[Any], Any]:
+    """The one output rule of every command: --format names what is printed or written (the
+    first choice is the default) and --json is short for --format json. The command receives
+    `as_json` (a bool) or, with to="fmt", the format's name."""
+    import functools
+
+    def decorate(function: Any) -> Any:
+        @functools.wraps(function)
+        def command(*args: Any, fmt: str | None = None, json_shorthand: bool = False,
+                    **kwargs: Any) -> Any:
+            chosen = _chosen_format(fmt, json_shorthand, choices[0])
+            kwargs[to] = chosen == "json" if to == "as_json" else chosen
+            return function(*args, **kwargs)
+
+        command = click.option("--json", "json_shorthand", is_flag=True,
+                               help="Short for --format json.")(command)
+        return click.option("--format", "fmt", type=click.Choice(choices, case_sensitive=False),
+                            help=f"{what}  [default: {choices[0]}]")(command)
+
+    return decorate
+
+
 def _attempt_id(text: str) -> int:
     """An attempt id as `kvdrill history` shows it (digits 0-9). A number no attempt can have
     is StoreError "no attempt …" (exit 1, as for an id not in the store); anything else is
@@ -94,6 +174,25 @@ class AttemptId(click.ParamType):  # type: ignore[type-arg]
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         return value if isinstance(value, int) else _attempt_id(str(value))
+
+
+def _complete_drills(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of a DRILL: the shipped drill ids."""
+    from trainer import datadirs
+
+    try:
+        ids = sorted(path.stem for path in datadirs.drill_paths())
+    except KvdrillError:
+        return []
+    return [drill for drill in ids if drill.startswith(incomplete)]
+
+
+def _complete_presets(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of --model or --gpu: the canonical preset names."""
+    from trainer import presets
+
+    table = presets.gpus() if param.name == "gpu" else presets.models()
+    return [name for name in table if name.startswith(incomplete.lower())]
 
 
 def _fail_line(message: str, code: int) -> None:
@@ -193,28 +292,35 @@ def _path(value: str) -> Path:
 
 
 @cli.command()
-@click.option("--model", "--preset", "model", metavar="NAME",
-              help="Model preset (e.g. llama-3.1-8b, llama2-70b); options below override it.")
-@click.option("--layers", type=int, help="Transformer layers.")
-@click.option("--heads", type=int, help="Query (attention) heads.")
-@click.option("--kv-heads", type=int, help="Key/value heads (GQA; = heads for MHA, 1 for MQA).")
-@click.option("--head-dim", type=int, help="Elements per head (from the config, not hidden/heads).")
-@click.option("--hidden", type=int, help="Hidden size d_model.")
+@click.option("--model", "--preset", "model", metavar="NAME", shell_complete=_complete_presets,
+              help="Model preset (e.g. llama-3.1-8b, also written llama31-8b or "
+                   "Meta-Llama-3.1-8B); options below override it.")
+@click.option("--layers", type=WholeNumber("LAYERS"), help="Transformer layers.")
+@click.option("--heads", type=WholeNumber("HEADS"), help="Query (attention) heads.")
+@click.option("--kv-heads", type=WholeNumber("HEADS"),
+              help="Key/value heads (GQA; = heads for MHA, 1 for MQA).")
+@click.option("--head-dim", type=WholeNumber("DIMS"),
+              help="Elements per head (from the config, not hidden/heads).")
+@click.option("--hidden", type=WholeNumber("DIMS"), help="Hidden size d_model.")
 @click.option("--params", type=ParamCount(), help="Parameter count: 8.03B or 8030261248.")
 @click.option("--weights-gb", type=EXACT, help="Weight size in GB (10^9 B), at --weights-dtype.")
-@click.option("--window", type=int, help="Sliding-window size in tokens.")
-@click.option("--windowed-layers", type=int, help="How many layers use the sliding window.")
+@click.option("--window", type=ContextLength(),
+              help=f"Sliding-window size in tokens ({CONTEXT_HELP}).")
+@click.option("--windowed-layers", type=WholeNumber("LAYERS"),
+              help="How many layers use the sliding window.")
 @click.option("--active-params", type=ParamCount(),
               help="MoE: parameters each token uses (e.g. 12.9B).")
-@click.option("--experts", type=int, help="MoE: routed experts per layer.")
-@click.option("--experts-per-token", type=int, help="MoE: experts each token is routed to.")
-@click.option("--gpu", metavar="NAME", help="GPU preset (e.g. h100, h200, mi300x).")
+@click.option("--experts", type=WholeNumber("EXPERTS"), help="MoE: routed experts per layer.")
+@click.option("--experts-per-token", type=WholeNumber("EXPERTS"),
+              help="MoE: experts each token is routed to.")
+@click.option("--gpu", metavar="NAME", shell_complete=_complete_presets,
+              help="GPU preset (e.g. h100, h200, mi300x).")
 @click.option("--hbm-gb", type=EXACT, help="Memory per GPU in GB (10^9 B).")
 @click.option("--memory", type=click.Choice(["marketed", "reported"]),
               help="Which memory figure of the --gpu preset to use: the marketed GB (default) "
                    "or the total the driver reports, which vLLM's utilisation multiplies.")
 @click.option("--bandwidth-tbs", type=EXACT, help="Memory bandwidth per GPU in TB/s.")
-@click.option("--gpus", type=int, help="GPUs in tensor parallel (default 1).")
+@click.option("--gpus", type=WholeNumber("GPUS"), help="GPUs in tensor parallel (default 1).")
 @click.option("--checkpoint", metavar="DTYPE",
               help="Size the weights as the model's released checkpoint in DTYPE (e.g. fp8: "
                    "405B FP8 keeps attention in BF16, 487.2 GB), from the preset.")
@@ -224,19 +330,25 @@ def _path(value: str) -> Path:
 @click.option("--weights-dtype", type=click.Choice(WEIGHT_DTYPE_CHOICES, case_sensitive=False),
               help="Dtype of the weights (default: as released).")
 @click.option("--kv-dtype", type=click.Choice(KV_DTYPE_CHOICES, case_sensitive=False),
-              help="Dtype of the KV cache (default: as the weights are released).")
-@click.option("--context", "--seq", "context", type=int,
-              help="Live tokens per sequence: prompt + generated so far (default 4096).")
-@click.option("--batch", type=int, help="Sequences decoded together (default: the maximum).")
+              help="Dtype of the KV cache (default: the model's compute dtype, as vLLM's "
+                   "kv-cache-dtype auto: bf16/fp16 as released; bf16 for fp8 or int weights).")
+@click.option("--context", "--seq", "context", type=ContextLength(),
+              help=f"Live tokens per sequence: prompt + generated so far ({CONTEXT_HELP}; "
+                   "default 4k).")
+@click.option("--batch", type=WholeNumber("SEQUENCES"),
+              help="Sequences decoded together (default: the maximum).")
 @click.option("--utilization", type=EXACT,
-              help="Fraction of HBM the server may use (default 1.0, as the seed's calculator).")
+              help="Fraction of HBM the server may use (default 1.0, like the calculator that "
+                   "ships with the 70B-on-MI300X exercise).")
 @click.option("--reserve-gb", type=EXACT,
               help="GB per GPU kept for activations, graphs, fragmentation (default 0).")
-@click.option("--block-size", type=int, help="Tokens per KV page (default 1: no paging).")
+@click.option("--block-size", type=WholeNumber("TOKENS"),
+              help="Tokens per KV page (default 1: no paging).")
 @click.option("--tflops", type=EXACT, help="Dense bf16 TFLOPS per GPU (for prefill).")
-@click.option("--prefix-tokens", type=int,
-              help="Prompt prefix every sequence shares, stored once (prefix caching).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option("--prefix-tokens", type=ContextLength(),
+              help=f"Prompt prefix every sequence shares, stored once (prefix caching; "
+                   f"{CONTEXT_HELP}).")
+@_format_options("text", "json", what="What to print: the derivation as text, or one JSON object.")
 @click.option("--symbolic", is_flag=True, help="Also print each formula as a sympy expression.")
 @click.option("--list-presets", is_flag=True, help="List the model and GPU presets and exit.")
 def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
@@ -244,8 +356,10 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
     """The capacity calculator: KV bytes, budget, concurrency and decode speed.
 
     Every figure is derived with units; every assumption is listed with where it came from.
-    Like the seed's calculator, it counts all of HBM and no reserve unless told otherwise:
-    pass --utilization and --reserve-gb for a number you can provision against.
+    Like the calculator that ships with the 70B-on-MI300X exercise, it counts all of HBM and
+    no reserve unless told otherwise: pass --utilization and --reserve-gb for a number you
+    can provision against. Model names are read as people write them (llama31-8b,
+    llama-3.1-8b, Meta-Llama-3.1-8B); --list-presets shows each canonical name.
     """
     from trainer import calc_view, presets, solver
 
@@ -288,10 +402,11 @@ def _print_presets(as_json: bool) -> None:
                      for key, g in gpus.items()},
         })
         return
-    echo("Models:")
+    echo("Models (the canonical name first; llama31-8b or Meta-Llama-3.1-8B also work):")
     for key, m in models.items():
+        also = f" (also {', '.join(m.aliases)})" if m.aliases else ""
         echo(f"  {key:<16} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
-                   f"{m.head_dim} — {m.name}")
+                   f"{m.head_dim} — {m.name}{also}")
     echo("GPUs:")
     for key, g in gpus.items():
         reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
@@ -300,13 +415,13 @@ def _print_presets(as_json: bool) -> None:
 
 
 def _variant_option(function: Any) -> Any:
-    return click.option("--variant", type=click.IntRange(0, 2**63 - 1), metavar="SEED",
+    return click.option("--variant", type=SEED,
                         help="Use interviewer variant SEED instead of the drill's own givens.")(
         function)
 
 
 @cli.command(name="list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@_format_options("text", "json", what="What to print: a table, or a JSON array.")
 def list_drills(as_json: bool) -> None:
     """List the drills: id, title, target minutes and tags."""
     from trainer import catalog
@@ -322,9 +437,9 @@ def list_drills(as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL")
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills)
 @_variant_option
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_format_options("text", "json", what="What to print: text, or one JSON object.")
 def show(drill_id: str, variant: int | None, as_json: bool) -> None:
     """Show a drill as the candidate sees it: the situation and every question, no answers."""
     from trainer import loader, sheets, variants
@@ -338,12 +453,12 @@ def show(drill_id: str, variant: int | None, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL")
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills)
 @click.option("--answers", "answers_path", required=True,
               type=click.Path(exists=True, dir_okay=False),
               help="YAML file mapping step id to the answer as typed (1a: 44 GB).")
 @_variant_option
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_format_options("text", "json", what="What to print: text, or one JSON object.")
 def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) -> None:
     """Grade an answer sheet: every step checked, mistakes named, the rubric scored.
 
@@ -364,19 +479,30 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL")
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills)
 @_variant_option
-def solution(drill_id: str, variant: int | None) -> None:
+@click.option("--format", "fmt", type=click.Choice(["md", "text"], case_sensitive=False),
+              default="md", help="What to print: Markdown, or text wrapped for the terminal.  "
+                                 "[default: md]")
+def solution(drill_id: str, variant: int | None, fmt: str) -> None:
     """Print the worked solution of a drill (or of one of its variants), with its numbers."""
     from trainer import loader, render, variants
 
     drill, _ = loader.find_drill(drill_id)
-    echo(render.render_solution(variants.answer_key(drill, variant)), nl=False)
+    text = render.render_solution(variants.answer_key(drill, variant))
+    if fmt.lower() == "text":
+        import shutil
+
+        from trainer import terminal_text
+
+        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
+        text = terminal_text.plain(terminal_text.render(text, width)) + "\n"
+    echo(text, nl=False)
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@_format_options("text", "json", what="What to print: the findings as text, or JSON.")
 def lint(paths: tuple[str, ...], as_json: bool) -> None:
     """Check drill and rubric files: schema, cross-references, values, solutions.
 
@@ -406,7 +532,8 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
 
 @cli.command()
 @click.option("--rubric", is_flag=True, help="The schema of rubric files instead of drills.")
-def schema(rubric: bool) -> None:
+@_format_options("json", what="What to print: the JSON Schema (the one format).")
+def schema(rubric: bool, as_json: bool) -> None:
     """Print the JSON Schema of drill files (or rubric files), for editors to validate with."""
     from trainer import model
 
@@ -415,7 +542,7 @@ def schema(rubric: bool) -> None:
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL", required=False)
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills, required=False)
 @click.option("--exam", is_flag=True, help="No feedback or hints until the end (interviews).")
 @click.option("--strict", is_flag=True, help="A step whose time runs out closes unanswered.")
 @_variant_option
@@ -473,7 +600,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     else:
         from trainer import tui
 
-        ask, ready, say = tui.make_ask(), tui.make_ready(), tui.make_say(echo)
+        ask, ready, say = tui.make_ask(), tui.make_ready(), tui.make_say()
     # A terminal asks again after an unreadable answer and starts the clock on Enter; a pipe
     # keeps one line per step (an unreadable line is recorded invalid) and never waits.
     run = session.Session(key, db, attempt_id, ask=ask, say=say, clock=time.monotonic,
@@ -497,7 +624,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         if finished and not piped and click.confirm("Show the worked solution?", default=False):
             from trainer import render
 
-            echo(render.render_solution(key))
+            tui.show_markdown(render.render_solution(key))
     db.close()
 
 
@@ -518,16 +645,18 @@ def _piped_ask(prompt: Any) -> str | None:
         rest = stdin.readline(MAX_ANSWER_CHARS + 1)  # the tail of an overlong line, dropped
     answer = line.rstrip("\r\n")
     shown = answer if len(answer) <= 200 else answer[:199] + "…"
-    echo(f"{prompt.number}. {prompt.step.id}> {shown}")
+    unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
+    # A transcript: the question as a terminal shows it, then the answer read for it.
+    echo(f"\n{prompt.number}. {prompt.text}{unit}\n{prompt.step.id}> {shown}")
     return answer
 
 
 @cli.command()
 @click.option("--drill", "drill_id", metavar="ID", help="Only attempts of this drill.")
-@click.option("--limit", type=click.IntRange(1, None), default=20, show_default=True,
-              metavar="N", help="Show the newest N attempts.")
+@click.option("--limit", type=WholeNumber("N", 1), default=20, show_default=True,
+              help="Show the newest N attempts.")
 @click.option("--all", "show_all", is_flag=True, help="Show every attempt (overrides --limit).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@_format_options("text", "json", what="What to print: a table and trends, or a JSON array.")
 def history(drill_id: str | None, limit: int, show_all: bool, as_json: bool) -> None:
     """List your attempts, newest first: drill, variant, when, status, answered, scores; then
     each drill's trend over its latest complete attempts. Incomplete attempts are listed, not
@@ -611,10 +740,10 @@ def _known_drill_or_exit(drill_id: str, stored: set[str]) -> None:
 
 @cli.command()
 @click.argument("attempt_id", type=AttemptId(), metavar="ID")
-@click.option("--format", "fmt", type=click.Choice(["json", "md"]), default="json",
-              show_default=True, help="Transcript format.")
+@_format_options("json", "md", what="What to write: the transcript as JSON, or Markdown.",
+                 to="fmt")
 @click.option("--out", type=click.Path(dir_okay=False),
-              help="Write to this file ('-': standard output).")
+              help="Write to this file ('-': standard output, the default).")
 def export(attempt_id: int, fmt: str, out: str | None) -> None:
     """Write the full transcript of an attempt: every answer as typed, verdicts, times."""
     from trainer import store, transcripts
@@ -627,61 +756,72 @@ def export(attempt_id: int, fmt: str, out: str | None) -> None:
 
 
 @cli.command()
-@click.argument("drill_id", metavar="DRILL")
-@click.option("--count", type=click.IntRange(1, 500), default=5, show_default=True,
-              help="How many variants to draw.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+@click.argument("drill_id", metavar="DRILL", shell_complete=_complete_drills)
+@click.option("--count", type=WholeNumber("N", 1, 500), default=5, show_default=True,
+              help="How many variants to draw (1 to 500).")
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="The draw's seed: the same seed gives byte-identical files.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
-              help="Folder for the sheets and keys (created if missing).")
-@click.option("--format", "fmt", type=click.Choice(["md", "html"]), default="md",
-              show_default=True, help="Format of the sheet and key files.")
-@click.option("--json", "as_json", is_flag=True, help="Print the variants and answers as JSON.")
-def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str,
-             as_json: bool) -> None:
+              help="Folder for the files, created if missing ('-': standard output).")
+@_format_options("md", "html", "json",
+                 what="What to write: a sheet and a key per variant in Markdown or HTML, or "
+                      "the variants' parameters and answers as JSON.", to="fmt")
+def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str) -> None:
     """Draw interviewer variants: a sheet for the candidate and a key for you, per variant.
 
     Each variant is physically sensible (the weights fit, at least one sequence fits) and
-    differs from the others. Files: <drill>-<variant>-sheet, -key, and -answers.yaml (the key
-    as a sheet for `kvdrill grade --variant`).
+    differs from the others. With --out DIR: <drill>-<variant>-sheet and -key in the format
+    chosen (or <drill>-variants.json), and -answers.yaml, the key as a sheet for
+    `kvdrill grade --variant`. Without --out (or with '-'), Markdown or JSON is printed.
     """
     from trainer import keys, loader
     from trainer.outfiles import write_output
     from trainer.reference import AnswerKey
 
     drill, _ = loader.find_drill(drill_id)
-    if out_dir is None and not as_json:
-        raise click.UsageError("give --out DIR for the files, or --json for the answers")
+    folder = None if out_dir in (None, "-") else _path(out_dir)
+    if folder is None and fmt == "html":
+        raise click.UsageError("HTML is written as files, a sheet and a key per variant: "
+                               "give --out DIR")
     chosen = keys.pick_variants(drill, count, seed)
     payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
-    folder = None if out_dir is None else _path(out_dir)
+    printed: list[str] = []
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
     for variant, givens in chosen:
         key = AnswerKey(drill, givens)
         payload["variants"].append(keys.variant_json(key, variant))
-        if folder is None:
-            continue
-        stem = folder / f"{drill.id}-{variant}"
-        if fmt == "md":
-            sheet, answer_key = keys.sheet_markdown(key, variant), keys.key_markdown(key, variant)
+        if fmt == "json":
+            files = []
+        elif fmt == "md":
+            files = [("sheet.md", keys.sheet_markdown(key, variant)),
+                     ("key.md", keys.key_markdown(key, variant))]
         else:
             from trainer import report
 
-            sheet = report.sheet_html(key, variant)
-            answer_key = report.key_html(key, variant)
-        for suffix, text in ((f"sheet.{fmt}", sheet), (f"key.{fmt}", answer_key),
-                             ("answers.yaml", keys.key_as_sheet(key))):
+            files = [("sheet.html", report.sheet_html(key, variant)),
+                     ("key.html", report.key_html(key, variant))]
+        if folder is None:
+            printed += [text for _, text in files]
+            continue
+        stem = folder / f"{drill.id}-{variant}"
+        for suffix, text in (*files, ("answers.yaml", keys.key_as_sheet(key))):
             write_output(_path(f"{stem}-{suffix}"), text)
-    if as_json:
-        _emit_json(payload)
-    else:
+    if fmt == "json":
+        if folder is None:
+            _emit_json(payload)
+        else:
+            write_output(folder / f"{drill.id}-variants.json", json_text(payload) + "\n")
+    elif folder is None:
+        echo("\n\n---\n\n".join(text.rstrip("\n") for text in printed))
+    if folder is not None:
         echo(f"Wrote {len(chosen)} variants of {drill.id} to {out_dir}: "
-                   + ", ".join(str(v) for v, _ in chosen))
+             + ", ".join(str(v) for v, _ in chosen), err=fmt == "json")
 
 
 @cli.command(name="next")
-@click.option("--json", "as_json", is_flag=True, help="Print the choice and the schedule.")
+@_format_options("text", "json",
+                 what="What to print: the choice, or JSON with the choice and the schedule.")
 def next_drill(as_json: bool) -> None:
     """Say which drill to practise now, and why: spaced repetition over your scored attempts."""
     from trainer import catalog, datadirs, progress, schedule, store
@@ -708,14 +848,15 @@ def next_drill(as_json: bool) -> None:
 
 @cli.command()
 @click.argument("source", metavar="ID|FILE")
-@click.option("--format", "fmt", type=click.Choice(["text", "md", "html"]), default="text",
-              show_default=True, help="Report format.")
+@_format_options("text", "md", "html", "json",
+                 what="What to write: the report as text, Markdown, HTML, or its data as JSON.",
+                 to="fmt")
 @click.option("--out", type=click.Path(dir_okay=False),
-              help="Write the report to this file ('-': standard output).")
+              help="Write the report to this file ('-': standard output, the default).")
 @click.option("--set", "settings", multiple=True, metavar="DIMENSION=SCORE",
               help="Override a text dimension's score (repeatable), e.g. levers=2.")
 @click.option("--note", help="The reviewer's note that goes with --set.")
-def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
+def review(source: str, fmt: Literal["text", "md", "html", "json"], out: str | None,
            settings: tuple[str, ...],
            note: str | None) -> None:
     """Review a stored attempt (ID) or an exported transcript (FILE), re-marked from the raw
@@ -751,7 +892,10 @@ def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
         overrides, trend, label = {}, [], source
     data = report.review_data(transcript, overrides, label, trend,
                               transcripts.solution_markdown(transcript))
-    _write(report.render_review(data, fmt), out)
+    if fmt == "json":
+        _write(json_text(data) + "\n", out)
+    else:
+        _write(report.render_review(data, fmt), out)
 
 
 def main() -> None:

@@ -29,7 +29,10 @@ class InvalidInput(UsageError):
 
 
 class DoesNotFit(KvdrillError):
-    """The deployment is impossible: the weights do not fit in the memory given."""
+    """The deployment is impossible: the weights do not fit in the memory given. Misuse, like
+    any other impossible input (exit code 2)."""
+
+    exit_code = 2
 
 
 class AnswerParseError(KvdrillError):

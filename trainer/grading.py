@@ -115,6 +115,7 @@ def score_json(score: RubricScore) -> dict[str, Any]:
             for d in score.dimensions
         },
         "level": score.level,
+        "short_of": score.short_of,
         "red_flags": [{"id": flag, "says": says} for flag, says in score.red_flags],
     }
 
@@ -177,7 +178,7 @@ def score_text(score: RubricScore) -> str:
     for d in score.dimensions:
         lines.append(f"  {d.title:<20} {format_number(d.score)}/{d.max}  "
                      f"{'; '.join(d.evidence)}")
-    lines.append(f"Sounds like: {score.level_title or 'not yet the first level'}")
+    lines.append(f"Sounds like: {score.sounds_like}")
     for _, says in score.red_flags:
         lines.append(f"Red flag: {says}")
     return "\n".join(lines)

@@ -81,6 +81,11 @@ def lint_drill(drill: Drill, path: Path, report: Report) -> None:
         if name not in ("model", "gpu", *ALL_INPUTS):
             report.errors.append(f"{where}: given {name!r} is not a solver input")
     _lint_steps(drill, rubric, where, report)
+    minutes = -(-drill.budget_seconds // 60)
+    if drill.target_minutes != minutes:
+        report.errors.append(
+            f"{where}: target_minutes {drill.target_minutes} disagrees with the steps' "
+            f"budgets, which sum to {drill.budget_seconds} s: write target_minutes: {minutes}")
     if report.errors:
         return
     _lint_values(drill, where, report)

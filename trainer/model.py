@@ -163,7 +163,9 @@ class Followup(Strict):
 class Drill(Strict):
     id: Identifier
     title: str = Field(min_length=1, max_length=200)
-    target_minutes: int = Field(ge=1, le=180)
+    target_minutes: int = Field(
+        ge=1, le=180, description="The steps' budgets summed, in whole minutes rounded up "
+                                  "(kvdrill lint checks it).")
     tags: tuple[Identifier, ...] = ()
     rubric: Identifier
     solution: str = Field(pattern=r"^[A-Za-z0-9._-]+\.md\.j2$",
@@ -182,6 +184,11 @@ class Drill(Strict):
     red_flags: tuple[Identifier, ...] = Field(
         default=(), description="Rubric red-flag ids this drill listens for."
     )
+
+    @property
+    def budget_seconds(self) -> int:
+        """The whole drill's clock: its steps' budgets, summed."""
+        return sum(step.seconds for step in self.steps)
 
     @field_validator("givens", mode="before")
     @classmethod
@@ -264,7 +271,7 @@ class Concept(Strict):
 class Dimension(Strict):
     id: Identifier
     title: str
-    strong: str = Field(description="What strong looks like, from the seed's scoring table.")
+    strong: str = Field(description="What strong looks like, from the interview card's scores.")
     max: int = Field(ge=1, le=10)
     scored_from: Literal["numeric", "concepts"]
     concepts: tuple[Concept, ...] = ()

@@ -5,6 +5,7 @@ value came from."""
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -118,14 +119,24 @@ def gpus() -> dict[str, GpuPreset]:
     return {key: _build(GpuPreset, key, value) for key, value in raw.items()}
 
 
+def name_key(name: str) -> str:
+    """A preset name as people write it, reduced to what tells presets apart: no Hugging Face
+    organisation, no "meta-" prefix, no case, dots, dashes, underscores or spaces. So
+    llama31-8b, llama-3.1-8b, llama3.1-8b, Meta-Llama-3.1-8B and meta-llama/Llama-3.1-8B are
+    one key."""
+    key = name.strip().lower().rsplit("/", 1)[-1]
+    key = key.removeprefix("meta-") if key.startswith("meta-llama") else key
+    return re.sub(r"[\s._-]+", "", key)
+
+
 def _find(kind: str, name: str, table: Mapping[str, Any]) -> Any:
-    wanted = name.strip().lower()
+    wanted = name_key(name)
     for preset in table.values():
-        if wanted == preset.id or wanted in (alias.lower() for alias in preset.aliases):
+        if wanted in {name_key(preset.id), *(name_key(alias) for alias in preset.aliases)}:
             return preset
     by_name = {preset.id: preset.id for preset in table.values()}
     by_name.update({alias: preset.id for preset in table.values() for alias in preset.aliases})
-    close = difflib.get_close_matches(wanted, by_name, n=6, cutoff=0.5)
+    close = difflib.get_close_matches(name.strip().lower(), by_name, n=6, cutoff=0.5)
     near = list(dict.fromkeys(by_name[name] for name in close))[:3]
     hint = f"did you mean {', '.join(near)}?" if near else f"known: {', '.join(table)}"
     raise UnknownName(f"unknown {kind} preset {name!r}: {hint} (kvdrill calc --list-presets)")
@@ -288,8 +299,14 @@ def _fill_shape_defaults(chosen: dict[str, Setting], take: Any) -> None:
     take("native_weights_dtype", value("weights_dtype") or "bf16", "default", "= weights dtype")
     take("weights_dtype", value("native_weights_dtype"), "default", "as released")
     released = value("native_weights_dtype")
-    kv_default = released if released in ("bf16", "fp16") else "bf16"
-    take("kv_dtype", kv_default, "default", "the dtype the weights are released in")
+    # vLLM's --kv-cache-dtype auto stores the cache in the model's compute dtype: the release
+    # dtype for 16-bit weights; quantized weights (fp8, int) still compute in bf16.
+    if released in ("bf16", "fp16"):
+        take("kv_dtype", released, "default", f"the model's dtype ({released}), as vLLM's "
+             "kv-cache-dtype auto")
+    else:
+        take("kv_dtype", "bf16", "default", f"the weights are {released}, but activations and "
+             "the cache compute in bf16, as vLLM's kv-cache-dtype auto; --kv-dtype fp8 halves it")
 
 
 _REQUIRED = {

@@ -127,8 +127,8 @@ def _title(dimension: str) -> str:
     return dimension.replace("-", " ").replace("_", " ").capitalize()
 
 
-def _level(level: str | None) -> str:
-    return _title(level) if level else "not yet the first level"
+def _level(level: str | None, short_of: str | None = None) -> str:
+    return _title(level) if level else short_of or "no level (the rubric names none)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,6 +249,7 @@ def review_data(transcript: dict[str, Any], overrides: dict[str, tuple[float, st
             "budget_seconds": sum(s["budget_seconds"] or 0 for s in timed),
         },
         "rubric": {"dimensions": dimensions, "level": rubric.get("level"),
+                   "short_of": rubric.get("short_of"),
                    "red_flags": [dict(flag) for flag in rubric.get("red_flags", [])],
                    "other_overrides": other},
         "trend": _trend_data(transcript, trend),
@@ -377,7 +378,7 @@ def _review_text(data: dict[str, Any]) -> str:
     for o in data["rubric"]["other_overrides"]:
         lines.append(f"  reviewer, {o['id']} (not in this rubric): {_score(o['score'])}: "
                      f"{_one_line(o['note'])}")
-    lines.append(f"Sounds like: {_level(data['rubric']['level'])}")
+    lines.append(f"Sounds like: {_level(data['rubric']['level'], data['rubric']['short_of'])}")
     for flag in data["rubric"]["red_flags"]:
         lines += _wrap(f"Red flag: {flag['says']}", 0)
     lines += ["", f"Trend over {_count(len(data['trend']), 'attempt')} (oldest → newest):"]
@@ -478,7 +479,8 @@ def _review_markdown(data: dict[str, Any]) -> str:
     for o in data["rubric"]["other_overrides"]:
         lines.append(f"| {_cell(o['id'])} (not in this rubric) | | {_score(o['score'])} | "
                      f"{_md(o['note'])} | |")
-    lines += ["", f"**Sounds like:** {_cell(_level(data['rubric']['level']))}"]
+    lines += ["", "**Sounds like:** "
+              f"{_cell(_level(data['rubric']['level'], data['rubric']['short_of']))}"]
     if data["rubric"]["red_flags"]:
         lines += ["", "## Red flags", ""]
         lines += [f"- **{_cell(f['id'])}**: {_cell(f['says'])}"
@@ -657,7 +659,8 @@ def _review_html(data: dict[str, Any]) -> str:
     solution = markdown_html(data["solution_md"], demote=2) if data["solution_md"] else None
     return _page(
         "review.html.j2", data=data, attempt=data["attempt"], steps=data["steps"],
-        summary=data["summary"], rubric=data["rubric"], level=_level(data["rubric"]["level"]),
+        summary=data["summary"], rubric=data["rubric"],
+        level=_level(data["rubric"]["level"], data["rubric"]["short_of"]),
         time_chart=_time_chart(data["steps"]), rubric_chart=_rubric_chart(dims),
         trends=trends, solution=solution, marks=VERDICT_MARKS,
         named=[s for s in data["steps"] if s["misconception"]],

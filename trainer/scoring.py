@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from trainer.checker import Mark
 from trainer.formatting import format_number
-from trainer.model import Concept, Dimension, Drill, Rubric, Step
+from trainer.model import Concept, Dimension, Drill, Level, Rubric, Step
 
 MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to here
 
@@ -505,6 +505,11 @@ class RubricScore:
     level: str | None
     level_title: str | None
     red_flags: tuple[tuple[str, str], ...] = field(default=())  # (id, what it says + where)
+    short_of: str | None = None  # with no level: the first level and what it needs
+
+    @property
+    def sounds_like(self) -> str:
+        return self.level_title or self.short_of or "no level (the rubric names none)"
 
     def dimension(self, dimension_id: str) -> DimensionScore:
         return next(d for d in self.dimensions if d.id == dimension_id)
@@ -587,7 +592,21 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> Ru
     for level in rubric.levels:
         if all(by_id.get(dim, minimum) >= minimum for dim, minimum in level.requires.items()):
             level_id, level_title = level.id, level.title
-    return RubricScore(dimensions, level_id, level_title, _red_flags(drill, rubric, marks))
+    short_of = None if level_id or not rubric.levels else _short_of(rubric.levels[0],
+                                                                      dimensions, by_id)
+    return RubricScore(dimensions, level_id, level_title, _red_flags(drill, rubric, marks),
+                       short_of)
+
+
+def _short_of(first: Level, dimensions: tuple[DimensionScore, ...],
+              by_id: Mapping[str, Fraction]) -> str:
+    """"not yet Solid: it needs Arithmetic 3/4 (this attempt 1)"."""
+    titles = {d.id: (d.title, d.max) for d in dimensions}
+    needs = [f"{titles[dim][0]} {minimum}/{titles[dim][1]} (this attempt "
+             f"{float(by_id[dim]):g})"
+             for dim, minimum in first.requires.items()
+             if dim in titles and by_id[dim] < minimum]
+    return f"not yet {first.title}: it needs {', '.join(needs) or 'what its rubric lists'}"
 
 
 def _red_flags(drill: Drill, rubric: Rubric,

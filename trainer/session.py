@@ -109,6 +109,7 @@ class StepPrompt:
     multiline: bool
     spent: float = 0.0  # seconds already on this step: earlier visits and earlier asks
     show_question: bool = True  # False when asked again just below a short note
+    exam: bool = False  # no hints: the toolbar does not offer them
 
 
 Ask = Callable[[StepPrompt], str | None]  # None: no more input (end of a pipe)
@@ -207,7 +208,7 @@ class Session:
             step, index + 1, len(self.drill.steps), prompt_of(self.key, step.id), step.seconds,
             sum(self.seconds.get(k, 0.0) + self.unrecorded.get(k, 0.0)
                 for k in others if k != step.id),
-            self.drill.target_minutes * 60, step.kind == "text",
+            self.drill.budget_seconds, step.kind == "text", exam=self.exam,
         )
         if step.id in self.answers:
             before = self.answers[step.id]
@@ -234,8 +235,10 @@ class Session:
                 elif hints < len(step.hints):
                     self.say(f"Hint: {fill(step.hints[hints], self.key.display_givens())}")
                     hints += 1
+                elif not step.hints:
+                    self.say("This step has no hints; :formula shows its formula, if any.")
                 else:
-                    self.say("No more hints for this step.")
+                    self.say(f"No more hints: this step has {len(step.hints)}, all shown.")
                 continue
             if command == ":formula":
                 formula = step.formula or "No formula is given for this step."

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 from trainer import serving_formulas as serving
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
@@ -234,9 +234,11 @@ class Deployment:
                 "a model has at most one KV head per query head"
             )
         elif self.kv_heads % self.gpus and self.gpus % self.kv_heads:
+            divisors = [n for n in range(1, min(self.kv_heads, 64) + 1) if self.kv_heads % n == 0]
             raise InvalidInput(
-                f"{self.gpus} GPUs do not divide {self.kv_heads} KV heads (nor the heads the "
-                f"GPUs): use a GPU count that divides {self.kv_heads} or a multiple of it"
+                f"{self.kv_heads} KV heads cannot be shared evenly by {self.gpus} GPUs: give "
+                f"--gpus {' or '.join(map(str, divisors[:6]))} (each GPU holds a share of the "
+                f"heads) or a multiple of {self.kv_heads} (each holds a copy)"
             )
         if not 0 <= self.windowed_layers <= self.layers:
             raise InvalidInput(
@@ -933,8 +935,17 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
     def b(x: Any) -> str:
         return format_bytes(Fraction(x))
 
+    # The KV lines sit one under another: one unit family for all of them (128 KiB beside
+    # 512 MiB, or 70.3 KB beside 562 KB; never 70.3 KB beside 549 KiB).
+    kv_lines = [s["kv_bytes_per_token_per_gpu"], s["kv_bytes_per_token"],
+                s["kv_bytes_per_sequence"], s["kv_bytes_per_token"] / d.layers]
+    family: Literal["binary", "si"] = "binary" if all(
+        "iB" in format_bytes(Fraction(x), system="both") for x in kv_lines if x >= 1024
+    ) else "si"
+
     def both(x: Any) -> str:
-        return format_bytes(Fraction(x), system="both")
+        exact = format_bytes(Fraction(x), system="both").split(" (")[0]
+        return exact if x < 1000 else f"{exact} ({format_bytes(Fraction(x), system=family)})"
 
     def plural(count: int, word: str) -> str:
         return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"

@@ -7,7 +7,7 @@ steps take several lines: Esc then Enter (or Meta+Enter) submits."""
 
 from __future__ import annotations
 
-import html
+import re
 import shutil
 import textwrap
 import time
@@ -16,19 +16,29 @@ from typing import Any
 
 from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from trainer.printable import printable
 from trainer.session import StepPrompt, wrap_lines
+from trainer.terminal_text import Line, render
 
 STYLE = Style.from_dict({
     "bottom-toolbar": "noreverse bg:#1c1c1c #d0d0d0",
-    "bottom-toolbar.over": "bg:#5f0000 #ffd7d7 bold",
+    "bottom-toolbar.over": "noreverse bg:ansired ansiwhite bold",
+    "right": "ansigreen bold",
+    "wrong": "ansired bold",
+    "overtime": "ansired bold",
+    "md.heading": "bold underline",
+    "md.strong": "bold",
+    "md.em": "italic",
+    "md.code": "ansicyan",
 })
+_MARKS = {"✓": "class:right", "✗": "class:wrong"}
+_OVERTIME = re.compile(r"(\bovertime\b|\b\d+s over\b)")
 
 
 def clock_text(seconds: float) -> str:
@@ -52,12 +62,15 @@ def toolbar(prompt: StepPrompt, started: float, now: Callable[[], float],
     if prompt.multiline:
         parts.append("Esc Enter submits")
     commands = ["? hint", ":skip", ":back", ":help"]
+    if prompt.exam:  # no hints in exam mode, so none offered
+        commands.remove("? hint")
     fits = (width or shutil.get_terminal_size().columns) - 2
     for dropped in (":back", "? hint", ":skip", ":help"):  # the least needed first
         if len(" · ".join(parts + commands)) <= fits:
             break
-        commands.remove(dropped)
-    return HTML(f"<style class='{style}'> {html.escape(' · '.join(parts + commands))} </style>")
+        if dropped in commands:
+            commands.remove(dropped)
+    return FormattedText([(f"class:{style}", f" {' · '.join(parts + commands)} ")])
 
 
 def is_command(text: str) -> bool:
@@ -87,13 +100,51 @@ def terminal_width() -> int:
     return max(40, min(100, shutil.get_terminal_size().columns - 2))
 
 
-def make_say(write: Callable[[str], None] = print) -> Callable[[str], None]:
-    """A `say` for Session: each line wrapped between words at the terminal's width."""
+def said_lines(text: str, width: int) -> list[Line]:
+    """What `say` shows: each line made printable and wrapped between words at `width`; a
+    verdict's ✓ styled right, its ✗ wrong, and the word overtime styled as overtime."""
+    lines: list[Line] = []
+    for line in wrap_lines(printable(text), width).split("\n"):
+        fragments: Line = []
+        if line[:2] in ("✓ ", "✗ "):
+            fragments.append((_MARKS[line[0]], line[0]))
+            line = line[1:]
+        fragments += [("class:overtime" if _OVERTIME.fullmatch(part) else "", part)
+                      for part in _OVERTIME.split(line) if part]
+        lines.append(fragments)
+    return lines
+
+
+def show_lines(lines: list[Line], output: Output | None = None) -> None:
+    """Print styled lines in colour where the terminal has it (NO_COLOR turns colour off)."""
+    fragments: list[tuple[str, str]] = []
+    for number, line in enumerate(lines):
+        if number:
+            fragments.append(("", "\n"))
+        fragments += line
+    if output is None:
+        from prompt_toolkit.application.current import get_app_session
+
+        output = get_app_session().output
+    depth = ColorDepth.from_env() or output.get_default_color_depth()
+    print_formatted_text(FormattedText(fragments), style=STYLE, output=output,
+                         color_depth=depth)
+
+
+def make_say(output: Output | None = None,
+             width: Callable[[], int] | None = None) -> Callable[[str], None]:
+    """A `say` for Session: wrapped at the terminal's width, verdicts and overtime in colour."""
 
     def say(text: str) -> None:
-        write(wrap_lines(text, terminal_width()))
+        show_lines(said_lines(text, (width or terminal_width)()), output)
 
     return say
+
+
+def show_markdown(markdown: str, output: Output | None = None,
+                  width: int | None = None) -> None:
+    """Markdown (a worked solution) as formatted text at the terminal's width."""
+    show_lines(render(printable(markdown), width or terminal_width()), output)
 
 
 def make_ask(input: Input | None = None, output: Output | None = None,
