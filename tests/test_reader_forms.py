@@ -86,6 +86,12 @@ def test_a_noun_of_another_dimension_is_still_caught(run: Run, tmp_path: Path) -
     assert result["verdict"] == "wrong" and "asks for a plain number" in result["feedback"]
 
 
+def test_a_bare_ratio_on_a_step_that_asks_for_a_count_says_so(run: Run, tmp_path: Path) -> None:
+    result = graded(run, tmp_path, EIGHT_B, "sessions-fp8", "2x")
+    assert result["verdict"] == "invalid"
+    assert "'2x' is a ratio, and this step asks for a number in sequences" in result["feedback"]
+
+
 def test_a_mistyped_unit_is_not_guessed(run: Run, tmp_path: Path) -> None:
     assert graded(run, tmp_path, EIGHT_B, "kv-budget", "52 gigglebytes")["verdict"] == "invalid"
 

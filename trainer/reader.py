@@ -397,7 +397,13 @@ def read_answer(text: str, unit: str = "") -> Answer:
 def _read_final(text: str, unit: str, expected: Dim, approximate: bool
                 ) -> tuple[tuple[ParsedAnswer, ParsedAnswer] | None, tuple[ParsedAnswer, ...]]:
     """The result part of an answer: a range (its two ends as the readings), or a value."""
-    is_ratio = expected == DIMENSIONLESS and _RATIO.match(text) is not None
+    ratio = _RATIO.match(text)
+    is_ratio = expected == DIMENSIONLESS and ratio is not None
+    if ratio is not None and not is_ratio and not (ratio.group("tail") or "").strip():
+        asked = f"a number in {unit}" if unit else "a number"
+        raise AnswerParseError(
+            f"{show_word(text)} is a ratio, and this step asks for {asked}: work the number "
+            "out from the ratio (e.g. 2 × your last answer) and type it")
     span = None if is_ratio else _read_range(text, unit, expected, approximate)
     if span is not None:
         return span, span
