@@ -222,3 +222,14 @@ def test_a_figure_matches_the_same_number_typed_to_other_precision() -> None:
     tail = concept("serving-engine", "tail-waste-bounded")
     text = "Waste is only the last block's unfilled tail, 0.794% of the KV, so 393 requests fit."
     assert concept_credit(tail, text)[0] == 1
+
+
+@pytest.mark.parametrize(("concept_id", "explained"), [
+    ("long-context-pool", "Route the 128k requests to a separate pool of their own."),
+    ("prefix-caching", "Prefix caching shares the system prompt across every session."),
+])
+def test_a_lever_said_as_what_to_do_is_explained_not_listed(concept_id: str,
+                                                             explained: str) -> None:
+    lever = concept("kv-capacity", concept_id)
+    listed = "Separate pool, prefix caching, FP8 KV, chunked prefill."
+    assert concept_credit(lever, explained)[0] > concept_credit(lever, listed)[0] > 0

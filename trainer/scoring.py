@@ -76,6 +76,10 @@ _REASONING_WORDS = frozenset({
     "carri", "serv", "produc", "compar", "rebuild", "split", "spread", "ship", "transfer",
     "protect", "isol", "queue", "admit", "decid", "tell", "show", "say", "explain", "appear",
     "degrad", "fade", "forget", "attend", "see", "refus", "fail", "rais", "estim", "sum",
+    # what an engineer does with a lever: "set max_model_len near the p99", "route long
+    # requests to their own pool", "prefix caching shares the system prompt"
+    "put", "set", "rout", "send", "move", "enabl", "turn", "share", "dedic", "reserv",
+    "bill", "alert", "watch", "monitor", "measur", "check",
 })
 _COMPUTATION = frozenset({"=", "≈", "→", "×", "÷", "+"})  # an item that computes is no term
 _RELATIONS = frozenset({"→", "=", "≈", "÷", "≥", "≤", "≫", "≪", ">", "<"})
