@@ -225,8 +225,8 @@ def test_a_figure_matches_the_same_number_typed_to_other_precision() -> None:
 
 
 @pytest.mark.parametrize(("concept_id", "explained"), [
-    ("long-context-pool", "Route the 128k requests to a separate pool of their own."),
-    ("prefix-caching", "Prefix caching shares the system prompt across every session."),
+    ("long-context-pool", "Route long requests to a separate pool."),
+    ("prefix-caching", "Prefix caching shares the system prompt."),
 ])
 def test_a_lever_said_as_what_to_do_is_explained_not_listed(concept_id: str,
                                                              explained: str) -> None:
