@@ -409,8 +409,12 @@ def schema(rubric: bool) -> None:
 @click.option("--random", "random_variant", is_flag=True, help="Practise a random variant.")
 @click.option("--resume", type=AttemptId(), metavar="ID",
               help="Continue attempt ID where it stopped.")
+@click.option("--weak", is_flag=True,
+              help="A short session on the skills you miss most, with new numbers.")
+@click.option("--steps", "weak_steps", type=click.IntRange(1, 20), default=6, show_default=True,
+              metavar="N", help="How many steps --weak asks.")
 def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None,
-             random_variant: bool, resume: int | None) -> None:
+             random_variant: bool, resume: int | None, weak: bool, weak_steps: int) -> None:
     """Practise a drill, timed, one step at a time; every answer is saved as you give it.
 
     In a terminal: Enter starts the clock once you have read the givens; a live countdown and
@@ -423,8 +427,13 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
 
     from trainer import loader, session, store, variants
 
+    if weak and (drill_id or resume is not None or variant is not None or random_variant):
+        raise click.UsageError("--weak builds its own session: give it without DRILL, "
+                               "--resume, --variant or --random")
     db = store.Store()
-    if resume is not None:
+    if weak:
+        drill, key, attempt_id = _weak_session(db, weak_steps, exam=exam, strict=strict)
+    elif resume is not None:
         attempt = db.attempt(resume)
         if drill_id and drill_id != attempt.drill_id:
             raise click.BadParameter(f"attempt {resume} is of drill {attempt.drill_id}",
@@ -479,13 +488,42 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         echo("")
         echo(session.summary(run, None if piped else tui.terminal_width()))
         chosen = f" --variant {variant}" if variant is not None else ""
-        echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
-                   f"kvdrill solution {drill.id}{chosen}")
-        if finished and not piped and click.confirm("Show the worked solution?", default=False):
+        if drill.id == weak_drill_id():  # a session of its own: no worked solution to show
+            echo(f"\nAttempt {attempt_id} saved. kvdrill review {attempt_id} · "
+                 f"kvdrill export {attempt_id}")
+        else:
+            echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
+                       f"kvdrill solution {drill.id}{chosen}")
+        if finished and not piped and drill.id != weak_drill_id() and click.confirm(
+                "Show the worked solution?", default=False):
             from trainer import render
 
             echo(render.render_solution(key))
     db.close()
+
+
+def weak_drill_id() -> str:
+    return "weak-skills"  # trainer.weak.DRILL_ID, without importing it at start-up
+
+
+def _weak_session(db: Any, steps: int, *, exam: bool, strict: bool) -> tuple[Any, Any, int]:
+    """Build a weak-skill session (trainer.weak) as a drill file, load it like any drill and
+    start its attempt, which keeps the file's text: (drill, key, attempt id)."""
+    import random
+    import tempfile
+
+    from trainer import loader, progress, session, weak
+    from trainer.reference import AnswerKey
+
+    cards = progress.Keeper(db).skill_cards()
+    text = weak.build(cards, steps, random.Random(random.SystemRandom().randrange(2**63)))
+    with tempfile.TemporaryDirectory(prefix="kvdrill-weak-") as folder:
+        path = _path(folder) / f"{weak.DRILL_ID}.yaml"
+        path.write_text(text, encoding="utf-8")
+        drill = loader.load_drill_file(path)
+        key = AnswerKey(drill)
+        attempt_id = session.new_attempt(db, key, path, None, exam=exam, strict=strict)
+    return drill, key, attempt_id
 
 
 def _piped_ask(prompt: Any) -> str | None:

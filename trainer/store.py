@@ -1072,7 +1072,7 @@ class Store:
                 continue  # an unreadable card starts again on its next rating
         return found
 
-    def skills_pending(self, limit: int = 500) -> list[AttemptRow]:
+    def skills_pending(self, limit: int | None = None) -> list[AttemptRow]:
         """Complete attempts whose answers are not in the skill cards yet, oldest finished
         first, at most `limit` (no drill_text); none before schema 4."""
         if self.version < 4:
@@ -1082,7 +1082,7 @@ class Store:
             rows = conn.execute(
                 f"SELECT {columns} FROM attempts WHERE status = 'complete' AND"
                 " skills_scheduled = 0 ORDER BY COALESCE(finished_at, started_at), id LIMIT ?",
-                (limit,)).fetchall()
+                (-1 if limit is None else limit,)).fetchall()
         return [self._attempt_row(row) for row in rows]
 
     def save_skills(self, rows: Iterable[SkillRow], applied: Iterable[int]) -> None:
