@@ -712,7 +712,9 @@ def next_drill(as_json: bool) -> None:
 
     db = store.Store(read_only=True)  # a store it cannot read is refused before anything
     try:
-        cards = progress.Keeper(db).cards(catalog.usable_drill_ids())
+        keeper = progress.Keeper(db)
+        cards = keeper.cards(catalog.usable_drill_ids())
+        skill_cards = keeper.skill_cards()
     finally:
         db.close()
     folder = datadirs.data_dir("drills")
@@ -722,11 +724,24 @@ def next_drill(as_json: bool) -> None:
         raise KvdrillError(f"no drill in {folder} can be practised: kvdrill lint names the "
                            "errors in each")
     chosen, why = schedule.choose(cards)
+    from trainer import weak
+
+    drill_due = chosen.due is None or why.startswith(("due", "overdue"))
+    weak_advice = weak.advice(skill_cards, drill_due)
     if as_json:
         _emit_json({"drill": chosen.drill, "reason": why,
-                    "schedule": [schedule.card_json(c) for c in cards]})
+                    "schedule": [schedule.card_json(c) for c in cards],
+                    "weak": weak_advice,
+                    "skills": [schedule.skill_json(c) for c in skill_cards]})
+        return
+    if weak_advice is not None and weak_advice["recommended"]:
+        echo(f"Practise your weak skills now: {weak_advice['reason']}.\n"
+             "  kvdrill practice --weak")
+        echo(f"Then {chosen.drill}: {why}.\n  kvdrill practice {chosen.drill}")
         return
     echo(f"Practise {chosen.drill} now: {why}.\n  kvdrill practice {chosen.drill}")
+    if weak_advice is not None and weak_advice["skills"]:
+        echo(f"Also: kvdrill practice --weak ({weak_advice['reason']}).")
 
 
 @cli.command()
@@ -776,6 +791,75 @@ def review(source: str, fmt: Literal["text", "md", "html"], out: str | None,
     data = report.review_data(transcript, overrides, label, trend,
                               transcripts.solution_markdown(transcript))
     _write(report.render_review(data, fmt), out)
+
+
+@cli.command(name="import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False),
+                metavar="FILE...")
+@click.option("--json", "as_json", is_flag=True, help="Print what was imported as JSON.")
+def import_transcripts(files: tuple[str, ...], as_json: bool) -> None:
+    """Take exported transcripts (kvdrill export ID) into the store, to compare candidates.
+
+    Each is re-marked from its raw answers, and what it contradicts (tampering, recorded
+    verdicts the re-mark does not give) is flagged; the file's name is the candidate's. A file
+    already in the store is refused as a duplicate. Exits 1 when any file was not imported.
+    """
+    from trainer import importing, store
+
+    done: list[dict[str, Any]] = []
+    worst = 0
+    db = store.Store()
+    try:
+        for name in files:
+            try:
+                result = importing.import_file(db, _path(name))
+            except KvdrillError as error:
+                echo(f"Error: {printable(str(error), keep_lines=False)}", err=True)
+                worst = max(worst, error.exit_code)
+                continue
+            done.append({"file": name, "attempt": result.attempt_id,
+                         "candidate": result.candidate, "flags": result.flags})
+            if not as_json:
+                flagged = (f"; ⚑ {len(result.flags)} flagged (kvdrill review "
+                           f"{result.attempt_id})" if result.flags else "")
+                echo(f"Imported {name} as attempt {result.attempt_id}, candidate "
+                     f"{result.candidate}{flagged}")
+    finally:
+        db.close()
+    if as_json:
+        _emit_json(done)
+    if worst:
+        sys.exit(worst)
+
+
+@cli.command()
+@click.argument("drill_id", metavar="DRILL")
+@click.option("--variant", type=click.IntRange(0, 2**63 - 1), metavar="SEED",
+              help="Only the attempts of variant SEED.")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "html", "json"]),
+              default="text", show_default=True, help="Report format.")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="Write the report to this file ('-': standard output).")
+def cohort(drill_id: str, variant: int | None, fmt: str, out: str | None) -> None:
+    """Compare the attempts of one drill side by side: each candidate's rubric dimensions,
+    level and time against budget; per step who was right, which mistake, who ran over; and
+    the steps that separate candidates most."""
+    from trainer import cohort as cohorts
+    from trainer import store
+
+    db = store.Store(read_only=True)
+    try:
+        if not db.count_attempts(drill_id):
+            from trainer.errors import UnknownName
+
+            try:
+                _known_drill_or_exit(drill_id, set(db.drill_ids()))
+            except UnknownName as error:
+                raise UnknownName(str(error).replace("--drill: ", "DRILL: ", 1)) from None
+        data = cohorts.cohort_data(db, drill_id, variant)
+    finally:
+        db.close()
+    _write(cohorts.render(data, fmt), out)
 
 
 def main() -> None:

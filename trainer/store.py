@@ -1110,7 +1110,9 @@ class Store:
                        flags: list[dict[str, Any]]) -> int | None:
         """Store an exported attempt as it was (its times, mode, status and answers as given,
         each answer with today's verdict), with its import record, in one transaction; None
-        (nothing written) when an attempt with the same content is already imported."""
+        (nothing written) when an attempt with the same content is already imported. It is
+        marked as in the schedule already: someone else's attempt does not rate this store's
+        drills and skills."""
         try:
             params_json = json.dumps(attempt["params"] or {}, sort_keys=True, allow_nan=False)
             flags_json = json.dumps(flags, sort_keys=True, allow_nan=False)
@@ -1122,8 +1124,8 @@ class Store:
                 return None
             cursor = conn.execute(
                 "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version,"
-                " mode, strict, started_at, finished_at, status, drill_text)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " mode, strict, started_at, finished_at, status, drill_text, scheduled,"
+                " skills_scheduled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1)",
                 (attempt["drill"], attempt["drill_hash"] or "", attempt["variant"], params_json,
                  str(attempt["solver_version"] or ""), attempt["mode"],
                  int(bool(attempt["strict"])), attempt["started_at"], attempt["finished_at"],
@@ -1146,6 +1148,15 @@ class Store:
                 " imported_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (attempt_id, content_sha, candidate, source, flags_json, _now()))
         return attempt_id
+
+    def imported(self, content_sha: str) -> int | None:
+        """The attempt imported with this content, if any."""
+        if self.version < 4:
+            return None
+        with self._guard() as conn:
+            row = conn.execute("SELECT attempt_id FROM imports WHERE content_sha = ?",
+                               (content_sha,)).fetchone()
+        return None if row is None else int(row[0])
 
     def imports(self, attempt_ids: Iterable[int]) -> dict[int, ImportRow]:
         """The import records of these attempts (those imported)."""
