@@ -160,36 +160,51 @@ def _fresh_key(drill: Drill, step: Step,
 
 def pick(cards: list[SkillCard], drills: list[Drill], steps: int,
          rng: random.Random) -> list[Chosen]:
-    """`steps` steps over the weakest skills, taken in turn, each from a drill that exercises
-    it, no step twice; a ratio step comes with the two steps it divides."""
+    """`steps` steps over the weakest skills, each from a drill that exercises it, no step
+    twice; a ratio step comes with the two steps it divides, when they fit. Every skill is asked
+    once first; the rest go in turn to the skills that still have a step a variant asks with
+    new numbers, and only then to steps whose numbers no variant changes (a model's shape)."""
     skills = choose_skills(cards, steps)
     pool = _steps_by_skill(drills)
     for options in pool.values():
         rng.shuffle(options)
+    fresh: dict[tuple[str, str], tuple[AnswerKey, int | None, bool]] = {}
+
+    def key_for(drill: Drill, step: Step) -> tuple[AnswerKey, int | None, bool]:
+        if (drill.id, step.id) not in fresh:
+            fresh[(drill.id, step.id)] = _fresh_key(drill, step, rng)
+        return fresh[(drill.id, step.id)]
+
     chosen: list[Chosen] = []
     used: set[tuple[str, str]] = set()
-    turn = 0
-    while len(chosen) < steps and turn < steps * len(skills) * 4:
-        skill = skills[turn % len(skills)].skill
-        turn += 1
-        options = [(d, s) for d, s in pool.get(skill, []) if (d.id, s.id) not in used]
-        if not options:
-            continue
-        # A step whose answer a variant changes first: the point is new numbers.
+
+    def take(skill: str, new_only: bool) -> bool:
+        room = steps - len(chosen)
+        options = [(d, s) for d, s in pool.get(skill, []) if (d.id, s.id) not in used
+                   and len(s.ratio_of or ()) + 1 <= room]
         found = None
         for drill, step in options:
-            key, variant, new = _fresh_key(drill, step, rng)
-            found = found or (drill, step, key, variant)
-            if new:
+            key, variant, new = key_for(drill, step)
+            if new or (found is None and not new_only):
                 found = (drill, step, key, variant)
+            if new:
                 break
-        assert found is not None
+        if found is None:
+            return False
         drill, step, key, variant = found
-        group = [drill.step(i) for i in step.ratio_of or ()] + [step]
-        for member in group:
+        for member in [drill.step(i) for i in step.ratio_of or ()] + [step]:
             if (drill.id, member.id) not in used:
                 used.add((drill.id, member.id))
                 chosen.append(Chosen(member.skill or skill, drill, member, key, variant))
+        return True
+
+    for card in skills:
+        if len(chosen) < steps:
+            take(card.skill, new_only=False)
+    for new_only in (True, False):
+        while len(chosen) < steps and any([take(card.skill, new_only) for card in skills
+                                           if len(chosen) < steps]):
+            pass
     if not chosen:
         names = ", ".join(card.skill for card in skills)
         raise NothingWeak(f"no drill has a step tagged with {names}: kvdrill lint names the "
