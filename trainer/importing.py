@@ -107,6 +107,7 @@ def import_file(store: Store, path: Path) -> Imported:
     attempt_id = store.import_attempt(meta, answers, sha, candidate,
                                       f"{path.name} (attempt {record.id} there)", flags)
     if attempt_id is None:
-        raise DuplicateImport(f"{path}: already imported as attempt {store.imported(sha)} "
-                              "(same drill, variant and answers); nothing imported")
+        raise DuplicateImport(f"{path}: already in the store as attempt "
+                              f"{store.imported(sha)} (same drill, variant and answers); "
+                              "nothing imported")
     return Imported(path, attempt_id, candidate, flags)
