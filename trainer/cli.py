@@ -707,7 +707,8 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
 @cli.command(name="next")
 @click.option("--json", "as_json", is_flag=True, help="Print the choice and the schedule.")
 def next_drill(as_json: bool) -> None:
-    """Say which drill to practise now, and why: spaced repetition over your scored attempts."""
+    """Say which drill to practise now, and why: spaced repetition over your scored attempts;
+    or a short session on your weak skills (practice --weak) when that would help more."""
     from trainer import catalog, datadirs, progress, schedule, store
 
     db = store.Store(read_only=True)  # a store it cannot read is refused before anything

@@ -143,6 +143,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         # Whether the attempt's answers are in the skill cards yet.
         "ALTER TABLE attempts ADD COLUMN skills_scheduled INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX attempts_skills_pending ON attempts (skills_scheduled, status)",
         # Attempts taken in by `kvdrill import`: the file, the candidate it names, the SHA-256
         # of its content (a second copy is refused) and what it contradicts (JSON list).
         """CREATE TABLE imports (
