@@ -156,6 +156,16 @@ def test_next_prefers_a_weak_session_when_several_skills_were_missed(run: Run) -
     assert payload["weak"]["recommended"] is True
 
 
+@pytest.mark.usefixtures("with_mistakes")
+def test_a_mistake_put_right_since_is_named_as_the_last_mistake_not_last_time(
+        run: Run) -> None:
+    piped(run)  # all right this time
+    out = weak_session(run).stdout
+    assert ("kv-budget (the KV budget: HBM × utilization − reserve − weights): right at its "
+            "last answer (Good); the last mistake: left the model weights out") in out
+    assert "last time:" not in out
+
+
 def test_next_does_not_offer_a_weak_session_when_nothing_was_missed(run: Run) -> None:
     piped(run)
     assert "--weak" not in run("next").stdout

@@ -76,11 +76,15 @@ def missed(cards: Iterable[SkillCard]) -> list[SkillCard]:
 
 def mistake_text(card: SkillCard) -> str:
     """"last time: used the query (attention) heads where the KV heads belong (query-heads,
-    in llama31-8b-h100)", or what the last rating was."""
+    in llama31-8b-h100)" when the last answer was wrong; else the last rating, and the last
+    mistake if there was one."""
     path = WRONG_PATHS.get(card.last_mistake or "")
     if path is not None:
         where = f", in {card.last_drill}" if card.last_drill else ""
-        return f"last time: {path.mistake} ({path.id}{where})"
+        if card.last_rating == "Again":
+            return f"last time: {path.mistake} ({path.id}{where})"
+        return (f"right at its last answer ({card.last_rating}); the last mistake: "
+                f"{path.mistake} ({path.id}{where})")
     if card.last_rating == "Again":
         return "last time: wrong, skipped or with a hint"
     return f"last rated {card.last_rating}; {card.wrong} of {card.steps} steps wrong so far"
