@@ -421,6 +421,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     commands (? hint, :skip, :back, :formula, :givens, :help, :quit); an answer that cannot be
     read is asked again. Through a pipe: one answer per line in step order (an unreadable line
     is recorded as invalid); at end of input the attempt is saved with the rest unanswered.
+    With --weak (and no DRILL): a short session on the skills you miss most, new numbers.
     """
     import random
     import time

@@ -19,18 +19,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from trainer.errors import KvdrillError
-from trainer.model import Drill, Step
-from trainer.reference import AnswerKey
-from trainer.render import fill
 from trainer.schedule import SkillCard
-from trainer.sheets import givens_lines, prompt_of
 from trainer.skills import SKILLS
-from trainer.solver import WRONG_PATHS
+
+if TYPE_CHECKING:  # `next` reads only the advice: the solver is imported when a session is built
+    from trainer.model import Drill, Step
+    from trainer.reference import AnswerKey
 
 DRILL_ID = "weak-skills"
 DEFAULT_STEPS = 6
@@ -78,6 +75,8 @@ def mistake_text(card: SkillCard) -> str:
     """"last time: used the query (attention) heads where the KV heads belong (query-heads,
     in llama31-8b-h100)" when the last answer was wrong; else the last rating, and the last
     mistake if there was one."""
+    from trainer.solver import WRONG_PATHS
+
     path = WRONG_PATHS.get(card.last_mistake or "")
     if path is not None:
         where = f", in {card.last_drill}" if card.last_drill else ""
@@ -142,6 +141,7 @@ def _fresh_key(drill: Drill, step: Step,
     """A variant of `drill` whose reference for `step` differs from the drill's own, and True;
     else (the drill has no variants, or none changes this step's answer) a variant or the
     drill's own givens, and False."""
+    from trainer.reference import AnswerKey
     from trainer.variants import draw
 
     own = AnswerKey(drill)
@@ -229,6 +229,9 @@ def _step_givens(chosen: Chosen) -> dict[str, Any]:
 
 
 def _givens_line(chosen: Chosen, givens: dict[str, Any]) -> str:
+    from trainer.reference import AnswerKey
+    from trainer.sheets import givens_lines
+
     return "; ".join(givens_lines(AnswerKey(chosen.drill, givens)))
 
 
@@ -238,6 +241,11 @@ def _clip(text: str, size: int) -> str:
 
 def session_text(cards: list[SkillCard], chosen: list[Chosen], steps: int) -> str:
     """The drill file of a weak-skill session (YAML), which the loader then checks like any."""
+    import yaml
+
+    from trainer.render import fill
+    from trainer.sheets import prompt_of
+
     ids = {(c.drill.id, c.step.id): _clip(f"{n}-{c.step.id}", 64)
            for n, c in enumerate(chosen, 1)}
     all_givens = [_step_givens(c) for c in chosen]
@@ -294,14 +302,19 @@ def session_text(cards: list[SkillCard], chosen: list[Chosen], steps: int) -> st
         "givens": base,
         "steps": rows,
     }
-    return yaml.dump(data, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=100)
+    return yaml.dump(data, Dumper=_no_aliases(), sort_keys=False, allow_unicode=True,
+                     width=100)
 
 
-class _NoAliases(yaml.SafeDumper):
-    """The loader refuses anchors and aliases, so none are written."""
+def _no_aliases() -> Any:
+    """A safe dumper that writes no anchors or aliases (the loader refuses them)."""
+    import yaml
 
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
+    class NoAliases(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return NoAliases
 
 
 def build(cards: list[SkillCard], steps: int, rng: random.Random) -> str:
