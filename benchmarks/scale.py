@@ -88,6 +88,7 @@ def grow(home: Path, target: int, rng: random.Random) -> None:
         for batch in progress.chunked((store.attempt(i) for i in finished), 200):
             keeper.summaries(batch)
         keeper.cards(DRILLS)
+        keeper.skill_cards()
 
 
 def timed(args: list[str], env: dict[str, str]) -> tuple[float, int]:

@@ -1,9 +1,10 @@
-"""The HTML files in a real browser: headless Chromium loads a review and a variant key with no
-console error, every chart is drawn with a size, and a screenshot of the review is kept in
-artifacts/review.png for a person to look at."""
+"""The HTML files in a real browser: headless Chromium loads a review, a variant key and a
+cohort with no console error, every chart is drawn with a size, and a screenshot of the review
+is kept in artifacts/review.png for a person to look at."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from trainer import keys, progress, report, transcripts, variants
+from trainer import cohort, importing, keys, progress, report, transcripts, variants
 from trainer.loader import find_drill
+from trainer.printable import json_text
 from trainer.reference import AnswerKey
 from trainer.render import render_solution
 from trainer.session import Session, StepPrompt, new_attempt
@@ -77,7 +79,34 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
         key = folder / "key.html"
         key.write_text(report.key_html(AnswerKey(drill, givens), variant),
                        encoding="utf-8")
-        yield {"review": review, "key": key}
+        yield {"review": review, "key": key, "cohort": _cohort_page(folder, patch)}
+
+
+def _cohort_page(folder: Path, patch: pytest.MonkeyPatch) -> Path:
+    """Two candidates' transcripts exported from their store, one tampered (its overtime
+    contradicts its seconds), imported into an interviewer's, compared as HTML."""
+    files = []
+    patch.setenv("KVDRILL_HOME", str(folder / "candidates"))
+    with Store() as store:
+        for name, answers in (("ana", ["32", "32", "128", "2 B", "512 KiB", "52 GB"]),
+                              ("ben", ["32", "8", "128", "2 B", "128 KiB", "72 GB"])):
+            attempt_id = _attempt(store, answers, [9, 12, 14, 6, 50, 75])
+            store.finish(attempt_id)
+            path = folder / f"{name}.json"
+            path.write_text(json_text(transcripts.transcript(store, attempt_id)),
+                            encoding="utf-8")
+            files.append(path)
+    data = json.loads(files[1].read_text(encoding="utf-8"))
+    data["steps"][0]["seconds"] = 99.0
+    files[1].write_text(json.dumps(data), encoding="utf-8")
+    patch.setenv("KVDRILL_HOME", str(folder / "interviewer"))
+    with Store() as store:
+        for path in files:
+            importing.import_file(store, path)
+        page = folder / "cohort.html"
+        page.write_text(cohort.render(cohort.cohort_data(store, "llama31-8b-h100"), "html"),
+                        encoding="utf-8")
+    return page
 
 
 def _chromium(binary: str, page: Path, profile: Path, *extra: str
@@ -124,6 +153,17 @@ def test_the_variant_key_loads_without_console_errors(
     assert _page_errors(result.stderr, pages["key"].as_uri()) == []
     assert _chart_sizes(result.stdout) == []  # the script ran; a key has no charts
     assert "Reference answers" in result.stdout
+
+
+def test_the_cohort_loads_without_console_errors_and_both_charts_have_a_size(
+        chromium: str, pages: dict[str, Path], tmp_path: Path) -> None:
+    result = _chromium(chromium, pages["cohort"], tmp_path / "profile", "--dump-dom")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert _page_errors(result.stderr, pages["cohort"].as_uri()) == []
+    sizes = _chart_sizes(result.stdout)
+    assert len(sizes) == 2  # the rubric side by side, time against budget
+    assert all(width > 0 and height > 0 for width, height in sizes), sizes
+    assert "What the imported transcripts contradict" in result.stdout
 
 
 def test_a_screenshot_of_the_review_is_a_png(

@@ -167,8 +167,9 @@ def test_a_top_level_list_is_refused(tmp_path: Path) -> None:
 
 def test_an_unknown_key_in_a_step_names_the_step_and_its_line(tmp_path: Path) -> None:
     text = seed_text().replace(
-        "    answer: kv_width\n    with: {kv_heads: heads}\n",
-        "    answer: kv_width\n    colour: red\n    with: {kv_heads: heads}\n",
+        "    answer: kv_width\n    skill: model-shape\n    with: {kv_heads: heads}\n",
+        "    answer: kv_width\n    skill: model-shape\n    colour: red\n"
+        "    with: {kv_heads: heads}\n",
         1,
     )
     assert "colour: red" in text

@@ -549,22 +549,32 @@ def schema(rubric: bool, as_json: bool) -> None:
 @click.option("--random", "random_variant", is_flag=True, help="Practise a random variant.")
 @click.option("--resume", type=AttemptId(), metavar="ID",
               help="Continue attempt ID where it stopped.")
+@click.option("--weak", is_flag=True,
+              help="A short session on the skills you miss most, with new numbers.")
+@click.option("--steps", "weak_steps", type=WholeNumber("N", 1, 20), default=6, show_default=True,
+              metavar="N", help="How many steps --weak asks.")
 def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None,
-             random_variant: bool, resume: int | None) -> None:
+             random_variant: bool, resume: int | None, weak: bool, weak_steps: int) -> None:
     """Practise a drill, timed, one step at a time; every answer is saved as you give it.
 
     In a terminal: Enter starts the clock once you have read the givens; a live countdown and
     commands (? hint, :skip, :back, :formula, :givens, :help, :quit); an answer that cannot be
     read is asked again. Through a pipe: one answer per line in step order (an unreadable line
     is recorded as invalid); at end of input the attempt is saved with the rest unanswered.
+    With --weak (and no DRILL): a short session on the skills you miss most, new numbers.
     """
     import random
     import time
 
     from trainer import loader, session, store, variants
 
+    if weak and (drill_id or resume is not None or variant is not None or random_variant):
+        raise click.UsageError("--weak builds its own session: give it without DRILL, "
+                               "--resume, --variant or --random")
     db = store.Store()
-    if resume is not None:
+    if weak:
+        drill, key, attempt_id = _weak_session(db, weak_steps, exam=exam, strict=strict)
+    elif resume is not None:
         attempt = db.attempt(resume)
         if drill_id and drill_id != attempt.drill_id:
             raise click.BadParameter(f"attempt {resume} is of drill {attempt.drill_id}",
@@ -619,13 +629,42 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         echo("")
         echo(session.summary(run, None if piped else tui.terminal_width()))
         chosen = f" --variant {variant}" if variant is not None else ""
-        echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
-                   f"kvdrill solution {drill.id}{chosen}")
-        if finished and not piped and click.confirm("Show the worked solution?", default=False):
+        if drill.id == weak_drill_id():  # a session of its own: no worked solution to show
+            echo(f"\nAttempt {attempt_id} saved. kvdrill review {attempt_id} · "
+                 f"kvdrill export {attempt_id}")
+        else:
+            echo(f"\nAttempt {attempt_id} saved. kvdrill export {attempt_id} · "
+                       f"kvdrill solution {drill.id}{chosen}")
+        if finished and not piped and drill.id != weak_drill_id() and click.confirm(
+                "Show the worked solution?", default=False):
             from trainer import render
 
             tui.show_markdown(render.render_solution(key))
     db.close()
+
+
+def weak_drill_id() -> str:
+    return "weak-skills"  # trainer.weak.DRILL_ID, without importing it at start-up
+
+
+def _weak_session(db: Any, steps: int, *, exam: bool, strict: bool) -> tuple[Any, Any, int]:
+    """Build a weak-skill session (trainer.weak) as a drill file, load it like any drill and
+    start its attempt, which keeps the file's text: (drill, key, attempt id)."""
+    import random
+    import tempfile
+
+    from trainer import loader, progress, session, weak
+    from trainer.reference import AnswerKey
+
+    cards = progress.Keeper(db).skill_cards()
+    text = weak.build(cards, steps, random.Random(random.SystemRandom().randrange(2**63)))
+    with tempfile.TemporaryDirectory(prefix="kvdrill-weak-") as folder:
+        path = _path(folder) / f"{weak.DRILL_ID}.yaml"
+        path.write_text(text, encoding="utf-8")
+        drill = loader.load_drill_file(path)
+        key = AnswerKey(drill)
+        attempt_id = session.new_attempt(db, key, path, None, exam=exam, strict=strict)
+    return drill, key, attempt_id
 
 
 def _piped_ask(prompt: Any) -> str | None:
@@ -823,13 +862,15 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
 @_format_options("text", "json",
                  what="What to print: the choice, or JSON with the choice and the schedule.")
 def next_drill(as_json: bool) -> None:
-    """Say which drill to practise now, and why: spaced repetition over your scored attempts."""
+    """Say which drill to practise now, and why: spaced repetition over your scored attempts;
+    or a short session on your weak skills (practice --weak) when that would help more."""
     from trainer import catalog, datadirs, progress, schedule, store
 
     db = store.Store(read_only=True)  # a store it cannot read is refused before anything
     try:
         with progress.Keeper(db) as keeper:
             cards = keeper.cards(catalog.usable_drill_ids())
+            skill_cards = keeper.skill_cards()
     finally:
         db.close()
     folder = datadirs.data_dir("drills")
@@ -839,11 +880,24 @@ def next_drill(as_json: bool) -> None:
         raise KvdrillError(f"no drill in {folder} can be practised: kvdrill lint names the "
                            "errors in each")
     chosen, why = schedule.choose(cards)
+    from trainer import weak
+
+    drill_due = chosen.due is None or why.startswith(("due", "overdue"))
+    weak_advice = weak.advice(skill_cards, drill_due)
     if as_json:
         _emit_json({"drill": chosen.drill, "reason": why,
-                    "schedule": [schedule.card_json(c) for c in cards]})
+                    "schedule": [schedule.card_json(c) for c in cards],
+                    "weak": weak_advice,
+                    "skills": [schedule.skill_json(c) for c in skill_cards]})
+        return
+    if weak_advice is not None and weak_advice["recommended"]:
+        echo(f"Practise your weak skills now: {weak_advice['reason']}.\n"
+             "  kvdrill practice --weak")
+        echo(f"Then {chosen.drill}: {why}.\n  kvdrill practice {chosen.drill}")
         return
     echo(f"Practise {chosen.drill} now: {why}.\n  kvdrill practice {chosen.drill}")
+    if weak_advice is not None and weak_advice["skills"]:
+        echo(f"Also: kvdrill practice --weak ({weak_advice['reason']}).")
 
 
 @cli.command()
@@ -896,6 +950,74 @@ def review(source: str, fmt: Literal["text", "md", "html", "json"], out: str | N
         _write(json_text(data) + "\n", out)
     else:
         _write(report.render_review(data, fmt), out)
+
+
+@cli.command(name="import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False),
+                metavar="FILE...")
+@_format_options("text", "json", what="How to report what was imported.")
+def import_transcripts(files: tuple[str, ...], as_json: bool) -> None:
+    """Take exported transcripts (kvdrill export ID) into the store, to compare candidates.
+
+    Each is re-marked from its raw answers, and what it contradicts (tampering, recorded
+    verdicts the re-mark does not give) is flagged; the file's name is the candidate's. A file
+    already in the store is refused as a duplicate. Exits 1 when any file was not imported.
+    """
+    from trainer import importing, store
+
+    done: list[dict[str, Any]] = []
+    worst = 0
+    db = store.Store()
+    try:
+        for name in files:
+            try:
+                result = importing.import_file(db, _path(name))
+            except KvdrillError as error:
+                echo(f"Error: {printable(str(error), keep_lines=False)}", err=True)
+                worst = max(worst, error.exit_code)
+                continue
+            done.append({"file": name, "attempt": result.attempt_id,
+                         "candidate": result.candidate, "flags": result.flags})
+            if not as_json:
+                flagged = (f"; ⚑ {len(result.flags)} flagged (kvdrill review "
+                           f"{result.attempt_id})" if result.flags else "")
+                echo(f"Imported {name} as attempt {result.attempt_id}, candidate "
+                     f"{result.candidate}{flagged}")
+    finally:
+        db.close()
+    if as_json:
+        _emit_json(done)
+    if worst:
+        sys.exit(worst)
+
+
+@cli.command()
+@click.argument("drill_id", metavar="DRILL")
+@click.option("--variant", type=WholeNumber("SEED", 0, 2**63 - 1), metavar="SEED",
+              help="Only the attempts of variant SEED.")
+@_format_options("text", "md", "html", "json", what="Report format.", to="fmt")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="Write the report to this file ('-': standard output).")
+def cohort(drill_id: str, variant: int | None, fmt: str, out: str | None) -> None:
+    """Compare the attempts of one drill side by side: each candidate's rubric dimensions,
+    level and time against budget; per step who was right, which mistake, who ran over; and
+    the steps that separate candidates most."""
+    from trainer import cohort as cohorts
+    from trainer import store
+
+    db = store.Store(read_only=True)
+    try:
+        if not db.count_attempts(drill_id):
+            from trainer.errors import UnknownName
+
+            try:
+                _known_drill_or_exit(drill_id, set(db.drill_ids()))
+            except UnknownName as error:
+                raise UnknownName(str(error).replace("--drill: ", "DRILL: ", 1)) from None
+        data = cohorts.cohort_data(db, drill_id, variant)
+    finally:
+        db.close()
+    _write(cohorts.render(data, fmt), out)
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from trainer.model import Drill, Rubric
 from trainer.presets import ALL_INPUTS
 from trainer.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit
 from trainer.render import malformed_placeholders, placeholders, render_solution
+from trainer.skills import SKILLS, suggested_skill
 from trainer.solver import FORMULAS, WRONG_PATHS, solve
 from trainer.units import Dim
 
@@ -124,7 +125,19 @@ def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> Non
                 report.errors.append(f"{at}: depends on {earlier!r}, whose 'with' differs")
         if step.kind == "numeric":
             _lint_unit(step.answer, step.unit, step.ratio_of is not None, at, report)
+            _lint_skill(step.skill, step.answer, at, report)
         seen[step.id] = dict(step.with_)
+
+
+def _lint_skill(skill: str | None, answer: str | None, at: str, report: Report) -> None:
+    """Every numeric step names the one skill it exercises, from trainer/skills.py."""
+    under = "`answer:`" if answer is not None else "`ratio_of:`"
+    if skill is None:
+        report.errors.append(f"{at}: no skill: add the line `skill: {suggested_skill(answer)}` "
+                             f"under its {under} (the skills are listed in trainer/skills.py)")
+    elif skill not in SKILLS:
+        report.errors.append(f"{at}: unknown skill {skill!r}: use one of {', '.join(SKILLS)} "
+                             f"(e.g. `skill: {suggested_skill(answer)}`)")
 
 
 def _lint_unit(answer: str | None, unit: str | None, is_ratio: bool, at: str,

@@ -120,6 +120,9 @@ class Step(Strict):
     model_answer: str | None = Field(default=None, max_length=8000,
                                      description="The model answer shown beside a text step.")
     formula: str | None = Field(default=None, description="Shown by :formula during practice.")
+    skill: Identifier | None = Field(
+        default=None, description="The skill a numeric step exercises (trainer/skills.py): "
+                                  "kv-bytes-per-token, kv-budget, concurrency, ...")
 
     @field_validator("with_", mode="before")
     @classmethod
@@ -144,6 +147,8 @@ class Step(Strict):
                 raise ValueError("a numeric step needs exactly one of `answer` or `ratio_of`")
             if self.concepts:
                 raise ValueError("`concepts` belong to text steps; a numeric step has `answer`")
+        elif self.skill is not None:
+            raise ValueError("`skill` tags numeric steps; a text step is scored by `concepts`")
         else:
             if self.answer is not None or self.ratio_of is not None:
                 raise ValueError("a text step has no `answer`; give `concepts` and `model_answer`")

@@ -28,7 +28,14 @@ from typing import Any
 from trainer import __version__
 from trainer.errors import KvdrillError, StoreError
 from trainer.formatting import sparkline
-from trainer.store import SCHEMA_VERSION, AttemptRow, ScheduleRow, ScoreRow, Store
+from trainer.store import (
+    SCHEMA_VERSION,
+    AttemptRow,
+    ScheduleRow,
+    ScoreRow,
+    SkillRow,
+    Store,
+)
 from trainer.versions import MARKING_VERSION, SOLVER_VERSION
 
 TREND_POINTS = 20  # complete attempts per drill in a trend line
@@ -48,6 +55,9 @@ class Keeper:
     _by_content: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     _pending: list[ScoreRow] = field(default_factory=list)
     _opened: Store | bool | None = None  # the writer: None not tried yet, False none to be had
+    # attempt id → its summary (scores and each step's verdict), as summaries() last found it
+    marked: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _skills_by_hash: dict[str, dict[str, str]] = field(default_factory=dict)
 
     # -- stamps -------------------------------------------------------------------------------
 
@@ -99,6 +109,7 @@ class Keeper:
                                                      digests[attempt.id])
         if keep:
             self.flush()
+        self.marked.update(summaries)
         return [_history_row(a, answered.get(a.id, 0), summaries.get(a.id)) for a in attempts]
 
     def fresh(self, attempt: AttemptRow, transcript: dict[str, Any]) -> tuple[dict[str, Any],
@@ -228,6 +239,72 @@ class Keeper:
             cards.append(state.drill_card(drill_id))
         return cards
 
+    # -- skill cards --------------------------------------------------------------------------
+
+    def skill_cards(self) -> list[Any]:
+        """Every skill's card (schedule.SkillCard), from the kept cards plus the complete
+        attempts whose answers are not in them yet, which are then put in and kept. Each step
+        tagged with a skill rates it (schedule.step_rating) from its kept verdict and the
+        answer's hints and time."""
+        from trainer import schedule
+
+        states = {row.skill: schedule.SkillState(
+            row.skill, schedule.CardState(row.card, row.reviews, None, row.last_rating),
+            row.steps, row.wrong, row.last_mistake, row.last_drill)
+            for row in self.store.skill_cards()}
+        for batch in chunked(self.store.skills_pending(limit=None), 500):
+            self.summaries(batch)
+            answers = self.store.latest_answers(a.id for a in batch)
+            changed: set[str] = set()
+            for attempt in batch:
+                summary = self.marked.get(attempt.id) or {}
+                if summary.get("share") is None:
+                    continue  # not re-markable today: its verdicts are not to be trusted
+                rows = {row.step_id: row for row in answers.get(attempt.id, [])}
+                by_skill: dict[str, list[Any]] = {}
+                mistakes: dict[str, str] = {}
+                for step_id, skill in self._skills_of(attempt).items():
+                    verdict, mistake = (summary.get("steps", {}).get(step_id)
+                                        or ["unanswered", None])
+                    row = rows.get(step_id)
+                    rating = schedule.step_rating(verdict, row.hints if row else 0,
+                                                  row.overtime if row else False)
+                    by_skill.setdefault(skill, []).append(rating)
+                    if mistake and verdict != "correct":
+                        mistakes[skill] = mistake
+                for skill, ratings in by_skill.items():
+                    state = states.get(skill) or schedule.SkillState.start(skill)
+                    states[skill] = state.review(ratings, mistakes.get(skill), attempt.drill_id,
+                                                 _finished(attempt))
+                    changed.add(skill)
+            writer = self._writer()
+            if writer is not None:
+                with suppress(StoreError):
+                    writer.save_skills([_skill_row(states[s]) for s in sorted(changed)],
+                                       [a.id for a in batch])
+        return [states[skill].skill_card() for skill in sorted(states)]
+
+    def _skills_of(self, attempt: AttemptRow) -> dict[str, str]:
+        """step id → skill, for the steps of the attempt's drill that name one ({} when the
+        drill cannot be had)."""
+        if attempt.drill_hash not in self._skills_by_hash:
+            from trainer import transcripts
+
+            try:
+                drill, _ = transcripts.drill_for(transcripts.attempt_meta(
+                    self.store.attempt(attempt.id)))
+            except KvdrillError:
+                self._skills_by_hash[attempt.drill_hash] = {}
+            else:
+                self._skills_by_hash[attempt.drill_hash] = {
+                    step.id: step.skill for step in drill.steps if step.skill}
+        return self._skills_by_hash[attempt.drill_hash]
+
+
+def _skill_row(state: Any) -> SkillRow:
+    return SkillRow(state.skill, state.card.card, state.card.reviews, state.steps, state.wrong,
+                    state.card.last_rating, state.last_mistake, state.last_drill)
+
 
 def trend_lines(trends: Iterable[dict[str, Any]]) -> list[str]:
     """Per drill, per dimension: a sparkline of the scores, oldest to newest (trends as
@@ -256,6 +333,7 @@ def keep_finished(store: Store, attempt_id: int) -> None:
         with Keeper(store) as keeper:
             keeper.fresh(attempt, transcripts.transcript(store, attempt_id, unmarked_ok=True))
             keeper.cards([attempt.drill_id])
+            keeper.skill_cards()
     except KvdrillError:
         pass
 

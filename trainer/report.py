@@ -691,3 +691,64 @@ def key_html(key: AnswerKey, variant: int | None) -> str:
     wrong values that betray each mistake, and the worked solution."""
     return _page("key.html.j2", title=_title_of(key, variant), givens=givens_lines(key),
                  rows=key_rows(key), solution=markdown_html(render_solution(key), demote=2))
+
+
+# ---------------------------------------------------------------------------------------------
+# A cohort (trainer/cohort.py): candidates side by side
+
+
+def md_cell(text: str | None) -> str:
+    """A value in a Markdown table cell, special characters escaped (as a review does)."""
+    return _md(text)
+
+
+def _cohort_rubric_chart(data: dict[str, Any]) -> dict[str, Any]:
+    """Per dimension, one bar per candidate, out of the dimension's maximum."""
+    candidates = data["candidates"]
+    maxima = [c["dimensions"][d]["max"] for c in candidates for d in data["dimensions"]
+              if d in c["dimensions"]]
+    scale = float(max([1, *maxima]))
+    rows = []
+    y = TOP
+    for dim in data["dimensions"]:
+        for index, c in enumerate(candidates):
+            d = c["dimensions"].get(dim)
+            score, top = (d["score"], d["max"]) if d else (0.0, 0)
+            rows.append({
+                "label": f"{_title(dim)}: {c['name']}" if index == 0 else c["name"],
+                "sub": index > 0, "kind": "auto", "y": _px(y + (ROW_H - BAR_H) / 2),
+                "text_y": _px(y + ROW_H / 2 + 4), "max_w": _px(BAR_W * top / scale),
+                "w": _px(BAR_W * min(max(score, 0.0), float(top)) / scale),
+                "value": f"{_score(score)} / {top}" if d else "not scored",
+            })
+            y += ROW_H
+        y += 8
+    height = y + 4
+    count = int(scale) if scale <= 10 else 5
+    return {"width": CHART_W, "height": height, "rows": rows, "ticks": _axis(scale, count, ""),
+            "bar_x": LABEL_W, "value_x": LABEL_W + BAR_W + 12, "label_x": LABEL_W - 10,
+            "grid_bottom": height - 4, "bar_h": BAR_H}
+
+
+def cohort_html(data: dict[str, Any]) -> str:
+    """A cohort (cohort.cohort_data) as one self-contained HTML file: the candidates' rubric
+    dimensions and times as charts, the step grid, the steps that separate them and the flags."""
+    candidates = data["candidates"]
+    time_rows = [{"id": c["name"], "seconds": c["seconds"], "budget_seconds":
+                  c["budget_seconds"], "overtime": c["seconds"] > c["budget_seconds"]}
+                 for c in candidates]
+    by_id = {s["id"]: s for s in data["steps"]}
+    from trainer.cohort import cell_text, separation_text
+
+    return _page(
+        "cohort.html.j2", data=data, candidates=candidates, titles={
+            d: _title(d) for d in data["dimensions"]},
+        rubric_chart=_cohort_rubric_chart(data), time_chart=_time_chart(time_rows),
+        separating=[{"id": i, "text": separation_text(by_id[i])} for i in data["separating"]],
+        cells=[{"id": s["id"], "cells": [{"text": cell_text(c), "verdict": c["verdict"]
+                                          if c else "none", "over": bool(c and c["overtime"])}
+                                         for c in s["cells"]]} for s in data["steps"]],
+        flags=[{"name": c["name"], "step": f.get("step"), "field": f.get("field"),
+                "says": f.get("says")} for c in candidates for f in c["flags"]],
+        variants=", ".join("drill's own" if v is None else str(v) for v in data["variants"]),
+    )

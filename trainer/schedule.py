@@ -107,3 +107,78 @@ def card_json(card: DrillCard) -> dict[str, Any]:
     return {"drill": card.drill, "attempts": card.attempts, "last_score": card.last_share,
             "last_rating": card.last_rating,
             "due": card.due.isoformat() if card.due else None}
+
+
+# -- skills ---------------------------------------------------------------------------------
+# A skill's card is rated from the steps tagged with it: a right answer in time and without a
+# hint is Good, a right one over its budget Hard, anything else (wrong, a hint, unanswered)
+# Again. Where one attempt has several steps of a skill, the worst of them is its rating.
+
+RATING_ORDER = (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy)
+
+
+def step_rating(verdict: str | None, hints: int, overtime: bool) -> Rating:
+    if verdict != "correct" or hints:
+        return Rating.Again
+    return Rating.Hard if overtime else Rating.Good
+
+
+def worst(ratings: list[Rating]) -> Rating:
+    return min(ratings, key=RATING_ORDER.index)
+
+
+@dataclass(frozen=True)
+class SkillCard:
+    """A skill's card as `next` and `practice --weak` read it."""
+    skill: str
+    reviews: int  # attempts that rated it
+    steps: int  # steps rated
+    wrong: int  # of which rated Again
+    last_rating: str | None
+    last_mistake: str | None  # the wrong-path id the last mistake matched
+    last_drill: str | None  # the drill of that mistake
+    due: datetime | None
+
+    @property
+    def wrong_share(self) -> float:
+        return self.wrong / self.steps if self.steps else 0.0
+
+
+@dataclass(frozen=True)
+class SkillState:
+    """A skill's card as kept in the store, and how one attempt's steps are put in it."""
+    skill: str
+    card: CardState
+    steps: int = 0
+    wrong: int = 0
+    last_mistake: str | None = None
+    last_drill: str | None = None
+
+    @staticmethod
+    def start(skill: str) -> SkillState:
+        return SkillState(skill, CardState.start())
+
+    def review(self, ratings: list[Rating], mistake: str | None, drill: str,
+               when: datetime) -> SkillState:
+        rating = worst(ratings)
+        try:
+            card = Card.from_dict(self.card.card)  # type: ignore[arg-type]
+        except (KeyError, TypeError, ValueError):
+            card = Card()  # a kept card that no longer reads: start it again
+        card, _ = _scheduler().review_card(card, rating, when)
+        wrong = sum(1 for r in ratings if r == Rating.Again)
+        state = CardState(dict(card.to_dict()), self.card.reviews + 1, None, rating.name)
+        return SkillState(self.skill, state, self.steps + len(ratings), self.wrong + wrong,
+                          mistake or self.last_mistake, drill if mistake else self.last_drill)
+
+    def skill_card(self) -> SkillCard:
+        due = self.card.drill_card(self.skill).due
+        return SkillCard(self.skill, self.card.reviews, self.steps, self.wrong,
+                         self.card.last_rating, self.last_mistake, self.last_drill, due)
+
+
+def skill_json(card: SkillCard) -> dict[str, Any]:
+    return {"skill": card.skill, "attempts": card.reviews, "steps": card.steps,
+            "wrong": card.wrong, "last_rating": card.last_rating,
+            "last_mistake": card.last_mistake, "last_drill": card.last_drill,
+            "due": card.due.isoformat() if card.due else None}

@@ -46,7 +46,7 @@ MODES = ("practice", "exam", "grade")
 STATUSES = ("incomplete", "complete")
 OUR_TABLES = frozenset({"attempts", "answers", "overrides"})
 # Tables a schema adds after the first: a file of that version must have them.
-LATER_TABLES = {3: frozenset({"scores", "schedule"})}
+LATER_TABLES = {3: frozenset({"scores", "schedule"}), 4: frozenset({"skills", "imports"})}
 MAX_ATTEMPT_ID = 2**63 - 1  # SQLite's largest INTEGER
 
 # MIGRATIONS[i] takes a database from schema version i to i + 1, as one transaction. Each entry
@@ -126,6 +126,35 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         "CREATE INDEX attempts_by_drill_status ON attempts (drill_id, status, id)",
     ),
+    (
+        # One spaced-repetition card per skill (trainer/skills.py), updated from each marked
+        # answer of a step tagged with it: how many steps were rated, how many were wrong, and
+        # the mistake (and drill) of the last wrong one.
+        """CREATE TABLE skills (
+            skill TEXT PRIMARY KEY,
+            card TEXT NOT NULL,
+            reviews INTEGER NOT NULL CHECK (reviews >= 0),
+            steps INTEGER NOT NULL CHECK (steps >= 0),
+            wrong INTEGER NOT NULL CHECK (wrong >= 0),
+            last_rating TEXT,
+            last_mistake TEXT,
+            last_drill TEXT,
+            updated_at TEXT NOT NULL
+        )""",
+        # Whether the attempt's answers are in the skill cards yet.
+        "ALTER TABLE attempts ADD COLUMN skills_scheduled INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX attempts_skills_pending ON attempts (skills_scheduled, status)",
+        # Attempts taken in by `kvdrill import`: the file, the candidate it names, the SHA-256
+        # of its content (a second copy is refused) and what it contradicts (JSON list).
+        """CREATE TABLE imports (
+            attempt_id INTEGER PRIMARY KEY REFERENCES attempts (id) ON DELETE CASCADE,
+            content_sha TEXT NOT NULL UNIQUE,
+            candidate TEXT NOT NULL,
+            source TEXT NOT NULL,
+            flags TEXT NOT NULL,
+            imported_at TEXT NOT NULL
+        )""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -190,6 +219,31 @@ class ScheduleRow:
     reviews: int
     last_share: float | None
     last_rating: str | None
+
+
+@dataclass(frozen=True)
+class SkillRow:
+    """A skill's spaced-repetition card (FSRS's own dict): how many attempts rated it, over how
+    many steps, how many of those were wrong, and the last rating, mistake and drill."""
+    skill: str
+    card: dict[str, Any]
+    reviews: int
+    steps: int
+    wrong: int
+    last_rating: str | None
+    last_mistake: str | None
+    last_drill: str | None
+
+
+@dataclass(frozen=True)
+class ImportRow:
+    """An attempt taken in by `kvdrill import`: whom the file names, where it came from, and
+    what it contradicts (tampering findings, {step, field, says})."""
+    attempt_id: int
+    content_sha: str
+    candidate: str
+    source: str
+    flags: list[dict[str, Any]]
 
 
 def _chunks(ids: list[int], size: int = 500) -> Iterator[list[int]]:
@@ -809,6 +863,28 @@ class Store:
         except (IndexError, KeyError, TypeError, ValueError) as exc:
             raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
 
+    def latest_answers(self, attempt_ids: Iterable[int]) -> dict[int, list[AnswerRow]]:
+        """answers(id) for many attempts in a few queries: each step's latest revision, steps
+        in the order first answered."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        found: dict[int, list[AnswerRow]] = {i: [] for i in ids}
+        with self._guard() as conn:
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                rows = conn.execute(
+                    "SELECT a.* FROM answers AS a JOIN ("
+                    "  SELECT attempt_id, step_id, MAX(revision) AS latest, MIN(id) AS first"
+                    f"  FROM answers WHERE attempt_id IN ({marks}) GROUP BY attempt_id, step_id"
+                    ") AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
+                    " AND a.revision = s.latest ORDER BY a.attempt_id, s.first", chunk,
+                ).fetchall()
+                try:
+                    for row in rows:
+                        found[int(row["attempt_id"])].append(self._answer_from(row))
+                except (IndexError, KeyError, TypeError, ValueError) as exc:
+                    raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
+        return found
+
     def answer_digests(self, attempt_ids: Iterable[int]) -> dict[int, str]:
         """attempt id → one text that stands for its answers (each step's latest revision, in
         the order first answered, length-prefixed so no two different sets of answers give the
@@ -1000,6 +1076,135 @@ class Store:
         with self._write() as conn:
             conn.execute("DELETE FROM schedule WHERE drill_id = ?", (drill_id,))
             conn.execute("UPDATE attempts SET scheduled = 0 WHERE drill_id = ?", (drill_id,))
+
+    # -- skill cards ------------------------------------------------------------------------
+
+    def skill_cards(self) -> list[SkillRow]:
+        """Every skill's card (none before schema 4)."""
+        if self.version < 4:
+            return []
+        with self._guard() as conn:
+            rows = conn.execute("SELECT * FROM skills ORDER BY skill").fetchall()
+        found = []
+        for row in rows:
+            try:
+                card = json.loads(row["card"])
+                found.append(SkillRow(str(row["skill"]), card if isinstance(card, dict) else {},
+                                      int(row["reviews"]), int(row["steps"]), int(row["wrong"]),
+                                      _text(row["last_rating"]), _text(row["last_mistake"]),
+                                      _text(row["last_drill"])))
+            except (TypeError, ValueError):
+                continue  # an unreadable card starts again on its next rating
+        return found
+
+    def skills_pending(self, limit: int | None = None) -> list[AttemptRow]:
+        """Complete attempts whose answers are not in the skill cards yet, oldest finished
+        first, at most `limit` (no drill_text); none before schema 4."""
+        if self.version < 4:
+            return []
+        columns = ", ".join(self._LIST_COLUMNS)
+        with self._guard() as conn:
+            rows = conn.execute(
+                f"SELECT {columns} FROM attempts WHERE status = 'complete' AND"
+                " skills_scheduled = 0 ORDER BY COALESCE(finished_at, started_at), id LIMIT ?",
+                (-1 if limit is None else limit,)).fetchall()
+        return [self._attempt_row(row) for row in rows]
+
+    def save_skills(self, rows: Iterable[SkillRow], applied: Iterable[int]) -> None:
+        """Keep these skill cards and mark the attempts they now include, in one transaction."""
+        values = [(r.skill, json.dumps(r.card, sort_keys=True), r.reviews, r.steps, r.wrong,
+                   r.last_rating, r.last_mistake, r.last_drill, _now()) for r in rows]
+        ids = list(applied)
+        with self._write() as conn:
+            conn.executemany(
+                "INSERT INTO skills (skill, card, reviews, steps, wrong, last_rating,"
+                " last_mistake, last_drill, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (skill) DO UPDATE SET card = excluded.card, reviews ="
+                " excluded.reviews, steps = excluded.steps, wrong = excluded.wrong, last_rating"
+                " = excluded.last_rating, last_mistake = excluded.last_mistake, last_drill ="
+                " excluded.last_drill, updated_at = excluded.updated_at", values)
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                conn.execute(f"UPDATE attempts SET skills_scheduled = 1 WHERE id IN ({marks})",
+                             chunk)
+
+    # -- imported attempts ------------------------------------------------------------------
+
+    def import_attempt(self, attempt: dict[str, Any], answers: list[dict[str, Any]],
+                       content_sha: str, candidate: str, source: str,
+                       flags: list[dict[str, Any]]) -> int | None:
+        """Store an exported attempt as it was (its times, mode, status and answers as given,
+        each answer with today's verdict), with its import record, in one transaction; None
+        (nothing written) when an attempt with the same content is already imported. It is
+        marked as in the schedule already: someone else's attempt does not rate this store's
+        drills and skills."""
+        try:
+            params_json = json.dumps(attempt["params"] or {}, sort_keys=True, allow_nan=False)
+            flags_json = json.dumps(flags, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"params and flags must be plain JSON values: {exc}") from exc
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM imports WHERE content_sha = ?",
+                            (content_sha,)).fetchone() is not None:
+                return None
+            cursor = conn.execute(
+                "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version,"
+                " mode, strict, started_at, finished_at, status, drill_text, scheduled,"
+                " skills_scheduled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1)",
+                (attempt["drill"], attempt["drill_hash"] or "", attempt["variant"], params_json,
+                 str(attempt["solver_version"] or ""), attempt["mode"],
+                 int(bool(attempt["strict"])), attempt["started_at"], attempt["finished_at"],
+                 attempt["status"], attempt["drill_text"]))
+            attempt_id = cursor.lastrowid
+            assert attempt_id is not None
+            for answer in answers:
+                conn.execute(
+                    "INSERT INTO answers (attempt_id, step_id, revision, raw, parsed_value,"
+                    " parsed_unit, verdict, misconception, carried_forward, hints, seconds,"
+                    " budget_seconds, overtime, answered_at)"
+                    " VALUES (?, ?, 1, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (attempt_id, answer["id"], answer["answer"], answer["verdict"],
+                     answer["misconception"], int(bool(answer["carried_forward"])),
+                     int(answer["hints"] or 0), float(answer["seconds"] or 0),
+                     int(answer["budget_seconds"] or 0), int(bool(answer["overtime"])),
+                     attempt["finished_at"] or attempt["started_at"]))
+            conn.execute(
+                "INSERT INTO imports (attempt_id, content_sha, candidate, source, flags,"
+                " imported_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (attempt_id, content_sha, candidate, source, flags_json, _now()))
+        return attempt_id
+
+    def imported(self, content_sha: str) -> int | None:
+        """The attempt imported with this content, if any."""
+        if self.version < 4:
+            return None
+        with self._guard() as conn:
+            row = conn.execute("SELECT attempt_id FROM imports WHERE content_sha = ?",
+                               (content_sha,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def imports(self, attempt_ids: Iterable[int]) -> dict[int, ImportRow]:
+        """The import records of these attempts (those imported)."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        if self.version < 4:
+            return {}
+        found: dict[int, ImportRow] = {}
+        with self._guard() as conn:
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                for row in conn.execute(
+                        "SELECT attempt_id, content_sha, candidate, source, flags FROM imports"
+                        f" WHERE attempt_id IN ({marks})", chunk):
+                    try:
+                        flags = json.loads(row["flags"])
+                    except (TypeError, ValueError):
+                        flags = [{"step": None, "field": "import",
+                                  "says": "its import record is unreadable"}]
+                    found[int(row["attempt_id"])] = ImportRow(
+                        int(row["attempt_id"]), str(row["content_sha"]),
+                        _text(row["candidate"]) or "", _text(row["source"]) or "",
+                        flags if isinstance(flags, list) else [])
+        return found
 
     # -- reviewer overrides -----------------------------------------------------------------
 
