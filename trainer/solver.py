@@ -609,6 +609,39 @@ def expression(name: str, deployment: Deployment) -> Any:
     return getattr(_Namespace(symbols, ops), name)
 
 
+def _unchanged(x: Any) -> Any:
+    return x
+
+
+# Floors and ceilings left out: the continuous form of a quantity, which a diagnosis inverts.
+RELAXED_OPS = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=max, min=min)
+
+
+def relaxed_value(
+    deployment: Deployment, name: str, overrides: Mapping[str, Fraction] | None = None
+) -> Fraction:
+    """A quantity (or an input) with floors and ceilings left out, exactly; `overrides` sets
+    inputs or intermediate quantities (weights_bytes, batch_size) to other values."""
+    value: Fraction = getattr(_Namespace(_exact_inputs(deployment), RELAXED_OPS, overrides), name)
+    return value
+
+
+def expression_in(name: str, deployment: Deployment, unknown: str) -> tuple[Any, Any]:
+    """(expression, symbol): the sympy form of `name` as a function of one input or
+    intermediate quantity (`unknown`) alone, every other input at this deployment's exact
+    value, floors and ceilings left out. Built from the formulas, never from text."""
+    import sympy
+
+    numbers = {
+        key: sympy.Rational(value.numerator, value.denominator)
+        if isinstance(value, Fraction) else value
+        for key, value in _exact_inputs(deployment).items()
+    }
+    symbol = sympy.Symbol(unknown, positive=True)
+    ops = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=sympy.Max, min=sympy.Min)
+    return getattr(_Namespace(numbers, ops, {unknown: symbol}), name), symbol
+
+
 def symbolic_inputs(deployment: Deployment) -> dict[str, Any]:
     """A sympy symbol for each numeric input; structural choices stay as they are."""
     import sympy
