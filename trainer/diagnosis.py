@@ -159,7 +159,10 @@ _INPUTS: tuple[_Input, ...] = (
     _Input("active_params", "active_params", "", "the active parameters"),
 )
 _BY_NAME = {i.name: i for i in _INPUTS}
-_SHAPE_FIGURES = ("layers", "heads", "kv_heads", "head_dim", "hidden")
+# Which shape figure a person puts where another belongs (the hidden size for head_dim).
+_SHAPE_MIXUPS = {"head_dim": ("hidden", "hidden ÷ heads", "heads"),
+                 "kv_heads": ("heads", "layers"), "layers": ("heads", "kv_heads"),
+                 "heads": ("kv_heads", "layers")}
 _SHAPE_LABELS = {"layers": "the layer count", "heads": "the query heads",
                  "kv_heads": "the KV heads", "head_dim": "head_dim", "hidden": "the hidden size"}
 _DTYPE_BYTES = {Fraction(1, 2): "int4's half byte", Fraction(1): "fp8's 1 byte",
@@ -220,14 +223,13 @@ def _figures(key: AnswerKey, deployment: Deployment) -> tuple[tuple[str, Fractio
     and the value the same input has in the givens or in another question of the drill."""
     found: list[tuple[str, Fraction, str]] = []
     d = deployment
-    shape = {name: getattr(d, name) for name in _SHAPE_FIGURES if getattr(d, name) is not None}
+    shape = {name: getattr(d, name) for name in _SHAPE_LABELS if getattr(d, name) is not None}
     if d.hidden is not None:
         shape["hidden ÷ heads"] = Fraction(d.hidden, d.heads)
-    for target in ("layers", "heads", "kv_heads", "head_dim"):
-        for name, value in shape.items():
-            if name != target:
-                label = _SHAPE_LABELS.get(name, name)
-                found.append((target, Fraction(value), label))
+    for target, sources in _SHAPE_MIXUPS.items():
+        for name in sources:
+            if name in shape:
+                found.append((target, Fraction(shape[name]), _SHAPE_LABELS.get(name, name)))
     others: list[Deployment] = [key.base]
     for step in key.drill.steps:
         if step.kind == "numeric" and step.answer is not None and step.with_:
