@@ -24,6 +24,7 @@ numbers are not explained: each candidate must match within the digits typed, an
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 from collections.abc import Callable, Iterator
@@ -396,8 +397,9 @@ def _implied_range(problem: _Problem, spec: _Input, x0: Fraction,
 
 def _closed_form(problem: _Problem, slot: str, x0: Fraction,
                  targets: tuple[Fraction, ...]) -> list[float] | None:
-    """Exact tests at a few points: f(λx) = λ^p f(x) (a monomial), or equal differences (an
-    affine function). None when neither holds."""
+    """Exact tests at a few points: f(λx) = λ^p f(x) (a monomial), or equal differences of f
+    (affine) or of 1/f (a rate over an affine cost: tokens/s against bytes per step). None
+    when none holds."""
     def f(x: Fraction) -> Fraction | None:
         return _evaluate(problem, {slot: x}, relaxed=True)
 
@@ -418,6 +420,13 @@ def _closed_form(problem: _Problem, slot: str, x0: Fraction,
     slope = (up - f0) / delta
     if slope != 0 and twice - up == up - f0 == f0 - down:
         return [float(x0 + (t - f0) / slope) for t in targets]
+    if 0 in (f0, up, twice, down):
+        return None
+    inverse = [1 / v for v in (down, f0, up, twice)]
+    slope = (inverse[2] - inverse[1]) / delta
+    steps = {b - a for a, b in itertools.pairwise(inverse)}
+    if slope != 0 and len(steps) == 1:
+        return [float(x0 + (1 / t - inverse[1]) / slope) for t in targets if t != 0]
     return None
 
 
@@ -429,7 +438,8 @@ def _solve_symbolic(problem: _Problem, slot: str, x0: Fraction,
 
     assert problem.deployment is not None
     try:
-        expression, x = expression_in(problem.quantity, problem.deployment, slot)
+        expression, x = expression_in(problem.quantity, problem.deployment, slot,
+                                      dict(problem.pins))
     except (ZeroDivisionError, TypeError, ValueError, AttributeError):
         return []
     expression = _resolve_branches(expression, x, x0)

@@ -626,10 +626,13 @@ def relaxed_value(
     return value
 
 
-def expression_in(name: str, deployment: Deployment, unknown: str) -> tuple[Any, Any]:
+def expression_in(
+    name: str, deployment: Deployment, unknown: str, fixed: Mapping[str, Fraction] | None = None
+) -> tuple[Any, Any]:
     """(expression, symbol): the sympy form of `name` as a function of one input or
     intermediate quantity (`unknown`) alone, every other input at this deployment's exact
-    value, floors and ceilings left out. Built from the formulas, never from text."""
+    value (or at `fixed`), floors and ceilings left out. Built from the formulas, never from
+    text."""
     import sympy
 
     numbers = {
@@ -639,7 +642,12 @@ def expression_in(name: str, deployment: Deployment, unknown: str) -> tuple[Any,
     }
     symbol = sympy.Symbol(unknown, positive=True)
     ops = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=sympy.Max, min=sympy.Min)
-    return getattr(_Namespace(numbers, ops, {unknown: symbol}), name), symbol
+    overrides: dict[str, Any] = {
+        key: sympy.Rational(value.numerator, value.denominator)
+        for key, value in (fixed or {}).items() if key != unknown
+    }
+    overrides[unknown] = symbol
+    return getattr(_Namespace(numbers, ops, overrides), name), symbol
 
 
 def symbolic_inputs(deployment: Deployment) -> dict[str, Any]:
