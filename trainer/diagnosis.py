@@ -285,12 +285,16 @@ def _depends(problem: _Problem, slot: str, x0: Fraction) -> bool:
 # Candidates: what a person plausibly put in an input's place
 
 
-def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> Candidates:
+def _candidates(problem: _Problem, spec: _Input, true: Fraction, least: int = TYPO
+                ) -> Candidates:
     """Plausible values of an input (in the unit it is shown in), each with why and how
-    strongly; the true value is left out."""
+    strongly (at least `least`); the true value is left out."""
     found: Candidates = {}
+    shown = _shown(true, spec)
 
     def add(value: Fraction, why: str, strength: int) -> None:
+        if strength < least:
+            return
         if value <= 0 or value == true or (spec.whole and value.denominator != 1):
             return
         if not _possible(problem, spec.name, value):
@@ -304,18 +308,19 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> Candidates:
     d = problem.deployment
     assert d is not None
     if spec.family == "tokens":
-        add(true * Fraction(1000, 1024), f"{_shown(true, spec)} with 'k' read as 1,000", ROUND)
-        add(true * Fraction(1024, 1000), f"{_shown(true, spec)} with 'k' read as 1,024", ROUND)
+        add(true * Fraction(1000, 1024), f"{shown} with 'k' read as 1,000", ROUND)
+        add(true * Fraction(1024, 1000), f"{shown} with 'k' read as 1,024", ROUND)
     if spec.family in ("tokens", "gb") or spec.name in (
             "bandwidth_tbs", "tflops", "measured_step_ms", "params", "active_params"):
         for digits in (1, 2):
-            add(_round_sig(true, digits), f"{_shown(true, spec)} rounded", ROUND)
+            add(_round_sig(true, digits), f"{shown} rounded", ROUND)
     if spec.family == "gb":
-        add(true * Fraction(GIB, GB), f"{_shown(true, spec)} read as GiB", ROUND)
-        add(true * Fraction(GB, GIB), f"a GiB figure for {_shown(true, spec)}", ROUND)
-    if spec.whole and spec.family != "batch":
+        add(true * Fraction(GIB, GB), f"{shown} read as GiB", ROUND)
+        add(true * Fraction(GB, GIB), f"a GiB figure for {shown}", ROUND)
+    if spec.whole and spec.family != "batch" and least <= TYPO:
+        typo_of = f"a typo for {format_number(true)}"
         for typo in _typos(int(true)):
-            add(Fraction(typo), f"a typo for {format_number(true)}", TYPO)
+            add(Fraction(typo), typo_of, TYPO)
     if spec.name == "gpus":
         add(Fraction(1), "one GPU: the parallelism left out", FIGURE)
         add(true * true, "the TP degree applied twice", FIGURE)
@@ -547,8 +552,7 @@ def _input_slips(problem: _Problem, value: Fraction, least: int, matches: Matche
         if x0 is None or not _depends(problem, spec.slot, x0):
             continue
         true = x0 / spec.scale
-        candidates = {c: why for c, why in _candidates(problem, spec, true).items()
-                      if why[1] >= least}
+        candidates = _candidates(problem, spec, true, least)
         if not candidates:
             continue
         span = _implied_range(problem, spec, x0, targets)
@@ -757,9 +761,7 @@ def slip_values(key: AnswerKey, step_id: str, limit: int = 4) -> list[tuple[Frac
         if x0 is None or not _depends(problem, spec.slot, x0):
             continue
         true = x0 / spec.scale
-        for candidate, (why, strength) in _candidates(problem, spec, true).items():
-            if strength < FIGURE:
-                continue
+        for candidate, (why, strength) in _candidates(problem, spec, true, FIGURE).items():
             value = _evaluate(problem, {spec.slot: candidate * spec.scale}, relaxed=False)
             if value is None or value <= 0 or value in taken:
                 continue

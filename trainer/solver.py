@@ -14,11 +14,12 @@ figure read per GPU where the whole was meant (or the other way round).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
@@ -622,8 +623,15 @@ def relaxed_value(
 ) -> Fraction:
     """A quantity (or an input) with floors and ceilings left out, exactly; `overrides` sets
     inputs or intermediate quantities (weights_bytes, batch_size) to other values."""
-    value: Fraction = getattr(_Namespace(_exact_inputs(deployment), RELAXED_OPS, overrides), name)
+    value: Fraction = getattr(_Namespace(_shared_inputs(deployment), RELAXED_OPS, overrides), name)
     return value
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_inputs(deployment: Deployment) -> Mapping[str, Any]:
+    """The exact inputs of a deployment, read-only and kept: a diagnosis evaluates one
+    deployment hundreds of times with one input changed."""
+    return MappingProxyType(_exact_inputs(deployment))
 
 
 def expression_in(
