@@ -331,9 +331,12 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction, least: int = TY
         add(true / d.gpus, "the reserve counted once per node instead of per GPU", FIGURE)
         add(true * d.gpus, "the reserve multiplied by the GPUs twice", ROUND)
     elif spec.name == "weights_gb":
+        # vLLM's gpu_memory_utilization is a share of the whole card, weights included;
+        # TensorRT-LLM's fraction is of the memory left after the weights load (source:
+        # shared/reference/serving-engines.md, from both engines' docs and source).
         if d.utilization != 1:
             add(true * d.utilization, "the utilisation applied to the memory left after the "
-                "weights (TensorRT-LLM's meaning of the fraction)", FIGURE)
+                "weights, TensorRT-LLM's meaning of the fraction", FIGURE)
         add(true * 2, "the weights at twice the bytes per parameter", ROUND)
         add(true / 2, "the weights at half the bytes per parameter", ROUND)
     elif spec.name == "utilization":
