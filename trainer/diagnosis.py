@@ -48,7 +48,7 @@ from trainer.solver import (
 # Strength of a candidate's reason, and the widest relative gap it may leave to the answer
 # (the answer's own digits decide below that).
 FIGURE, ROUND, TYPO = 3, 2, 1
-CAPS = {FIGURE: Fraction(5, 1000), ROUND: Fraction(3, 1000), TYPO: Fraction(1, 1000)}
+CAPS = {FIGURE: Fraction(5, 1000), ROUND: Fraction(3, 1000), TYPO: Fraction(2, 1000)}
 MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float rounding only
 # A clean value of an input (a whole number of layers, a round GB figure) that the answer
 # implies counts only when chance could not have put it there: the implied value's own
@@ -367,13 +367,16 @@ def _round_sig(value: Fraction, digits: int) -> Fraction:
 
 
 def _typos(value: int) -> Iterator[int]:
-    """A count with one digit changed, two neighbours swapped, one dropped or doubled, or one
-    off."""
+    """A count with one of its two leading digits changed, two neighbours swapped, one digit
+    dropped or doubled, or (below 100) one off. A changed low digit of a large count (32,768
+    typed 32,718) moves the answer less than the typed digits can tell apart, so it is no
+    evidence of anything."""
     text = str(value)
-    yield value - 1
-    yield value + 1
+    if value < 100:
+        yield value - 1
+        yield value + 1
     for i in range(len(text)):
-        for digit in "0123456789":
+        for digit in "0123456789" if i < 2 else "":
             yield int(text[:i] + digit + text[i + 1:])
         if len(text) > 1:
             yield int(text[:i] + text[i + 1:])
