@@ -24,7 +24,6 @@ numbers are not explained: each candidate must match within the digits typed, an
 
 from __future__ import annotations
 
-import itertools
 import math
 import weakref
 from collections.abc import Callable, Iterator
@@ -352,7 +351,7 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction, least: int = TY
     elif spec.name == "kv_heads":
         add(Fraction(1), "one KV head (MQA)", ROUND)
     elif spec.name == "batch":
-        add(true + 1, "one sequence more than fit", ROUND)
+        add(true + 1, "one sequence more", ROUND)
         if true > 1:
             add(true - 1, "one sequence fewer", ROUND)
     return dict(list(found.items())[:MAX_CANDIDATES])
@@ -408,9 +407,9 @@ def _implied_range(problem: _Problem, spec: _Input, x0: Fraction,
 
 def _closed_form(problem: _Problem, slot: str, x0: Fraction,
                  targets: tuple[Fraction, ...]) -> list[float] | None:
-    """Exact tests at a few points: f(λx) = λ^p f(x) (a monomial), or equal differences of f
-    (affine) or of 1/f (a rate over an affine cost: tokens/s against bytes per step). None
-    when none holds."""
+    """Exact tests at a few points: f(λx) = λ^p f(x) (a monomial), or f a ratio of two affine
+    functions (ax + b) ÷ (cx + d), which covers the affine (a budget against the weights) and
+    a rate over an affine cost (tokens/s against the batch). None when none holds."""
     def f(x: Fraction) -> Fraction | None:
         return _evaluate(problem, {slot: x}, relaxed=True)
 
@@ -424,21 +423,28 @@ def _closed_form(problem: _Problem, slot: str, x0: Fraction,
                     return [float(x0) * (float(t / f0)) ** (1 / p)
                             for t in targets if t / f0 > 0]
     delta = x0 / 8 if x0 else Fraction(1)
-    points = [f(x0 + k * delta) for k in (1, 2, -1)]
-    if any(p is None for p in points):
+    xs = [x0 - delta, x0, x0 + delta, x0 + 2 * delta]
+    ys = [f(x) for x in xs]
+    if any(y is None for y in ys):
         return None
-    up, twice, down = (p for p in points if p is not None)
-    slope = (up - f0) / delta
-    if slope != 0 and twice - up == up - f0 == f0 - down:
-        return [float(x0 + (t - f0) / slope) for t in targets]
-    if 0 in (f0, up, twice, down):
+    known = [y for y in ys if y is not None]
+    try:  # a Möbius map keeps cross-ratios: the fourth point checks, a target is solved
+        x1, x2, x3, x4 = xs
+        y1, y2, y3, y4 = known
+        if _cross_ratio(x1, x2, x3, x4) != _cross_ratio(y1, y2, y3, y4):
+            return None
+        roots = []
+        for target in targets:
+            k = _cross_ratio(y1, y2, y3, target)
+            roots.append(float((x2 * (x3 - x1) - k * x1 * (x3 - x2))
+                               / ((x3 - x1) - k * (x3 - x2))))
+        return roots
+    except ZeroDivisionError:
         return None
-    inverse = [1 / v for v in (down, f0, up, twice)]
-    slope = (inverse[2] - inverse[1]) / delta
-    steps = {b - a for a, b in itertools.pairwise(inverse)}
-    if slope != 0 and len(steps) == 1:
-        return [float(x0 + (1 / t - inverse[1]) / slope) for t in targets if t != 0]
-    return None
+
+
+def _cross_ratio(a: Fraction, b: Fraction, c: Fraction, d: Fraction) -> Fraction:
+    return (c - a) * (d - b) / ((c - b) * (d - a))
 
 
 def _solve_symbolic(problem: _Problem, slot: str, x0: Fraction,
@@ -454,23 +460,42 @@ def _solve_symbolic(problem: _Problem, slot: str, x0: Fraction,
     except (ZeroDivisionError, TypeError, ValueError, AttributeError):
         return []
     expression = _resolve_branches(expression, x, x0)
+    try:
+        numerator, denominator = sympy.fraction(sympy.together(expression))
+        polys = _low_degree(sympy, (numerator, denominator), x)
+    except (ValueError, ZeroDivisionError, TypeError, sympy.PolynomialError):
+        return []
     roots: list[float] = []
     for target in targets:
-        equation = expression - sympy.Rational(target.numerator, target.denominator)
+        value = sympy.Rational(target.numerator, target.denominator)
         try:
-            numerator, _ = sympy.fraction(sympy.together(equation))
-            if numerator.is_polynomial(x):
-                poly = sympy.Poly(numerator, x)
-                if 0 < poly.degree() <= MAX_DEGREE:
-                    roots += [float(sympy.re(r)) for r in poly.nroots(n=15, maxsteps=50)
-                              if abs(sympy.im(r)) < 1e-9 and sympy.re(r) > 0]
+            if polys is not None:  # expression = target: numerator − target × denominator = 0
+                found = (polys[0] - polys[1] * value).nroots(n=15, maxsteps=50)
+                roots += [float(sympy.re(r)) for r in found
+                          if abs(sympy.im(r)) < 1e-9 and sympy.re(r) > 0]
                 continue
-            root = sympy.nsolve(equation, x, float(x0), maxsteps=MAX_NSOLVE_STEPS)
+            root = sympy.nsolve(expression - value, x, float(x0), maxsteps=MAX_NSOLVE_STEPS)
             if root.is_real and root > 0:
                 roots.append(float(root))
         except (ValueError, ZeroDivisionError, TypeError, sympy.PolynomialError):
             continue
     return roots
+
+
+def _low_degree(sympy: Any, parts: tuple[Any, Any], x: Any) -> tuple[Any, Any] | None:
+    """Both parts as polynomials in x of degree MAX_DEGREE at most, or None (then nsolve).
+    A power above that degree is refused before anything is expanded: the MoE expert share
+    (1 − k/E)^batch would otherwise expand into a thousand terms."""
+    for part in parts:
+        if not part.is_polynomial(x):
+            return None
+        for power in part.atoms(sympy.Pow):
+            if power.has(x) and (not power.exp.is_Integer or abs(power.exp) > MAX_DEGREE):
+                return None
+    polys = tuple(sympy.Poly(part, x) for part in parts)
+    if max(p.degree() for p in polys) > MAX_DEGREE or polys[0].degree() + polys[1].degree() == 0:
+        return None
+    return polys[0], polys[1]
 
 
 def _resolve_branches(expression: Any, x: Any, x0: Fraction) -> Any:
