@@ -30,7 +30,8 @@ def test_grade_json_has_the_documented_shape(run: Run, tmp_path: Path) -> None:
     assert set(out) == {"drill", "variant", "steps", "rubric"}
     step = out["steps"][0]
     assert set(step) == {"id", "kind", "answer", "verdict", "expected", "parsed",
-                         "misconception", "misconceptions", "carried_forward", "feedback"}
+                         "misconception", "misconceptions", "carried_forward", "diagnosis",
+                         "feedback"}
     assert step["expected"] == {"value": 44, "unit": "GB"}
     assert step["parsed"] == {"value": 54, "unit": "GB", "dimension": "B", "in_step_unit": 54}
     assert step["misconception"] == "forgot-reserve"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal
 
+from trainer.diagnosis import Diagnosis, diagnose
 from trainer.errors import AnswerParseError
 from trainer.formatting import format_number
 from trainer.model import Step
@@ -47,6 +48,8 @@ class Mark:
     read_unit: str | None = None  # the unit the answer was read in ("KiB"; None: plain)
     note: str = ""  # how a human form was read, for a right answer ("'128k' read as 128 KiB")
     span: tuple[Fraction, Fraction] | None = None  # a range answer, base units
+    # The likely slip behind a wrong value that no known mistake explains (solved backwards).
+    diagnosis: Diagnosis | None = None
 
     @property
     def is_numeric(self) -> bool:
@@ -146,11 +149,13 @@ def check_numeric(
     reference: Reference,
     carried: Fraction | None = None,
     pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
+    diagnose_slip: Callable[[Fraction, Fraction | None], Diagnosis | None] | None = None,
 ) -> Mark:
     """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
     earlier answers (error carried forward), when they differ from the references; `pairs`
     gives the values of two mistakes made together, asked for only when no single one
-    explains the answer."""
+    explains the answer; `diagnose_slip` (value, typed resolution) the likely slip, asked
+    for only when nothing else explains it."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -211,9 +216,13 @@ def check_numeric(
                        misconceptions=tuple(p.id for p in paths), feedback=feedback)
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
+    diagnosis = None if diagnose_slip is None else \
+        diagnose_slip(first.quantity.value, first.resolution)
+    if diagnosis is not None:
+        feedback += f" {diagnosis.sentence}"
     feedback += _working_note(read, first, tolerance)
     return replace(base, verdict="wrong", parsed=first.quantity.value, shown=first.shown,
-                   read_unit=first.unit, feedback=feedback)
+                   read_unit=first.unit, feedback=feedback, diagnosis=diagnosis)
 
 
 def _sentence(text: str) -> str:
@@ -328,5 +337,6 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None]) -> dict[str, M
         reference = key.reference(step.id)
         carried = carried_value(key, step, marks)
         marks[step.id] = check_numeric(step, answer, reference, carried,
-                                       functools.partial(key.paired_wrong, step.id))
+                                       functools.partial(key.paired_wrong, step.id),
+                                       functools.partial(diagnose, key, step.id))
     return marks

@@ -132,8 +132,15 @@ def mark_json(mark: Mark) -> dict[str, Any]:
         "misconception": mark.misconception,
         "misconceptions": list(mark.misconceptions),
         "carried_forward": mark.carried_forward,
+        "diagnosis": diagnosis_json(mark),
         "feedback": mark.feedback,
     }
+
+
+def diagnosis_json(mark: Mark) -> dict[str, Any] | None:
+    """The likely slip behind a wrong value no known mistake explains: the input, the value
+    the answer implies for it, its true value, and the sentence shown (a guess, said so)."""
+    return None if mark.diagnosis is None else mark.diagnosis.json()
 
 
 def graded_json(graded: Graded) -> dict[str, Any]:
@@ -164,6 +171,8 @@ def graded_text(graded: Graded) -> str:
                 line += " (carried forward)"
             if mark.misconceptions:
                 line += f" [{', '.join(mark.misconceptions)}]"
+            elif mark.diagnosis is not None:
+                line += f" [likely: {mark.diagnosis.slip.input}?]"
         if mark.verdict == "unanswered" and mark.expected is not None:
             line += f" (expected {show(mark.expected, mark.unit)})"
         lines.append(line.rstrip())

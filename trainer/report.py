@@ -171,12 +171,20 @@ def _step_data(step: dict[str, Any]) -> dict[str, Any]:
         "relative_error_pct": error,
         "misconception": named,
         "carried_forward": bool(step.get("carried_forward")),
+        "diagnosis": _diagnosis_data(step.get("diagnosis")),
         "seconds": seconds,
         "budget_seconds": budget,
         "overtime": bool(overtime),
         "hints": step.get("hints"),
         "feedback": step.get("feedback") or "",
     }
+
+
+def _diagnosis_data(diagnosis: Any) -> dict[str, Any] | None:
+    """A re-mark's likely slip: the input it names and the sentence shown."""
+    if not isinstance(diagnosis, dict) or not isinstance(diagnosis.get("phrase"), str):
+        return None
+    return {"input": str(diagnosis.get("input") or ""), "phrase": diagnosis["phrase"]}
 
 
 def _trend_data(transcript: dict[str, Any], trend: list[dict[str, Any]] | None
@@ -345,6 +353,11 @@ def _review_text(data: dict[str, Any]) -> str:
             m = s["misconception"]
             lines += _wrap(f"✗ {s['id']}: {m['id']} — {m['mistake']}", 2)
             lines += _wrap(f"advice: {m['advice']}", 6)
+    diagnosed = [s for s in steps if s["diagnosis"]]
+    if diagnosed:
+        lines += ["", "Likely slips (the formula solved backwards; a guess, not a verdict):"]
+        for s in diagnosed:
+            lines += _wrap(f"? {s['id']}: {s['diagnosis']['phrase']}", 2)
     flagged = [s for s in steps if s["flag"]]
     if flagged:
         lines += ["", "⚑ Flagged: the recorded verdict differs from today's re-mark:"]
@@ -455,6 +468,12 @@ def _review_markdown(data: dict[str, Any]) -> str:
             m = s["misconception"]
             lines.append(f"- **{_cell(s['id'])}: {_cell(m['id'])}** — {_cell(m['mistake'])}. "
                          f"*Advice:* {_cell(m['advice'])}")
+    diagnosed = [s for s in steps if s["diagnosis"]]
+    if diagnosed:
+        lines += ["", "## Likely slips", "",
+                  "The formula solved backwards: a guess at the cause, not a verdict.", ""]
+        lines += [f"- **{_cell(s['id'])}** ({_cell(s['diagnosis']['input'])}): "
+                  f"{_cell(s['diagnosis']['phrase'])}" for s in diagnosed]
     flagged = [s for s in steps if s["flag"]]
     if flagged:
         lines += ["", "## ⚑ Flagged: recorded verdicts differ from today's re-mark", "",
@@ -664,6 +683,7 @@ def _review_html(data: dict[str, Any]) -> str:
         time_chart=_time_chart(data["steps"]), rubric_chart=_rubric_chart(dims),
         trends=trends, solution=solution, marks=VERDICT_MARKS,
         named=[s for s in data["steps"] if s["misconception"]],
+        diagnosed=[s for s in data["steps"] if s["diagnosis"]],
         flagged=[s for s in data["steps"] if s["flag"]], tampered=data["tampered"],
         kept_marks_differ=data["kept_marks_differ"],
         written=[s for s in data["steps"] if s["kind"] != "numeric" and s["answer"]],

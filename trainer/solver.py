@@ -14,11 +14,12 @@ figure read per GPU where the whole was meant (or the other way round).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 from typing import Any, Literal
 
 from trainer import serving_formulas as serving
@@ -682,6 +683,54 @@ def expression(name: str, deployment: Deployment) -> Any:
     symbols = symbolic_inputs(deployment)
     ops = SimpleNamespace(floor=sympy.floor, ceil=sympy.ceiling, max=sympy.Max, min=sympy.Min)
     return getattr(_Namespace(symbols, ops), name)
+
+
+def _unchanged(x: Any) -> Any:
+    return x
+
+
+# Floors and ceilings left out: the continuous form of a quantity, which a diagnosis inverts.
+RELAXED_OPS = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=max, min=min)
+
+
+def relaxed_value(
+    deployment: Deployment, name: str, overrides: Mapping[str, Fraction] | None = None
+) -> Fraction:
+    """A quantity (or an input) with floors and ceilings left out, exactly; `overrides` sets
+    inputs or intermediate quantities (weights_bytes, batch_size) to other values."""
+    value: Fraction = getattr(_Namespace(_shared_inputs(deployment), RELAXED_OPS, overrides), name)
+    return value
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_inputs(deployment: Deployment) -> Mapping[str, Any]:
+    """The exact inputs of a deployment, read-only and kept: a diagnosis evaluates one
+    deployment hundreds of times with one input changed."""
+    return MappingProxyType(_exact_inputs(deployment))
+
+
+def expression_in(
+    name: str, deployment: Deployment, unknown: str, fixed: Mapping[str, Fraction] | None = None
+) -> tuple[Any, Any]:
+    """(expression, symbol): the sympy form of `name` as a function of one input or
+    intermediate quantity (`unknown`) alone, every other input at this deployment's exact
+    value (or at `fixed`), floors and ceilings left out. Built from the formulas, never from
+    text."""
+    import sympy
+
+    numbers = {
+        key: sympy.Rational(value.numerator, value.denominator)
+        if isinstance(value, Fraction) else value
+        for key, value in _exact_inputs(deployment).items()
+    }
+    symbol = sympy.Symbol(unknown, positive=True)
+    ops = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=sympy.Max, min=sympy.Min)
+    overrides: dict[str, Any] = {
+        key: sympy.Rational(value.numerator, value.denominator)
+        for key, value in (fixed or {}).items() if key != unknown
+    }
+    overrides[unknown] = symbol
+    return getattr(_Namespace(numbers, ops, overrides), name), symbol
 
 
 def symbolic_inputs(deployment: Deployment) -> dict[str, Any]:

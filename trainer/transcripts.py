@@ -19,7 +19,7 @@ from typing import Any
 
 from trainer.bounded_io import read_bounded
 from trainer.errors import DrillFileError, KvdrillError, UnknownName, UsageError
-from trainer.grading import grade, in_step_unit, parsed_json, score_json
+from trainer.grading import diagnosis_json, grade, in_step_unit, parsed_json, score_json
 from trainer.loader import MAX_FILE_BYTES, find_drill, load_drill_file, load_rubric
 from trainer.model import Drill
 from trainer.reference import show
@@ -127,7 +127,7 @@ def _unmarked(meta: dict[str, Any], rows: list[dict[str, Any]], note: str) -> di
               "verdict": row.get("verdict"), "expected": None, "reference": None,
               "parsed": None, "shown": None, "recorded_verdict": row.get("verdict"),
               "remarked_differs": False, "misconception": None, "misconceptions": [],
-              "carried_forward": False, "seconds": row.get("seconds"),
+              "carried_forward": False, "diagnosis": None, "seconds": row.get("seconds"),
               "budget_seconds": row.get("budget_seconds"), "overtime": row.get("overtime"),
               "hints": row.get("hints"), "feedback": None} for row in rows]
     return {**{k: meta.get(k) for k in ATTEMPT_FIELDS}, "note": note, "steps": steps,
@@ -186,6 +186,7 @@ def _marked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
             "misconception": mark.misconception,
             "misconceptions": list(mark.misconceptions),
             "carried_forward": mark.carried_forward,
+            "diagnosis": diagnosis_json(mark),
             "seconds": row.get("seconds"),
             "budget_seconds": row.get("budget_seconds"),
             "overtime": row.get("overtime"),
