@@ -188,10 +188,24 @@ def test_the_draft_costs_the_card_sessions() -> None:
     assert ref("speculative-decoding", "sessions-with-draft") == 15
 
 
-def test_speculation_stops_paying_near_batch_49() -> None:
+def test_verification_stops_being_free_near_batch_49() -> None:
     # 1,307 TFLOP/s ÷ 5.3 TB/s = 246.6 (2-byte weights) ÷ (k + 1 = 5)
     assert float(ref("speculative-decoding", "compute-bound-batch")) == pytest.approx(
         1307 / 5.3 / 5, rel=1e-9)
+
+
+def test_speculation_turns_into_a_loss_only_near_batch_166() -> None:
+    # ridge 1,307 ÷ 5.3 = 246.6 × E 3.3616 ÷ (k + 1 = 5) = 165.8 (no KV reads, no draft time)
+    assert ref("speculative-decoding", "spec-breakeven") == \
+        Fraction(1307 * 10, 53) * Fraction("3.3616") / 5
+    assert float(ref("speculative-decoding", "spec-breakeven")) == pytest.approx(165.8, abs=0.1)
+
+
+def test_speculative_solution_separates_not_free_from_a_loss(run: Run) -> None:
+    text = solution(run, "speculative-decoding")
+    assert "at about **49.3 sequences**. Above that, verification is no longer free" in text
+    assert "B = ridge × E ÷ (k + 1) = **166 sequences**" in text
+    assert "speculation slows the server down" not in text
 
 
 # ---- Chunked prefill: 64 streams at 4k, 25 ms TPOT ---------------------------------------------
