@@ -70,7 +70,7 @@ def test_littles_law_sizes_the_pool_on_the_mean_and_names_the_8x_cost_of_the_tai
 
 
 # ---- Paged blocks: vLLM's max_num_seqs cap (EngineArgs.get_batch_defaults: 1,024 on a GPU of
-# 70 GiB or more that is not an A100, else 256) -----------------------------------------------------
+# 70 GiB or more that is not an A100, else 256) ------------------------------------------------
 
 
 def test_paged_blocks_h100_default_holds_431_under_the_1024_cap(run: Run) -> None:
@@ -89,3 +89,86 @@ def test_paged_blocks_a100_variant_says_max_num_seqs_256_binds(run: Run) -> None
     assert "NVIDIA A100 SXM 80GB" in text
     assert ("Here the cap binds: the KV cache holds 401 sequences, but vLLM runs at most "
             "**256** at once") in text
+
+
+# ---- Llama-2-70B on an MI300X: the trained context, and the reserve on the real card ------------
+
+
+def test_mi300x_situation_says_the_models_were_not_trained_for_this_context(run: Run) -> None:
+    # Llama-2-70B: max_position_embeddings 4,096; Qwen2.5-72B: 32K native, YaRN beyond
+    # (trainer/presets/models.yaml). The seed's answers stand: 44 GB and 4 sequences.
+    shown = " ".join(run("show", "llama2-70b-mi300x").output.split())
+    assert "Llama-2-70B was trained at 4,096 tokens" in shown
+    assert "only with YaRN rope scaling" in shown
+    assert ref("llama2-70b-mi300x", "1a") == 44 * GB
+
+
+def test_mi300x_real_card_subtracts_the_reserve_from_206_gb(run: Run) -> None:
+    # 196,592 MiB = 206.1 GB; − 10 GB reserve = 196.1 GB; − 138 GB weights = 58.1 GB
+    text = solution(run, "llama2-70b-mi300x")
+    assert "1 GPU × (206 GB HBM − 10 GB reserve) = 196 GB after the reserve, minus 138 GB of " \
+        "weights: 58.1 GB for KV" in text
+
+
+# ---- Long-context tier: chat's cap is its p99, not its ~4k mean ----------------------------------
+
+
+def test_long_context_tier_caps_chat_at_its_p99_not_at_the_4k_average(run: Run) -> None:
+    text = solution(run, "long-context-tier")
+    assert "Keep the chat tier's max_model_len at the p99 of chat contexts (well above the ~4k " \
+        "average" in text
+    assert "p99 cap (about 4k)" not in text
+    assert "p99 cap of about 4k" not in model_answer("long-context-tier", "pool-policy")
+
+
+# ---- DeepSeek-V3: SGLang-style DP attention, and vLLM's DP + EP -------------------------------
+
+
+def test_deepseek_keeps_96_with_dp_attention_and_prices_vllm_dp_ep_at_72(run: Run) -> None:
+    # vLLM DP+EP copies per GPU, besides 11.41 GB of attention: dense MLPs 3 × 3 × 7,168 × 18,432
+    # = 1.19 GB and shared experts 58 × 3 × 7,168 × 2,048 = 2.55 GB (FP8), embedding + LM head
+    # 2 × 129,280 × 7,168 = 1.85B params in BF16 = 3.71 GB: 18.9 GB. Budget 232.3 − 7 × 3.74
+    # − (8 × 3.71 − 1.85) = 178.3 GB; 22.3 GB a GPU ÷ 2.30 GB (61 × 576 × 2 B × 32,768) = 9
+    # → 72 on the node.
+    assert ref("deepseek-v3-mla-h200", "sessions-dp-attention") == 96
+    dense, shared, tables = 3 * 3 * 7168 * 18432, 58 * 3 * 7168 * 2048, 2 * 129_280 * 7168
+    budget = ref("deepseek-v3-mla-h200", "kv-budget-dp-attention") - 7 * (dense + shared) \
+        - (8 * 2 * tables - tables)
+    assert 8 * int(budget / 8 / (61 * 576 * 2 * 32768)) == 72
+    text = solution(run, "deepseek-v3-mla-h200")
+    assert "SGLang-style DP attention" in text and "vLLM's data-parallel attention" not in text
+    assert "about **178 GB**" in text and "about **72** on the node instead of 96" in text
+
+
+# ---- Disaggregated prefill and chunked prefill: the card's datasheet figure on the GPU line -----
+
+
+def test_a_measured_bandwidth_is_a_given_of_its_own_not_the_cards(run: Run) -> None:
+    # H200 datasheet 4.8 TB/s; measured 3.4 TB/s at batch 64, 4k (shared/data/README.md).
+    for drill_id in ("disaggregated-prefill", "chunked-prefill-tpot"):
+        shown = run("show", drill_id).output
+        assert "GPU: 1 × NVIDIA H200 SXM 141GB — 141 GB, 4.8 TB/s on the datasheet" in shown
+        assert "measured bandwidth: 3.4 TB/s (the steps use this)" in shown
+
+
+def test_a_datasheet_bandwidth_stays_on_the_gpu_line(run: Run) -> None:
+    shown = run("show", "llama31-8b-h100").output
+    assert "— 80 GB, 3.35 TB/s\n" in shown and "measured bandwidth" not in shown
+
+
+# ---- Hybrid and TP2 wording ---------------------------------------------------------------------
+
+
+def test_hybrid_capacity_falls_as_one_over_context_for_both_8x_apart(run: Run) -> None:
+    # 32 layers ÷ 4 attention layers = 8× the sequences at long context (Jamba-1.5-Mini).
+    text = solution(run, "hybrid-state-kv")
+    assert "capacity falls as 1 ÷ context for both models" in text
+    assert "32 ÷ 4 = 8 times as many sequences" in text and "8× more slowly" not in text
+
+
+def test_tp2_quotes_the_measured_bandwidth_fractions(run: Run) -> None:
+    # shared/data/README.md: 70–73% of 4.8 TB/s at large batches (85% of the 4,138 GB/s copy
+    # ceiling), 43% at batch 1.
+    text = solution(run, "llama31-70b-tp2-h100")
+    assert "70–73% of the datasheet bandwidth (85% of the measured copy ceiling)" in text
+    assert "70–85%" not in text

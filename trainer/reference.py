@@ -134,7 +134,8 @@ class AnswerKey:
         "model_name", "gpu_name", "hbm_gb", "bandwidth_tbs", "context", "layers", "heads",
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
-        "prefix_tokens", "window", "hbm_marketed_gb", "bandwidth_datasheet_tbs", "hbm_reported_mib", "hbm_reported_gb",
+        "prefix_tokens", "window", "hbm_marketed_gb", "bandwidth_datasheet_tbs",
+        "hbm_reported_mib", "hbm_reported_gb",
         "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", *SERVING_PLACEHOLDERS,
     )
 

@@ -217,8 +217,9 @@ def _spec_compute_bound_batch(v: Any, ops: Any) -> Any:
     return v.crossover_batch / (v.spec_tokens + 1)
 
 
-@_formula("spec_breakeven_batch", "batch above which speculation slows the server (no KV, no draft)",
-          "sequences", needs=("spec_tokens", "tflops"))
+@_formula("spec_breakeven_batch",
+          "batch above which speculation slows the server (no KV, no draft)", "sequences",
+          needs=("spec_tokens", "tflops"))
 def _spec_breakeven_batch(v: Any, ops: Any) -> Any:
     # Above the compute-bound batch a verify step costs B × (k + 1) tokens of FLOPs for B × E
     # tokens kept; plain decode at B below the ridge costs one weight read for B tokens. They

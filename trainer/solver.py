@@ -168,6 +168,7 @@ class Deployment:
         return DTYPE_BYTES[self.weights_dtype]
 
     def _validate_vocab(self) -> None:
+        assert self.vocab is not None
         if self.hidden is None:
             raise InvalidInput("vocab needs hidden: the embedding table is vocab × hidden")
         active = self.params if self.active_params is None else self.active_params
