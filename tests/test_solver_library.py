@@ -35,10 +35,34 @@ def test_dense_model_reads_all_weights_at_any_batch() -> None:
     assert value_of(d, "weights_read_per_step") == value_of(d, "weights_bytes")
 
 
-def test_prefill_flops_are_two_per_parameter_per_token_plus_attention() -> None:
+def test_prefill_flops_are_two_per_layer_parameter_per_token_the_lm_head_once_and_attention(
+) -> None:
+    # The count behind the measured 550 TFLOP/s (shared/data/README.md): the embedding is a
+    # lookup and the LM head (128,256 × 4,096) runs on the last token only.
     d = deploy("llama-3.1-8b", "h200", context=4096)
+    head = 128_256 * 4096
+    attention = 2 * 32 * 32 * 128 * 4096**2
+    assert value_of(d, "prefill_flops") == 2 * (8_030_261_248 - 2 * head) * 4096 + 2 * head \
+        + attention
+
+
+def test_a_tied_lm_head_is_subtracted_once() -> None:
+    # Llama-3.2-1B ties its LM head to the embedding: 1,235,814,400 − 128,256 × 2,048 per token.
+    d = deploy("llama-3.2-1b", "h200", context=1)
+    head = 128_256 * 2048
+    attention = 2 * 16 * 32 * 64
+    assert value_of(d, "prefill_flops") == 2 * (1_235_814_400 - head) + 2 * head + attention
+
+
+def test_without_a_vocab_every_parameter_is_charged_per_token() -> None:
+    d = deploy("llama-3.1-8b", "h200", context=4096).changed(vocab=None)
     attention = 2 * 32 * 32 * 128 * 4096**2
     assert value_of(d, "prefill_flops") == 2 * 8_030_261_248 * 4096 + attention
+
+
+def test_a_vocab_too_large_for_the_params_is_refused() -> None:
+    with pytest.raises(InvalidInput, match="vocab 10000000 × hidden 4096 leaves no parameters"):
+        deploy("llama-3.1-8b", "h200", vocab=10_000_000)
 
 
 def test_crossover_batch_is_the_gpus_ops_per_byte_over_the_models() -> None:

@@ -54,6 +54,8 @@ class ModelPreset:
     note: str | None = None
     attention_layers: int | None = None  # hybrid models: the layers with a KV cache
     state_elements: int | None = None  # hybrid models: state values per recurrent layer
+    vocab: int | None = None  # sizes the embedding table and LM head (prefill FLOP count)
+    tied_embeddings: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,7 @@ MODEL_FIELDS = (
     "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
     "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
     "experts", "experts_per_token", "attention_params", "attention_layers",
-    "state_elements",
+    "state_elements", "vocab", "tied_embeddings",
 )
 # Which GPU memory figure sizes the card: the marketed decimal GB (the seeds' and the
 # interview card's convention) or the total the driver reports (what vLLM multiplies).

@@ -134,7 +134,8 @@ class AnswerKey:
         "model_name", "gpu_name", "hbm_gb", "bandwidth_tbs", "context", "layers", "heads",
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
-        "prefix_tokens", "window", "hbm_marketed_gb", "hbm_reported_mib", "hbm_reported_gb",
+        "prefix_tokens", "window", "hbm_marketed_gb", "bandwidth_datasheet_tbs",
+        "hbm_reported_mib", "hbm_reported_gb",
         "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", *SERVING_PLACEHOLDERS,
     )
 
@@ -332,6 +333,8 @@ class AnswerKey:
                                       if fp8 else "unknown")
         card = find_gpu(gpu) if gpu else None
         shown["hbm_marketed_gb"] = format_number(card.hbm_gb, sig=4) if card else shown["hbm_gb"]
+        shown["bandwidth_datasheet_tbs"] = (format_number(card.bandwidth_tbs, sig=4) if card
+                                            else shown["bandwidth_tbs"])
         reported = card.reported_mib if card else None
         shown["hbm_reported_mib"] = format_number(reported) if reported else "unknown"
         shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)

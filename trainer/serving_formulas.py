@@ -107,10 +107,6 @@ def _link_bytes_per_second(v: Any) -> Any:
     return v.link_scale * v.link_gbs * GB
 
 
-def _active(v: Any) -> Any:
-    return v.params if v.active_params is None else v.active_params
-
-
 # ---- Hybrid models: KV only in the attention layers, a constant state in the others ---------
 
 
@@ -221,20 +217,57 @@ def _spec_compute_bound_batch(v: Any, ops: Any) -> Any:
     return v.crossover_batch / (v.spec_tokens + 1)
 
 
+@_formula("spec_breakeven_batch",
+          "batch above which speculation slows the server (no KV, no draft)", "sequences",
+          needs=("spec_tokens", "tflops"))
+def _spec_breakeven_batch(v: Any, ops: Any) -> Any:
+    # Above the compute-bound batch a verify step costs B × (k + 1) tokens of FLOPs for B × E
+    # tokens kept; plain decode at B below the ridge costs one weight read for B tokens. They
+    # yield the same tokens per second at B = ridge × E ÷ (k + 1).
+    return v.crossover_batch * v.spec_expected_tokens / (v.spec_tokens + 1)
+
+
 # ---- Chunked prefill against a TPOT target ---------------------------------------------------
 
 
-@_formula("chunk_time_budget_seconds", "time a mixed step leaves for the prefill chunk", "s",
+@_formula("mixed_step_kv_seconds", "reading the running sequences' KV (their attention)", "s")
+def _mixed_step_kv_seconds(v: Any, ops: Any) -> Any:
+    return v.batch_size * v.kv_bytes_per_sequence / (v.gpus * v.bandwidth_tbs * TB)
+
+
+@_formula("weights_read_seconds", "reading the weights once", "s")
+def _weights_read_seconds(v: Any, ops: Any) -> Any:
+    return v.read_weights * v.weights_read_per_step / (v.gpus * v.bandwidth_tbs * TB)
+
+
+def _decode_token_flops(v: Any) -> Any:
+    # A decode token multiplies the layers' weights and the LM head.
+    return 2 * (v.prompt_token_params + v.lm_head_params) * v.batch_size
+
+
+# A mixed step (Sarathi-Serve): decode tokens and chunk tokens go through the same matmuls, so
+# the weights are read once and the matmuls take max(weight read, FLOPs ÷ FLOP/s); the decode
+# tokens' attention reads their KV on top. step = KV read + max(weights ÷ BW, FLOPs ÷ FLOP/s).
+# The wrong path `mixed-step-additive` prices it as a whole decode step plus the chunk's FLOPs.
+
+
+@_formula("chunk_time_budget_seconds",
+          "time a mixed step's matmuls may take under the TPOT target (TPOT − KV read)", "s",
           needs=("tpot_ms",))
 def _chunk_time_budget_seconds(v: Any, ops: Any) -> Any:
-    return v.tpot_ms / 1000 - v.decode_in_mixed_step * v.decode_step_seconds
+    taken = v.mixed_step_kv_seconds + v.mixed_step_additive * v.weights_read_seconds
+    return v.tpot_ms / 1000 - v.decode_in_mixed_step * taken
 
 
 @_formula("max_chunk_tokens", "largest prefill chunk under the TPOT target", "tokens",
           needs=("tpot_ms", "tflops"))
 def _max_chunk_tokens(v: Any, ops: Any) -> Any:
-    flops = v.chunk_time_budget_seconds * v.gpus * v.tflops * TB
-    return ops.max(0, ops.floor(flops / (2 * _active(v))))
+    shares_matmuls = v.decode_in_mixed_step * (1 - v.mixed_step_additive)
+    room = (v.chunk_time_budget_seconds * v.gpus * v.tflops * TB
+            - shares_matmuls * _decode_token_flops(v))
+    chunk = ops.max(0, ops.floor(room / (2 * v.prompt_token_params)))
+    # No chunk fits if the weight read alone overruns what the KV read leaves.
+    return chunk * ops.step(v.chunk_time_budget_seconds - shares_matmuls * v.weights_read_seconds)
 
 
 @_formula("chunked_prefill_steps", "mixed steps a long prompt's prefill takes", "",
@@ -253,14 +286,19 @@ def _chunked_ttft_seconds(v: Any, ops: Any) -> Any:
           needs=("tflops", "long_prompt_tokens"))
 def _long_prompt_prefill_seconds(v: Any, ops: Any) -> Any:
     tokens = v.long_prompt_tokens
-    flops = 2 * _active(v) * tokens + 2 * v.layers * v.heads * v.head_dim * tokens**2
+    flops = (2 * v.prompt_token_params * tokens + 2 * v.lm_head_params
+             + 2 * v.layers * v.heads * v.head_dim * tokens**2)
     return flops / (v.gpus * v.tflops * TB)
 
 
 @_formula("unchunked_stall_seconds", "the step every stream waits when the prompt is not chunked",
           "s", needs=("tflops", "long_prompt_tokens"))
 def _unchunked_stall_seconds(v: Any, ops: Any) -> Any:
-    return v.decode_step_seconds + v.long_prompt_prefill_seconds
+    decode_compute = _decode_token_flops(v) / (v.gpus * v.tflops * TB)
+    shared = ops.max(v.weights_read_seconds, decode_compute + v.long_prompt_prefill_seconds)
+    additive = v.weights_read_seconds + v.long_prompt_prefill_seconds
+    return v.mixed_step_kv_seconds + v.mixed_step_additive * additive \
+        + (1 - v.mixed_step_additive) * shared
 
 
 # ---- Swap or recompute, and a CPU KV tier ----------------------------------------------------
@@ -275,20 +313,23 @@ def _swap_seconds(v: Any, ops: Any) -> Any:
 @_formula("swap_breakeven_link", "link speed below which recomputing a short sequence wins",
           "B/s", needs=("tflops",))
 def _swap_breakeven_link(v: Any, ops: Any) -> Any:
-    # Per token: swapping moves `directions` × KV bytes; recomputing costs 2 × params FLOPs
-    # (the attention term, small for short sequences, left out).
-    return v.swap_directions * v.kv_bytes_per_token * v.gpus * v.tflops * TB / (2 * _active(v))
+    # Per token: swapping moves `directions` × KV bytes; recomputing costs 2 × the layers'
+    # params in FLOPs (the attention term, small for short sequences, left out; the LM head
+    # runs once either way, in the re-prefill or in the step after a swap-in, so it cancels).
+    return (v.swap_directions * v.kv_bytes_per_token * v.gpus * v.tflops * TB
+            / (2 * v.prompt_token_params))
 
 
 @_formula("swap_recompute_crossover_tokens", "length above which swapping beats recomputing",
           "tokens", needs=("tflops", "link_gbs"))
 def _swap_recompute_crossover_tokens(v: Any, ops: Any) -> Any:
-    # swap(N) = d × KV/token × N ÷ link;  recompute(N) = (2 P N + 2 L H h N²) ÷ FLOP/s.
+    # swap(N) = d × KV/token × N ÷ link;  recompute(N) = (2 P N + 2 L H h N²) ÷ FLOP/s, P the
+    # layers' params (the LM head runs once either way and cancels).
     # Equal at N* = (FLOP/s × d × KV/token ÷ link − 2 P) ÷ (2 L H h); below it recompute wins.
     flops = v.gpus * v.tflops * TB
     swap_per_token = v.swap_directions * v.kv_bytes_per_token / _link_bytes_per_second(v)
     attention = 2 * v.layers * v.heads * v.head_dim
-    return ops.max(0, (flops * swap_per_token - 2 * _active(v)) / attention)
+    return ops.max(0, (flops * swap_per_token - 2 * v.prompt_token_params) / attention)
 
 
 @_formula("cpu_tier_sessions", "sessions a CPU KV tier can park", "sequences",
@@ -393,9 +434,17 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
     PathSpec(
         "mixed-step-without-decode",
         "gave the whole TPOT target to the prefill chunk",
-        "A mixed step still reads the weights and every running sequence's KV: the chunk "
-        "gets only what the decode part leaves.",
+        "A mixed step still reads every running sequence's KV for their attention, and its "
+        "matmuls carry the decode tokens too: the chunk gets only what they leave.",
         lambda d: None if d.tpot_ms is None else d.changed(decode_in_mixed_step=0),
+    ),
+    PathSpec(
+        "mixed-step-additive",
+        "priced a mixed step as a whole decode step plus the chunk's FLOPs",
+        "Decode and chunk tokens share the step's matmuls: the weights are read once and the "
+        "chunk's compute hides behind that read (Sarathi-Serve). step ≈ decode KV read + "
+        "max(weight read, (batch + C) tokens' FLOPs ÷ FLOP/s).",
+        lambda d: None if d.tpot_ms is None else d.changed(mixed_step_additive=1),
     ),
     PathSpec(
         "think-time-in-flight",
@@ -427,7 +476,7 @@ PLACEHOLDERS = (
     "link_gbs", "link_gbits", "output_tokens", "long_prompt_tokens", "tpot_ms", "arrival_rate",
     "think_seconds", "cpu_kv_gb", "spec_tokens", "acceptance_rate", "draft_params_b",
     "draft_layers", "draft_kv_heads", "draft_head_dim", "attention_layers", "recurrent_layers",
-    "state_elements", "tflops",
+    "state_elements", "tflops", "layer_params_b", "lm_head_params_b",
 )
 
 
@@ -437,6 +486,10 @@ def display(d: Any, number: Callable[..., str]) -> dict[str, str]:
         return "unknown" if value is None else number(Fraction(value) * scale, sig=4)
 
     recurrent = None if d.attention_layers is None else d.layers - d.attention_layers
+    active = d.params if d.active_params is None else d.active_params
+    head = None if d.vocab is None or d.hidden is None else d.vocab * d.hidden
+    layer_params = active if head is None or active is None else \
+        active - head * (1 if d.tied_embeddings else 2)
     values: Mapping[str, str] = {
         "link_gbs": shown(d.link_gbs),
         "link_gbits": shown(d.link_gbs, 8),
@@ -456,5 +509,7 @@ def display(d: Any, number: Callable[..., str]) -> dict[str, str]:
         "recurrent_layers": shown(recurrent),
         "state_elements": shown(d.state_elements),
         "tflops": shown(d.tflops),
+        "layer_params_b": shown(layer_params, Fraction(1, 10**9)),
+        "lm_head_params_b": shown(head, Fraction(1, 10**9)),
     }
     return dict(values)

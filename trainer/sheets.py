@@ -36,12 +36,19 @@ def givens_lines(key: AnswerKey) -> list[str]:
         f" — {g['layers']} layers, {g['heads']} query heads, {g['kv_heads']} KV heads, "
         f"head_dim {g['head_dim']}, hidden {g['hidden']}"
     )
+    # A drill that gives a measured bandwidth shows the card's datasheet figure on the GPU
+    # line and the measured rate as a given of its own, never one as the other.
+    measured = g["bandwidth_tbs"] != g["bandwidth_datasheet_tbs"]
+    card_tbs = g["bandwidth_datasheet_tbs"] + " TB/s on the datasheet" if measured else \
+        g["bandwidth_tbs"] + " TB/s"
     lines = [
         f"model: {g['model_name']}{shape}",
         f"weights: {g['weights_gb']} GB ({g['weights_dtype']})",
-        f"GPU: {g['gpus']} × {g['gpu_name']} — {g['hbm_gb']} GB, {g['bandwidth_tbs']} TB/s",
+        f"GPU: {g['gpus']} × {g['gpu_name']} — {g['hbm_gb']} GB, {card_tbs}",
         f"context: {g['context']} tokens; KV cache dtype {g['kv_dtype']}",
     ]
+    if measured:
+        lines.append(f"measured bandwidth: {g['bandwidth_tbs']} TB/s (the steps use this)")
     serving = []
     if d.utilization != 1:
         serving.append(f"memory utilization {g['utilization']}")

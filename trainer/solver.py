@@ -47,6 +47,7 @@ _LIMITS: dict[str, int] = {
     "kv_heads": 100_000,
     "head_dim": 100_000,
     "hidden": 10_000_000,
+    "vocab": 100_000_000,
     "mla_latent": 1_000_000,
     "mla_rope": 1_000_000,
     "gpus": 1_000_000,
@@ -88,6 +89,11 @@ class Deployment:
     bandwidth_tbs: Fraction
     context: int
     hidden: int | None = None
+    # The vocabulary, for counting prefill FLOPs as the measured rate did: a prompt token
+    # multiplies the layers' weights, not the embedding table (a lookup) nor the LM head (run
+    # once per sequence, on the last token). None: 2 × all parameters per token.
+    vocab: int | None = None
+    tied_embeddings: bool = False  # the LM head is the embedding table (counted once in params)
     params: Fraction | None = None
     weights_gb: Fraction | None = None  # a stated size at `native_weights_dtype`
     native_weights_dtype: str = "bf16"
@@ -146,6 +152,7 @@ class Deployment:
     draft_cost: int = 1
     accept_all: int = 0
     decode_in_mixed_step: int = 1
+    mixed_step_additive: int = 0  # 1: a mixed step as decode step + chunk, not max()
     think_in_flight: int = 0
 
     def changed(self, **changes: Any) -> Deployment:
@@ -161,13 +168,23 @@ class Deployment:
     def weight_bytes_per_param(self) -> Fraction:
         return DTYPE_BYTES[self.weights_dtype]
 
+    def _validate_vocab(self) -> None:
+        assert self.vocab is not None
+        if self.hidden is None:
+            raise InvalidInput("vocab needs hidden: the embedding table is vocab × hidden")
+        active = self.params if self.active_params is None else self.active_params
+        tables = self.vocab * self.hidden * (1 if self.tied_embeddings else 2)
+        if active is not None and tables >= active:
+            raise InvalidInput(f"vocab {self.vocab} × hidden {self.hidden} leaves no parameters "
+                               "for the layers: check vocab, hidden and params")
+
     def validate(self) -> Deployment:
         """Raise InvalidInput naming the first value no real deployment could have."""
         for name in ("layers", "heads", "kv_heads", "head_dim", "gpus", "context", "block_size"):
             _require_positive_int(name, getattr(self, name))
         for name in ("hbm_gb", "bandwidth_tbs"):
             _require_positive(name, getattr(self, name))
-        for name in ("hidden", "batch", "window", "prompt_tokens"):
+        for name in ("hidden", "batch", "window", "prompt_tokens", "vocab"):
             value = getattr(self, name)
             if value is not None:
                 if name == "batch":
@@ -201,6 +218,8 @@ class Deployment:
             )
         if self.params is None and self.weights_gb is None:
             raise InvalidInput("the weight size is unknown: give --params or --weights-gb")
+        if self.vocab is not None:
+            self._validate_vocab()
         if self.think_seconds is not None:
             _require_int_at_least("think_seconds", self.think_seconds, 0, integral=False)
         if self.dp_attention not in (0, 1):
@@ -490,11 +509,24 @@ def _weights_read_per_step(v: Any, ops: Any) -> Any:
     return (shared_params + expert_params * (1 - untouched)) * per_param
 
 
+@_formula("lm_head_params", "LM head parameters (vocab × hidden)", "")
+def _lm_head_params(v: Any, ops: Any) -> Any:
+    return 0 if v.vocab is None else v.vocab * v.hidden
+
+
+@_formula("prompt_token_params", "parameters each prompt token multiplies (the layers')", "")
+def _prompt_token_params(v: Any, ops: Any) -> Any:
+    # The embedding is a lookup and the LM head runs once per sequence, so neither is charged
+    # per prompt token: the count behind the measured 550 TFLOP/s (shared/data/README.md).
+    active = v.params if v.active_params is None else v.active_params
+    tables = 1 if v.tied_embeddings else 2
+    return active - tables * v.lm_head_params
+
+
 @_formula("prefill_flops", "FLOPs to prefill one sequence", "FLOP")
 def _prefill_flops(v: Any, ops: Any) -> Any:
-    active = v.params if v.active_params is None else v.active_params
     attention = 2 * v.layers * v.heads * v.head_dim * v.context**2
-    return 2 * active * v.context + attention
+    return 2 * v.prompt_token_params * v.context + 2 * v.lm_head_params + attention
 
 
 @_formula("prefill_seconds", "prefill time at peak dense TFLOPS", "s", needs=("tflops",))
@@ -569,7 +601,13 @@ def _exact_ceil(x: Fraction) -> Fraction:
     return Fraction(math.ceil(x))
 
 
-EXACT_OPS = SimpleNamespace(floor=_exact_floor, ceil=_exact_ceil, max=max, min=min)
+def _exact_step(x: Fraction) -> Fraction:
+    return Fraction(1 if x >= 0 else 0)
+
+
+# `step` is 1 where its argument is at least 0, else 0 (a condition as a factor).
+EXACT_OPS = SimpleNamespace(floor=_exact_floor, ceil=_exact_ceil, max=max, min=min,
+                            step=_exact_step)
 
 
 class _Namespace:
@@ -681,7 +719,8 @@ def expression(name: str, deployment: Deployment) -> Any:
     if name not in FORMULAS:
         raise UnknownName(f"unknown quantity {name!r}: use one of {', '.join(QUANTITIES)}")
     symbols = symbolic_inputs(deployment)
-    ops = SimpleNamespace(floor=sympy.floor, ceil=sympy.ceiling, max=sympy.Max, min=sympy.Min)
+    ops = SimpleNamespace(floor=sympy.floor, ceil=sympy.ceiling, max=sympy.Max, min=sympy.Min,
+                          step=lambda x: sympy.Heaviside(x, 1))
     return getattr(_Namespace(symbols, ops), name)
 
 
@@ -741,7 +780,7 @@ def symbolic_inputs(deployment: Deployment) -> dict[str, Any]:
     symbols: dict[str, Any] = {}
     for name, value in exact.items():
         structural = name in ("attention", "kv_dtype", "weights_dtype", "native_weights_dtype",
-                              "dp_attention")
+                              "dp_attention", "tied_embeddings")
         if structural or value is None:
             symbols[name] = value
         else:
@@ -758,7 +797,7 @@ def symbol_values(deployment: Deployment) -> dict[Any, Any]:
     return {
         sympy.Symbol(name, positive=True): sympy.Rational(value.numerator, value.denominator)
         for name, value in _exact_inputs(deployment).items()
-        if isinstance(value, Fraction) and name != "dp_attention"
+        if isinstance(value, Fraction) and name not in ("dp_attention", "tied_embeddings")
         and not (name == "windowed_layers" and value == 0)
     }
 
@@ -878,6 +917,15 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "counted only the prompt as live context",
             "A live sequence holds its prompt AND every token generated so far (and history).",
             _prompt_only,
+        ),
+        WrongPath(
+            "all-params-per-prompt-token",
+            "charged every parameter, embedding table and LM head included, to every prompt "
+            "token (2 × all parameters per token)",
+            "A prompt token multiplies the layers' weights only: the embedding is a lookup and "
+            "the LM head runs once per sequence. Llama-3.1-8B: 2 × 6.98B FLOPs per prompt "
+            "token, not 2 × 8.03B; the measured 550 TFLOP/s was counted that way.",
+            lambda d: None if d.vocab is None or d.tflops is None else d.changed(vocab=None),
         ),
         WrongPath(
             "rounded-up",
