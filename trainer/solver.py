@@ -729,7 +729,8 @@ def _unchanged(x: Any) -> Any:
 
 
 # Floors and ceilings left out: the continuous form of a quantity, which a diagnosis inverts.
-RELAXED_OPS = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=max, min=min)
+RELAXED_OPS = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=max, min=min,
+                              step=_exact_step)
 
 
 def relaxed_value(
@@ -763,7 +764,8 @@ def expression_in(
         for key, value in _exact_inputs(deployment).items()
     }
     symbol = sympy.Symbol(unknown, positive=True)
-    ops = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=sympy.Max, min=sympy.Min)
+    ops = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=sympy.Max, min=sympy.Min,
+                          step=lambda x: sympy.Heaviside(x, 1))
     overrides: dict[str, Any] = {
         key: sympy.Rational(value.numerator, value.denominator)
         for key, value in (fixed or {}).items() if key != unknown
