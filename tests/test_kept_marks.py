@@ -346,3 +346,14 @@ def test_listed_attempts_leave_the_drill_text_out() -> None:
         attempt_id = stored_attempt(store, complete=False, answers=[])
         listed = next(store.iter_attempts())
         assert listed.drill_text is None and store.attempt(attempt_id).drill_text
+
+
+def test_a_card_that_fell_far_behind_catches_up_on_its_newest_attempts(run: Run) -> None:
+    behind = progress.CATCH_UP_REVIEWS + 5
+    with Store() as store:
+        for _ in range(behind):
+            stored_attempt(store, complete=True)
+    schedule = json.loads(run("next", "--json").stdout)["schedule"]
+    assert [c["attempts"] for c in schedule if c["drill"] == DRILL] == [progress.CATCH_UP_REVIEWS]
+    with Store() as store:
+        assert store.unscheduled(DRILL) == []  # the older ones count as taken in

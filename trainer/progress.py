@@ -39,6 +39,11 @@ from trainer.store import (
 from trainer.versions import MARKING_VERSION, SOLVER_VERSION
 
 TREND_POINTS = 20  # complete attempts per drill in a trend line
+# The newest complete attempts a card takes in at once when it has fallen behind (an upgraded
+# store, attempts copied in): enough for FSRS's state, which the latest reviews dominate, and
+# a bound on the re-marking a first `next` can do. The older ones are counted as taken in.
+CATCH_UP_REVIEWS = 50
+CATCH_UP_SKILL_ATTEMPTS = 200
 
 
 def marking_version() -> str:
@@ -82,7 +87,8 @@ class Keeper:
     # -- summaries ----------------------------------------------------------------------------
 
     def summaries(self, attempts: Iterable[AttemptRow], *, score_incomplete: bool = False,
-                  count_answered: bool = True, keep: bool = True) -> list[dict[str, Any]]:
+                  count_answered: bool = True, keep: bool = True,
+                  remember: bool = False) -> list[dict[str, Any]]:
         """One history row per attempt, in the order given. Complete attempts (and incomplete
         ones with score_incomplete) carry their scores, from kept marks where fresh, else
         re-marked; incomplete ones otherwise list what was answered and are not scored."""
@@ -109,7 +115,8 @@ class Keeper:
                                                      digests[attempt.id])
         if keep:
             self.flush()
-        self.marked.update(summaries)
+        if remember:  # the skill cards read each step's verdict from here
+            self.marked.update(summaries)
         return [_history_row(a, answered.get(a.id, 0), summaries.get(a.id)) for a in attempts]
 
     def fresh(self, attempt: AttemptRow, transcript: dict[str, Any]) -> tuple[dict[str, Any],
@@ -223,7 +230,7 @@ class Keeper:
             state = schedule.CardState.start() if kept is None else schedule.CardState(
                 kept.card, kept.reviews, kept.last_share, kept.last_rating)
             if pending:
-                for batch in chunked(pending, 500):
+                for batch in chunked(pending[-CATCH_UP_REVIEWS:], 500):
                     shares = [r["share"] for r in self.summaries(batch, count_answered=False,
                                                                  keep=False)]
                     for attempt, share in zip(batch, shares, strict=True):
@@ -252,8 +259,15 @@ class Keeper:
             row.skill, schedule.CardState(row.card, row.reviews, None, row.last_rating),
             row.steps, row.wrong, row.last_mistake, row.last_drill)
             for row in self.store.skill_cards()}
-        for batch in chunked(self.store.skills_pending(limit=None), 500):
-            self.summaries(batch)
+        pending = self.store.skills_pending(limit=None)
+        skipped = pending[:-CATCH_UP_SKILL_ATTEMPTS]
+        writer = self._writer() if skipped else None
+        if writer is not None:
+            with suppress(StoreError):
+                writer.save_skills([], [a.id for a in skipped])
+        for batch in chunked(pending[-CATCH_UP_SKILL_ATTEMPTS:], 500):
+            self.marked.clear()
+            self.summaries(batch, remember=True)
             answers = self.store.latest_answers(a.id for a in batch)
             changed: set[str] = set()
             for attempt in batch:

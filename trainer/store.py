@@ -251,6 +251,13 @@ def _chunks(ids: list[int], size: int = 500) -> Iterator[list[int]]:
         yield ids[start:start + size]
 
 
+def _for_ids(conn: sqlite3.Connection, sql: str, ids: list[int]) -> Iterator[sqlite3.Row]:
+    """The rows of `sql` for many attempt ids, a chunk of ids at a time (SQLite bounds the
+    parameters of one statement); `{ids}` in `sql` stands for the chunk's placeholders."""
+    for chunk in _chunks(ids):
+        yield from conn.execute(sql.format(ids=", ".join("?" * len(chunk))), chunk)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -892,21 +899,21 @@ class Store:
         ids = [i for i in attempt_ids if _storable_id(i)]
         found: dict[int, str] = dict.fromkeys(ids, "")
         with self._guard() as conn:
-            for chunk in _chunks(ids):
-                marks = ", ".join("?" * len(chunk))
-                for attempt_id, digest in conn.execute(
-                        "SELECT attempt_id, group_concat(part, '') FROM ("
-                        "  SELECT a.attempt_id, length(a.step_id) || ':' || a.step_id ||"
-                        "   CASE WHEN a.raw IS NULL THEN '-' ELSE"
-                        "   length(CAST(a.raw AS TEXT)) || ':' || CAST(a.raw AS TEXT) END AS part"
-                        "  FROM answers AS a JOIN ("
-                        "   SELECT attempt_id, step_id, MAX(revision) AS latest, MIN(id) AS first"
-                        f"   FROM answers WHERE attempt_id IN ({marks})"
-                        "   GROUP BY attempt_id, step_id"
-                        "  ) AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
-                        "  AND a.revision = s.latest ORDER BY a.attempt_id, s.first"
-                        ") GROUP BY attempt_id", chunk):
-                    found[int(attempt_id)] = _text(digest) or ""
+            for attempt_id, digest in _for_ids(
+                conn,
+                "SELECT attempt_id, group_concat(part, '') FROM ("
+                "  SELECT a.attempt_id, length(a.step_id) || ':' || a.step_id ||"
+                "   CASE WHEN a.raw IS NULL THEN '-' ELSE"
+                "   length(CAST(a.raw AS TEXT)) || ':' || CAST(a.raw AS TEXT) END AS part"
+                "  FROM answers AS a JOIN ("
+                "   SELECT attempt_id, step_id, MAX(revision) AS latest, MIN(id) AS first"
+                "   FROM answers WHERE attempt_id IN ({ids})"
+                "   GROUP BY attempt_id, step_id"
+                "  ) AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
+                "  AND a.revision = s.latest ORDER BY a.attempt_id, s.first"
+                ") GROUP BY attempt_id",
+                ids):
+                found[int(attempt_id)] = _text(digest) or ""
         return found
 
     @staticmethod
@@ -936,12 +943,12 @@ class Store:
         ids = [i for i in attempt_ids if _storable_id(i)]
         found: dict[int, int] = dict.fromkeys(ids, 0)
         with self._guard() as conn:
-            for chunk in _chunks(ids):
-                marks = ", ".join("?" * len(chunk))
-                for row in conn.execute(
-                        f"SELECT attempt_id, MAX(id) FROM answers WHERE attempt_id IN ({marks})"
-                        " GROUP BY attempt_id", chunk):
-                    found[int(row[0])] = int(row[1])
+            for row in _for_ids(
+                conn,
+                "SELECT attempt_id, MAX(id) FROM answers WHERE attempt_id IN ({ids})"
+                " GROUP BY attempt_id",
+                ids):
+                found[int(row[0])] = int(row[1])
         return found
 
     def answered_counts(self, attempt_ids: Iterable[int]) -> dict[int, int]:
@@ -949,15 +956,15 @@ class Store:
         ids = [i for i in attempt_ids if _storable_id(i)]
         found: dict[int, int] = dict.fromkeys(ids, 0)
         with self._guard() as conn:
-            for chunk in _chunks(ids):
-                marks = ", ".join("?" * len(chunk))
-                for row in conn.execute(
-                        "SELECT a.attempt_id, COUNT(*) FROM answers AS a"
-                        f" WHERE a.attempt_id IN ({marks}) AND a.raw IS NOT NULL"
-                        " AND a.revision = (SELECT MAX(b.revision) FROM answers AS b"
-                        "  WHERE b.attempt_id = a.attempt_id AND b.step_id = a.step_id)"
-                        " GROUP BY a.attempt_id", chunk):
-                    found[int(row[0])] = int(row[1])
+            for row in _for_ids(
+                conn,
+                "SELECT a.attempt_id, COUNT(*) FROM answers AS a"
+                " WHERE a.attempt_id IN ({ids}) AND a.raw IS NOT NULL"
+                " AND a.revision = (SELECT MAX(b.revision) FROM answers AS b"
+                "  WHERE b.attempt_id = a.attempt_id AND b.step_id = a.step_id)"
+                " GROUP BY a.attempt_id",
+                ids):
+                found[int(row[0])] = int(row[1])
         return found
 
     def count_complete(self, drill_id: str) -> int:
@@ -993,19 +1000,19 @@ class Store:
             return {}
         found: dict[int, ScoreRow] = {}
         with self._guard() as conn:
-            for chunk in _chunks(ids):
-                marks = ", ".join("?" * len(chunk))
-                for row in conn.execute(
-                        "SELECT attempt_id, stamp, answers_seen, summary FROM scores"
-                        f" WHERE attempt_id IN ({marks})", chunk):
-                    try:
-                        summary = json.loads(row["summary"])
-                        kept = ScoreRow(int(row["attempt_id"]), str(row["stamp"]),
-                                        int(row["answers_seen"]), summary)
-                    except (TypeError, ValueError):
-                        continue  # an unreadable kept score is only stale: it is re-made
-                    if isinstance(summary, dict):
-                        found[kept.attempt_id] = kept
+            for row in _for_ids(
+                conn,
+                "SELECT attempt_id, stamp, answers_seen, summary FROM scores"
+                " WHERE attempt_id IN ({ids})",
+                ids):
+                try:
+                    summary = json.loads(row["summary"])
+                    kept = ScoreRow(int(row["attempt_id"]), str(row["stamp"]),
+                                    int(row["answers_seen"]), summary)
+                except (TypeError, ValueError):
+                    continue  # an unreadable kept score is only stale: it is re-made
+                if isinstance(summary, dict):
+                    found[kept.attempt_id] = kept
         return found
 
     def save_scores(self, rows: Iterable[ScoreRow]) -> None:
@@ -1190,20 +1197,20 @@ class Store:
             return {}
         found: dict[int, ImportRow] = {}
         with self._guard() as conn:
-            for chunk in _chunks(ids):
-                marks = ", ".join("?" * len(chunk))
-                for row in conn.execute(
-                        "SELECT attempt_id, content_sha, candidate, source, flags FROM imports"
-                        f" WHERE attempt_id IN ({marks})", chunk):
-                    try:
-                        flags = json.loads(row["flags"])
-                    except (TypeError, ValueError):
-                        flags = [{"step": None, "field": "import",
-                                  "says": "its import record is unreadable"}]
-                    found[int(row["attempt_id"])] = ImportRow(
-                        int(row["attempt_id"]), str(row["content_sha"]),
-                        _text(row["candidate"]) or "", _text(row["source"]) or "",
-                        flags if isinstance(flags, list) else [])
+            for row in _for_ids(
+                conn,
+                "SELECT attempt_id, content_sha, candidate, source, flags FROM imports"
+                " WHERE attempt_id IN ({ids})",
+                ids):
+                try:
+                    flags = json.loads(row["flags"])
+                except (TypeError, ValueError):
+                    flags = [{"step": None, "field": "import",
+                              "says": "its import record is unreadable"}]
+                found[int(row["attempt_id"])] = ImportRow(
+                    int(row["attempt_id"]), str(row["content_sha"]),
+                    _text(row["candidate"]) or "", _text(row["source"]) or "",
+                    flags if isinstance(flags, list) else [])
         return found
 
     # -- reviewer overrides -----------------------------------------------------------------
