@@ -7,9 +7,8 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from trainer.diagnosis import Diagnosis, diagnose
 from trainer.errors import AnswerParseError
 from trainer.formatting import format_number
 from trainer.model import Step
@@ -21,6 +20,9 @@ from trainer.units import (
     Dim,
     unit_factor,
 )
+
+if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
+    from trainer.diagnosis import Diagnosis
 
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered"]
 
@@ -338,5 +340,12 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None]) -> dict[str, M
         carried = carried_value(key, step, marks)
         marks[step.id] = check_numeric(step, answer, reference, carried,
                                        functools.partial(key.paired_wrong, step.id),
-                                       functools.partial(diagnose, key, step.id))
+                                       functools.partial(_diagnose, key, step.id))
     return marks
+
+
+def _diagnose(key: AnswerKey, step_id: str, value: Fraction,
+              resolution: Fraction | None = None) -> Diagnosis | None:
+    from trainer.diagnosis import diagnose
+
+    return diagnose(key, step_id, value, resolution)

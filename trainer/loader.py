@@ -7,15 +7,17 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from trainer.bounded_io import article, read_text_bounded
 from trainer.datadirs import data_dir, drill_paths
 from trainer.errors import DrillFileError, KvdrillError, UnknownName
 from trainer.model import Drill, Rubric
+
+if TYPE_CHECKING:
+    import yaml  # at run time imported where YAML is read: a kept parse needs none
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_DEPTH = 12
@@ -51,6 +53,8 @@ def read_yaml(path: Path, what: str = "drill file",
 
 def _parse(path: Path, text: str, what: str,
            error: type[KvdrillError]) -> tuple[Any, str]:
+    import yaml
+
     _screen_tokens(path, text, what, error)
     _refuse_duplicate_keys(path, text, what, error)
     try:
@@ -68,6 +72,8 @@ def _parse(path: Path, text: str, what: str,
 
 def _screen_tokens(path: Path, text: str, what: str = "drill file",
                    error: type[KvdrillError] = DrillFileError) -> None:
+    import yaml
+
     depth = 0
     try:
         for token in yaml.scan(text, Loader=yaml.SafeLoader):
@@ -112,6 +118,8 @@ def _refuse_duplicate_keys(path: Path, text: str, what: str,
     """A key given twice in one mapping (YAML would silently keep the last): refused, naming
     the key and both lines. Runs on the composed node tree (no object is constructed), after
     the token screen has refused aliases and deep nesting."""
+    import yaml
+
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
@@ -138,6 +146,8 @@ def _refuse_duplicate_keys(path: Path, text: str, what: str,
 
 def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
     """The line of the deepest node on the path `loc` (pydantic's error location)."""
+    import yaml
+
     line = None if node is None else node.start_mark.line + 1
     for key in loc:
         if isinstance(node, yaml.MappingNode):
@@ -185,6 +195,8 @@ def validate(path: Path, model: type[Model]) -> Model:
     try:
         return model.model_validate(data)
     except ValidationError as error:
+        import yaml
+
         first = error.errors()[0]
         loc = tuple(first["loc"])
         message = first["msg"].removeprefix("Value error, ")
@@ -226,6 +238,8 @@ def _refuse_duplicate_steps(path: Path, data: dict[str, Any], text: str) -> None
         if not isinstance(step_id, str):
             continue
         if step_id in seen:
+            import yaml
+
             line = _line_of(yaml.compose(text, Loader=yaml.SafeLoader), ("steps", index, "id"))
             raise DrillFileError(
                 f"{path}:{line}: steps[{index}: {step_id}].id: step id {step_id!r} is used "

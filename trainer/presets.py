@@ -13,8 +13,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from trainer.errors import InvalidInput, UnknownName
 from trainer.formatting import format_number
 from trainer.serving_formulas import INPUTS as SERVING_INPUTS
@@ -104,6 +102,8 @@ def _read_preset_file(path: Path) -> Any:
     text = path.read_text(encoding="utf-8")
     found, data = parsed_cache.lookup(text)
     if not found:
+        import yaml
+
         data = yaml.safe_load(text)
         parsed_cache.keep(text, data)
     return data

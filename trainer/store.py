@@ -34,8 +34,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import platformdirs
-
 from trainer.errors import StoreError
 
 FILE_NAME = "kvdrill.sqlite3"
@@ -164,6 +162,8 @@ def default_path() -> Path:
     home = os.environ.get("KVDRILL_HOME")
     if home:
         return Path(home).expanduser() / FILE_NAME
+    import platformdirs  # not at import: a set KVDRILL_HOME never needs it
+
     return platformdirs.user_data_path("kvdrill") / FILE_NAME
 
 
