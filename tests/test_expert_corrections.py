@@ -8,14 +8,17 @@ import json
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import Result
 
-from trainer.loader import find_drill
+from trainer.loader import find_drill, load_drill_file
 from trainer.presets import build_deployment, find_gpu, find_model
 from trainer.reference import AnswerKey
+from trainer.sheets import givens_lines
+from trainer.variants import answer_key
 
 Run = Callable[..., Result]
 GB = 10**9
@@ -340,3 +343,13 @@ def test_variant_params_alone_rederive_the_answers(run: Run, drill_id: str) -> N
             scale = {"GB": GB, "KiB": 1024, "": 1, "sequences": 1}[answer["unit"]]
             assert answer["value"] == pytest.approx(float(value / scale), rel=1e-9), (
                 variant["variant"], step_id)
+
+
+def test_a_drill_sized_on_reported_memory_says_so_on_its_gpu_line(tmp_path: Path) -> None:
+    # 81,559 MiB × 2^20 = 85,520,809,984 B = 85.52 GB (nvidia-smi on an H100 SXM 80GB).
+    text = find_drill("llama31-8b-h100")[1].read_text(encoding="utf-8")
+    path = tmp_path / "llama31-8b-h100.yaml"
+    path.write_text(text.replace("givens:\n", "givens:\n  memory: reported\n", 1),
+                    encoding="utf-8")
+    line = givens_lines(answer_key(load_drill_file(path), None))[2]
+    assert "— 85.52 GB as the driver reports it (80 GB marketed)," in line

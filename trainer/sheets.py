@@ -41,10 +41,14 @@ def givens_lines(key: AnswerKey) -> list[str]:
     measured = g["bandwidth_tbs"] != g["bandwidth_datasheet_tbs"]
     card_tbs = g["bandwidth_datasheet_tbs"] + " TB/s on the datasheet" if measured else \
         g["bandwidth_tbs"] + " TB/s"
+    # A variant sized on the memory the driver reports says so beside the marketed figure.
+    memory = f"{g['hbm_gb']} GB"
+    if g.get("hbm_marketed_gb") not in (None, g["hbm_gb"]):
+        memory += f" as the driver reports it ({g['hbm_marketed_gb']} GB marketed)"
     lines = [
         f"model: {g['model_name']}{shape}",
         f"weights: {g['weights_gb']} GB ({g['weights_dtype']})",
-        f"GPU: {g['gpus']} × {g['gpu_name']} — {g['hbm_gb']} GB, {card_tbs}",
+        f"GPU: {g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
         f"context: {g['context']} tokens; KV cache dtype {g['kv_dtype']}",
     ]
     if measured:
