@@ -152,7 +152,7 @@ def test_a_malformed_file_is_refused_while_the_others_are_imported(
     broken = tmp_path / "broken.json"
     broken.write_text('{"id": 1}', encoding="utf-8")
     result = run("import", str(broken), str(transcripts["carol"]), ok=False)
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # a file that cannot be taken in fails, as the help says
     assert result.stderr.startswith(f"Error: {broken}: malformed transcript: ")
     assert "Imported" in result.stdout and attempts_in_store() == 1
 
@@ -274,3 +274,46 @@ def test_the_html_cohort_escapes_a_candidates_name(
     run("import", str(odd))
     page = run("cohort", DRILL, "--format", "html").stdout
     assert "&lt;script&gt;alert(1)&lt;script&gt;" in page and "<script>alert" not in page
+
+
+# -- imported attempts are other people's -----------------------------------------------------
+
+def test_a_reviewed_import_still_shows_what_the_file_contradicted(
+        run: Run, transcripts: dict[str, Path]) -> None:
+    imported(run, transcripts)
+    data = json.loads(run("review", "2", "--format", "json").stdout)
+    assert [(t["step"], t["field"]) for t in data["tampered"]] == [("shape-layers", "overtime")]
+
+
+def test_imports_are_labelled_in_history_and_left_out_of_its_trends(
+        run: Run, transcripts: dict[str, Path]) -> None:
+    imported(run, transcripts)
+    rows = json.loads(run("history", "--json").stdout)
+    assert [r["candidate"] for r in rows] == ["carol", "bob", "alice"]
+    text = run("history").stdout
+    assert "[candidate bob]" in text and "Trends" not in text
+
+
+def test_an_imported_attempt_cannot_be_resumed(run: Run, transcripts: dict[str, Path]) -> None:
+    imported(run, transcripts)
+    result = run("practice", "--resume", "1", ok=False, input="32\n")
+    assert result.exit_code == 1
+    assert "attempt 1 is an imported transcript (candidate alice): it cannot be resumed" in \
+        result.output
+
+
+def test_a_broken_file_among_good_ones_fails_the_import_with_exit_1(
+        run: Run, transcripts: dict[str, Path], tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"steps": NaN}', encoding="utf-8")
+    result = run("import", str(broken), str(transcripts["carol"]), "--json", ok=False)
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert [(r["file"], r["attempt"]) for r in report] == [(str(broken), None),
+                                                             (str(transcripts["carol"]), 1)]
+    assert report[0]["error"].startswith(f"{broken}: ")
+
+
+def test_steps_without_weak_is_a_usage_error(run: Run) -> None:
+    result = run("practice", DRILL, "--steps", "3", ok=False, input="")
+    assert result.exit_code == 2 and "--steps goes with --weak" in result.output

@@ -571,11 +571,21 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     if weak and (drill_id or resume is not None or variant is not None or random_variant):
         raise click.UsageError("--weak builds its own session: give it without DRILL, "
                                "--resume, --variant or --random")
+    steps_source = click.get_current_context().get_parameter_source("weak_steps")
+    if not weak and steps_source is not None and steps_source.name == "COMMANDLINE":
+        raise click.UsageError("--steps goes with --weak (kvdrill practice --weak --steps N)")
     db = store.Store()
     if weak:
         drill, key, attempt_id = _weak_session(db, weak_steps, exam=exam, strict=strict)
     elif resume is not None:
         attempt = db.attempt(resume)
+        imported = db.imports([resume]).get(resume)
+        if imported is not None:
+            from trainer.errors import KvdrillError
+
+            raise KvdrillError(f"attempt {resume} is an imported transcript (candidate "
+                               f"{imported.candidate}): it cannot be resumed; kvdrill review "
+                               f"{resume} shows it")
         if drill_id and drill_id != attempt.drill_id:
             raise click.BadParameter(f"attempt {resume} is of drill {attempt.drill_id}",
                                      param_hint="DRILL")
@@ -740,6 +750,8 @@ def _history_line(row: dict[str, Any]) -> str:
         detail = str(row["note"])
     else:
         detail = "not scored"
+    if row.get("candidate") is not None:
+        detail = f"[candidate {row['candidate']}] {detail}"
     return (f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
             f"{row['status']:<10} {row['answered']:>2} answered  {detail}")
 
@@ -935,6 +947,9 @@ def review(source: str, fmt: Literal["text", "md", "html", "json"], out: str | N
                 trend = keeper.kept_trend(transcript["drill"])
             if changed:
                 transcript["kept_marks_differ"] = changed
+            imported = db.imports([attempt_id]).get(attempt_id)
+            if imported is not None:  # what the file contradicted when it was imported
+                transcript["tampered"] = imported.flags
             overrides = db.overrides(attempt_id)
         finally:
             db.close()
@@ -973,15 +988,20 @@ def import_transcripts(files: tuple[str, ...], as_json: bool) -> None:
             try:
                 result = importing.import_file(db, _path(name))
             except KvdrillError as error:
-                echo(f"Error: {printable(str(error), keep_lines=False)}", err=True)
-                worst = max(worst, error.exit_code)
+                # A file that cannot be taken in is a failure of that file (exit 1), however
+                # it is broken; the others are still imported.
+                message = str(error) if str(error).startswith(name) else f"{name}: {error}"
+                echo(f"Error: {printable(message, keep_lines=False)}", err=True)
+                done.append({"file": name, "attempt": None, "error": message})
+                worst = 1
                 continue
             done.append({"file": name, "attempt": result.attempt_id,
                          "candidate": result.candidate, "flags": result.flags})
             if not as_json:
                 flagged = (f"; ⚑ {len(result.flags)} flagged (kvdrill review "
                            f"{result.attempt_id})" if result.flags else "")
-                echo(f"Imported {name} as attempt {result.attempt_id}, candidate "
+                echo(f"Imported {printable(name, keep_lines=False)} as attempt "
+                     f"{result.attempt_id}, candidate "
                      f"{result.candidate}{flagged}")
     finally:
         db.close()

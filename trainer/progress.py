@@ -117,7 +117,10 @@ class Keeper:
             self.flush()
         if remember:  # the skill cards read each step's verdict from here
             self.marked.update(summaries)
-        return [_history_row(a, answered.get(a.id, 0), summaries.get(a.id)) for a in attempts]
+        imported = self.store.imports(ids) if count_answered else {}
+        return [_history_row(a, answered.get(a.id, 0), summaries.get(a.id),
+                             imported[a.id].candidate if a.id in imported else None)
+                for a in attempts]
 
     def fresh(self, attempt: AttemptRow, transcript: dict[str, Any]) -> tuple[dict[str, Any],
                                                                             str | None]:
@@ -373,16 +376,19 @@ def summary_of(transcript: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _history_row(attempt: AttemptRow, answered: int,
-                 summary: dict[str, Any] | None) -> dict[str, Any]:
+def _history_row(attempt: AttemptRow, answered: int, summary: dict[str, Any] | None,
+                 candidate: str | None = None) -> dict[str, Any]:
+    """`candidate`: whose attempt it is when `kvdrill import` took it in (None: yours)."""
     row: dict[str, Any] = {"id": attempt.id, "drill": attempt.drill_id,
                            "variant": attempt.variant, "started_at": attempt.started_at,
                            "status": attempt.status, "answered": answered, "scored": False,
                            "scores": {}, "maxima": {}, "share": None, "level": None,
-                           "note": None}
+                           "note": None, "candidate": candidate}
     if summary is None:
-        row["note"] = "incomplete: not scored (kvdrill practice --resume " \
-                      f"{attempt.id} finishes it)"
+        row["note"] = (f"imported (candidate {candidate}), incomplete: not scored"
+                       if candidate is not None else
+                       f"incomplete: not scored (kvdrill practice --resume {attempt.id} "
+                       "finishes it)")
         return row
     row.update({k: summary.get(k) for k in ("scores", "maxima", "share", "level", "note")})
     row["scored"] = summary.get("share") is not None

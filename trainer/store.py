@@ -752,13 +752,21 @@ class Store:
             rows = conn.execute("SELECT DISTINCT drill_id FROM attempts ORDER BY drill_id")
             return [str(row[0]) for row in rows]
 
+    def _own(self, column: str = "id") -> str:
+        """A WHERE condition that leaves out attempts taken in by `kvdrill import` (other
+        people's): trends are the store owner's progress."""
+        if self.version < 4:
+            return ""
+        return f" AND {column} NOT IN (SELECT attempt_id FROM imports)"
+
     def complete_attempts(self, drill_id: str, *, limit: int) -> list[AttemptRow]:
-        """A drill's newest complete attempts, newest first (no drill_text)."""
+        """A drill's newest complete attempts of your own (not imported), newest first (no
+        drill_text)."""
         columns = ", ".join(self._LIST_COLUMNS)
         with self._guard() as conn:
             rows = conn.execute(
                 f"SELECT {columns} FROM attempts WHERE drill_id = ? AND status = 'complete'"
-                " ORDER BY id DESC LIMIT ?", (drill_id, limit)).fetchall()
+                f"{self._own()} ORDER BY id DESC LIMIT ?", (drill_id, limit)).fetchall()
         return [self._attempt_row(row) for row in rows]
 
     def _attempt_row(self, row: sqlite3.Row) -> AttemptRow:
@@ -970,7 +978,7 @@ class Store:
     def count_complete(self, drill_id: str) -> int:
         with self._guard() as conn:
             row = conn.execute("SELECT COUNT(*) FROM attempts WHERE drill_id = ?"
-                               " AND status = 'complete'", (drill_id,)).fetchone()
+                               f" AND status = 'complete'{self._own()}", (drill_id,)).fetchone()
         return int(row[0])
 
     def kept_trend(self, drill_id: str, limit: int) -> list[tuple[int, str, dict[str, Any]]]:
@@ -982,7 +990,7 @@ class Store:
             rows = conn.execute(
                 "SELECT a.id, a.started_at, s.summary FROM attempts AS a JOIN scores AS s"
                 " ON s.attempt_id = a.id WHERE a.drill_id = ? AND a.status = 'complete'"
-                " ORDER BY a.id DESC LIMIT ?", (drill_id, limit)).fetchall()
+                f"{self._own('a.id')} ORDER BY a.id DESC LIMIT ?", (drill_id, limit)).fetchall()
         trend = []
         for row in reversed(rows):
             try:
