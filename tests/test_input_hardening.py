@@ -302,6 +302,7 @@ def test_a_5000_digit_number_in_a_transcript_is_malformed(run: Run, tmp_path: Pa
     (lambda t: t.update(drill_hash="0" * 64), "drill_hash"),
     (lambda t: t.update(params={"context": 99}), "params"),
     (lambda t: t.update(status="complete", finished_at=None), "status"),
+    (lambda t: t.update(drill_text=t["drill_text"] + "\n# edited\n"), "drill_text"),
 ])
 def test_tampering_beyond_the_verdicts_is_flagged(run: Run, tmp_path: Path,
                                                   change: Callable[[dict[str, Any]], Any],

@@ -203,6 +203,10 @@ def tampering(record: TranscriptFile, drill: Drill, drill_path: Path | None,
     suspect = _hash_finding(record.drill_hash, drill_path, record.drill_text)
     if suspect is not None:
         flag(None, "drill_hash", suspect)
+    if record.drill_text is not None and record.drill_hash is not None and hashlib.sha256(
+            record.drill_text.encode("utf-8", "surrogatepass")).hexdigest() != record.drill_hash:
+        flag(None, "drill_text", "the transcript's copy of the drill is not the drill its hash "
+             "names: the copy was edited")
     if record.params is not None and record.params != _params(givens):
         flag(None, "params", "the recorded givens are not the variant's givens")
     if record.status == "complete" and record.finished_at is None:

@@ -100,6 +100,8 @@ def advice(cards: list[SkillCard], drill_due: bool,
         return None
     weak = missed(ranked)
     names = ", ".join(card.skill for card in weak[:SKILLS_PER_SESSION])
+    if len(weak) > SKILLS_PER_SESSION:
+        names += f" and {len(weak) - SKILLS_PER_SESSION} more"
     if len(weak) >= 2:
         reason = (f"{len(weak)} skills were missed at their last answer ({names}); a "
                   f"{DEFAULT_STEPS}-step session on them takes a few minutes and asks each "
