@@ -30,6 +30,7 @@ from fractions import Fraction
 
 from trainer.checker import mark_sheet
 from trainer.datadirs import drill_paths
+from trainer.diagnosis import ROUNDS
 from trainer.loader import find_drill, load_drill_file
 from trainer.model import Drill
 from trainer.reference import AnswerKey
@@ -113,9 +114,13 @@ def evaluate(d: Deployment, quantity: str, overrides: dict[str, Fraction]) -> Fr
         return None
 
 
-def typed(value: Fraction, unit: str, sig: int) -> str:
-    """The value in the step's unit to `sig` significant figures, as a person types it."""
-    shown = float(value / (unit_factor(unit).value if unit else 1))
+def typed(value: Fraction, unit: str, sig: int, count: bool = False) -> str:
+    """The value in the step's unit to `sig` significant figures, as a person types it; a
+    whole count (sequences, blocks) as it is when it has no more digits than that."""
+    exact = Fraction(value) / (unit_factor(unit).value if unit else 1)
+    if count and exact.denominator == 1 and exact < 10**sig:
+        return f"{exact.numerator:,} {unit}".strip()
+    shown = float(exact)
     if shown == 0:
         return f"0 {unit}".strip()
     rounded = float(f"{shown:.{sig}g}")
@@ -158,7 +163,7 @@ def simulate(drills: list[Drill], show_misses: bool) -> None:
                 if wrong is None or wrong <= 0 or wrong == reference:
                     continue
                 for sig, tally in tallies.items():
-                    answer = typed(wrong, step.unit or "", sig)
+                    answer = typed(wrong, step.unit or "", sig, step.answer in ROUNDS)
                     outcome = named(key, step.id, answer, slip)
                     tally[(slip.kind, outcome)] += 1
                     if show_misses and sig == 3 and outcome in ("none", "other"):
@@ -184,7 +189,7 @@ def percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
 
 
-def random_answers(count: int) -> None:
+def random_answers(count: int, show: bool) -> None:
     drills = [load_drill_file(path) for path in sorted(drill_paths())]
     keys = {drill.id: answer_key(drill, None) for drill in drills}
     items = [(drill.id, step) for drill in drills for step in drill.steps
@@ -202,6 +207,10 @@ def random_answers(count: int) -> None:
                 continue
             wrong += 1
             diagnosed += mark.diagnosis is not None
+            if show and mark.diagnosis is not None:
+                slip = mark.diagnosis.slip
+                print(f"  diagnosed {drill_id}:{step.id} {answer!r}: {slip.input} = "
+                      f"{float(slip.implied):g} ({slip.why})")
         print(f"random × U({low}, {high}), 3 s.f.: {diagnosed}/{wrong} diagnosed "
               f"({percent(diagnosed, wrong)}) of the wrong ones no listed mistake explains")
 
@@ -210,15 +219,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="every drill, not the eight common")
     parser.add_argument("--random", type=int, default=1000, help="random answers per range")
-    parser.add_argument("--misses", action="store_true", help="print each 3 s.f. miss")
+    parser.add_argument("--misses", action="store_true",
+                        help="print each 3 s.f. miss and each diagnosed random answer")
+    parser.add_argument("--only-random", action="store_true", help="skip the slips")
     args = parser.parse_args()
     if args.all:
         drills = [load_drill_file(path) for path in sorted(drill_paths())]
     else:
         drills = [find_drill(drill_id)[0] for drill_id in COMMON_DRILLS]
-    simulate(drills, args.misses)
+    if not args.only_random:
+        simulate(drills, args.misses)
     if args.random:
-        random_answers(args.random)
+        random_answers(args.random, args.misses)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,13 @@ from trainer.solver import (
 # (the answer's own digits decide below that).
 FIGURE, ROUND, TYPO = 3, 2, 1
 CAPS = {FIGURE: Fraction(5, 1000), ROUND: Fraction(3, 1000), TYPO: Fraction(2, 1000)}
+THREE_FIGURES = Fraction(5, 1000)  # half the last place of a number typed to 3 figures, at most
+FOUR_FIGURES = Fraction(1, 1000)  # the grain of an answer typed to 4 figures, at most
+# Near the reference, weak reasons crowd: 30 to 39 for 32 layers each give an answer there, so
+# a random answer typed to 3 figures would often match one. Within this ratio to the reference
+# (either side) a typo needs 4 figures; so does another utilisation setting, closer in.
+NEAR_TYPO = Fraction(5, 4)
+NEAR_SETTING = Fraction(10, 9)
 MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float rounding only
 # A clean value of an input (a whole number of layers, a round GB figure) that the answer
 # implies counts only when chance could not have put it there: the implied value's own
@@ -167,6 +174,7 @@ _SHAPE_LABELS = {"layers": "the layer count", "heads": "the query heads",
                  "kv_heads": "the KV heads", "head_dim": "head_dim", "hidden": "the hidden size"}
 _DTYPE_BYTES = {Fraction(1, 2): "int4's half byte", Fraction(1): "fp8's 1 byte",
                 Fraction(2): "bf16's 2 bytes", Fraction(4): "fp32's 4 bytes"}
+SETTING = "another utilisation setting"
 _UTILIZATIONS = tuple(Fraction(n, 100) for n in (80, 85, 90, 92, 95, 98))
 
 Candidates = dict[Fraction, tuple[str, int]]  # value (as shown) → (why, strength)
@@ -291,12 +299,14 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction, least: int = TY
     found: Candidates = {}
     shown = _shown(true, spec)
 
-    def add(value: Fraction, why: str, strength: int) -> None:
+    def add(value: Fraction, why: str, strength: int, typed: bool = False) -> None:
         if strength < least:
             return
         if value <= 0 or value == true or (spec.whole and value.denominator != 1):
             return
-        if not _possible(problem, spec.name, value):
+        # A typo is what the person typed, not a shape some model has: 126 for head_dim 128
+        # need not be a multiple of 16, nor 3 KV heads divide the query heads.
+        if not typed and not _possible(problem, spec.name, value):
             return
         if value not in found or found[value][1] < strength:
             found[value] = (why, strength)
@@ -316,10 +326,13 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction, least: int = TY
     if spec.family == "gb":
         add(true * Fraction(GIB, GB), f"{shown} read as GiB", ROUND)
         add(true * Fraction(GB, GIB), f"a GiB figure for {shown}", ROUND)
-    if spec.whole and spec.family != "batch" and least <= TYPO:
+    if spec.whole and spec.family != "batch" and least <= TYPO and true > 0:
         typo_of = f"a typo for {format_number(true)}"
         for typo in _typos(int(true)):
-            add(Fraction(typo), typo_of, TYPO)
+            # A token count is copied from the question: its digits get swapped or dropped,
+            # not replaced (4,096 as 7,096 is no slip anyone makes copying).
+            if spec.family != "tokens" or _key_slip(int(true), typo) == "keys":
+                add(Fraction(typo), typo_of, TYPO, typed=True)
     if spec.name == "gpus":
         add(Fraction(1), "one GPU: the parallelism left out", FIGURE)
         add(true * true, "the TP degree applied twice", FIGURE)
@@ -340,7 +353,7 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction, least: int = TY
         add(true / 2, "the weights at half the bytes per parameter", ROUND)
     elif spec.name == "utilization":
         for value in _UTILIZATIONS:
-            add(value, "another utilisation setting", ROUND)
+            add(value, SETTING, ROUND)
         add(1 - true, "the headroom taken for the utilisation", ROUND)
     elif spec.name == "kv_bytes_per_element":
         for value, why in _DTYPE_BYTES.items():
@@ -355,6 +368,39 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction, least: int = TY
         if true > 1:
             add(true - 1, "one sequence fewer", ROUND)
     return dict(list(found.items())[:MAX_CANDIDATES])
+
+
+def _near(spec: _Input, true: Fraction, candidate: Fraction, strength: int, why: str,
+          to_the_unit: bool) -> Fraction:
+    """How close to the reference an answer this candidate explains may lie and still count
+    at 3 significant figures (see NEAR_TYPO). A slip of the keys in a shape count (32 typed
+    23, 128 typed 12) is its own kind of evidence; a digit typed in its neighbour's place
+    (80 as 88) is, when the answer is the candidate's value to the unit; any other wrong
+    digit is not."""
+    if why == SETTING:
+        return NEAR_SETTING
+    if strength != TYPO:
+        return Fraction(1)
+    if spec.family == "shape" and candidate.denominator == 1:
+        kind = _key_slip(int(true), int(candidate))
+        if kind == "keys" or (kind == "repeated" and to_the_unit):
+            return Fraction(1)
+    return NEAR_TYPO
+
+
+def _key_slip(true: int, typed: int) -> Literal["keys", "repeated"] | None:
+    """"keys" when `typed` is `true` with two neighbouring digits swapped or one dropped or
+    doubled; "repeated" when one digit was typed again in its neighbour's place (80 as 88)."""
+    text = str(true)
+    keys, repeated = set(), set()
+    for i in range(len(text)):
+        keys.add(text[:i] + text[i + 1:])
+        keys.add(text[:i] + text[i] + text[i:])
+        if i + 1 < len(text):
+            keys.add(text[:i] + text[i + 1] + text[i] + text[i + 2:])
+            repeated.add(text[:i + 1] + text[i] + text[i + 2:])
+            repeated.add(text[:i] + text[i + 1] + text[i + 1:])
+    return "keys" if str(typed) in keys else "repeated" if str(typed) in repeated else None
 
 
 def _round_sig(value: Fraction, digits: int) -> Fraction:
@@ -537,10 +583,18 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None
         least = max(least, ROUND)  # one significant figure ("3e4"): not enough for a typo
     half = (resolution or Fraction(0)) / 2
 
-    def window_of(strength: int) -> Fraction:
-        return min(max(half, MIN_WINDOW * value), CAPS[strength] * value)
+    ratio = value / problem.reference if problem.reference > 0 else Fraction(0)
 
-    def matches(exact: Fraction | None, relaxed: Fraction | None, strength: int) -> bool:
+    def window_of(strength: int) -> Fraction:
+        # The typed digits' own rounding, down to 3 significant figures, is never held
+        # against a candidate: "228 KiB" is what 227.5 KiB looks like typed.
+        cap = max(CAPS[strength], THREE_FIGURES)
+        return min(max(half, MIN_WINDOW * value), cap * value)
+
+    def matches(exact: Fraction | None, relaxed: Fraction | None, strength: int,
+                near: Fraction = Fraction(1)) -> bool:
+        if grain > FOUR_FIGURES and 1 / near <= ratio <= near:
+            return False
         if whole:
             return exact == value
         window = window_of(strength)
@@ -568,7 +622,9 @@ def _value_text(slip: Slip) -> str:
     return f"{number} {slip.unit}" if slip.unit and slip.unit != "sequences" else number
 
 
-Matcher = Callable[[Fraction | None, Fraction | None, int], bool]  # (exact, relaxed, strength)
+# (exact, relaxed, strength, near): `near`, the ratio to the reference (either side) within
+# which the answer needs 4 significant figures for this candidate; 1 for none.
+Matcher = Callable[[Fraction | None, Fraction | None, int, Fraction], bool]
 
 
 def _input_slips(problem: _Problem, value: Fraction, least: int, matches: Matcher,
@@ -595,13 +651,17 @@ def _input_slips(problem: _Problem, value: Fraction, least: int, matches: Matche
             if not low <= float(slot_value) <= high:
                 continue
             overrides = {spec.slot: slot_value}
-            if not matches(_evaluate(problem, overrides, relaxed=False),
-                           _evaluate(problem, overrides, relaxed=True), strength):
+            exact = _evaluate(problem, overrides, relaxed=False)
+            near = _near(spec, true, candidate, strength, why, to_the_unit=exact == value)
+            if not matches(exact, _evaluate(problem, overrides, relaxed=True), strength, near):
                 continue
             slip = Slip(spec.name, candidate, true, spec.unit, why)
             phrase = (f"your answer is what the formula gives with {spec.name} = "
                       f"{_value_text(slip)} instead of {_shown(true, spec)} ({why})")
-            found.append(_Found(strength, 10 + order, Diagnosis("input", (slip,), phrase)))
+            # Of two typos that give the same answer, the one a model could have (3 KV heads
+            # do not divide 64 query heads; 36 layers could be) is the likelier.
+            rank = 10 + order if _possible(problem, spec.name, candidate) else 30 + order
+            found.append(_Found(strength, rank, Diagnosis("input", (slip,), phrase)))
             break
         else:
             if least <= TYPO and not whole:
@@ -636,7 +696,7 @@ def _clean_slip(problem: _Problem, spec: _Input, x0: Fraction, value: Fraction,
         return None
     overrides = {spec.slot: clean * spec.scale}
     if not matches(_evaluate(problem, overrides, relaxed=False),
-                   _evaluate(problem, overrides, relaxed=True), TYPO):
+                   _evaluate(problem, overrides, relaxed=True), TYPO, NEAR_TYPO):
         return None
     true = x0 / spec.scale
     why = "a whole number" if spec.whole else "a round figure"
@@ -744,7 +804,7 @@ def _factor_slips(problem: _Problem, value: Fraction, least: int, matches: Match
 
     if least <= FIGURE:
         for order, one in enumerate(singles):
-            if matches(*scaled(one.factor), FIGURE):
+            if matches(*scaled(one.factor), FIGURE, Fraction(1)):
                 found.append(_Found(FIGURE, order, _factor_diagnosis((one,))))
                 break
     if least <= ROUND and not found:
@@ -755,8 +815,10 @@ def _factor_slips(problem: _Problem, value: Fraction, least: int, matches: Match
                     continue
                 if any(product == s.factor for s in singles):
                     continue
-                if matches(*scaled(product), ROUND):
-                    found.append(_Found(ROUND, 100 + i, _factor_diagnosis((one, other))))
+                if matches(*scaled(product), ROUND, Fraction(1)):
+                    # Matched as a round slip, but ranked below any single typo that gives
+                    # the same answer: one slip is likelier than two at once.
+                    found.append(_Found(TYPO, 45, _factor_diagnosis((one, other))))
                     return found
     return found
 
