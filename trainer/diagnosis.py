@@ -52,7 +52,8 @@ THREE_FIGURES = Fraction(5, 1000)  # half the last place of a number typed to 3 
 FOUR_FIGURES = Fraction(1, 1000)  # the grain of an answer typed to 4 figures, at most
 # Near the reference, weak reasons crowd: 30 to 39 for 32 layers each give an answer there, so
 # a random answer typed to 3 figures would often match one. Within this ratio to the reference
-# (either side) a typo needs 4 figures; so does another utilisation setting, closer in.
+# (either side) a typo needs 4 figures; so does another utilisation setting, or a factor
+# near 1 (GB for GiB), closer in.
 NEAR_TYPO = Fraction(5, 4)
 NEAR_SETTING = Fraction(10, 9)
 MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float rounding only
@@ -634,6 +635,7 @@ def _input_slips(problem: _Problem, value: Fraction, least: int, matches: Matche
         targets = (value - 1, value + 1)
     else:
         targets = (value * (1 - CAPS[FIGURE]), value * (1 + CAPS[FIGURE]))
+    follows = _batch_follows(problem)
     for order, spec in enumerate(_INPUTS):
         x0 = _true_slot(problem, spec)
         if x0 is None or not _depends(problem, spec.slot, x0):
@@ -642,10 +644,11 @@ def _input_slips(problem: _Problem, value: Fraction, least: int, matches: Matche
         candidates = _candidates(problem, spec, true, least)
         if not candidates:
             continue
-        span = _implied_range(problem, spec, x0, targets)
-        if span is None:
+        span = None if follows else _implied_range(problem, spec, x0, targets)
+        if span is None and not follows:
             continue
-        low, high = span[0] * float(1 - SLACK), span[1] * float(1 + SLACK)
+        low, high = (0.0, math.inf) if span is None else \
+            (span[0] * float(1 - SLACK), span[1] * float(1 + SLACK))
         for candidate, (why, strength) in sorted(candidates.items(), key=lambda c: -c[1][1]):
             slot_value = candidate * spec.scale
             if not low <= float(slot_value) <= high:
@@ -669,6 +672,16 @@ def _input_slips(problem: _Problem, value: Fraction, least: int, matches: Matche
                 if clean is not None:
                     found.append(_Found(TYPO, 50 + order, clean))
     return found
+
+
+def _batch_follows(problem: _Problem) -> bool:
+    """Whether the step runs at the maximum concurrency (a full batch's tokens/s): the batch
+    then follows an input through a floor that the inversion, batch pinned, cannot see, so
+    every candidate is checked forward instead (a few dozen exact evaluations, cheap)."""
+    assert problem.deployment is not None
+    batch = dict(problem.pins).get("batch_size")
+    return problem.deployment.batch is None and batch is not None and \
+        _depends(problem, "batch_size", batch)
 
 
 def _clean_slip(problem: _Problem, spec: _Input, x0: Fraction, value: Fraction,
@@ -804,7 +817,11 @@ def _factor_slips(problem: _Problem, value: Fraction, least: int, matches: Match
 
     if least <= FIGURE:
         for order, one in enumerate(singles):
-            if matches(*scaled(one.factor), FIGURE, Fraction(1)):
+            # A factor within 10% of 1 (GB for GiB: 1.074) moves the answer no more than a
+            # random answer near the reference: at 3 figures that is no evidence.
+            near = NEAR_SETTING if 1 / NEAR_SETTING <= one.factor <= NEAR_SETTING \
+                else Fraction(1)
+            if matches(*scaled(one.factor), FIGURE, near):
                 found.append(_Found(FIGURE, order, _factor_diagnosis((one,))))
                 break
     if least <= ROUND and not found:
