@@ -137,13 +137,29 @@ def test_extreme_answers_are_marked_without_a_diagnosis(answer: str) -> None:
     assert marked.verdict == "wrong" and marked.diagnosis is None
 
 
+def test_a_digit_typed_wrong_near_the_reference_needs_four_figures() -> None:
+    # 2·36·8·128·2 = 147,456 B = 144 KiB (36 layers for 32): near the reference, where typos
+    # crowd, "144 KiB" says too little; "144.0 KiB" says enough
+    assert mark("llama31-8b-h100", "bytes-per-token", "144 KiB").diagnosis is None
+    marked = mark("llama31-8b-h100", "bytes-per-token", "144.0 KiB")
+    assert marked.diagnosis is not None and marked.diagnosis.slip.input == "layers"
+
+
+def test_a_factor_near_one_needs_four_figures() -> None:
+    # 128 KiB × 1.073741824 = 137.44 KiB (a GB figure taken as GiB): "137 KiB" could be any
+    # number near the reference; "137.4 KiB" is the factor
+    assert mark("llama31-8b-h100", "bytes-per-token", "137 KiB").diagnosis is None
+    marked = mark("llama31-8b-h100", "bytes-per-token", "137.4 KiB")
+    assert marked.diagnosis is not None and marked.diagnosis.slip.input == "gb_bytes"
+
+
 # ---------------------------------------------------------------------------------------------
 # Random answers
 
 
-def _random_answers() -> list[tuple[str, str, str]]:
-    """(drill, step, answer): the reference × uniform(0.3, 3), written to three significant
-    figures in the step's unit, seeded."""
+def _random_answers(low: float = 0.3, high: float = 3) -> list[tuple[str, str, str]]:
+    """(drill, step, answer): the reference × uniform(low, high), written to three
+    significant figures in the step's unit, seeded."""
     drills = [load_drill_file(path) for path in sorted(drill_paths())]
     items = [(drill.id, step) for drill in drills for step in drill.steps
              if step.kind == "numeric"]
@@ -153,16 +169,20 @@ def _random_answers() -> list[tuple[str, str, str]]:
         drill_id, step = rng.choice(items)
         unit = step.unit or ""
         scale = unit_factor(unit).value if unit else 1
-        value = float(key_of(drill_id).reference(step.id).value / scale) * rng.uniform(0.3, 3)
+        value = float(key_of(drill_id).reference(step.id).value / scale) * rng.uniform(low, high)
         answers.append((drill_id, step.id, f"{value:.3g} {unit}".strip()))
     return answers
 
 
-def test_random_wrong_answers_are_rarely_given_a_diagnosis() -> None:
-    marks = [mark(*answer) for answer in _random_answers()]
+# Near the reference (× 0.8 to 1.25) many random answers are right within tolerance or a
+# listed mistake; the rest are where slips crowd, the harder test.
+@pytest.mark.parametrize("low, high, wrong_share", [(0.3, 3, 0.9), (0.8, 1.25, 0.5)])
+def test_random_wrong_answers_are_rarely_given_a_diagnosis(low: float, high: float,
+                                                           wrong_share: float) -> None:
+    marks = [mark(*answer) for answer in _random_answers(low, high)]
     wrong = [m for m in marks if m.verdict == "wrong"]
     diagnosed = [m.feedback for m in wrong if m.diagnosis is not None]
-    assert len(wrong) >= RANDOM_ANSWERS * 0.9
+    assert len(wrong) >= RANDOM_ANSWERS * wrong_share
     assert len(diagnosed) <= RANDOM_DIAGNOSED_AT_MOST * len(wrong), diagnosed
 
 
