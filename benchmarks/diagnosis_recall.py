@@ -176,7 +176,8 @@ def simulate(drills: list[Drill], show_misses: bool) -> None:
         cells = []
         for sig, tally in tallies.items():
             hit = tally[(kind, "named")] + tally[(kind, "misconception")]
-            counted = sum(n for (k, outcome), n in tally.items() if k == kind and outcome != "right")
+            counted = sum(n for (k, outcome), n in tally.items()
+                          if k == kind and outcome != "right")
             totals[sig][0] += hit
             totals[sig][1] += counted
             cells.append(f"{hit:>5}/{counted:<4} {percent(hit, counted):>5}")
