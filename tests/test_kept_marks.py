@@ -4,7 +4,6 @@ the one function that marks a stored attempt from its raw answers."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
@@ -14,11 +13,12 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import Result
+from old_stores import schema_2_store
 
 from trainer import progress, transcripts
 from trainer.loader import find_drill
 from trainer.session import drill_hash
-from trainer.store import MIGRATIONS, SCHEMA_VERSION, Store, default_path
+from trainer.store import SCHEMA_VERSION, Store, default_path
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"
@@ -273,30 +273,8 @@ def test_next_leaves_incomplete_attempts_out_of_the_schedule(run: Run) -> None:
 # -- old stores -------------------------------------------------------------------------------
 
 def _schema_2_store(path: Path) -> int:
-    """A store as kvdrill wrote it before marks were kept: one complete attempt of the 8B
-    drill with every answer, and a reviewer's override."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    for migration in MIGRATIONS[:2]:
-        for statement in migration:
-            conn.execute(statement)
-    conn.execute("PRAGMA user_version = 2")
-    _, drill_path = find_drill(DRILL)
-    text = drill_path.read_text(encoding="utf-8")
-    conn.execute(
-        "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version, mode,"
-        " strict, started_at, finished_at, status, drill_text) VALUES (?, ?, NULL, '{}', '2',"
-        " 'practice', 0, '2026-11-01T09:00:00+00:00', '2026-11-01T09:20:00+00:00',"
-        " 'complete', ?)", (DRILL, hashlib.sha256(text.encode()).hexdigest(), text))
-    for number, (step_id, raw) in enumerate(_answers()):
-        conn.execute(
-            "INSERT INTO answers (attempt_id, step_id, revision, raw, verdict, carried_forward,"
-            " hints, seconds, budget_seconds, overtime, answered_at) VALUES (1, ?, 1, ?,"
-            " 'correct', 0, 0, 12.5, 60, 0, ?)",
-            (step_id, raw, f"2026-11-01T09:{number:02d}:30+00:00"))
-    conn.execute("INSERT INTO overrides (attempt_id, dimension, score, note, at)"
-                 " VALUES (1, 'levers', 3, 'named FP8 KV', '2026-11-02T00:00:00+00:00')")
-    conn.close()
-    return 1
+    """The 8B drill's every answer, in a store from before marks were kept."""
+    return schema_2_store(path, DRILL, _answers())
 
 
 def test_a_schema_2_store_upgrades_in_place_losing_nothing() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 from click.testing import Result
+from old_stores import schema_2_store
 
 from trainer import progress
 from trainer.datadirs import drill_paths
@@ -177,30 +178,8 @@ def test_each_attempt_is_put_in_the_skill_cards_once(run: Run) -> None:
 def test_an_upgraded_stores_old_attempts_rate_the_skills_on_the_next_next(run: Run) -> None:
     """A store from before schema 4 (here schema 2): its finished attempt has no skill cards
     until the store is upgraded (as practice does); then `next` puts it in."""
-    import hashlib
-
-    from trainer.store import MIGRATIONS
-
-    path = default_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None)
-    for migration in MIGRATIONS[:2]:
-        for statement in migration:
-            conn.execute(statement)
-    conn.execute("PRAGMA user_version = 2")
-    _, drill_path = find_drill(DRILL)
-    text = drill_path.read_text(encoding="utf-8")
-    conn.execute(
-        "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version, mode,"
-        " strict, started_at, finished_at, status, drill_text) VALUES (?, ?, NULL, '{}', '2',"
-        " 'practice', 0, '2026-11-01T09:00:00+00:00', '2026-11-01T09:20:00+00:00',"
-        " 'complete', ?)", (DRILL, hashlib.sha256(text.encode()).hexdigest(), text))
-    for step_id, raw in {**correct_answers(), "kv-budget": "72 GB"}.items():
-        conn.execute(
-            "INSERT INTO answers (attempt_id, step_id, revision, raw, verdict, carried_forward,"
-            " hints, seconds, budget_seconds, overtime, answered_at) VALUES (1, ?, 1, ?,"
-            " 'correct', 0, 0, 12.5, 60, 0, '2026-11-01T09:10:00+00:00')", (step_id, raw))
-    conn.close()
+    answers = {**correct_answers(), "kv-budget": "72 GB"}
+    schema_2_store(default_path(), DRILL, list(answers.items()))
     assert skills(run) == {}  # read-only: an older store is not changed
     Store().close()  # the upgrade practice does
     card = skills(run)["kv-budget"]

@@ -1086,14 +1086,6 @@ class Store:
                 marks = ", ".join("?" * len(chunk))
                 conn.execute(f"UPDATE attempts SET scheduled = 1 WHERE id IN ({marks})", chunk)
 
-    def reset_schedule(self, drill_id: str) -> None:
-        """Forget a drill's card: the next `next` rebuilds it from every complete attempt."""
-        with self._write() as conn:
-            conn.execute("DELETE FROM schedule WHERE drill_id = ?", (drill_id,))
-            conn.execute("UPDATE attempts SET scheduled = 0 WHERE drill_id = ?", (drill_id,))
-
-    # -- skill cards ------------------------------------------------------------------------
-
     def skill_cards(self) -> list[SkillRow]:
         """Every skill's card (none before schema 4)."""
         if self.version < 4:
