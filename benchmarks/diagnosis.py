@@ -36,10 +36,10 @@ CASES = (
 
 PROBE = """
 import json, sys, tempfile, time
-from trainer.loader import find_drill
-from trainer.reference import AnswerKey
-from trainer.session import Session, new_attempt
-from trainer.store import Store
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.app.session import Session, new_attempt
+from trainer.store.database import Store
 
 drill_id, step_id, answer = sys.argv[1:4]
 drill, path = find_drill(drill_id)

@@ -28,15 +28,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
-from trainer.checker import mark_sheet
-from trainer.datadirs import drill_paths
-from trainer.diagnosis import ROUNDS
-from trainer.loader import find_drill, load_drill_file
-from trainer.model import Drill
-from trainer.reference import AnswerKey
-from trainer.solver import FORMULAS, GB, GIB, Deployment, Solution, relaxed_value
-from trainer.units import unit_factor
-from trainer.variants import answer_key
+from trainer.capacity.solver import FORMULAS, GB, GIB, Deployment, Solution, relaxed_value
+from trainer.drills.loader import find_drill, load_drill_file
+from trainer.drills.model import Drill
+from trainer.drills.reference import AnswerKey
+from trainer.drills.variants import answer_key
+from trainer.files.paths import drill_paths
+from trainer.marking.checker import mark_sheet
+from trainer.marking.diagnosis import ROUNDS
+from trainer.reading.expression import unit_factor
 
 COMMON_DRILLS = ("llama31-8b-h100", "llama2-70b-mi300x", "llama31-70b-tp2-h100",
                  "deepseek-v3-mla-h200", "llama31-405b-h200-tp", "long-context-tier",

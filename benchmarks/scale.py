@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-LAUNCH = [sys.executable, "-c", "from trainer.cli import main; main()"]
+LAUNCH = [sys.executable, "-c", "from trainer.app.cli import main; main()"]
 SHEETS = ROOT / "tests" / "sheets"
 DRILLS = ("llama31-8b-h100", "llama2-70b-mi300x", "llama31-70b-tp2-h100",
           "deepseek-v3-mla-h200", "paged-blocks-vllm", "prefix-caching")
@@ -45,8 +45,10 @@ def grow(home: Path, target: int, rng: random.Random) -> None:
     """Add attempts to the store in `home` until it holds `target`, keeping the marks of each
     finished one as practice does (a Keeper marks each distinct sheet once)."""
     os.environ["KVDRILL_HOME"] = str(home)
-    from trainer import loader, progress, session, variants
-    from trainer.store import Store
+    from trainer.app import session
+    from trainer.drills import loader, variants
+    from trainer.store import kept_marks as progress
+    from trainer.store.database import Store
     from trainer.versions import SOLVER_VERSION
 
     sheets = {drill_id: _sheet(drill_id) for drill_id in DRILLS}
@@ -106,7 +108,7 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, int]:
 
 def measure(home: Path, repeat: int) -> list[dict[str, Any]]:
     env = {**os.environ, "KVDRILL_HOME": str(home)}
-    from trainer.store import Store
+    from trainer.store.database import Store
 
     with Store(home / "kvdrill.sqlite3", read_only=True) as store:
         newest = next(store.iter_attempts(limit=1)).id

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-LAUNCH = [sys.executable, "-c", "from trainer.cli import main; main()"]
+LAUNCH = [sys.executable, "-c", "from trainer.app.cli import main; main()"]
 
 COMMANDS: dict[str, list[str]] = {
     "kvdrill --help": ["--help"],

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from trainer.cli import cli
-from trainer.presets import build_deployment
-from trainer.solver import Deployment
+from trainer.app.cli import cli
+from trainer.capacity.presets import build_deployment
+from trainer.capacity.solver import Deployment
 
 
 @pytest.fixture(autouse=True)

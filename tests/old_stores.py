@@ -6,8 +6,8 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from trainer.loader import find_drill
-from trainer.store import MIGRATIONS
+from trainer.drills.loader import find_drill
+from trainer.store.database import MIGRATIONS
 
 
 def schema_2_store(path: Path, drill_id: str, answers: list[tuple[str, str]]) -> int:

@@ -21,9 +21,10 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer import grading, variants
-from trainer.loader import find_drill
-from trainer.solver import WRONG_PATHS
+from trainer.capacity.solver import WRONG_PATHS
+from trainer.drills import variants
+from trainer.drills.loader import find_drill
+from trainer.marking import grading
 
 CORPUS = Path(__file__).parent / "corpus" / "numeric_answers.yaml"
 SEED_DRILLS = ("llama31-8b-h100", "llama2-70b-mi300x")

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
-from trainer.checker import Mark, mark_sheet
-from trainer.grading import grade
-from trainer.loader import find_drill
-from trainer.reference import AnswerKey
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.grading import grade
 
 CORPUS = Path(__file__).parent / "corpus"
 LEVELS = ("junior", "mid", "senior", "buzzwords")

@@ -13,13 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from trainer import cohort, importing, keys, progress, report, transcripts, variants
-from trainer.loader import find_drill
+from trainer.app.session import Session, StepPrompt, new_attempt
+from trainer.drills import variants
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.drills.render import render_solution
 from trainer.printable import json_text
-from trainer.reference import AnswerKey
-from trainer.render import render_solution
-from trainer.session import Session, StepPrompt, new_attempt
-from trainer.store import Store
+from trainer.store import importing, transcripts
+from trainer.store import kept_marks as progress
+from trainer.store.database import Store
+from trainer.views import cohort, keys, report
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_SECONDS = 60

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from trainer import catalog, loader
-from trainer.datadirs import data_dir
+from trainer.drills import catalog, loader
+from trainer.files.paths import data_dir
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def test_a_warm_listing_does_not_parse_the_drills(library: Path,
     def refuse(path: Path) -> None:
         raise AssertionError(f"parsed {path}")
 
-    monkeypatch.setattr("trainer.loader.load_drill_file", refuse)
+    monkeypatch.setattr("trainer.drills.loader.load_drill_file", refuse)
     assert catalog.drill_list() == first
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from trainer.checker import Mark, mark_sheet
-from trainer.loader import find_drill, load_rubric
-from trainer.reference import AnswerKey
-from trainer.scoring import score_attempt
-from trainer.units import unit_factor
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.scoring import score_attempt
+from trainer.reading.expression import unit_factor
 
 
 def key_of(drill_id: str) -> AnswerKey:

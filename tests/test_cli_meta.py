@@ -13,7 +13,7 @@ import pytest
 from click.testing import Result
 
 from trainer import __version__
-from trainer.cli import cli
+from trainer.app.cli import cli
 
 
 def _commands() -> list[tuple[str, click.Command]]:
@@ -63,7 +63,7 @@ def test_an_unknown_command_is_a_one_line_usage_error(run: Callable[..., Result]
 def test_start_up_does_not_import_sympy(args: list[str], tmp_path: Path) -> None:
     probe = (
         "import sys\n"
-        "from trainer.cli import cli\n"
+        "from trainer.app.cli import cli\n"
         "try:\n"
         f"    cli.main({args!r}, prog_name='kvdrill')\n"
         "except SystemExit:\n"

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer.loader import find_drill
-from trainer.store import default_path
+from trainer.drills.loader import find_drill
+from trainer.store.database import default_path
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"
@@ -53,7 +53,7 @@ def transcripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     to nothing after the fact (its overtime then disagrees)."""
     from click.testing import CliRunner
 
-    from trainer.cli import cli
+    from trainer.app.cli import cli
 
     folder = tmp_path_factory.mktemp("transcripts")
 

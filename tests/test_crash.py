@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from trainer.store import Store
+from trainer.store.database import Store
 
-LAUNCH = [sys.executable, "-c", "from trainer.cli import main; main()"]
+LAUNCH = [sys.executable, "-c", "from trainer.app.cli import main; main()"]
 
 
 def answered(home: Path) -> int:

@@ -21,12 +21,14 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer import diagnosis, keys, variants
-from trainer.checker import Mark, mark_sheet
-from trainer.datadirs import drill_paths
-from trainer.loader import find_drill, load_drill_file
-from trainer.reference import AnswerKey
-from trainer.units import unit_factor
+from trainer.drills import variants
+from trainer.drills.loader import find_drill, load_drill_file
+from trainer.drills.reference import AnswerKey
+from trainer.files.paths import drill_paths
+from trainer.marking import diagnosis
+from trainer.marking.checker import Mark, mark_sheet
+from trainer.reading.expression import unit_factor
+from trainer.views import keys
 
 Run = Callable[..., Result]
 CORPUS = Path(__file__).parent / "corpus" / "slips.yaml"
@@ -242,9 +244,9 @@ def test_the_closed_form_inversion_agrees_with_sympy(drill_id: str, step_id: str
 def _imports_sympy(drill: str, step: str, answer: str, home: Path) -> tuple[bool, str]:
     probe = (
         "import sys\n"
-        "from trainer.checker import mark_sheet\n"
-        "from trainer.loader import find_drill\n"
-        "from trainer.variants import answer_key\n"
+        "from trainer.marking.checker import mark_sheet\n"
+        "from trainer.drills.loader import find_drill\n"
+        "from trainer.drills.variants import answer_key\n"
         f"key = answer_key(find_drill({drill!r})[0], None)\n"
         f"mark = mark_sheet(key, {{{step!r}: {answer!r}}})[{step!r}]\n"
         "print(mark.diagnosis.slip.input if mark.diagnosis else None)\n"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from trainer.datadirs import data_dir
-from trainer.loader import find_drill
-from trainer.reference import AnswerKey
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.files.paths import data_dir
 
 Run = Callable[..., Result]
 SHEETS = Path(__file__).parent / "sheets"

@@ -14,10 +14,10 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer.loader import data_dir, load_drill_file
-from trainer.presets import build_deployment
-from trainer.reference import AnswerKey
-from trainer.solver import GB, GIB, solve, value_of
+from trainer.capacity.presets import build_deployment
+from trainer.capacity.solver import GB, GIB, solve, value_of
+from trainer.drills.loader import data_dir, load_drill_file
+from trainer.drills.reference import AnswerKey
 
 Run = Callable[..., Result]
 KIB = 1024

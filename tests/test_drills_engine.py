@@ -14,12 +14,12 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer.datadirs import data_dir
-from trainer.loader import load_drill_file, load_rubric
-from trainer.reference import AnswerKey
-from trainer.render import render_solution
-from trainer.solver import value_of
-from trainer.variants import draw
+from trainer.capacity.solver import value_of
+from trainer.drills.loader import load_drill_file, load_rubric
+from trainer.drills.reference import AnswerKey
+from trainer.drills.render import render_solution
+from trainer.drills.variants import draw
+from trainer.files.paths import data_dir
 
 Run = Callable[..., Result]
 SHEETS = Path(__file__).parent / "sheets"

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from trainer.loader import find_drill, load_drill_file
-from trainer.presets import build_deployment, find_gpu, find_model
-from trainer.reference import AnswerKey
-from trainer.sheets import givens_lines
-from trainer.variants import answer_key
+from trainer.capacity.presets import build_deployment, find_gpu, find_model
+from trainer.drills.loader import find_drill, load_drill_file
+from trainer.drills.reference import AnswerKey
+from trainer.drills.variants import answer_key
+from trainer.views.sheets import givens_lines
 
 Run = Callable[..., Result]
 GB = 10**9

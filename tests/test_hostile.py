@@ -15,15 +15,15 @@ from bounded import lines_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trainer.checker import mark_sheet
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
 from trainer.errors import AnswerParseError
-from trainer.loader import find_drill
-from trainer.reader import Answer, parse_answer, read_answer
-from trainer.reference import AnswerKey
+from trainer.marking.checker import mark_sheet
+from trainer.reading.reader import Answer, parse_answer, read_answer
 
 CORPUS = Path(__file__).parent / "corpus"
 PWNED = [Path("/tmp/kvdrill-pwned-by-answer"), Path("/tmp/kvdrill-pwned-by-lint")]
-LAUNCH = [sys.executable, "-c", "from trainer.cli import main; main()"]
+LAUNCH = [sys.executable, "-c", "from trainer.app.cli import main; main()"]
 
 
 def hostile_answers() -> list[str]:

@@ -245,7 +245,7 @@ def test_a_solution_template_that_is_a_fifo_is_refused(run: Run, data: Path) -> 
 
 def test_an_exported_transcript_reviews_with_nothing_tampered(run: Run,
                                                               tmp_path: Path) -> None:
-    from trainer.transcripts import from_file
+    from trainer.store.transcripts import from_file
 
     path = write_json(tmp_path, exported(run))
     run("review", str(path))
@@ -307,7 +307,7 @@ def test_a_5000_digit_number_in_a_transcript_is_malformed(run: Run, tmp_path: Pa
 def test_tampering_beyond_the_verdicts_is_flagged(run: Run, tmp_path: Path,
                                                   change: Callable[[dict[str, Any]], Any],
                                                   field: str) -> None:
-    from trainer.transcripts import from_file
+    from trainer.store.transcripts import from_file
 
     transcript = exported(run)
     change(transcript)
@@ -326,7 +326,7 @@ def test_the_review_report_shows_what_the_transcript_contradicts(
 
 def test_hints_recorded_in_exam_mode_are_flagged_on_their_step(run: Run,
                                                                tmp_path: Path) -> None:
-    from trainer.transcripts import from_file
+    from trainer.store.transcripts import from_file
 
     transcript = exported(run)
     transcript["mode"] = "exam"

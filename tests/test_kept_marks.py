@@ -15,10 +15,11 @@ import yaml
 from click.testing import Result
 from old_stores import schema_2_store
 
-from trainer import progress, transcripts
-from trainer.loader import find_drill
-from trainer.session import drill_hash
-from trainer.store import SCHEMA_VERSION, Store, default_path
+from trainer.app.session import drill_hash
+from trainer.drills.loader import find_drill
+from trainer.store import kept_marks as progress
+from trainer.store import transcripts
+from trainer.store.database import SCHEMA_VERSION, Store, default_path
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"

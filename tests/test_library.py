@@ -9,16 +9,16 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from trainer.checker import mark_sheet
-from trainer.cli import cli
-from trainer.datadirs import drill_paths
-from trainer.keys import key_as_sheet, pick_variants
-from trainer.lint import lint_paths
-from trainer.loader import load_drill_file, load_rubric
-from trainer.reference import AnswerKey
-from trainer.render import render_solution
-from trainer.scoring import concept_credit
-from trainer.units import unit_factor
+from trainer.app.cli import cli
+from trainer.drills.lint import lint_paths
+from trainer.drills.loader import load_drill_file, load_rubric
+from trainer.drills.reference import AnswerKey
+from trainer.drills.render import render_solution
+from trainer.files.paths import drill_paths
+from trainer.marking.checker import mark_sheet
+from trainer.marking.scoring import concept_credit
+from trainer.reading.expression import unit_factor
+from trainer.views.keys import key_as_sheet, pick_variants
 
 DRILLS = drill_paths()
 REQUIRED_TAGS = {"mla", "sliding-window", "moe", "tensor-parallel", "prefix-caching", "fp8-kv",

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from click.testing import Result
 
+from trainer.drills.loader import load_drill_file
 from trainer.errors import DrillFileError
-from trainer.loader import load_drill_file
 
 DRILLS = Path(__file__).resolve().parent.parent / "drills"
 SEED = DRILLS / "llama2-70b-mi300x.yaml"
@@ -70,7 +70,7 @@ def refused(path: Path) -> str:
 
 
 def lint_errors(path: Path) -> list[str]:
-    from trainer.lint import lint_paths
+    from trainer.drills.lint import lint_paths
 
     reports = lint_paths([path])
     assert [r.path for r in reports] == [path]

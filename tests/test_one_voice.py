@@ -17,11 +17,11 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from trainer.cli import cli
-from trainer.loader import drill_paths, find_drill
-from trainer.reference import AnswerKey
-from trainer.session import Session, StepPrompt, new_attempt
-from trainer.store import Store
+from trainer.app.cli import cli
+from trainer.app.session import Session, StepPrompt, new_attempt
+from trainer.drills.loader import drill_paths, find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.store.database import Store
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"
@@ -141,7 +141,7 @@ def _vt100(term: str) -> tuple[Any, io.StringIO]:
 @pytest.mark.parametrize("term", ["tmux-256color", "xterm-256color"])
 def test_verdicts_and_overtime_are_coloured(term: str, monkeypatch: pytest.MonkeyPatch
                                             ) -> None:
-    from trainer.tui import make_say
+    from trainer.app.tui import make_say
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     output, buffer = _vt100(term)
@@ -155,7 +155,7 @@ def test_verdicts_and_overtime_are_coloured(term: str, monkeypatch: pytest.Monke
 
 
 def test_no_color_turns_the_colours_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    from trainer.tui import make_say
+    from trainer.app.tui import make_say
 
     monkeypatch.setenv("NO_COLOR", "1")
     output, buffer = _vt100("xterm-256color")
@@ -165,7 +165,7 @@ def test_no_color_turns_the_colours_off(monkeypatch: pytest.MonkeyPatch) -> None
 
 @pytest.mark.parametrize("width", [80, 61, 40, 23])
 def test_feedback_wraps_between_words_at_any_width(width: int) -> None:
-    from trainer.tui import said_lines
+    from trainer.app.tui import said_lines
 
     feedback = ("✗ read as 512 KiB: expected 128 KiB. That is query-heads: the cache holds the "
                 "KV heads, not the query heads of attention; GQA shares each KV head.")
@@ -175,7 +175,7 @@ def test_feedback_wraps_between_words_at_any_width(width: int) -> None:
 
 
 def test_the_overtime_toolbar_is_styled_as_overtime() -> None:
-    from trainer.tui import toolbar
+    from trainer.app.tui import toolbar
 
     drill, _ = find_drill(DRILL)
     prompt = StepPrompt(drill.steps[0], 1, 15, "q", 15, 0.0, 780, False)
@@ -184,7 +184,7 @@ def test_the_overtime_toolbar_is_styled_as_overtime() -> None:
 
 
 def test_exam_mode_toolbar_offers_no_hint() -> None:
-    from trainer.tui import toolbar
+    from trainer.app.tui import toolbar
 
     drill, _ = find_drill(DRILL)
     prompt = StepPrompt(drill.steps[0], 1, 15, "q", 15, 0.0, 780, False, exam=True)
@@ -193,8 +193,8 @@ def test_exam_mode_toolbar_offers_no_hint() -> None:
 
 
 def test_the_worked_solution_is_formatted_text_not_markdown() -> None:
-    from trainer.render import render_solution
-    from trainer.terminal_text import plain, render
+    from trainer.drills.render import render_solution
+    from trainer.views.terminal_text import plain, render
 
     drill, _ = find_drill(DRILL)
     text = plain(render(render_solution(AnswerKey(drill)), 78))
@@ -205,7 +205,7 @@ def test_the_worked_solution_is_formatted_text_not_markdown() -> None:
 
 def test_the_worked_solution_is_shown_in_bold_and_headings(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
-    from trainer.tui import show_markdown
+    from trainer.app.tui import show_markdown
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     output, buffer = _vt100("tmux-256color")

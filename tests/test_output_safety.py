@@ -16,9 +16,9 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer.datadirs import data_dir
+from trainer.files.paths import data_dir
 from trainer.printable import json_text, printable
-from trainer.store import Store
+from trainer.store.database import Store
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"

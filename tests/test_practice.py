@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from trainer.loader import find_drill
-from trainer.reference import AnswerKey
-from trainer.session import Session, StepPrompt, new_attempt
-from trainer.store import Store
+from trainer.app.session import Session, StepPrompt, new_attempt
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.store.database import Store
 
 Run = Callable[..., Result]
 
@@ -155,7 +155,7 @@ def test_the_timed_prompt_reads_an_answer_through_pipe_input() -> None:
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from trainer.tui import make_ask
+    from trainer.app.tui import make_ask
 
     drill, _ = find_drill("llama31-8b-h100")
     step = drill.steps[0]
@@ -166,7 +166,7 @@ def test_the_timed_prompt_reads_an_answer_through_pipe_input() -> None:
 
 
 def test_the_toolbar_turns_to_overtime_after_the_budget() -> None:
-    from trainer.tui import toolbar
+    from trainer.app.tui import toolbar
 
     drill, _ = find_drill("llama31-8b-h100")
     prompt = StepPrompt(drill.steps[0], 1, 15, "q", 15, 0.0, 420, False)
@@ -179,7 +179,7 @@ def _ask_text_step(keys: str) -> str | None:
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from trainer.tui import make_ask
+    from trainer.app.tui import make_ask
 
     drill, _ = find_drill("llama31-8b-h100")
     step = next(s for s in drill.steps if s.kind == "text")

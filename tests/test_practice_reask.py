@@ -16,10 +16,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from trainer.checker import example_forms, mark_sheet
-from trainer.loader import drill_paths, find_drill
-from trainer.reference import AnswerKey
-from trainer.session import (
+from trainer.app.session import (
     START_MESSAGE,
     Session,
     StepPrompt,
@@ -27,7 +24,10 @@ from trainer.session import (
     unwrap,
     wrap_lines,
 )
-from trainer.store import Store
+from trainer.drills.loader import drill_paths, find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import example_forms, mark_sheet
+from trainer.store.database import Store
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"
@@ -265,19 +265,19 @@ def _through_pipe(keys: str, make: Callable[..., Callable[..., Any]], *args: Any
 
 
 def test_the_start_prompt_returns_on_enter() -> None:
-    from trainer.tui import make_ready
+    from trainer.app.tui import make_ready
 
     assert _through_pipe("\r", make_ready, START_MESSAGE) is True
 
 
 def test_ctrl_d_at_the_start_prompt_quits() -> None:
-    from trainer.tui import make_ready
+    from trainer.app.tui import make_ready
 
     assert _through_pipe("\x04", make_ready, START_MESSAGE) is False
 
 
 def test_an_empty_enter_in_a_text_step_is_submitted_to_be_asked_again() -> None:
-    from trainer.tui import make_ask
+    from trainer.app.tui import make_ask
 
     drill, _ = find_drill(DRILL)
     step = next(s for s in drill.steps if s.kind == "text")
@@ -286,7 +286,7 @@ def test_an_empty_enter_in_a_text_step_is_submitted_to_be_asked_again() -> None:
 
 
 def test_the_toolbar_counts_on_from_the_seconds_already_spent() -> None:
-    from trainer.tui import toolbar
+    from trainer.app.tui import toolbar
 
     drill, _ = find_drill(DRILL)
     prompt = StepPrompt(drill.steps[0], 1, 15, "q", 15, 0.0, 420, False, spent=10.0)
@@ -295,7 +295,7 @@ def test_the_toolbar_counts_on_from_the_seconds_already_spent() -> None:
 
 
 def test_the_toolbar_of_a_text_step_fits_80_columns() -> None:
-    from trainer.tui import toolbar
+    from trainer.app.tui import toolbar
 
     drill, _ = find_drill(DRILL)
     step = next(s for s in drill.steps if s.kind == "text")
@@ -376,7 +376,7 @@ def test_a_reask_quotes_the_readers_reason_not_what_follows_it() -> None:
 
 
 def test_the_summary_fits_80_columns() -> None:
-    from trainer.session import summary
+    from trainer.app.session import summary
 
     run = Drive(["32", "32", "about 96 sessions, I think, give or take a few"]).go()
     assert all(len(line) <= 78 for line in summary(run.session, 78).splitlines())

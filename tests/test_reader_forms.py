@@ -14,11 +14,11 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer import keys
-from trainer.checker import check_numeric
-from trainer.loader import find_drill
-from trainer.reference import AnswerKey
-from trainer.session import feedback_line
+from trainer.app.session import feedback_line
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import check_numeric
+from trainer.views import keys
 
 Run = Callable[..., Result]
 EIGHT_B, SEVENTY_B = "llama31-8b-h100", "llama2-70b-mi300x"

@@ -14,13 +14,16 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from trainer import keys, progress, report, transcripts, variants
+from trainer.capacity.solver import WRONG_PATHS
+from trainer.drills import variants
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.drills.render import render_solution
 from trainer.errors import UsageError
-from trainer.loader import find_drill
-from trainer.reference import AnswerKey
-from trainer.render import render_solution
-from trainer.solver import WRONG_PATHS
-from trainer.store import Store
+from trainer.store import kept_marks as progress
+from trainer.store import transcripts
+from trainer.store.database import Store
+from trainer.views import keys, report
 
 Run = Callable[..., Result]
 FORMATS: tuple[report.Format, ...] = ("text", "md", "html")

@@ -9,9 +9,9 @@ from fractions import Fraction
 
 from click.testing import Result
 
-from trainer.loader import find_drill, load_rubric
-from trainer.reference import AnswerKey
-from trainer.scoring import concept_credit
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.reference import AnswerKey
+from trainer.marking.scoring import concept_credit
 
 Run = Callable[..., Result]
 GB = 10**9

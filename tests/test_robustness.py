@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from trainer.store import Store
+from trainer.store.database import Store
 
-LAUNCH = [sys.executable, "-c", "from trainer.cli import main; main()"]
+LAUNCH = [sys.executable, "-c", "from trainer.app.cli import main; main()"]
 ANSWERS = ["32", "8", "128", "2 bytes", "128 KiB", "52 GB", "397k", "~97", "~190", "12"]
 
 

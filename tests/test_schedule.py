@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from fsrs import Rating
 
-from trainer.schedule import card_for, choose, rating_for
+from trainer.store.schedule import card_for, choose, rating_for
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 

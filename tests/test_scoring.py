@@ -6,10 +6,10 @@ from pathlib import Path
 
 import yaml
 
-from trainer.checker import mark_sheet
-from trainer.loader import find_drill, load_rubric
-from trainer.reference import AnswerKey
-from trainer.scoring import RubricScore, concept_credit, contains, score_attempt
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import mark_sheet
+from trainer.marking.scoring import RubricScore, concept_credit, contains, score_attempt
 
 NUMBERS = {
     "shape-layers": "32", "shape-kv-heads": "8", "shape-head-dim": "128",

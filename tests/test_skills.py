@@ -14,13 +14,13 @@ import yaml
 from click.testing import Result
 from old_stores import schema_2_store
 
-from trainer import progress
-from trainer.datadirs import drill_paths
-from trainer.loader import find_drill
-from trainer.reference import AnswerKey
-from trainer.session import Session, StepPrompt, new_attempt
-from trainer.skills import SKILLS
-from trainer.store import Store, default_path
+from trainer.app.session import Session, StepPrompt, new_attempt
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.drills.skills import SKILLS
+from trainer.files.paths import drill_paths
+from trainer.store import kept_marks as progress
+from trainer.store.database import Store, default_path
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"

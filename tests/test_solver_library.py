@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import pytest
 
+from trainer.capacity.presets import build_deployment
+from trainer.capacity.solver import Deployment, solve, value_of
 from trainer.errors import InvalidInput
-from trainer.presets import build_deployment
-from trainer.solver import Deployment, solve, value_of
 
 
 def deploy(model: str, gpu: str, **values: object) -> Deployment:

@@ -11,9 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import seed_8b_h100, seed_70b_mi300x
-from trainer.errors import DoesNotFit, InvalidInput, UnknownName
-from trainer.presets import build_deployment
-from trainer.solver import (
+from trainer.capacity.presets import build_deployment
+from trainer.capacity.solver import (
     FORMULAS,
     Deployment,
     derivation,
@@ -23,6 +22,7 @@ from trainer.solver import (
     value_of,
     wrong_values,
 )
+from trainer.errors import DoesNotFit, InvalidInput, UnknownName
 
 
 def deploy(model: str, gpu: str, **values: object) -> Deployment:

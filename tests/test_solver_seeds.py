@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 
 from tests.conftest import seed_8b_h100, seed_70b_mi300x
-from trainer.presets import build_deployment
-from trainer.solver import GB, GIB, solve
+from trainer.capacity.presets import build_deployment
+from trainer.capacity.solver import GB, GIB, solve
 
 KIB = 1024
 

@@ -15,9 +15,9 @@ from typing import Any
 import platformdirs
 import pytest
 
-from trainer import store as store_module
 from trainer.errors import StoreError
-from trainer.store import SCHEMA_VERSION, AnswerRow, Store, default_path
+from trainer.store import database as store_module
+from trainer.store.database import SCHEMA_VERSION, AnswerRow, Store, default_path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD_ENV = {
@@ -149,7 +149,7 @@ def test_two_stores_on_one_file_can_write_alternately(tmp_path: Path) -> None:
 WRITER = """
     import sys, time
     from pathlib import Path
-    from trainer.store import Store
+    from trainer.store.database import Store
     path, go, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     deadline = time.monotonic() + 30
     while not go.exists() and time.monotonic() < deadline:
@@ -187,7 +187,7 @@ def test_concurrent_writer_processes_all_land(tmp_path: Path, writers: int) -> N
 KILLED = """
     import sys, time
     from pathlib import Path
-    from trainer.store import Store
+    from trainer.store.database import Store
     store = Store(Path(sys.argv[1]))
     attempt_id = store.create_attempt("kv-basics", "h", None, {}, "0.1.0", "practice", False)
     for step in ("a", "b", "c"):

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from trainer.grading import grade
-from trainer.loader import find_drill, load_rubric
-from trainer.model import Concept
-from trainer.reference import AnswerKey
-from trainer.scoring import _phrase_tokens, concept_credit, contains, depth
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.model import Concept
+from trainer.drills.reference import AnswerKey
+from trainer.marking.grading import grade
+from trainer.marking.scoring import _phrase_tokens, concept_credit, contains, depth
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "corpus" / "text_answers.yaml")
                         .read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""Tests for trainer.units: dimensions, quantities, parsing typed answers, formatting."""
+"""Tests for trainer.reading.units: dimensions, quantities, parsing typed answers, formatting."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trainer.errors import AnswerParseError
-from trainer.formatting import format_bytes, format_number, format_quantity, format_seconds
-from trainer.reader import ParsedAnswer, parse_answer
-from trainer.units import (
+from trainer.reading.expression import in_unit, quantity_of, unit_factor
+from trainer.reading.formatting import format_bytes, format_quantity, format_seconds
+from trainer.reading.numbers import format_number
+from trainer.reading.reader import ParsedAnswer, parse_answer
+from trainer.reading.units import (
     BYTES,
     DIMENSIONLESS,
     FLOPS,
@@ -28,12 +30,11 @@ from trainer.units import (
     Dim,
     Quantity,
     UnitError,
-    in_unit,
-    unit_factor,
 )
 
 TRAINER = Path(__file__).resolve().parent.parent / "trainer"
-READER_MODULES = ("units.py", "expression.py", "reader.py", "formatting.py")
+READING = TRAINER / "reading"
+READER_MODULES = sorted(path.name for path in READING.glob("*.py"))
 B_PER_S = BYTES / SECONDS
 TOK_PER_S = TOKENS / SECONDS
 B_PER_TOKEN = BYTES / TOKENS
@@ -92,34 +93,34 @@ def test_quantity_refuses_floats() -> None:
 
 
 def test_quantity_of_builds_from_a_unit() -> None:
-    assert Quantity.of(52, "GB") == Quantity(F(52 * 10**9), BYTES)
-    assert Quantity.of(117, "tokens/s") == Quantity(F(117), TOK_PER_S)
+    assert quantity_of(52, "GB") == Quantity(F(52 * 10**9), BYTES)
+    assert quantity_of(117, "tokens/s") == Quantity(F(117), TOK_PER_S)
 
 
 def test_quantity_multiplies_and_divides_with_quantities_and_numbers() -> None:
-    per_token = Quantity.of(128, "KiB/token")
-    tokens = Quantity.of(1000, "tokens")
+    per_token = quantity_of(128, "KiB/token")
+    tokens = quantity_of(1000, "tokens")
     assert per_token * tokens == Quantity(F(131072000), BYTES)
     assert 2 * tokens == tokens * 2 == Quantity(F(2000), TOKENS)
     assert tokens / 4 == Quantity(F(250), TOKENS)
-    assert 1 / Quantity.of(2, "s") == Quantity(F(1, 2), SECONDS**-1)
+    assert 1 / quantity_of(2, "s") == Quantity(F(1, 2), SECONDS**-1)
 
 
 def test_quantity_adds_and_subtracts_equal_dims() -> None:
-    a, b = Quantity.of(192, "GB"), Quantity.of(138, "GB")
-    assert a - b == Quantity.of(54, "GB")
-    assert a + b == Quantity.of(330, "GB")
-    assert -a == Quantity.of(-192, "GB")
+    a, b = quantity_of(192, "GB"), quantity_of(138, "GB")
+    assert a - b == quantity_of(54, "GB")
+    assert a + b == quantity_of(330, "GB")
+    assert -a == quantity_of(-192, "GB")
 
 
 def test_quantity_refuses_adding_different_dims() -> None:
     with pytest.raises(AnswerParseError, match="cannot add B to tokens"):
-        _ = Quantity.of(1, "GB") + Quantity.of(1, "tokens")
+        _ = quantity_of(1, "GB") + quantity_of(1, "tokens")
 
 
 def test_quantity_compares_equal_dims() -> None:
-    assert Quantity.of(1, "GB") < Quantity.of(1, "GiB")
-    assert Quantity.of(1000, "MB") >= Quantity.of(1, "GB")
+    assert quantity_of(1, "GB") < quantity_of(1, "GiB")
+    assert quantity_of(1000, "MB") >= quantity_of(1, "GB")
 
 
 # --------------------------------------------------------------------------------------------
@@ -173,14 +174,14 @@ def test_unit_factor_refuses_unknown_unit_as_value_error(unit: str) -> None:
 
 
 def test_in_unit_expresses_value_exactly() -> None:
-    assert in_unit(Quantity.of(44, "GB"), "GB") == 44
-    assert in_unit(Quantity.of(128, "KiB"), "B") == 131072
-    assert in_unit(Quantity.of(F(341, 10), "ms"), "s") == F(341, 10000)
+    assert in_unit(quantity_of(44, "GB"), "GB") == 44
+    assert in_unit(quantity_of(128, "KiB"), "B") == 131072
+    assert in_unit(quantity_of(F(341, 10), "ms"), "s") == F(341, 10000)
 
 
 def test_in_unit_refuses_other_dimension() -> None:
     with pytest.raises(UnitError, match="cannot be expressed in s"):
-        in_unit(Quantity.of(1, "GB"), "s")
+        in_unit(quantity_of(1, "GB"), "s")
 
 
 def test_unit_error_is_both_answer_parse_error_and_value_error() -> None:
@@ -526,7 +527,7 @@ def test_full_width_digits_are_accepted() -> None:
 
 @pytest.mark.parametrize("module", READER_MODULES)
 def test_reader_modules_never_call_eval_exec_or_compile(module: str) -> None:
-    tree = ast.parse((TRAINER / module).read_text(encoding="utf-8"))
+    tree = ast.parse((READING / module).read_text(encoding="utf-8"))
     called = {
         node.func.id
         for node in ast.walk(tree)
@@ -537,7 +538,7 @@ def test_reader_modules_never_call_eval_exec_or_compile(module: str) -> None:
 
 def test_reader_imports_no_heavy_library() -> None:
     code = (
-        "import sys, trainer.reader; "
+        "import sys, trainer.reading.reader; "
         "print(sorted(m for m in ('sympy', 'numpy', 'pydantic', 'yaml') if m in sys.modules))"
     )
     out = subprocess.run(
@@ -677,20 +678,20 @@ def test_format_seconds(s: int | F, text: str) -> None:
 @pytest.mark.parametrize(
     ("q", "unit", "text"),
     [
-        (Quantity.of(44, "GB"), "GB", "44 GB"),
-        (Quantity.of(117, "tokens/s"), "tokens/s", "117 tokens/s"),
-        (Quantity.of(F(9, 10), "1"), "%", "90%"),
-        (Quantity.of(52, "GB"), None, "52 GB"),
-        (Quantity.of(131072, "B"), None, "128 KiB"),
-        (Quantity.of(F(341, 10), "ms"), None, "34.1 ms"),
-        (Quantity.of(396728, "tokens"), None, "396,728 tokens"),
-        (Quantity.of(1, "tokens"), None, "1 token"),
-        (Quantity.of(96, "sequences"), None, "96 sequences"),
-        (Quantity.of(117, "tokens/s"), None, "117 tokens/s"),
-        (Quantity.of(F(53, 10), "TB/s"), None, "5.3 TB/s"),
-        (Quantity.of(F(16, 10), "TFLOP"), None, "1.6 TFLOP"),
-        (Quantity.of(989, "TFLOP/s"), None, "989 TFLOP/s"),
-        (Quantity.of(128, "KiB/token"), None, "128 KiB/token"),
+        (quantity_of(44, "GB"), "GB", "44 GB"),
+        (quantity_of(117, "tokens/s"), "tokens/s", "117 tokens/s"),
+        (quantity_of(F(9, 10), "1"), "%", "90%"),
+        (quantity_of(52, "GB"), None, "52 GB"),
+        (quantity_of(131072, "B"), None, "128 KiB"),
+        (quantity_of(F(341, 10), "ms"), None, "34.1 ms"),
+        (quantity_of(396728, "tokens"), None, "396,728 tokens"),
+        (quantity_of(1, "tokens"), None, "1 token"),
+        (quantity_of(96, "sequences"), None, "96 sequences"),
+        (quantity_of(117, "tokens/s"), None, "117 tokens/s"),
+        (quantity_of(F(53, 10), "TB/s"), None, "5.3 TB/s"),
+        (quantity_of(F(16, 10), "TFLOP"), None, "1.6 TFLOP"),
+        (quantity_of(989, "TFLOP/s"), None, "989 TFLOP/s"),
+        (quantity_of(128, "KiB/token"), None, "128 KiB/token"),
         (Quantity(F(1, 2)), None, "0.5"),
     ],
 )
@@ -700,7 +701,7 @@ def test_format_quantity(q: Quantity, unit: str | None, text: str) -> None:
 
 def test_format_quantity_refuses_unit_of_other_dimension() -> None:
     with pytest.raises(ValueError):
-        format_quantity(Quantity.of(1, "GB"), "s")
+        format_quantity(quantity_of(1, "GB"), "s")
 
 
 def test_a_rate_unit_stays_with_its_number_in_a_division() -> None:

@@ -15,9 +15,9 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer.grading import in_step_unit
-from trainer.loader import find_drill
-from trainer.reference import AnswerKey
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.marking.grading import in_step_unit
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"

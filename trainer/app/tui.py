@@ -1,0 +1,192 @@
+"""The timed prompt for a real terminal: the only module that imports prompt_toolkit.
+
+A bottom toolbar counts down the step's budget and the whole drill's, refreshed twice a
+second; when a budget passes it turns to overtime in another colour (the answer still counts).
+The step's clock includes the seconds already spent on it (earlier visits, earlier asks). Text
+steps take several lines: Esc then Enter (or Meta+Enter) submits."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import textwrap
+import time
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit import PromptSession, print_formatted_text
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.styles import Style
+
+from trainer.app.session import StepPrompt, wrap_lines
+from trainer.printable import printable
+from trainer.views.terminal_text import Line, render
+
+STYLE = Style.from_dict({
+    "bottom-toolbar": "noreverse bg:#1c1c1c #d0d0d0",
+    "bottom-toolbar.over": "noreverse bg:ansired ansiwhite bold",
+    "right": "ansigreen bold",
+    "wrong": "ansired bold",
+    "overtime": "ansired bold",
+    "md.heading": "bold underline",
+    "md.strong": "bold",
+    "md.em": "italic",
+    "md.code": "ansicyan",
+})
+_MARKS = {"✓": "class:right", "✗": "class:wrong"}
+_OVERTIME = re.compile(r"(\bovertime\b|\b\d+s over\b)")
+
+
+def clock_text(seconds: float) -> str:
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(int(seconds))
+    return f"{sign}{seconds // 60}:{seconds % 60:02d}"
+
+
+def toolbar(prompt: StepPrompt, started: float, now: Callable[[], float],
+            width: int | None = None) -> Any:
+    """The clocks and the commands, as many of these as fit on one line of `width`."""
+    spent = prompt.spent + now() - started
+    step_left = prompt.budget - spent
+    drill_left = prompt.drill_budget - prompt.drill_elapsed - spent
+    over = step_left < 0
+    step = f"overtime {clock_text(-step_left)}" if over else f"step {clock_text(step_left)}"
+    drill = f"drill {clock_text(drill_left)}" if drill_left >= 0 else \
+        f"drill overtime {clock_text(-drill_left)}"
+    style = "bottom-toolbar.over" if over else "bottom-toolbar"
+    parts = [f"{prompt.number}/{prompt.total}", step, drill]
+    if prompt.multiline:
+        parts.append("Esc Enter submits")
+    commands = ["? hint", ":skip", ":back", ":help"]
+    if prompt.exam:  # no hints in exam mode, so none offered
+        commands.remove("? hint")
+    fits = (width or shutil.get_terminal_size().columns) - 2
+    for dropped in (":back", "? hint", ":skip", ":help"):  # the least needed first
+        if len(" · ".join(parts + commands)) <= fits:
+            break
+        if dropped in commands:
+            commands.remove(dropped)
+    return FormattedText([(f"class:{style}", f" {' · '.join(parts + commands)} ")])
+
+
+def is_command(text: str) -> bool:
+    stripped = text.strip()
+    return stripped == "?" or (stripped.startswith(":") and "\n" not in stripped)
+
+
+def _enter_bindings(multiline: Callable[[], bool]) -> KeyBindings:
+    """In a text step Enter starts a new line, except after a command (`:skip`, `?`) or in an
+    empty box, which it submits at once (the session then says how to submit text); Esc then
+    Enter submits the text."""
+    bindings = KeyBindings()
+    in_text_step = Condition(multiline)
+
+    @bindings.add("enter", filter=in_text_step)
+    def _(event: Any) -> None:
+        buffer = event.current_buffer
+        if is_command(buffer.text) or not buffer.text.strip():
+            buffer.validate_and_handle()
+        else:
+            buffer.insert_text("\n")
+
+    return bindings
+
+
+def terminal_width() -> int:
+    return max(40, min(100, shutil.get_terminal_size().columns - 2))
+
+
+def said_lines(text: str, width: int) -> list[Line]:
+    """What `say` shows: each line made printable and wrapped between words at `width`; a
+    verdict's ✓ styled right, its ✗ wrong, and the word overtime styled as overtime."""
+    lines: list[Line] = []
+    for line in wrap_lines(printable(text), width).split("\n"):
+        fragments: Line = []
+        if line[:2] in ("✓ ", "✗ "):
+            fragments.append((_MARKS[line[0]], line[0]))
+            line = line[1:]
+        fragments += [("class:overtime" if _OVERTIME.fullmatch(part) else "", part)
+                      for part in _OVERTIME.split(line) if part]
+        lines.append(fragments)
+    return lines
+
+
+def show_lines(lines: list[Line], output: Output | None = None) -> None:
+    """Print styled lines in colour where the terminal has it (NO_COLOR turns colour off)."""
+    fragments: list[tuple[str, str]] = []
+    for number, line in enumerate(lines):
+        if number:
+            fragments.append(("", "\n"))
+        fragments += line
+    if output is None:
+        from prompt_toolkit.application.current import get_app_session
+
+        output = get_app_session().output
+    depth = ColorDepth.from_env() or output.get_default_color_depth()
+    print_formatted_text(FormattedText(fragments), style=STYLE, output=output,
+                         color_depth=depth)
+
+
+def make_say(output: Output | None = None,
+             width: Callable[[], int] | None = None) -> Callable[[str], None]:
+    """A `say` for Session: wrapped at the terminal's width, verdicts and overtime in colour."""
+
+    def say(text: str) -> None:
+        show_lines(said_lines(text, (width or terminal_width)()), output)
+
+    return say
+
+
+def show_markdown(markdown: str, output: Output | None = None,
+                  width: int | None = None) -> None:
+    """Markdown (a worked solution) as formatted text at the terminal's width."""
+    show_lines(render(printable(markdown), width or terminal_width()), output)
+
+
+def make_ask(input: Input | None = None, output: Output | None = None,
+             now: Callable[[], float] = time.monotonic) -> Callable[[StepPrompt], str | None]:
+    """An `ask` for Session that reads from the terminal (or the given pipe input)."""
+    session: PromptSession[str] = PromptSession(input=input, output=output, style=STYLE)
+    # The session's own flag, set by each prompt() call (its buffer reports multiline always).
+    session.key_bindings = _enter_bindings(lambda: bool(session.multiline))
+
+    def ask(prompt: StepPrompt) -> str | None:
+        started = now()
+        unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
+        if prompt.show_question:
+            lines = textwrap.wrap(printable(f"{prompt.number}. {prompt.text}{unit}"),
+                                  width=terminal_width())
+            print_formatted_text("\n" + "\n".join(lines), output=session.output)
+        try:
+            return session.prompt(
+                "> ",
+                multiline=prompt.multiline,
+                bottom_toolbar=lambda: toolbar(prompt, started, now),
+                refresh_interval=0.5,
+            )
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            return ":quit"
+
+    return ask
+
+
+def make_ready(input: Input | None = None,
+               output: Output | None = None) -> Callable[[str], bool]:
+    """A `ready` for Session: show the message and wait for Enter. False on Ctrl-C, Ctrl-D or
+    :quit (the attempt is saved, nothing timed)."""
+    session: PromptSession[str] = PromptSession(input=input, output=output, style=STYLE)
+
+    def ready(message: str) -> bool:
+        try:
+            typed = session.prompt(f"{message} ")
+        except (EOFError, KeyboardInterrupt):
+            return False
+        return typed.strip().lower() not in (":quit", ":q")
+
+    return ready

@@ -1,0 +1,330 @@
+"""Model and GPU presets (presets/*.yaml, each figure with its source), and the one place where
+a preset, explicit values and defaults are merged into a Deployment, remembering where each
+value came from."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from trainer.capacity.serving_formulas import INPUTS as SERVING_INPUTS
+from trainer.capacity.solver import Deployment
+from trainer.errors import InvalidInput, UnknownName
+from trainer.reading.numbers import format_number
+
+PRESET_DIR = Path(__file__).parent / "presets"
+
+DEFAULT_CONTEXT = 4096
+
+
+@dataclass(frozen=True)
+class ModelPreset:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    params: Fraction
+    weights_dtype: str
+    max_context: int
+    source: str
+    weights_gb: Fraction | None = None
+    weights_source: str | None = None
+    active_params: Fraction | None = None
+    attention: str = "gqa"
+    mla_latent: int = 0
+    mla_rope: int = 0
+    window: int | None = None
+    windowed_layers: int = 0
+    experts: int | None = None
+    experts_per_token: int | None = None
+    attention_params: Fraction | None = None  # attention projections: what DP attention copies
+    checkpoints: Mapping[str, Mapping[str, Any]] | None = None  # released dtype -> size, source
+    note: str | None = None
+    attention_layers: int | None = None  # hybrid models: the layers with a KV cache
+    state_elements: int | None = None  # hybrid models: state values per recurrent layer
+    vocab: int | None = None  # sizes the embedding table and LM head (prefill FLOP count)
+    tied_embeddings: bool = False
+
+
+@dataclass(frozen=True)
+class GpuPreset:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    hbm_gb: Fraction
+    bandwidth_tbs: Fraction
+    source: str
+    bf16_tflops: Fraction | None = None
+    fp8_tflops: Fraction | None = None
+    reported_mib: Fraction | None = None  # the total the driver reports, MiB
+    reported_source: str | None = None
+    note: str | None = None
+
+    @property
+    def reported_gb(self) -> Fraction | None:
+        return None if self.reported_mib is None else self.reported_mib * 2**20 / 10**9
+
+
+_EXACT_FIELDS = {
+    "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
+    "fp8_tflops", "reported_mib", "attention_params",
+}
+
+
+def _exact(value: Any) -> Any:
+    # YAML floats are read through their decimal text, so 3.35 stays exactly 335/100.
+    return None if value is None else Fraction(str(value))
+
+
+def _build(cls: type[Any], preset_id: str, raw: Mapping[str, Any]) -> Any:
+    fields = {
+        key: _exact(value) if key in _EXACT_FIELDS else value for key, value in raw.items()
+    }
+    fields["aliases"] = tuple(fields.get("aliases") or ())
+    return cls(id=preset_id, **fields)
+
+
+def _read_preset_file(path: Path) -> Any:
+    """A shipped preset file's data, parsed once and kept (parsed_cache) while it is
+    unchanged."""
+    from trainer.files import parsed_cache
+
+    text = path.read_text(encoding="utf-8")
+    found, data = parsed_cache.lookup(text)
+    if not found:
+        import yaml
+
+        data = yaml.safe_load(text)
+        parsed_cache.keep(text, data)
+    return data
+
+
+@cache
+def models() -> dict[str, ModelPreset]:
+    raw = _read_preset_file(PRESET_DIR / "models.yaml")
+    return {key: _build(ModelPreset, key, value) for key, value in raw.items()}
+
+
+@cache
+def gpus() -> dict[str, GpuPreset]:
+    raw = _read_preset_file(PRESET_DIR / "gpus.yaml")
+    return {key: _build(GpuPreset, key, value) for key, value in raw.items()}
+
+
+def name_key(name: str) -> str:
+    """A preset name as people write it, reduced to what tells presets apart: no Hugging Face
+    organisation, no "meta-" prefix, no case, dots, dashes, underscores or spaces. So
+    llama31-8b, llama-3.1-8b, llama3.1-8b, Meta-Llama-3.1-8B and meta-llama/Llama-3.1-8B are
+    one key."""
+    key = name.strip().lower().rsplit("/", 1)[-1]
+    key = key.removeprefix("meta-") if key.startswith("meta-llama") else key
+    return re.sub(r"[\s._-]+", "", key)
+
+
+def _find(kind: str, name: str, table: Mapping[str, Any]) -> Any:
+    wanted = name_key(name)
+    for preset in table.values():
+        if wanted in {name_key(preset.id), *(name_key(alias) for alias in preset.aliases)}:
+            return preset
+    by_name = {preset.id: preset.id for preset in table.values()}
+    by_name.update({alias: preset.id for preset in table.values() for alias in preset.aliases})
+    close = difflib.get_close_matches(name.strip().lower(), by_name, n=6, cutoff=0.5)
+    near = list(dict.fromkeys(by_name[name] for name in close))[:3]
+    hint = f"did you mean {', '.join(near)}?" if near else f"known: {', '.join(table)}"
+    raise UnknownName(f"unknown {kind} preset {name!r}: {hint} (kvdrill calc --list-presets)")
+
+
+def find_model(name: str) -> ModelPreset:
+    preset: ModelPreset = _find("model", name, models())
+    return preset
+
+
+def find_gpu(name: str) -> GpuPreset:
+    preset: GpuPreset = _find("GPU", name, gpus())
+    return preset
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One input of a deployment and where it came from.
+
+    `source` is "preset", "option", "drill", "variant" or "default"; `detail` says which
+    preset, or why the default is what it is."""
+
+    name: str
+    value: Any
+    source: str
+    detail: str = ""
+
+
+MODEL_FIELDS = (
+    "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
+    "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
+    "experts", "experts_per_token", "attention_params", "attention_layers",
+    "state_elements", "vocab", "tied_embeddings",
+)
+# Which GPU memory figure sizes the card: the marketed decimal GB (the seeds' and the
+# interview card's convention) or the total the driver reports (what vLLM multiplies).
+MEMORY_FIGURES = ("marketed", "reported")
+GPU_FIELDS = {"hbm_gb": "hbm_gb", "bandwidth_tbs": "bandwidth_tbs", "tflops": "bf16_tflops"}
+SERVING_DEFAULTS: dict[str, Any] = {
+    "gpus": 1,
+    "utilization": Fraction(1),
+    "reserve_gb": Fraction(0),
+    "context": DEFAULT_CONTEXT,
+    "block_size": 1,
+    "batch": None,
+    "prompt_tokens": None,
+    "prefix_tokens": None,
+    "measured_step_ms": None,
+    "dp_attention": None,
+    "reply_seconds": None,
+    **{name: None for name in SERVING_INPUTS if name not in ("attention_layers",
+                                                             "state_elements")},
+}
+# Choices that select a preset's figure rather than set a Deployment input.
+SELECTORS = ("memory", "checkpoint")
+ALL_INPUTS = (
+    *MODEL_FIELDS, *GPU_FIELDS, *SERVING_DEFAULTS, "weights_dtype", "kv_dtype",
+    "native_weights_dtype", *SELECTORS,
+)
+
+
+def build_deployment(
+    model: str | None = None,
+    gpu: str | None = None,
+    values: Mapping[str, Any] | None = None,
+    origin: str = "option",
+) -> tuple[Deployment, list[Setting]]:
+    """Merge a model preset, a GPU preset and explicit values (which win) into a validated
+    Deployment, and say where every input came from."""
+    explicit = {key: value for key, value in (values or {}).items() if value is not None}
+    unknown = sorted(set(explicit) - set(ALL_INPUTS))
+    if unknown:
+        raise UnknownName(f"unknown input {unknown[0]!r}: use one of {', '.join(ALL_INPUTS)}")
+    chosen: dict[str, Setting] = {}
+
+    def take(name: str, value: Any, source: str, detail: str = "") -> None:
+        if value is not None and name not in chosen:
+            chosen[name] = Setting(name, value, source, detail)
+
+    selected = {name: explicit.pop(name) for name in SELECTORS if name in explicit}
+    for name, value in explicit.items():
+        take(name, value, origin)
+    if "params" in explicit and "weights_gb" not in explicit:
+        chosen["weights_gb"] = Setting("weights_gb", None, origin)  # size from the given params
+    model_preset = find_model(model) if model else None
+    if "checkpoint" in selected:
+        _take_checkpoint(model_preset, str(selected["checkpoint"]), take)
+    if model_preset is not None:
+        for name in MODEL_FIELDS:
+            take(name, getattr(model_preset, name), "preset", model_preset.id)
+        take("native_weights_dtype", model_preset.weights_dtype, "preset", model_preset.id)
+    memory = str(selected.get("memory", "marketed"))
+    if memory not in MEMORY_FIGURES:
+        raise InvalidInput(f"unknown memory figure {memory!r}: use marketed or reported")
+    if gpu:
+        gpu_preset = find_gpu(gpu)
+        if memory == "reported":
+            _take_reported(gpu_preset, take)
+        for name, field in GPU_FIELDS.items():
+            detail = _marketed_detail(gpu_preset) if name == "hbm_gb" else gpu_preset.id
+            take(name, getattr(gpu_preset, field), "preset", detail)
+    elif memory == "reported" and "hbm_gb" not in chosen:
+        raise InvalidInput("--memory reported needs a GPU preset (--gpu) that carries the "
+                           "driver's figure")
+    _fill_shape_defaults(chosen, take)
+    for name, value in SERVING_DEFAULTS.items():
+        take(name, value, "default")
+    _require(chosen)
+    settings = [chosen[name] for name in ALL_INPUTS if name in chosen]
+    fields = {s.name: s.value for s in settings if s.value is not None}
+    return Deployment(**fields).validate(), settings
+
+
+def _marketed_detail(gpu: GpuPreset) -> str:
+    if gpu.reported_mib is None:
+        return f"{gpu.id}, as marketed (GB = 10^9 B)"
+    return (f"{gpu.id}, as marketed (GB = 10^9 B); the driver reports "
+            f"{format_number(gpu.reported_mib)} MiB: --memory reported")
+
+
+def _take_reported(gpu: GpuPreset, take: Any) -> None:
+    if gpu.reported_gb is None or gpu.reported_mib is None:
+        raise InvalidInput(
+            f"GPU preset {gpu.id} has no driver-reported memory figure with a source: use "
+            "--memory marketed, or give --hbm-gb yourself"
+        )
+    take("hbm_gb", gpu.reported_gb, "preset",
+         f"{gpu.id}, as the driver reports it: {format_number(gpu.reported_mib)} MiB "
+         f"(marketed {format_number(gpu.hbm_gb)} GB)")
+
+
+def _take_checkpoint(model: ModelPreset | None, dtype: str, take: Any) -> None:
+    released = (model.checkpoints or {}) if model is not None else {}
+    if dtype not in released:
+        known = ", ".join(released) or "none"
+        name = model.id if model is not None else "no model preset"
+        raise InvalidInput(
+            f"{name} has no released {dtype!r} checkpoint in its preset (known: {known}): "
+            "give --weights-gb and --weights-dtype yourself"
+        )
+    assert model is not None
+    size = Fraction(str(released[dtype]["weights_gb"]))
+    detail = f"{model.id}, the released {dtype} checkpoint"
+    take("weights_gb", size, "preset", detail)
+    take("native_weights_dtype", dtype, "preset", detail)
+    take("weights_dtype", dtype, "preset", detail)
+
+
+def _fill_shape_defaults(chosen: dict[str, Setting], take: Any) -> None:
+    def value(name: str) -> Any:
+        setting = chosen.get(name)
+        return None if setting is None else setting.value
+
+    if value("heads") is None and value("kv_heads") is not None:
+        take("heads", value("kv_heads"), "default", "= kv_heads, as in MHA")
+    if value("head_dim") is None and value("hidden") and value("heads"):
+        hidden, heads = value("hidden"), value("heads")
+        if hidden % heads == 0:
+            take("head_dim", hidden // heads, "default", "= hidden ÷ heads; check the config")
+    take("native_weights_dtype", value("weights_dtype") or "bf16", "default", "= weights dtype")
+    take("weights_dtype", value("native_weights_dtype"), "default", "as released")
+    released = value("native_weights_dtype")
+    # vLLM's --kv-cache-dtype auto stores the cache in the model's compute dtype: the release
+    # dtype for 16-bit weights; quantized weights (fp8, int) still compute in bf16.
+    if released in ("bf16", "fp16"):
+        take("kv_dtype", released, "default", f"the model's dtype ({released}), as vLLM's "
+             "kv-cache-dtype auto")
+    else:
+        take("kv_dtype", "bf16", "default", f"the weights are {released}, but activations and "
+             "the cache compute in bf16, as vLLM's kv-cache-dtype auto; --kv-dtype fp8 halves it")
+
+
+_REQUIRED = {
+    "layers": "--layers or --model",
+    "kv_heads": "--kv-heads or --model",
+    "head_dim": "--head-dim (or --hidden with --heads) or --model",
+    "hbm_gb": "--hbm-gb or --gpu",
+    "bandwidth_tbs": "--bandwidth-tbs or --gpu",
+}
+
+
+def _require(chosen: Mapping[str, Setting]) -> None:
+    for name, fix in _REQUIRED.items():
+        if chosen.get(name) is None or chosen[name].value is None:
+            raise InvalidInput(f"{name} is unknown: give {fix}")
+    has_params = chosen.get("params") is not None and chosen["params"].value is not None
+    has_weights = chosen.get("weights_gb") is not None and chosen["weights_gb"].value is not None
+    if not (has_params or has_weights):
+        raise InvalidInput("the weight size is unknown: give --params, --weights-gb or --model")

@@ -1,0 +1,125 @@
+"""The drill list (id, title, minutes, tags) for `kvdrill list`, and which drills can be
+practised (for `kvdrill next`), cached by each drill file's and its rubric's size and
+modification time, so neither command parses and validates every drill on every run. A
+missing, stale or unreadable cache is rebuilt from the files; a cache that cannot be written is
+skipped; a drill that cannot be loaded is listed as such."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from trainer.files.paths import cache_folder, drill_paths
+
+CACHE_VERSION = 3
+PUBLIC = ("id", "title", "minutes", "tags")
+
+
+def cache_path() -> Path:
+    return cache_folder() / "catalog.json"
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+        return {}
+    entries = data.get("entries")
+    return entries if isinstance(entries, dict) else {}
+
+
+def _write_cache(path: Path, entries: dict[str, Any]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"version": CACHE_VERSION, "entries": entries}),
+                             encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a read-only home only costs speed
+
+
+def drill_list() -> list[dict[str, Any]]:
+    """Every drill's id, title, minutes and tags, in file-name order."""
+    return [{k: entry[k] for k in PUBLIC} for _, entry in _entries()]
+
+
+def usable_drill_ids() -> list[str]:
+    """The drills that load with their rubric and give an answer key, named as their files
+    are: `next` never recommends a broken drill (`kvdrill lint` says what is wrong)."""
+    return [entry["id"] for path, entry in _entries()
+            if entry.get("usable") and entry["id"] == path.stem]
+
+
+def drill_hashes() -> dict[str, tuple[str, str]]:
+    """drill id → (SHA-256 of its drill file, SHA-256 of its rubric file), for the drills that
+    load: what a kept mark of an attempt of that drill depends on."""
+    return {entry["id"]: (entry["sha256"], entry["rubric_sha256"])
+            for path, entry in _entries()
+            if entry.get("usable") and entry["id"] == path.stem and entry.get("sha256")}
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _stamp(path: Path) -> list[int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    return [stat.st_mtime_ns, stat.st_size]
+
+
+def _entries() -> list[tuple[Path, dict[str, Any]]]:
+    path = cache_path()
+    cached = _read_cache(path)
+    fresh: dict[str, Any] = {}
+    result = []
+    for drill_path in drill_paths():
+        key = str(drill_path.resolve())
+        entry = cached.get(key)
+        stamp = _stamp(drill_path)
+        if not isinstance(entry, dict) or entry.get("stamp") != stamp or \
+                _stamp(Path(entry.get("rubric_path", ""))) != entry.get("rubric_stamp"):
+            entry = _entry(drill_path, stamp)
+        fresh[key] = entry
+        result.append((drill_path, entry))
+    if fresh != cached:
+        _write_cache(path, fresh)
+    return result
+
+
+def _entry(drill_path: Path, stamp: list[int]) -> dict[str, Any]:
+    from trainer.drills.loader import load_drill_file, load_rubric
+    from trainer.drills.variants import answer_key
+    from trainer.errors import KvdrillError
+    from trainer.files.paths import data_dir
+
+    try:
+        drill = load_drill_file(drill_path)
+    except (KvdrillError, OSError, ValueError, ArithmeticError) as error:
+        reason = str(error).splitlines()[0][:120] if str(error) else type(error).__name__
+        return {"stamp": stamp, "id": drill_path.stem, "title": f"(cannot be loaded: {reason})",
+                "minutes": 0, "tags": [], "usable": False}
+    rubric_path = data_dir("rubrics") / f"{drill.rubric}.yaml"
+    title = drill.title
+    try:
+        load_rubric(drill.rubric)
+        title = answer_key(drill, None).title()
+        usable = True
+    except (KvdrillError, OSError, ValueError, ArithmeticError):
+        usable = False
+    return {"stamp": stamp, "id": drill.id, "title": title,
+            "minutes": drill.target_minutes, "tags": list(drill.tags), "usable": usable,
+            "rubric_path": str(rubric_path), "rubric_stamp": _stamp(rubric_path),
+            "sha256": _sha256(drill_path), "rubric_sha256": _sha256(rubric_path)}

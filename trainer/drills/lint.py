@@ -1,0 +1,201 @@
+"""`kvdrill lint`: every check a drill, rubric or solution template must pass before a
+candidate sees it — the schema, then every cross-reference, then every reference value and
+the worked solution, for the drill's givens and a few variants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trainer.capacity.presets import ALL_INPUTS
+from trainer.capacity.solver import FORMULAS, WRONG_PATHS, solve
+from trainer.drills.loader import load_drill_file, load_rubric, validate
+from trainer.drills.model import Drill, Rubric
+from trainer.drills.placeholders import malformed_placeholders, placeholders
+from trainer.drills.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit
+from trainer.drills.render import render_solution
+from trainer.drills.skills import SKILLS, suggested_skill
+from trainer.errors import AnswerParseError, KvdrillError
+from trainer.files.paths import data_dir, drill_paths
+from trainer.reading.units import Dim
+
+VARIANT_SEEDS_CHECKED = (1, 2, 3)
+
+
+@dataclass
+class Report:
+    path: Path
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def lint_paths(paths: list[Path]) -> list[Report]:
+    """One report per file, in order; a file's errors never stop the next file being checked
+    (even an error no check foresaw is reported against its file)."""
+    if not paths:
+        return _lint([*drill_paths(), *sorted(data_dir("rubrics").glob("*.yaml"))],
+                     into_folders=False)
+    return _lint(paths, into_folders=True)
+
+
+def _lint(paths: list[Path], *, into_folders: bool) -> list[Report]:
+    """A folder named on the command line is linted file by file (one level); a folder met
+    in the data folders (drills/x.yaml/) is reported, never walked, so nothing loops."""
+    reports = []
+    for path in paths:
+        report = Report(path)
+        try:
+            if path.is_dir():
+                if into_folders:
+                    reports += _lint(sorted(path.glob("*.yaml")), into_folders=False)
+                    continue
+                raise KvdrillError(f"{path}: is a folder, not a drill file: move it away")
+            if path.parent.name == "rubrics":
+                validate(path, Rubric)
+            else:
+                lint_drill(load_drill_file(path), path, report)
+        except KvdrillError as error:
+            report.errors.append(str(error))
+        except (OSError, ValueError, ArithmeticError, RecursionError) as error:
+            report.errors.append(f"{path}: cannot be checked: {type(error).__name__}: "
+                                 f"{str(error)[:200]}")
+        reports.append(report)
+    return reports
+
+
+def lint_drill(drill: Drill, path: Path, report: Report) -> None:
+    where = f"{path}: drill {drill.id}"
+    if path.stem != drill.id:
+        report.errors.append(f"{where}: id must match the file name {path.stem!r}")
+    try:
+        rubric = load_rubric(drill.rubric)
+    except KvdrillError as error:
+        report.errors.append(f"{where}: {error}")
+        return
+    for flag in drill.red_flags:
+        if flag not in {f.id for f in rubric.red_flags}:
+            report.errors.append(f"{where}: red flag {flag!r} is not in rubric {rubric.id}")
+    for name in (*drill.givens, *drill.vary):
+        if name not in ("model", "gpu", *ALL_INPUTS):
+            report.errors.append(f"{where}: given {name!r} is not a solver input")
+    _lint_steps(drill, rubric, where, report)
+    minutes = -(-drill.budget_seconds // 60)
+    if drill.target_minutes != minutes:
+        report.errors.append(
+            f"{where}: target_minutes {drill.target_minutes} disagrees with the steps' "
+            f"budgets, which sum to {drill.budget_seconds} s: write target_minutes: {minutes}")
+    if report.errors:
+        return
+    _lint_values(drill, where, report)
+
+
+def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> None:
+    seen: dict[str, dict[str, object]] = {}
+    allowed = set(AnswerKey.PLACEHOLDERS)
+    texts = [drill.title, drill.situation]
+    for step in drill.steps:
+        texts += [step.prompt, *step.hints, step.formula or ""]
+    for text in texts:
+        for name in placeholders(text) - allowed:
+            report.errors.append(f"{where}: unknown placeholder {{{{ {name} }}}}")
+        for bad in malformed_placeholders(text):
+            shown = bad if len(bad) <= 40 else bad[:39] + "…"
+            report.errors.append(f"{where}: {shown!r} is not a placeholder: prompts take only "
+                                 "{{ name }}, no expressions or tags")
+    for step in drill.steps:
+        at = f"{where}: step {step.id}"
+        for path_id in step.misconceptions:
+            if path_id not in WRONG_PATHS:
+                report.errors.append(f"{at}: unknown misconception {path_id!r}")
+        for concept in step.concepts:
+            if rubric.concept(concept) is None:
+                report.errors.append(f"{at}: concept {concept!r} is not in rubric {rubric.id}")
+        for key in step.with_:
+            if key not in ("model", "gpu", *ALL_INPUTS):
+                report.errors.append(f"{at}: 'with' changes {key!r}, which is not an input")
+        for earlier in (*step.depends_on, *(step.ratio_of or ())):
+            if earlier not in seen:
+                report.errors.append(f"{at}: depends on {earlier!r}, which is not an earlier "
+                                     "step")
+            elif step.depends_on and earlier in step.depends_on \
+                    and seen[earlier] != dict(step.with_):
+                report.errors.append(f"{at}: depends on {earlier!r}, whose 'with' differs")
+        if step.kind == "numeric":
+            _lint_unit(step.answer, step.unit, step.ratio_of is not None, at, report)
+            _lint_skill(step.skill, step.answer, at, report)
+        seen[step.id] = dict(step.with_)
+
+
+def _lint_skill(skill: str | None, answer: str | None, at: str, report: Report) -> None:
+    """Every numeric step names the one skill it exercises, from trainer/drills/skills.py."""
+    under = "`answer:`" if answer is not None else "`ratio_of:`"
+    if skill is None:
+        report.errors.append(
+            f"{at}: no skill: add the line `skill: {suggested_skill(answer)}` "
+            f"under its {under} (the skills are listed in trainer/drills/skills.py)")
+    elif skill not in SKILLS:
+        report.errors.append(f"{at}: unknown skill {skill!r}: use one of {', '.join(SKILLS)} "
+                             f"(e.g. `skill: {suggested_skill(answer)}`)")
+
+
+def _lint_unit(answer: str | None, unit: str | None, is_ratio: bool, at: str,
+               report: Report) -> None:
+    if answer is not None and answer not in FORMULAS and answer not in INPUT_ANSWERS:
+        report.errors.append(f"{at}: unknown quantity {answer!r}")
+        return
+    try:
+        step_dim = dim_of_unit(unit)
+        wanted = Dim() if is_ratio else dim_of_unit(quantity_unit(answer or ""))
+    except (AnswerParseError, KeyError) as error:
+        report.errors.append(f"{at}: unit {unit!r}: {error}")
+        return
+    if step_dim != wanted:
+        report.errors.append(f"{at}: unit {unit!r} does not measure {answer or 'a ratio'}")
+
+
+def path_of(where: str) -> str:
+    return where.split(": drill", 1)[0]
+
+
+def _lint_values(drill: Drill, where: str, report: Report) -> None:
+    from trainer.drills.variants import draw
+
+    keys = [("givens", AnswerKey(drill))]
+    if drill.vary:
+        for seed in VARIANT_SEEDS_CHECKED:
+            try:
+                keys.append((f"variant {seed}", AnswerKey(drill, draw(drill, seed))))
+            except KvdrillError as error:
+                report.errors.append(f"{where}: variant {seed}: {error}")
+    for label, key in keys:
+        try:
+            solve(key.base)
+        except KvdrillError as error:
+            report.errors.append(f"{path_of(where)}: {label}: {error}")
+            continue
+        for step in drill.steps:
+            if step.kind != "numeric":
+                continue
+            try:
+                reference = key.reference(step.id)
+            except (KvdrillError, ZeroDivisionError) as error:
+                report.errors.append(f"{where}: {label}: step {step.id}: {error}")
+                continue
+            if label == "givens":
+                found = {path for path, _ in reference.wrong}
+                for missing in set(step.misconceptions) - found:
+                    report.warnings.append(
+                        f"{where}: step {step.id}: misconception {missing!r} gives the "
+                        "right value here, so it can never be named"
+                    )
+        try:
+            text = render_solution(key)
+        except KvdrillError as error:
+            report.errors.append(f"{path_of(where)}: {label}: {error}")
+            continue
+        if not any(ch.isdigit() for ch in text):
+            report.errors.append(f"{where}: {label}: the solution renders without a number")

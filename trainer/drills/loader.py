@@ -1,0 +1,310 @@
+"""Drill and rubric files → model objects. YAML is read with yaml.safe_load only, after a
+token scan that refuses anchors and aliases (alias bombs), deep nesting, binary and huge files;
+every error names the file, the line and the field."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from trainer.drills.model import Drill, Rubric
+from trainer.errors import DrillFileError, KvdrillError, UnknownName
+from trainer.files.bounded_io import article, read_text_bounded
+from trainer.files.paths import data_dir, drill_paths
+
+if TYPE_CHECKING:
+    import yaml  # at run time imported where YAML is read: a kept parse needs none
+
+MAX_FILE_BYTES = 256 * 1024
+MAX_DEPTH = 12
+MAX_DIGITS = 4000  # a run of digits in one plain scalar (Python refuses int() past 4,300)
+_LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def read_yaml(path: Path, what: str = "drill file",
+              error: type[KvdrillError] = DrillFileError,
+              kept: bool = False) -> tuple[Any, str]:
+    """The data of a YAML file and its text, refusing hostile files before anything is
+    constructed: not a regular file, over MAX_FILE_BYTES (counted as read), binary, not UTF-8,
+    tags, anchors and aliases, deep nesting, a key given twice in one mapping. `what` names the
+    file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2). With `kept`
+    (drill and rubric files), a parse of the same text kept by parsed_cache is used, and a new
+    one kept."""
+    text = read_text_bounded(path, MAX_FILE_BYTES, what, error)
+    if "\0" in text:
+        raise error(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML text")
+    if kept:
+        from trainer.files import parsed_cache
+
+        found, data = parsed_cache.lookup(text)
+        if found:
+            return data, text
+        data, text = _parse(path, text, what, error)
+        parsed_cache.keep(text, data)
+        return data, text
+    return _parse(path, text, what, error)
+
+
+def _parse(path: Path, text: str, what: str,
+           error: type[KvdrillError]) -> tuple[Any, str]:
+    import yaml
+
+    _screen_tokens(path, text, what, error)
+    _refuse_duplicate_keys(path, text, what, error)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as problem:
+        mark = getattr(problem, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        says = getattr(problem, "problem", None) or str(problem).splitlines()[0]
+        raise error(f"{path}{where}: invalid YAML in the {what}: {says}") from None
+    except ValueError:  # int() of a number with thousands of digits
+        raise error(f"{path}: a number with more than {MAX_DIGITS:,} digits: "
+                    f"{article(what)} holds figures of sensible size") from None
+    return data, text
+
+
+def _screen_tokens(path: Path, text: str, what: str = "drill file",
+                   error: type[KvdrillError] = DrillFileError) -> None:
+    import yaml
+
+    depth = 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.AliasToken | yaml.AnchorToken):
+                line = token.start_mark.line + 1
+                raise error(
+                    f"{path}:{line}: YAML anchors and aliases (&, *) are not allowed in "
+                    f"{article(what)}: write the value out"
+                )
+            if isinstance(token, yaml.TagToken):
+                line = token.start_mark.line + 1
+                raise error(
+                    f"{path}:{line}: YAML tags (!!python/..., !tag) are not allowed: "
+                    f"{article(what)} holds plain data"
+                )
+            if isinstance(token, yaml.ScalarToken) and token.plain \
+                    and _LONG_DIGITS.search(token.value):
+                line = token.start_mark.line + 1
+                raise error(f"{path}:{line}: a number with more than {MAX_DIGITS:,} digits: "
+                            f"{article(what)} holds figures of sensible size")
+            if isinstance(token, yaml.BlockMappingStartToken | yaml.BlockSequenceStartToken
+                          | yaml.FlowMappingStartToken | yaml.FlowSequenceStartToken):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = token.start_mark.line + 1
+                    raise error(
+                        f"{path}:{line}: nested more than {MAX_DEPTH} levels deep: "
+                        f"{article(what)} is shallow"
+                    )
+            elif isinstance(token, yaml.BlockEndToken | yaml.FlowMappingEndToken
+                            | yaml.FlowSequenceEndToken):
+                depth -= 1
+    except yaml.YAMLError as problem:
+        mark = getattr(problem, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        says = getattr(problem, "problem", None) or "cannot be parsed"
+        raise error(f"{path}{where}: invalid YAML in the {what}: {says}") from None
+
+
+def _refuse_duplicate_keys(path: Path, text: str, what: str,
+                           error: type[KvdrillError]) -> None:
+    """A key given twice in one mapping (YAML would silently keep the last): refused, naming
+    the key and both lines. Runs on the composed node tree (no object is constructed), after
+    the token screen has refused aliases and deep nesting."""
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return  # safe_load reports it, with its line
+    pending: list[yaml.Node] = [] if root is None else [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    line = key.start_mark.line + 1
+                    if key.value in seen:
+                        thing = "step" if what == "answer sheet" else "key"
+                        raise error(
+                            f"{path}:{line}: {thing} {key.value!r} is given twice in the "
+                            f"{what} (lines {seen[key.value]} and {line}): keep one"
+                        )
+                    seen[key.value] = line
+                pending += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """The line of the deepest node on the path `loc` (pydantic's error location)."""
+    import yaml
+
+    line = None if node is None else node.start_mark.line + 1
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if getattr(k, "value", None) == key), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) \
+                and key < len(node.value):
+            match = node.value[key]
+        else:
+            match = None
+        if match is None:
+            break
+        node = match
+        line = node.start_mark.line + 1
+    return line
+
+
+def _field_name(loc: tuple[int | str, ...], data: Any) -> str:
+    parts: list[str] = []
+    cursor = data
+    for key in loc:
+        if isinstance(key, int):
+            step_id = cursor[key].get("id") if isinstance(cursor, list) and key < len(cursor) \
+                and isinstance(cursor[key], dict) else None
+            parts.append(f"[{key}]" if step_id is None else f"[{key}: {step_id}]")
+        elif isinstance(cursor, dict) and key in cursor:
+            parts.append(f".{key}" if parts else str(key))
+        else:
+            if key in ("function-after", "function-before", "function-plain"):
+                continue
+            parts.append(f".{key}" if parts else str(key))
+        if isinstance(cursor, dict | list):
+            try:
+                cursor = cursor[key]  # type: ignore[index]
+            except (KeyError, IndexError, TypeError):
+                cursor = None
+    return "".join(parts) or "(top level)"
+
+
+def validate(path: Path, model: type[Model]) -> Model:
+    what = "rubric file" if model is Rubric else "drill file"
+    data, text = read_yaml(path, what, kept=True)
+    if not isinstance(data, dict):
+        raise DrillFileError(f"{path}:1: expected a mapping of fields (id: ..., title: ...)")
+    _refuse_duplicate_steps(path, data, text)
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        import yaml
+
+        first = error.errors()[0]
+        loc = tuple(first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        loc, message = _refine(loc, message, data)
+        line = _line_of(yaml.compose(text, Loader=yaml.SafeLoader), loc)
+        where = f"{path}:{line}" if line else str(path)
+        if first["type"] == "extra_forbidden":
+            message = "unknown field: remove it or check its spelling (kvdrill schema)"
+        elif first["type"] == "missing":
+            message = "required field is missing"
+        more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise DrillFileError(f"{where}: {_field_name(loc, data)}: "
+                             f"{message}{more}") from None
+
+
+def _refine(loc: tuple[int | str, ...], message: str,
+            data: Any) -> tuple[tuple[int | str, ...], str]:
+    """A validator of a whole mapping (givens, vary, with) names the entry at fault as
+    "name: ..." (model.py); point the location at that entry, so the line is its own."""
+    cursor = data
+    for key in loc:
+        try:
+            cursor = cursor[key]
+        except (KeyError, IndexError, TypeError):
+            return loc, message
+    name, colon, rest = message.partition(": ")
+    if colon and isinstance(cursor, dict) and name in cursor:
+        return (*loc, name), rest
+    return loc, message
+
+
+def _refuse_duplicate_steps(path: Path, data: dict[str, Any], text: str) -> None:
+    steps = data.get("steps")
+    if not isinstance(steps, list):
+        return
+    seen: set[str] = set()
+    for index, step in enumerate(steps):
+        step_id = step.get("id") if isinstance(step, dict) else None
+        if not isinstance(step_id, str):
+            continue
+        if step_id in seen:
+            import yaml
+
+            line = _line_of(yaml.compose(text, Loader=yaml.SafeLoader), ("steps", index, "id"))
+            raise DrillFileError(
+                f"{path}:{line}: steps[{index}: {step_id}].id: step id {step_id!r} is used "
+                "twice: give each step its own id"
+            )
+        seen.add(step_id)
+
+
+def load_rubric(rubric_id: str) -> Rubric:
+    return _load_rubric_cached(str(data_dir("rubrics") / f"{rubric_id}.yaml"), rubric_id)
+
+
+@cache
+def _load_rubric_cached(path_text: str, rubric_id: str) -> Rubric:
+    path = Path(path_text)
+    if not path.is_file():
+        known = ", ".join(p.stem for p in sorted(path.parent.glob("*.yaml")))
+        raise UnknownName(f"unknown rubric {rubric_id!r}: known rubrics are {known}")
+    rubric = validate(path, Rubric)
+    if rubric.id != path.stem:
+        raise DrillFileError(f"{path}:1: id {rubric.id!r} must match the file name {path.stem!r}")
+    return rubric
+
+
+_DRILLS: dict[tuple[str, int, int], Drill] = {}
+
+
+def load_drill_file(path: Path) -> Drill:
+    """A drill file, validated; parsed once per process while the file is unchanged (history,
+    review and next re-mark many attempts of the same drill)."""
+    try:
+        stat = path.stat()
+    except OSError as error:
+        raise DrillFileError(f"{path}: cannot read: {error.strerror}") from None
+    stamp = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if stamp not in _DRILLS:
+        _DRILLS[stamp] = validate(path, Drill)
+    return _DRILLS[stamp]
+
+
+def find_drill(drill_id: str) -> tuple[Drill, Path]:
+    """A shipped drill by id (or a path to a drill file, which must be a regular file)."""
+    candidate = Path(drill_id)
+    if candidate.suffix in (".yaml", ".yml") and _exists(candidate):
+        return load_drill_file(candidate), candidate
+    path = data_dir("drills") / f"{drill_id}.yaml"
+    if not _SHIPPED_ID.fullmatch(drill_id) or not _exists(path):
+        import difflib
+
+        known = [p.stem for p in drill_paths()]
+        near = difflib.get_close_matches(drill_id[:100], known, n=3, cutoff=0.4)
+        hint = f"did you mean {', '.join(near)}?" if near else "see kvdrill list"
+        shown = drill_id if len(drill_id) <= 60 else drill_id[:59] + "…"
+        raise UnknownName(f"unknown drill {shown!r}: {hint}")
+    return load_drill_file(path), path
+
+
+_SHIPPED_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything is at `path` (a FIFO or directory too: the reader refuses it by name);
+    a name too long or otherwise unusable is simply not there."""
+    try:
+        path.stat()
+    except (OSError, ValueError):
+        return False
+    return True

@@ -1,0 +1,38 @@
+"""The {{ name }} placeholders of a drill's title, situation, prompts, hints and formulas, filled
+with the givens' display values. Only plain names are allowed (no expressions, tags or
+comments), so a drill file cannot run template code; nothing here imports Jinja."""
+
+from __future__ import annotations
+
+import re
+
+from trainer.errors import DrillFileError
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def fill(text: str, givens: dict[str, str]) -> str:
+    """Replace each {{ name }} in a prompt by the given's display value; only plain names are
+    allowed (no expressions), so a drill file cannot run template code."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in givens:
+            raise DrillFileError(
+                f"unknown placeholder {{{{ {name} }}}}: use one of {', '.join(sorted(givens))}"
+            )
+        return givens[name]
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+_TEMPLATE_SYNTAX = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+
+
+def placeholders(text: str) -> set[str]:
+    return set(_PLACEHOLDER.findall(text))
+
+
+def malformed_placeholders(text: str) -> list[str]:
+    """Template syntax that is not a plain {{ name }}: expressions, tags, comments."""
+    return [m for m in _TEMPLATE_SYNTAX.findall(text) if not _PLACEHOLDER.fullmatch(m)]

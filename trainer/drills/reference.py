@@ -1,0 +1,350 @@
+"""A drill's answer key: the givens (or a variant's draw) → one deployment per step → the
+reference value of every numeric step, the values its wrong paths give, and re-computation
+from a candidate's own earlier answers (error carried forward)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+from trainer.capacity.presets import build_deployment, find_gpu, find_model
+from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
+from trainer.capacity.serving_formulas import display as serving_display
+from trainer.capacity.solver import (
+    FORMULAS,
+    INPUT_UNITS,
+    WRONG_PATHS,
+    Deployment,
+    Solution,
+    paired_wrong_values,
+    value_of,
+    wrong_values,
+)
+from trainer.drills.model import Derived, Drill, Step
+from trainer.drills.placeholders import fill
+from trainer.errors import DrillFileError, KvdrillError
+from trainer.reading.expression import unit_factor
+from trainer.reading.formatting import format_bytes, format_quantity, format_seconds
+from trainer.reading.numbers import format_number
+from trainer.reading.units import BYTES, TOKENS, Dim
+
+Givens = Mapping[str, Any]
+
+# Inputs a step may ask for directly (the shape questions), with their units.
+INPUT_ANSWERS = INPUT_UNITS
+LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
+                  "attention", "memory", "checkpoint"}
+# Floors and the quotient they round down. On an estimate step the unrounded value is as good
+# an answer ("96.9 sessions" for ~96); where whole sequences are counted exactly it is the
+# rounded-up mistake (a partial sequence is not served).
+UNROUNDED = {"max_concurrency": ("kv_budget_bytes", "kv_bytes_per_sequence"),
+             "max_tokens": ("kv_budget_bytes", "kv_bytes_per_token")}
+# Quantities that count whole things (sequences, blocks) besides any step in sequences.
+WHOLE_COUNTS = {"num_blocks", "max_concurrency", "max_concurrency_with_prefix",
+                "spec_max_concurrency", "cpu_tier_sessions", "latency_bound_batch",
+                "operating_batch"}
+_DECIMAL_BINARY = Fraction(1000, 1024)
+
+
+def quantity_unit(name: str) -> str:
+    if name in FORMULAS:
+        return FORMULAS[name].unit
+    if name in INPUT_ANSWERS:
+        return INPUT_ANSWERS[name]
+    raise KeyError(name)
+
+
+def dim_of_unit(unit: str | None) -> Dim:
+    if not unit:
+        return Dim()
+    return unit_factor(unit).dim
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a numeric step expects, in base units (bytes, tokens, sequences, seconds)."""
+
+    step_id: str
+    value: Fraction
+    unit: str  # the unit the step shows it in
+    alternatives: tuple[Fraction, ...]  # other values that are just as right
+    whole_count: bool = False  # counts whole things exactly: nothing above the floor is right
+    find_wrong: Callable[[], tuple[tuple[str, Fraction], ...]] = field(
+        default=tuple, repr=False, compare=False
+    )
+
+    @cached_property
+    def wrong(self) -> tuple[tuple[str, Fraction], ...]:
+        """(misconception id, value) of each wrong path, computed when first asked for: checking
+        that a variant is sensible needs only the references."""
+        return self.find_wrong()
+
+    @property
+    def display(self) -> str:
+        return show(self.value, self.unit)
+
+
+def unit_slips(value: Fraction, unit: str) -> list[tuple[str, Fraction]]:
+    """A byte figure with its prefix read the other way: the GiB figure labelled GB (52 GB
+    written 48.4 GB) and the GB figure labelled GiB (52 GB written 52 GiB = 55.8 GB), at the
+    prefix the value is naturally written with (K, M, G, T)."""
+    dim = dim_of_unit(unit) if unit else None
+    if dim == BYTES and value >= 1000:
+        powers: tuple[int, ...] = (min(4, (len(str(int(value))) - 1) // 3),)
+    elif dim == TOKENS:
+        powers = (1, 2, 3)  # tokens from a budget over bytes per token: KB, MB or GB slipped
+    elif dim is not None and dim.bytes == 0 and (dim.seconds != 0 or dim.tokens != 0):
+        powers = (3,)  # a time or rate worked out from bytes, with GB and GiB mixed on the way
+    else:
+        return []
+    return [("gb-gib", value * factor) for p in powers for factor in
+            (_DECIMAL_BINARY**p, 1 / _DECIMAL_BINARY**p)]
+
+
+def show(value: Fraction, unit: str) -> str:
+    """A value (base units) in a step's unit; bytes with no unit chosen read naturally: exact
+    below 10 MB (327,680 B (320 KiB)), else in SI units (10.7 GB)."""
+    if not unit:
+        return format_number(value)
+    if unit == "B":
+        return format_bytes(value, system="both" if value < 10**7 else "si")
+    if unit == "s":
+        return format_seconds(value)
+    if unit == "sequences" and value == 1:
+        return "1 sequence"
+    return format_quantity(unit_factor(unit) * (value / unit_factor(unit).value), unit)
+
+
+def _count_or(value: int | Fraction | None, missing: str) -> str:
+    return missing if value is None else format_number(value)
+
+
+def _as_number(value: Any) -> Any:
+    if isinstance(value, float):
+        return Fraction(str(value))
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value)
+    return value
+
+
+class AnswerKey:
+    """Reference values of one drill for one set of givens (the drill's own or a variant's)."""
+
+    PLACEHOLDERS = (
+        "model_name", "gpu_name", "hbm_gb", "bandwidth_tbs", "context", "layers", "heads",
+        "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
+        "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
+        "prefix_tokens", "window", "hbm_marketed_gb", "bandwidth_datasheet_tbs",
+        "hbm_reported_mib", "hbm_reported_gb",
+        "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", *SERVING_PLACEHOLDERS,
+    )
+
+    def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
+        self.drill = drill
+        self.givens: dict[str, Any] = dict(drill.givens if givens is None else givens)
+        self._deployments: dict[str, Deployment] = {}
+        self._references: dict[str, Reference] = {}
+        # One Solution per deployment (kept with it, so its id stays unique): each quantity
+        # is computed once however many steps ask for it.
+        self._solutions: dict[int, tuple[Deployment, Solution]] = {}
+        self.base = self._build(self.givens, "givens")
+
+    # -- deployments -------------------------------------------------------------------------
+
+    def _build(self, givens: Givens, what: str) -> Deployment:
+        values = {k: _as_number(v) for k, v in givens.items() if k not in ("model", "gpu")}
+        try:
+            deployment, _ = build_deployment(givens.get("model"), givens.get("gpu"), values,
+                                             origin="drill")
+        except KvdrillError as error:
+            raise DrillFileError(f"drill {self.drill.id}: {what}: {error}") from None
+        return deployment
+
+    def step_givens(self, step: Step) -> dict[str, Any]:
+        givens = dict(self.givens)
+        for key, value in step.with_.items():
+            if value is None:
+                givens.pop(key, None)
+            elif isinstance(value, Derived):
+                base = self._base_value(value.of, step)
+                givens[key] = base * Fraction(str(value.times))
+            elif isinstance(value, str) and key not in LITERAL_GIVENS:
+                givens[key] = self._base_value(value, step)
+            else:
+                givens[key] = value
+        return givens
+
+    def _base_value(self, name: str, step: Step) -> Fraction:
+        if name in FORMULAS:
+            return value_of(self.base, name)
+        if hasattr(self.base, name) and isinstance(getattr(self.base, name), int | Fraction):
+            return Fraction(getattr(self.base, name))
+        raise DrillFileError(
+            f"drill {self.drill.id}: step {step.id}: 'with' names {name!r}, which is neither "
+            "a given nor a solver quantity"
+        )
+
+    def deployment(self, step_id: str) -> Deployment:
+        if step_id not in self._deployments:
+            step = self.drill.step(step_id)
+            if not step.with_:
+                self._deployments[step_id] = self.base
+            else:
+                self._deployments[step_id] = self._build(self.step_givens(step),
+                                                         f"step {step_id}")
+        return self._deployments[step_id]
+
+    # -- references --------------------------------------------------------------------------
+
+    def reference(self, step_id: str) -> Reference:
+        if step_id not in self._references:
+            self._references[step_id] = self._reference(self.drill.step(step_id))
+        return self._references[step_id]
+
+    def _reference(self, step: Step) -> Reference:
+        unit = step.unit or ""
+        if step.ratio_of is not None:
+            a, b = (self.reference(other).value for other in step.ratio_of)
+            if b == 0:
+                raise DrillFileError(f"drill {self.drill.id}: step {step.id}: ratio of zero")
+            return Reference(step.id, a / b, unit, ())
+        assert step.answer is not None
+        deployment = self.deployment(step.id)
+        value = self.value(step.answer, deployment)
+        unrounded: Fraction | None = None
+        if step.answer in UNROUNDED:
+            top, bottom = (self.value(q, deployment) for q in UNROUNDED[step.answer])
+            if top > 0:
+                unrounded = top / bottom
+        whole = not step.estimate and value.denominator == 1 and (
+            unit == "sequences" or step.answer in WHOLE_COUNTS)
+        alternatives = () if whole or unrounded is None else (unrounded,)
+
+        def find_wrong() -> tuple[tuple[str, Fraction], ...]:
+            found = [(path, v) for path, v in self._wrong(step, deployment) if v >= 0]
+            found += unit_slips(value, unit)
+            if whole and unrounded is not None and unrounded > value:
+                found += [("rounded-up", unrounded), ("rounded-up", value + 1)]
+            if step.answer == "shared_prefix_tokens" and deployment.prefix_tokens and \
+                    deployment.prefix_tokens % deployment.block_size:
+                found.append(("rounded-up", value + deployment.block_size))  # a partial block
+            return tuple(dict.fromkeys(found))  # one entry per (mistake, value)
+
+        return Reference(step.id, value, unit, alternatives, whole, find_wrong)
+
+    def value(self, name: str, deployment: Deployment) -> Fraction:
+        if name in FORMULAS:
+            key = id(deployment)
+            if key not in self._solutions:
+                self._solutions[key] = (deployment, Solution(deployment))
+            return self._solutions[key][1][name]
+        return Fraction(getattr(deployment, name))
+
+    def _wrong(self, step: Step, deployment: Deployment) -> list[tuple[str, Fraction]]:
+        assert step.answer is not None
+        # Every known mistake is checked where it changes the value, the step's own list
+        # first (a tie names the one the author expected).
+        order = step.misconceptions + tuple(p for p in WRONG_PATHS if p not in step.misconceptions)
+        if step.answer in FORMULAS:
+            return wrong_values(deployment, step.answer, order)
+        # A shape question (layers, KV heads, head_dim, bytes per element): the input itself
+        # along each wrong path.
+        truth = self.value(step.answer, deployment)
+        found = []
+        for path_id in order:
+            changed = WRONG_PATHS[path_id].change(deployment)
+            if changed is not None and (value := Fraction(getattr(changed, step.answer))) != truth:
+                found.append((path_id, value))
+        if step.answer == "head_dim" and deployment.hidden is not None:
+            found.append(("hidden-for-kv-width", Fraction(deployment.hidden)))
+        return found
+
+    def paired_wrong(self, step_id: str) -> tuple[tuple[tuple[str, str], Fraction], ...]:
+        """Two mistakes made at once (80 − 16 = 64 GB: no utilisation cap and no reserve), for
+        an answer that no single mistake explains."""
+        step = self.drill.step(step_id)
+        if step.answer is None or step.answer not in FORMULAS:
+            return ()
+        return tuple(paired_wrong_values(self.deployment(step_id), step.answer))
+
+    def recompute(self, step_id: str, carried: Mapping[str, Fraction]) -> Fraction | None:
+        """The step's value computed from earlier answers (step id → value in base units)
+        standing for the quantities those steps ask; None when it cannot be recomputed."""
+        step = self.drill.step(step_id)
+        if step.ratio_of is not None:
+            a_id, b_id = step.ratio_of
+            a = carried.get(a_id, self.reference(a_id).value)
+            b = carried.get(b_id, self.reference(b_id).value)
+            return None if b == 0 else a / b
+        if step.answer is None or step.answer not in FORMULAS:
+            return None
+        overrides: dict[str, Fraction] = {}
+        for earlier_id, value in carried.items():
+            earlier = self.drill.step(earlier_id)
+            if earlier.answer is None:
+                continue
+            overrides[earlier.answer] = value
+        if step.answer in overrides:
+            return None
+        try:
+            return Solution(self.deployment(step_id), overrides)[step.answer]
+        except (ZeroDivisionError, ValueError, OverflowError):
+            return None
+
+    # -- display -----------------------------------------------------------------------------
+
+    def display_givens(self) -> dict[str, str]:
+        """Every {{ name }} a prompt may use, formatted for a reader."""
+        d = self.base
+        model = self.givens.get("model")
+        gpu = self.givens.get("gpu")
+        weights = value_of(d, "weights_bytes")
+        shown: dict[str, str] = {
+            "model_name": find_model(model).name if model else "the model",
+            "gpu_name": find_gpu(gpu).name if gpu else "the GPU",
+            "hbm_gb": format_number(d.hbm_gb, sig=4),
+            "bandwidth_tbs": format_number(d.bandwidth_tbs, sig=4),
+            "context": format_number(d.context),
+            "layers": format_number(d.layers),
+            "heads": format_number(d.heads),
+            "kv_heads": format_number(d.kv_heads),
+            "head_dim": format_number(d.head_dim),
+            "hidden": format_number(d.hidden) if d.hidden else "unknown",
+            "weights_gb": format_number(weights / 10**9, sig=4),
+            "reserve_gb": format_number(d.reserve_gb, sig=4),
+            "utilization": format_number(d.utilization, sig=4),
+            "gpus": format_number(d.gpus),
+            "kv_dtype": d.kv_dtype,
+            "weights_dtype": d.weights_dtype,
+            "params_b": format_number((d.params or 0) / 10**9, sig=4),
+            "attention_params_b": format_number((d.attention_params or 0) / 10**9, sig=3),
+            "think_seconds": _count_or(d.think_seconds, "unknown"),
+            "reply_seconds": _count_or(d.reply_seconds, "unknown"),
+            "batch": format_number(d.batch) if d.batch is not None else "the maximum",
+            "block_size": format_number(d.block_size),
+            "prompt_tokens": _count_or(d.prompt_tokens, "the prompt"),
+            "prefix_tokens": _count_or(d.prefix_tokens, "no shared prefix"),
+            "window": _count_or(d.window, "no window"),
+            **serving_display(d, format_number),
+        }
+        released = (find_model(model).checkpoints or {}) if model else {}
+        fp8 = released.get("fp8")
+        shown["fp8_checkpoint_gb"] = (format_number(Fraction(str(fp8["weights_gb"])), sig=4)
+                                      if fp8 else "unknown")
+        card = find_gpu(gpu) if gpu else None
+        shown["hbm_marketed_gb"] = format_number(card.hbm_gb, sig=4) if card else shown["hbm_gb"]
+        shown["bandwidth_datasheet_tbs"] = (format_number(card.bandwidth_tbs, sig=4) if card
+                                            else shown["bandwidth_tbs"])
+        reported = card.reported_mib if card else None
+        shown["hbm_reported_mib"] = format_number(reported) if reported else "unknown"
+        shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)
+                                    if reported else "unknown")
+        return shown
+
+    def title(self, variant: int | None = None) -> str:
+        """The drill's title for these givens: a variant's title names its own model and GPU."""
+        title = fill(self.drill.title, self.display_givens())
+        return title + (f" — variant {variant}" if variant is not None else "")

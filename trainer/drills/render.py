@@ -1,0 +1,449 @@
+"""Jinja rendering: worked solutions filled from solver values, and the {{ given }}
+placeholders of prompts. Templates run sandboxed with StrictUndefined (a misspelt name is an
+error, not an empty string), and anything rendered as HTML is autoescaped.
+
+The sandbox is bounded (BoundedSandbox): a template is read as a regular file of the solutions
+folder (a symlink out of it is refused) of at most 256 KiB; every loop iteration and call costs
+work from a fixed budget per render; calls nest at most MAX_CALL_DEPTH deep (recursive macros);
+range() is capped; integers stay below MAX_INT_BITS; no value (text, list, output) grows past
+MAX_VALUE; only the callables a solution needs can be called. Past any bound the render ends
+with a DrillFileError naming the template and the bound."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import string
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2 import nodes
+from jinja2.runtime import BlockReference, LoopContext, Macro
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import Cycler, Joiner, Namespace
+from jinja2.visitor import NodeTransformer
+from pydantic import BaseModel
+
+from trainer.capacity.solver import FORMULAS, derivation
+from trainer.drills.reference import AnswerKey, show
+from trainer.errors import DrillFileError
+from trainer.files.bounded_io import read_text_bounded
+from trainer.files.paths import data_dir
+
+MAX_TEMPLATE_BYTES = 256 * 1024
+MAX_WORK = 500_000  # loop iterations, calls and elements weighed, per render
+MAX_CALL_DEPTH = 40  # calls inside calls: a recursive macro stops here
+MAX_RANGE = 10_000
+MAX_INT_BITS = 4096  # about 1,233 digits
+MAX_VALUE = 200_000  # characters (or elements) in any one value, and in the output
+MAX_WIDTH = 10_000  # a width, count or padding a filter or format is given
+
+# Methods a template may call, by the type they belong to (anything else is refused).
+_SAFE_METHODS: dict[type, frozenset[str]] = {
+    str: frozenset({
+        "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "upper", "lower",
+        "title", "capitalize", "casefold", "swapcase", "startswith", "endswith", "replace",
+        "format", "join", "count", "find", "rfind", "index", "rindex", "partition",
+        "rpartition", "removeprefix", "removesuffix", "center", "ljust", "rjust", "zfill",
+        "isdigit", "isalpha", "isnumeric", "isdecimal", "isspace", "isalnum", "isupper",
+        "islower", "istitle"}),
+    dict: frozenset({"items", "keys", "values", "get"}),
+    list: frozenset({"index", "count"}),
+    tuple: frozenset({"index", "count"}),
+    int: frozenset({"bit_length", "is_integer", "as_integer_ratio", "conjugate"}),
+    float: frozenset({"is_integer", "as_integer_ratio", "conjugate"}),
+    Cycler: frozenset({"next", "reset"}),
+}
+_WIDTH_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "slice", "batch"})
+
+
+class SandboxLimit(jinja2.exceptions.SecurityError):
+    """A bound of the solution sandbox was reached."""
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.work = 0
+        self.depth = 0
+        self.output = 0
+
+    def spend(self, units: int, what: str) -> None:
+        self.work += units
+        if self.work > MAX_WORK:
+            raise SandboxLimit(f"the template does more than {MAX_WORK:,} steps of work "
+                               f"(at {what}): a worked solution needs a few hundred")
+
+
+def _weight(value: Any, budget: _Budget) -> int:
+    """Characters and elements in `value`, counted up to just past MAX_VALUE (the counting
+    itself is charged to the budget)."""
+    total = 0
+    pending = [value]
+    while pending and total <= MAX_VALUE:
+        item = pending.pop()
+        if isinstance(item, str | bytes):
+            total += len(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            total += item.bit_length() // 8
+        elif isinstance(item, dict):
+            total += len(item)
+            pending += [*item.keys(), *item.values()]
+        elif isinstance(item, list | tuple | set | frozenset):
+            total += len(item)
+            pending += list(item)[: MAX_VALUE + 1]
+        else:
+            total += 1
+    budget.spend(total // 64 + 1, "a value's size")
+    return total
+
+
+def _sized(value: Any, budget: _Budget, what: str) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) \
+            and value.bit_length() > MAX_INT_BITS:
+        raise SandboxLimit(f"{what} gives a number of more than {MAX_INT_BITS} bits")
+    if isinstance(value, str | bytes | list | tuple | dict | set | frozenset) \
+            and _weight(value, budget) > MAX_VALUE:
+        raise SandboxLimit(f"{what} gives a value of more than {MAX_VALUE:,} characters "
+                           "or items")
+    return value
+
+
+def _check_format(text: str, what: str) -> None:
+    """A %-format or str.format string whose widths and precisions are small."""
+    for match in re.finditer(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?", text):
+        for part in match.groups():
+            if part == "*" or (part is not None and int(part) > MAX_WIDTH):
+                raise SandboxLimit(f"{what}: a width or precision over {MAX_WIDTH:,} (or *)")
+    try:
+        fields = list(string.Formatter().parse(text))
+    except ValueError:
+        return  # the format itself reports it
+    for _, _, spec, _ in fields:
+        if spec and ("{" in spec or any(int(d) > MAX_WIDTH
+                                          for d in re.findall(r"\d+", spec))):
+            raise SandboxLimit(f"{what}: a width or precision over {MAX_WIDTH:,} (or nested)")
+
+
+def _check_power(left: Any, right: Any) -> None:
+    if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 \
+            and right * abs(left).bit_length() > MAX_INT_BITS * 2:
+        raise SandboxLimit(f"a power with more than {MAX_INT_BITS} bits")
+    if isinstance(left, int | float) and isinstance(right, float) and abs(right) > 10_000:
+        raise SandboxLimit("a power with an exponent over 10,000")
+
+
+def _check_product(left: Any, right: Any, budget: _Budget) -> None:
+    if isinstance(left, int) and isinstance(right, int):
+        if left.bit_length() + right.bit_length() > MAX_INT_BITS * 2:
+            raise SandboxLimit(f"a product of more than {MAX_INT_BITS} bits")
+        return
+    for sequence, count in ((left, right), (right, left)):
+        if isinstance(count, int) and not isinstance(count, bool) \
+                and isinstance(sequence, str | list | tuple) \
+                and count > 0 and _weight(sequence, budget) * count > MAX_VALUE:
+            raise SandboxLimit(f"a repetition of more than {MAX_VALUE:,} characters or items")
+
+
+def _check_replace(text: Any, old: Any, new: Any, budget: _Budget) -> None:
+    if isinstance(text, str) and isinstance(old, str) and isinstance(new, str):
+        grows = (text.count(old) if old else len(text) + 1) * len(new)
+        if len(text) + grows > MAX_VALUE:
+            raise SandboxLimit(f"a replace() that gives more than {MAX_VALUE:,} characters")
+    _weight(text, budget)
+
+
+class _Bound(NodeTransformer):
+    """Routes every loop's iterable, every ~ concatenation, every list, tuple and dict literal
+    and every output expression through the budget (filters the environment defines)."""
+
+    @staticmethod
+    def _wrap(node: nodes.Node, name: str) -> nodes.Expr:
+        assert isinstance(node, nodes.Expr)
+        return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
+
+    def visit_For(self, node: nodes.For) -> nodes.Node:
+        self.generic_visit(node)
+        node.iter = self._wrap(node.iter, "kvdrill_counted")
+        return node
+
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
+        self.generic_visit(node)
+        return self._wrap(node, "kvdrill_sized")
+
+    def visit_List(self, node: nodes.List) -> nodes.Node:
+        self.generic_visit(node)
+        return self._wrap(node, "kvdrill_sized")
+
+    def visit_Dict(self, node: nodes.Dict) -> nodes.Node:
+        self.generic_visit(node)
+        return self._wrap(node, "kvdrill_sized")
+
+    def visit_Output(self, node: nodes.Output) -> nodes.Node:
+        self.generic_visit(node)
+        node.nodes = [n if isinstance(n, nodes.TemplateData) else self._wrap(n, "kvdrill_out")
+                      for n in node.nodes]
+        return node
+
+
+def _owner(function: Any) -> Any:
+    """The object a method is bound to (through the sandbox's wrapper of str.format)."""
+    return getattr(getattr(function, "__wrapped__", function), "__self__", None)
+
+
+class BoundedSandbox(ImmutableSandboxedEnvironment):
+    """An immutable Jinja sandbox whose every render is bounded in work, depth and size."""
+
+    intercepted_binops = frozenset({"+", "-", "*", "/", "//", "%", "**"})
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.budget = _Budget()
+        self.globals.pop("lipsum", None)
+        self.globals["range"] = self._range
+        for name in list(self.filters):
+            self.filters[name] = self._bounded_filter(name, self.filters[name])
+        self.filters["kvdrill_counted"] = self._counted
+        self.filters["kvdrill_sized"] = lambda value: _sized(value, self.budget, "a value")
+        self.filters["kvdrill_out"] = self._output
+
+    def reset(self) -> None:
+        self.budget = _Budget()
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        tree = super()._parse(source, name, filename)
+        bounded: nodes.Template = _Bound().visit(tree)
+        return bounded
+
+    # -- values ------------------------------------------------------------------------------
+
+    def _range(self, *args: int) -> range:
+        values = range(*args)
+        if len(values) > MAX_RANGE:
+            raise SandboxLimit(f"range() of {len(values):,} numbers (at most {MAX_RANGE:,})")
+        return values
+
+    def _counted(self, iterable: Iterable[Any]) -> Iterator[Any]:
+        for item in iterable:
+            self.budget.spend(1, "a loop")
+            yield item
+
+    def _output(self, value: Any) -> Any:
+        self.budget.output += _weight(value, self.budget)
+        if self.budget.output > MAX_VALUE * 5:
+            raise SandboxLimit(f"the output is longer than {MAX_VALUE * 5:,} characters")
+        return value
+
+    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any,
+                   right: Any) -> Any:
+        self.budget.spend(1, f"the {operator} operator")
+        if operator == "**":
+            _check_power(left, right)
+        elif operator == "*":
+            _check_product(left, right, self.budget)
+        elif operator == "%" and isinstance(left, str):
+            _check_format(left, "a % format")
+            _sized(right, self.budget, "a % format's values")
+        return _sized(super().call_binop(context, operator, left, right), self.budget,
+                      f"the {operator} operator")
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def _allowed(self, obj: Any) -> bool:
+        if isinstance(obj, Macro | LoopContext | BlockReference | Joiner) \
+                or obj in (self._range, dict, Cycler, Joiner, Namespace):
+            return True
+        if getattr(obj, "kvdrill_template_function", False):
+            return True
+        owner = _owner(obj)
+        name = getattr(obj, "__name__", "")
+        if isinstance(owner, BaseModel):
+            return name == "step"
+        for kind, names in _SAFE_METHODS.items():
+            if isinstance(owner, kind) and not isinstance(owner, bool):
+                return name in names
+        return False
+
+    def call(self, context: jinja2.runtime.Context, obj: Any, /, *args: Any,
+             **kwargs: Any) -> Any:
+        budget = self.budget
+        budget.spend(1, "a call")
+        name = getattr(obj, "__name__", type(obj).__name__)
+        if not self._allowed(obj):
+            raise SandboxLimit(f"{name}() cannot be called in a solution template")
+        for value in (*args, *kwargs.values()):
+            _sized(value, budget, f"an argument of {name}()")
+        owner = _owner(obj)
+        if isinstance(owner, str):
+            if name in ("format", "format_map"):
+                _check_format(owner, "str.format")
+            elif name in ("center", "ljust", "rjust", "zfill") and args \
+                    and isinstance(args[0], int) and args[0] > MAX_VALUE:
+                raise SandboxLimit(f"{name}() to more than {MAX_VALUE:,} characters")
+            elif name == "replace" and len(args) >= 2:
+                _check_replace(owner, args[0], args[1], budget)
+            elif name == "join" and args:
+                _sized(args[0], budget, "join()")
+        budget.depth += 1
+        try:
+            if budget.depth > MAX_CALL_DEPTH:
+                raise SandboxLimit(f"calls nested more than {MAX_CALL_DEPTH} deep (a macro "
+                                   "that calls itself without end?)")
+            result = super().call(context, obj, *args, **kwargs)
+        finally:
+            budget.depth -= 1
+        return _sized(result, budget, f"{name}()")
+
+    def _bounded_filter(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def budget() -> _Budget:  # the budget is replaced per render
+            return self.budget
+
+        @functools.wraps(function)
+        def bounded(*args: Any, **kwargs: Any) -> Any:
+            spent = budget()
+            spent.spend(1, f"the {name} filter")
+            values = [a for a in (*args, *kwargs.values())
+                      if not isinstance(a, jinja2.runtime.Context | jinja2.Environment
+                                        | nodes.EvalContext)]
+            for value in values:
+                _sized(value, spent, f"the {name} filter's input")
+            if name in _WIDTH_FILTERS and any(
+                    isinstance(v, int) and not isinstance(v, bool) and v > MAX_WIDTH
+                    for v in values[1:]):
+                raise SandboxLimit(f"the {name} filter with a width or count over "
+                                   f"{MAX_WIDTH:,}")
+            if name == "indent" and values and isinstance(values[0], str):
+                width = values[1] if len(values) > 1 and isinstance(values[1], int) else 4
+                if values[0].count("\n") * max(width, 0) > MAX_VALUE:
+                    raise SandboxLimit(f"an indent of more than {MAX_VALUE:,} characters")
+            if name == "format" and values and isinstance(values[0], str):
+                _check_format(values[0], "the format filter")
+            if name == "replace" and len(values) >= 3:
+                _check_replace(values[0], values[1], values[2], spent)
+            return _sized(function(*args, **kwargs), spent, f"the {name} filter")
+
+        return bounded
+
+
+class SolutionLoader(jinja2.BaseLoader):
+    """Templates of one folder only: a plain name, a regular file inside the folder (a symlink
+    that leads out of it is refused), read bounded."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def get_source(self, environment: jinja2.Environment, template: str
+                   ) -> tuple[str, str, Callable[[], bool]]:
+        if "/" in template or "\\" in template or template.startswith("."):
+            raise jinja2.TemplateNotFound(template)
+        path = self.folder / template
+        if not os.path.lexists(path):
+            raise jinja2.TemplateNotFound(template)
+        try:
+            inside = path.resolve(strict=True).is_relative_to(self.folder.resolve())
+        except (OSError, RuntimeError):
+            inside = False
+        if not inside:
+            raise DrillFileError(f"{path}: the solution template leads out of {self.folder} "
+                                 "(a symlink?): keep solution templates in the solutions "
+                                 "folder")
+        source = read_text_bounded(path, MAX_TEMPLATE_BYTES, "solution template",
+                                   DrillFileError)
+        stamp = os.stat(path).st_mtime_ns
+
+        def uptodate() -> bool:
+            try:
+                return os.stat(path).st_mtime_ns == stamp
+            except OSError:
+                return False
+
+        return source, str(path), uptodate
+
+
+@cache
+def environment(folder: Path) -> BoundedSandbox:
+    return BoundedSandbox(
+        loader=SolutionLoader(folder),
+        undefined=jinja2.StrictUndefined,
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2"),
+                                            default_for_string=False),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _template_function(function: Callable[..., Any]) -> Callable[..., Any]:
+    function.kvdrill_template_function = True  # type: ignore[attr-defined]
+    return function
+
+
+def solution_context(key: AnswerKey) -> dict[str, Any]:
+    givens = key.display_givens()
+
+    def deployment_of(step_id: str | None) -> Any:
+        return key.base if step_id is None else key.deployment(step_id)
+
+    def given(name: str) -> str:
+        if name not in givens:
+            raise DrillFileError(f"unknown given {name!r} in a solution template")
+        return givens[name]
+
+    def answer(step_id: str) -> str:
+        return key.reference(step_id).display
+
+    def quantity(name: str, step_id: str | None = None) -> str:
+        if name not in FORMULAS:
+            raise DrillFileError(f"unknown quantity {name!r} in a solution template")
+        return show(key.value(name, deployment_of(step_id)), FORMULAS[name].unit)
+
+    derivations: dict[str | None, dict[str, str]] = {}
+
+    def working(name: str, step_id: str | None = None) -> str:
+        if step_id not in derivations:
+            derivations[step_id] = {s.name: s.working
+                                    for s in derivation(deployment_of(step_id))}
+        if name not in derivations[step_id]:
+            raise DrillFileError(f"no working for {name!r} in a solution template")
+        return derivations[step_id][name]
+
+    def wrong(step_id: str, misconception: str) -> str:
+        reference = key.reference(step_id)
+        for path, value in reference.wrong:
+            if path == misconception:
+                return show(value, reference.unit)
+        return ""
+
+    return {"drill": key.drill, "title": key.title(),
+            **{f.__name__: _template_function(f)
+                                   for f in (given, answer, quantity, working, wrong)}}
+
+
+def render_solution(key: AnswerKey) -> str:
+    folder = data_dir("solutions")
+    name = key.drill.solution
+    env = environment(folder)
+    env.reset()
+    try:
+        template = env.get_template(name)
+        return template.render(solution_context(key))
+    except jinja2.TemplateNotFound:
+        raise DrillFileError(
+            f"drill {key.drill.id}: solution template {name!r} not found in {folder}"
+        ) from None
+    except jinja2.TemplateSyntaxError as error:
+        raise DrillFileError(f"{folder / name}:{error.lineno}: {error.message}") from None
+    except SandboxLimit as error:
+        raise DrillFileError(f"{folder / name}: stopped by the sandbox: {error}") from None
+    except (jinja2.UndefinedError, jinja2.exceptions.SecurityError) as error:
+        raise DrillFileError(f"{folder / name}: {error}") from None
+    except RecursionError:
+        raise DrillFileError(f"{folder / name}: stopped by the sandbox: recursion too deep"
+                             ) from None
+    except (jinja2.TemplateError, ArithmeticError, TypeError, ValueError, LookupError,
+            AttributeError, MemoryError) as error:
+        raise DrillFileError(f"{folder / name}: the template failed: {type(error).__name__}: "
+                             f"{str(error)[:200]}") from None

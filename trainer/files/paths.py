@@ -1,0 +1,44 @@
+"""Where things live: the drills, rubrics and solutions read, and the folder of caches derived
+from them. Small functions, importing nothing heavy."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from trainer.errors import DataNotFound
+
+
+def data_dir(kind: str) -> Path:
+    """The folder of drills, rubrics or solutions: $KVDRILL_DATA/<kind>, else the copy shipped
+    in the wheel, else the checkout's top-level folder. When none exists, the error names
+    every path tried."""
+    tried: list[Path] = []
+    override = os.environ.get("KVDRILL_DATA")
+    if override:
+        tried.append(Path(override) / kind)
+    package = Path(__file__).resolve().parent.parent
+    tried += [package / "_data" / kind, package.parent / kind]
+    for path in tried:
+        if path.is_dir():
+            return path
+    raise DataNotFound(
+        f"no {kind} folder found; tried {', '.join(map(str, tried))}: "
+        "set KVDRILL_DATA to the folder that holds drills/, rubrics/ and solutions/"
+    )
+
+
+def drill_paths() -> list[Path]:
+    """Every drill file, in file-name order."""
+    return sorted(data_dir("drills").glob("*.yaml"))
+
+
+def cache_folder() -> Path:
+    """Where derived caches (the drill list, parsed files) are kept: $KVDRILL_HOME, else the
+    platform's user cache folder."""
+    home = os.environ.get("KVDRILL_HOME")
+    if home:
+        return Path(home).expanduser()
+    import platformdirs
+
+    return platformdirs.user_cache_path("kvdrill")

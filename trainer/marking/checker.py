@@ -1,0 +1,348 @@
+"""One answer against its reference: read it safely, compare within the step's tolerance,
+name the known mistake a wrong value matches, and credit error carried forward."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, Literal
+
+from trainer.capacity.solver import WRONG_PATHS, WrongPath
+from trainer.drills.model import Step
+from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
+from trainer.errors import AnswerParseError
+from trainer.reading.expression import unit_factor
+from trainer.reading.numbers import format_number
+from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
+from trainer.reading.units import DIMENSIONLESS, Dim
+
+if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
+    from trainer.marking.diagnosis import Diagnosis
+
+Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered"]
+
+ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
+# An earlier answer this far from its reference is absurd, and earns no carried-forward credit.
+CARRY_FACTOR = 10
+PAIR_TOLERANCE = Fraction(1, 100)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """The verdict on one step, with everything a transcript or report shows about it."""
+
+    step_id: str
+    kind: str
+    answer: str | None
+    verdict: Verdict
+    expected: Fraction | None = None  # base units
+    unit: str = ""
+    parsed: Fraction | None = None  # base units (a range: its middle)
+    shown: str = ""  # how the answer was read
+    misconceptions: tuple[str, ...] = ()  # every known mistake the value matches, nearest first
+    carried_forward: bool = False
+    feedback: str = ""
+    read_unit: str | None = None  # the unit the answer was read in ("KiB"; None: plain)
+    note: str = ""  # how a human form was read, for a right answer ("'128k' read as 128 KiB")
+    span: tuple[Fraction, Fraction] | None = None  # a range answer, base units
+    # The likely slip behind a wrong value that no known mistake explains (solved backwards).
+    diagnosis: Diagnosis | None = None
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind == "numeric"
+
+    @property
+    def misconception(self) -> str | None:
+        """The mistake named first (the nearest), or None."""
+        return self.misconceptions[0] if self.misconceptions else None
+
+
+def tolerance_of(step: Step) -> Fraction:
+    """The step's own tolerance; an estimate that names none gets the seed's 20%."""
+    tolerance = Fraction(str(step.tolerance))
+    if step.estimate and "tolerance" not in step.model_fields_set:
+        return max(tolerance, ESTIMATE_TOLERANCE)
+    return tolerance
+
+
+def close(value: Fraction, target: Fraction, tolerance: Fraction) -> bool:
+    if target == 0:  # "none fit": 0, or anything under half a sequence
+        return abs(value) < Fraction(1, 2)
+    return abs(value - target) <= tolerance * abs(target)
+
+
+def check_text(step: Step, answer: str | None) -> Mark:
+    if answer is None or not answer.strip():
+        return Mark(step.id, "text", answer, "unanswered", feedback="no answer given")
+    return Mark(step.id, "text", answer, "answered")
+
+
+# Forms that read on a step of each display unit: two examples, each some forms of one value
+# (in base units). The second example is used when the first lies near the step's reference, so
+# an example never gives the answer away.
+Example = tuple[tuple[str, ...], Fraction]
+# Figures chosen to be no answer of the seed drills (131,072 B, 52 GB, 96 sessions, 34.1 ms …),
+# so an example for one step never gives away another's.
+EXAMPLES: dict[str, tuple[Example, Example]] = {
+    "B": ((("6144", "6 KiB", "3 × 2^11"), Fraction(6144)), (("12 B",), Fraction(12))),
+    "KiB": ((("6 KiB", "6144 B"), Fraction(6144)), (("900 KiB",), Fraction(900 * 2**10))),
+    "MiB": ((("6 MiB", "6144 KiB"), Fraction(6 * 2**20)),
+            (("0.75 MiB", "768 KiB"), Fraction(768 * 2**10))),
+    "GiB": ((("6.5 GiB",), Fraction(13 * 2**29)), (("30 GiB",), Fraction(30 * 2**30))),
+    "MB": ((("650 MB",), Fraction(650 * 10**6)), (("35 MB",), Fraction(35 * 10**6))),
+    "GB": ((("61.5 GB", "61.5"), Fraction(615 * 10**8)), (("7.5 GB",), Fraction(75 * 10**8))),
+    "ms": ((("27 ms", "0.027 s"), Fraction(27, 1000)), (("6 ms",), Fraction(6, 1000))),
+    "%": ((("45%", "0.45"), Fraction(45, 100)), (("7%",), Fraction(7, 100))),
+    "tokens": ((("250k tokens", "250,000"), Fraction(250_000)),
+               (("18,000 tokens",), Fraction(18_000))),
+    "tokens/s": ((("230 tok/s",), Fraction(230)), (("45 tokens/s",), Fraction(45))),
+    "sequences": ((("61", "about 61 sessions"), Fraction(61)),
+                  (("13", "13 sequences"), Fraction(13))),
+    "GFLOP": ((("15 GFLOP",), Fraction(15 * 10**9)), (("2.5 GFLOP",), Fraction(25 * 10**8))),
+    "TFLOP": ((("45 TFLOP",), Fraction(45 * 10**12)), (("1.5 TFLOP",), Fraction(15 * 10**11))),
+}
+RATIO_EXAMPLES: tuple[Example, ...] = ((("5x", "5:1"), Fraction(5)), (("3x",), Fraction(3)),
+                                       (("12x",), Fraction(12)))  # a third for ratios near 3
+COUNT_EXAMPLES: tuple[Example, Example] = ((("48",), Fraction(48)), (("7",), Fraction(7)))
+
+
+def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:
+    """Forms of one answer that read on numeric `step`, none near its reference `expected`."""
+    unit = step.unit or ""
+    choices: tuple[Example, ...]
+    if unit in EXAMPLES:
+        choices = EXAMPLES[unit]
+    elif step.ratio_of is not None:
+        choices = RATIO_EXAMPLES
+    elif not unit:
+        choices = COUNT_EXAMPLES
+    else:  # a unit with no examples of its own: a round number well away from the answer
+        scale = unit_factor(unit).value
+        for number in (12, 3, 40):
+            if not expected or not Fraction(1, 2) <= number * scale / abs(expected) <= 2:
+                return (f"{number} {unit}",)
+        return (f"12 {unit}",)
+    for forms, value in choices:
+        if not expected or not Fraction(1, 2) <= value / abs(expected) <= 2:
+            return forms
+    return choices[-1][0]
+
+
+def join_forms(forms: tuple[str, ...] | list[str]) -> str:
+    """"131072, 128 KiB or 2^17"."""
+    return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
+
+
+def unreadable_reason(error: AnswerParseError) -> str:
+    """Why the reader refused an answer, with what it had read so far."""
+    understood = f" (read so far: {error.understood!r})" if error.understood else ""
+    return f"{error}{understood}"
+
+
+def check_numeric(
+    step: Step,
+    answer: str | None,
+    reference: Reference,
+    carried: Fraction | None = None,
+    pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
+    diagnose_slip: Callable[[Fraction, Fraction | None], Diagnosis | None] | None = None,
+) -> Mark:
+    """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
+    earlier answers (error carried forward), when they differ from the references; `pairs`
+    gives the values of two mistakes made together, asked for only when no single one
+    explains the answer; `diagnose_slip` (value, typed resolution) the likely slip, asked
+    for only when nothing else explains it."""
+    unit = reference.unit
+    base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
+    if answer is None or not answer.strip():
+        return replace(base, feedback=f"no answer given; expected {reference.display}")
+    try:
+        read = read_answer(answer, unit)
+    except AnswerParseError as error:
+        return replace(base, verdict="invalid",
+                       feedback=f"{unreadable_reason(error)}; not marked. Forms that work "
+                                f"here: {join_forms(example_forms(step, reference.value))}")
+    expected_dim = dim_of_unit(unit)
+    fitting = [r for r in read.readings if r.quantity.dim in accepted_dims(expected_dim)]
+    if not fitting:
+        first = read.readings[0]
+        return replace(
+            base, verdict="wrong", parsed=first.quantity.value, shown=first.shown,
+            read_unit=first.unit,
+            feedback=f"read as {first.shown}, but the question asks for "
+                     f"{_dimension_words(expected_dim)}; expected {reference.display}",
+        )
+    tolerance = tolerance_of(step)
+    targets = (reference.value, *reference.alternatives)
+    if read.span is not None:
+        return _check_span(base, read.span, reference, targets, tolerance)
+    for reading in fitting:
+        if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
+            note = " ".join(_sentence(part) for part in (
+                _working_note(read, reading, tolerance).strip(), *read.notes, reading.note)
+                if part)
+            return replace(base, verdict="correct", parsed=reading.quantity.value,
+                           shown=reading.shown, read_unit=reading.unit, note=note,
+                           feedback=f"read as {reading.shown}: correct. {note}".rstrip())
+    for reading in fitting:
+        value = reading.quantity.value
+        is_carried = carried is not None and close(value, carried, tolerance)
+        paths = _mistakes(value, reference, tolerance)
+        together = False
+        if not paths:
+            paths = _two_mistakes(value, tolerance, pairs)
+            together = bool(paths)
+        if not (is_carried or paths):
+            continue
+        feedback = f"read as {reading.shown}: expected {reference.display}."
+        if together:
+            one_slip, other_slip = paths
+            feedback += (f" This is the value you get if you {one_slip.mistake}, and also "
+                         f"{other_slip.mistake}. {one_slip.advice} {other_slip.advice}")
+        for n, path in enumerate([] if together else paths):
+            lead = "It is also what you get if you" if n else "This is the value you get if you"
+            feedback += f" {lead} {path.mistake}. {path.advice}"
+        if is_carried:
+            assert carried is not None
+            feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
+                         "carried forward.")
+        feedback += _working_note(read, reading, tolerance)
+        return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                       read_unit=reading.unit, carried_forward=is_carried,
+                       misconceptions=tuple(p.id for p in paths), feedback=feedback)
+    first = fitting[0]
+    feedback = f"read as {first.shown}: expected {reference.display}."
+    diagnosis = None if diagnose_slip is None else \
+        diagnose_slip(first.quantity.value, first.resolution)
+    if diagnosis is not None:
+        feedback += f" {diagnosis.sentence}"
+    feedback += _working_note(read, first, tolerance)
+    return replace(base, verdict="wrong", parsed=first.quantity.value, shown=first.shown,
+                   read_unit=first.unit, feedback=feedback, diagnosis=diagnosis)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
+           tolerance: Fraction, resolution: Fraction | None = None) -> bool:
+    """Within the step's tolerance of a target, or the target correctly rounded to the digits
+    typed ("38 tok/s" for 38.4)."""
+    if reference.whole_count and reference.value < value <= reference.value + 1:
+        return False  # the partial sequence (or the one after the floor) is not served
+    return any(close(value, target, tolerance)
+               or (resolution is not None and 2 * abs(value - target) <= resolution)
+               for target in targets)
+
+
+def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> list[WrongPath]:
+    """The known mistakes whose value this is: the nearest first; on a tie, the one the step
+    lists first."""
+    matches = sorted((abs(value - wrong), order, path_id, wrong)
+                     for order, (path_id, wrong) in enumerate(reference.wrong)
+                     if close(value, wrong, tolerance))
+    named: list[str] = []
+    for _, _, path_id, wrong in matches:
+        # Another mistake is named beside the nearest only when it gives the same value, not
+        # merely one inside a wide estimate band.
+        if path_id not in named and (not named or close(wrong, matches[0][3], PAIR_TOLERANCE)):
+            named.append(path_id)
+    return [WRONG_PATHS[path_id] for path_id in named]
+
+
+def _two_mistakes(value: Fraction, tolerance: Fraction,
+                  pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]]
+                  ) -> list[WrongPath]:
+    """Two mistakes made together whose value this is (the nearest pair), when no single
+    mistake matched. Pairs are many, so they are matched within 1% even on an estimate."""
+    tight = min(tolerance, PAIR_TOLERANCE)
+    matches = sorted((abs(value - wrong), ids) for ids, wrong in pairs()
+                     if close(value, wrong, tight))
+    return [WRONG_PATHS[path_id] for path_id in matches[0][1]] if matches else []
+
+
+def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: Reference,
+                targets: tuple[Fraction, ...], tolerance: Fraction) -> Mark:
+    low, high = (end.quantity.value for end in span)
+    shown = f"{span[0].shown} to {span[1].shown}"
+    marked = replace(base, parsed=(low + high) / 2, shown=shown, span=(low, high),
+                     read_unit=span[1].unit)
+    if _right(low, reference, targets, tolerance) and _right(high, reference, targets, tolerance):
+        return replace(marked, verdict="correct",
+                       feedback=f"read as the range {shown}: all of it within tolerance, correct")
+    inside = any(low <= t <= high for t in targets)
+    advice = (f"give one number; your range spans {shown}, wider than the step's "
+              f"{_percent(tolerance)} tolerance" if inside else f"read as the range {shown}")
+    return replace(marked, verdict="wrong", feedback=f"{advice}; expected {reference.display}")
+
+
+def _percent(tolerance: Fraction) -> str:
+    return f"±{format_number(tolerance * 100)}%"
+
+
+def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction) -> str:
+    """Say so when the working shown before '=' does not give the value after it."""
+    for part in working_values(read, chosen):
+        if part.quantity.dim != chosen.quantity.dim:
+            continue
+        if not close(part.quantity.value, chosen.quantity.value, tolerance):
+            return (f" Your working ({read.working_text.rstrip('=≈→ ')}) gives {part.shown}, "
+                    f"not {chosen.shown}; the value after the last '=' was marked.")
+    return ""
+
+
+def _dimension_words(dim: Dim) -> str:
+    return "a plain number" if dim == DIMENSIONLESS else str(dim)
+
+
+def carried_value(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> Fraction | None:
+    """The step's value recomputed from the candidate's earlier answers, when those were
+    wrong but not absurd (within a factor of ten of their references)."""
+    carried: dict[str, Fraction] = {}
+    sources = step.ratio_of if step.ratio_of is not None else step.depends_on
+    for earlier_id in sources:
+        mark = marks.get(earlier_id)
+        if mark is None or mark.parsed is None or mark.verdict == "correct":
+            continue
+        truth = key.reference(earlier_id).value
+        if mark.parsed <= 0 or truth <= 0:
+            continue
+        if not (truth / CARRY_FACTOR <= mark.parsed <= truth * CARRY_FACTOR):
+            continue
+        carried[earlier_id] = mark.parsed
+    if not carried:
+        return None
+    value = key.recompute(step.id, carried)
+    if value is None or value == key.reference(step.id).value:
+        return None
+    if value == 0:
+        return None  # a carried value that makes the step trivial earns nothing
+    return value
+
+
+def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None]) -> dict[str, Mark]:
+    """Every step of the drill marked, in order, each with its carried-forward value."""
+    marks: dict[str, Mark] = {}
+    for step in key.drill.steps:
+        answer = answers.get(step.id)
+        if step.kind == "text":
+            marks[step.id] = check_text(step, answer)
+            continue
+        reference = key.reference(step.id)
+        carried = carried_value(key, step, marks)
+        marks[step.id] = check_numeric(step, answer, reference, carried,
+                                       functools.partial(key.paired_wrong, step.id),
+                                       functools.partial(_diagnose, key, step.id))
+    return marks
+
+
+def _diagnose(key: AnswerKey, step_id: str, value: Fraction,
+              resolution: Fraction | None = None) -> Diagnosis | None:
+    from trainer.marking.diagnosis import diagnose
+
+    return diagnose(key, step_id, value, resolution)

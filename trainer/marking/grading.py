@@ -1,0 +1,193 @@
+"""Grade an answer sheet (a YAML mapping of step id → answer as typed) against a drill, and
+present the result as JSON or text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from trainer.drills.loader import load_rubric, read_yaml
+from trainer.drills.model import Drill
+from trainer.drills.reference import AnswerKey, dim_of_unit, show
+from trainer.errors import UsageError
+from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.scoring import RubricScore, score_attempt
+from trainer.reading.expression import unit_factor
+from trainer.reading.numbers import format_number
+
+MAX_ANSWER_CHARS = 8000
+
+
+@dataclass(frozen=True)
+class Graded:
+    drill: Drill
+    variant: int | None
+    marks: dict[str, Mark]
+    score: RubricScore
+    title: str = ""  # the drill's title for the graded givens (a variant names its own GPU)
+
+    @property
+    def all_numeric_correct(self) -> bool:
+        return all(m.verdict == "correct" for m in self.marks.values() if m.is_numeric)
+
+
+def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:
+    """A sheet file: step id → answer. Numbers are taken as typed; unknown step ids, a step
+    given twice and anything that is not a regular YAML file of sensible size are refused as
+    misuse (exit 2), each naming the answer sheet and the fix."""
+    data, _ = read_yaml(path, "answer sheet", UsageError)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: an answer sheet maps step ids to answers (1a: 44 GB)")
+    known = {step.id for step in drill.steps}
+    sheet: dict[str, str | None] = {}
+    for key, value in data.items():
+        if not isinstance(key, str | int | float) or isinstance(key, bool):
+            raise UsageError(f"{path}: answer sheet key {_brief(key)} is not a step id: "
+                             "see `kvdrill show` for its step ids")
+        step_id = str(key)
+        if step_id not in known:
+            raise UsageError(
+                f"{path}: no step {_brief(step_id)} in drill {drill.id}: an answer sheet "
+                f"uses the step ids `kvdrill show {drill.id}` lists"
+            )
+        if step_id in sheet:
+            raise UsageError(f"{path}: step {step_id!r} is given twice in the answer sheet: "
+                             "keep one answer")
+        if isinstance(value, int) and not isinstance(value, bool) \
+                and value.bit_length() > 13_000:  # about 4,000 digits: str() refuses more
+            raise UsageError(f"{path}: the answer to {step_id} in the answer sheet is a "
+                             "number of thousands of digits: write a sensible figure")
+        if value is not None and not isinstance(value, str | int | float):
+            raise UsageError(f"{path}: the answer to {step_id} in the answer sheet must be "
+                             "text or a number")
+        text = None if value is None else str(value)
+        if text is not None and len(text) > MAX_ANSWER_CHARS:
+            raise UsageError(f"{path}: the answer to {step_id} in the answer sheet is longer "
+                             f"than {MAX_ANSWER_CHARS} characters")
+        sheet[step_id] = text
+    return sheet
+
+
+def _brief(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def grade(drill: Drill, key: AnswerKey, sheet: dict[str, str | None],
+          variant: int | None) -> Graded:
+    marks = mark_sheet(key, sheet)
+    score = score_attempt(drill, load_rubric(drill.rubric), marks)
+    return Graded(drill, variant, marks, score, key.title())
+
+
+def in_step_unit(value: Fraction | None, unit: str) -> int | float | None:
+    if value is None:
+        return None
+    shown = value / unit_factor(unit).value if unit else value
+    return shown.numerator if shown.denominator == 1 else float(shown)
+
+
+def parsed_json(mark: Mark) -> dict[str, Any] | None:
+    """The value as read, in the unit it was read in and with its dimension ("8 GB" where a
+    head count is asked: 8, GB, B); a range gives its two ends."""
+    if mark.parsed is None:
+        return None
+    unit = mark.read_unit or ""
+    read: dict[str, Any] = {"unit": unit or None, "dimension": str(dim_of_unit(unit))}
+    # The same value in the step's own unit, to set beside `expected` (None across dimensions).
+    same_dim = dim_of_unit(unit) == dim_of_unit(mark.unit)
+    read["in_step_unit"] = in_step_unit(mark.parsed, mark.unit) if same_dim else None
+    if mark.span is not None:
+        low, high = mark.span
+        return {"low": in_step_unit(low, unit), "high": in_step_unit(high, unit), **read}
+    return {"value": in_step_unit(mark.parsed, unit), **read}
+
+
+def score_json(score: RubricScore) -> dict[str, Any]:
+    return {
+        "dimensions": {
+            d.id: {"score": float(d.score), "max": d.max, "evidence": list(d.evidence)}
+            for d in score.dimensions
+        },
+        "level": score.level,
+        "short_of": score.short_of,
+        "red_flags": [{"id": flag, "says": says} for flag, says in score.red_flags],
+    }
+
+
+def mark_json(mark: Mark) -> dict[str, Any]:
+    return {
+        "id": mark.step_id,
+        "kind": mark.kind,
+        "answer": mark.answer,
+        "verdict": mark.verdict,
+        "expected": None if mark.expected is None
+        else {"value": in_step_unit(mark.expected, mark.unit), "unit": mark.unit},
+        "parsed": parsed_json(mark),
+        "misconception": mark.misconception,
+        "misconceptions": list(mark.misconceptions),
+        "carried_forward": mark.carried_forward,
+        "diagnosis": diagnosis_json(mark),
+        "feedback": mark.feedback,
+    }
+
+
+def diagnosis_json(mark: Mark) -> dict[str, Any] | None:
+    """The likely slip behind a wrong value no known mistake explains: the input, the value
+    the answer implies for it, its true value, and the sentence shown (a guess, said so)."""
+    return None if mark.diagnosis is None else mark.diagnosis.json()
+
+
+def graded_json(graded: Graded) -> dict[str, Any]:
+    return {
+        "drill": graded.drill.id,
+        "variant": graded.variant,
+        "steps": [mark_json(m) for m in graded.marks.values()],
+        "rubric": score_json(graded.score),
+    }
+
+
+VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·",
+                 "answered": "✎"}
+
+
+def graded_text(graded: Graded) -> str:
+    lines = [f"{graded.title or graded.drill.title}" + (f" — variant {graded.variant}"
+                                          if graded.variant is not None else ""), ""]
+    for mark in graded.marks.values():
+        symbol = VERDICT_MARKS[mark.verdict]
+        answer = (mark.answer or "").strip().replace("\n", " ")
+        if len(answer) > 40:
+            answer = answer[:39] + "…"
+        line = f" {symbol} {mark.step_id:<26} {answer:<40}"
+        if mark.is_numeric:
+            line += f" {mark.verdict}"
+            if mark.carried_forward:
+                line += " (carried forward)"
+            if mark.misconceptions:
+                line += f" [{', '.join(mark.misconceptions)}]"
+            elif mark.diagnosis is not None:
+                line += f" [likely: {mark.diagnosis.slip.input}?]"
+        if mark.verdict == "unanswered" and mark.expected is not None:
+            line += f" (expected {show(mark.expected, mark.unit)})"
+        lines.append(line.rstrip())
+        if mark.is_numeric and mark.verdict in ("wrong", "invalid"):
+            lines.append(f"     {mark.feedback}")
+    lines += ["", score_text(graded.score)]
+    return "\n".join(lines)
+
+
+def score_text(score: RubricScore) -> str:
+    lines = ["Rubric:"]
+    for d in score.dimensions:
+        lines.append(f"  {d.title:<20} {format_number(d.score)}/{d.max}  "
+                     f"{'; '.join(d.evidence)}")
+    lines.append(f"Sounds like: {score.sounds_like}")
+    for _, says in score.red_flags:
+        lines.append(f"Red flag: {says}")
+    return "\n".join(lines)
+

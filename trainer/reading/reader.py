@@ -1,0 +1,756 @@
+"""Reading an answer the way a person typed it.
+
+`parse_answer` reads one expression with units (after screening out control characters and a
+leading '=' or '~'). `read_answer` does what a patient marker does with what people really type
+at a step: the value after the last '=' of shown working, a range (90-100, 90 to 100), a ratio
+(8x, 8:1, 8-fold), a noun that labels a count (8 KV heads, 97 concurrent users), words after the
+number (52 GB for KV), hesitation (52GB?, 52 GB (approx)) and, on a byte step, a bare 128k read
+both as 128 KB and as 128 KiB. It returns every plausible reading, most likely first, each with
+a note saying how a human form was read; the checker picks among them.
+
+Nothing here evaluates code: every value comes from trainer/reading/expression.py's bounded parser.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass
+from fractions import Fraction
+
+from trainer.errors import AnswerParseError
+from trainer.reading.expression import (
+    _NUM,
+    _OP,
+    _UNIT,
+    _V,
+    MAX_CHARS,
+    MAX_MAGNITUDE,
+    MIN_MAGNITUDE,
+    _Tok,
+    evaluate_with_trailing_unit,
+    in_unit,
+    show_char,
+    show_word,
+    split_trailing_unit,
+    unit_factor,
+)
+from trainer.reading.formatting import format_natural
+from trainer.reading.numbers import exact_text
+from trainer.reading.units import (
+    CASELESS_UNITS,
+    DIMENSIONLESS,
+    MULTIPLIER_WORDS,
+    SEQUENCES,
+    TOKENS,
+    UNITS,
+    Dim,
+    Quantity,
+)
+
+_BIDI = frozenset(
+    [chr(c) for c in range(0x202A, 0x202F)]
+    + [chr(c) for c in range(0x2066, 0x206A)]
+    + ["\u200e", "\u200f", "\u061c"]
+)
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_APPROX_PREFIX = re.compile(
+    r"(?:~=|~|≈|≃|approximately|approx\.?|about|around|roughly|nearly|almost|circa|ca\.|ca\b)\s*",
+    re.IGNORECASE,
+)
+
+
+# Sizes typed in lower case or spelled out, shown the way the step would write them.
+_CANONICAL = {"kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "kib": "KiB", "mib": "MiB",
+              "gib": "GiB", "tib": "TiB", "gig": "GB", "gigs": "GB", "ki": "KiB", "mi": "MiB",
+              "gi": "GiB", "ti": "TiB"}
+_SPELLED_UNIT = re.compile(r"\b(?:" + "|".join(_CANONICAL) + r")\b", re.IGNORECASE)
+
+
+def _canonical_unit(m: re.Match[str]) -> str:
+    word = m.group(0)
+    canonical = _CANONICAL[word.lower()]
+    same = word not in UNITS or UNITS[word] == UNITS[canonical]  # "Gb" is gigabits: kept
+    return canonical if same else word
+
+
+def _screen(text: str) -> str:
+    """Refuse control, bidi and other invisible characters; NFKC-normalise the rest."""
+    for pos, c in enumerate(text):
+        cat = unicodedata.category(c)
+        if c in _BIDI:
+            raise AnswerParseError(
+                f"the answer contains a bidirectional control character (U+{ord(c):04X}) that "
+                "can make text display in a misleading order; retype the answer",
+                understood=text[:pos].strip(),
+            )
+        if cat == "Cc" and c not in "\t\n\r":
+            raise AnswerParseError(
+                f"the answer contains a control character (U+{ord(c):04X}); retype the answer",
+                understood=text[:pos].strip(),
+            )
+        if cat in ("Cf", "Cs", "Co", "Cn"):
+            kind = "an invisible formatting" if cat == "Cf" else "an unknown"
+            raise AnswerParseError(
+                f"the answer contains {kind} character (U+{ord(c):04X}); retype the answer",
+                understood=text[:pos].strip(),
+            )
+        if cat == "No" and c not in "⁰¹²³⁴⁵⁶⁷⁸⁹":
+            raise AnswerParseError(
+                f"{show_char(c)} is a special number character; type plain digits "
+                "(for ½ write 0.5 or 1/2)",
+                understood=text[:pos].strip(),
+            )
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
+    return unicodedata.normalize("NFKC", text)
+
+
+def _strip_noise(text: str) -> tuple[str, bool]:
+    """Drop surrounding space, a trailing period, and a leading '=' or approximation mark."""
+    s = text.strip()
+    if s.endswith(".") and not s.endswith(".."):
+        s = s[:-1].rstrip()
+    approximate = False
+    while True:
+        if s.startswith("="):
+            s = s[1:].lstrip()
+            continue
+        m = _APPROX_PREFIX.match(s)
+        if m and m.end() > 0:
+            approximate = True
+            s = s[m.end() :]
+            continue
+        return s, approximate
+
+
+
+def _check_magnitude(q: Quantity, text: str) -> None:
+    x = abs(q.value)
+    if x > MAX_MAGNITUDE:
+        raise AnswerParseError(
+            "the value is larger than 10^40 (in bytes, tokens or seconds); check the numbers",
+            understood=text,
+        )
+    if 0 < x < MIN_MAGNITUDE:
+        raise AnswerParseError(
+            "the value is smaller than 10^-40 (in bytes, tokens or seconds); check the numbers",
+            understood=text,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedAnswer:
+    """A typed answer as read: its exact quantity, whether it was marked approximate ("~97",
+    "about 100"), whether a unit was typed, and `shown`, how it was read ("131,072 B = 128 KiB")."""
+
+    quantity: Quantity
+    approximate: bool
+    had_unit: bool
+    shown: str
+    unit: str | None = None  # the unit it was read in (typed, or the step's for a bare number)
+    note: str = ""  # how a human form was read ("128k read as 128 KiB (binary)")
+    # Half of this either side of the value is what its typed digits claim ("38 tok/s": 1
+    # tok/s, so 37.5 to 38.5), for a single number of two or more significant figures.
+    resolution: Fraction | None = None
+
+
+def _evaluate_number(text: str) -> tuple[_V, list[_Tok]]:
+    """`text` evaluated; refused when it holds a unit but no number ("GB")."""
+    v, toks = evaluate_with_trailing_unit(text)
+    if not any(t.kind == _NUM for t in toks):
+        raise AnswerParseError(
+            f"no number found in '{text}': type a number before the unit, as in 12 GB",
+            understood=text,
+        )
+    return v, toks
+
+
+def _check_typed(text: object, limit: int) -> None:
+    if not isinstance(text, str):
+        raise AnswerParseError(f"the answer must be text, not {type(text).__name__}")
+    if not text.strip():
+        raise AnswerParseError("the answer is empty: type a number, with its unit if any (12 GB)")
+    if len(text) > limit:
+        raise AnswerParseError(
+            f"the answer is longer than {limit} characters; type just the number and unit"
+        )
+
+
+def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
+    """Read an answer typed by a person; raise AnswerParseError (only) when it cannot be read.
+
+    A number typed without any unit is taken in `default_unit` (had_unit False), or as a plain
+    number when there is none.
+    """
+    _check_typed(text, MAX_CHARS)
+    normal = _screen(text)
+    if len(normal) > 4 * MAX_CHARS:
+        raise AnswerParseError("the answer is too long once normalised; type plain characters")
+    body, approximate = _strip_noise(normal)
+    if not body:
+        raise AnswerParseError(
+            "no number found: type a number, with its unit if any (12 GB)",
+            understood=normal.strip(),
+        )
+    v, toks = _evaluate_number(body)
+    had_unit = any(t.kind == _UNIT for t in toks)
+    q, unit_text = v.q, v.text
+    if not had_unit and default_unit is not None:
+        q = q * unit_factor(default_unit)
+        unit_text = default_unit
+    _check_magnitude(q, body)
+    shown = _shown(q, unit_text)
+    return ParsedAnswer(
+        quantity=q,
+        approximate=approximate,
+        had_unit=had_unit,
+        shown=("~" + shown) if approximate else shown,
+        unit=unit_text,
+    )
+
+
+def _shown(q: Quantity, unit_text: str | None) -> str:
+    """How an answer was read: the value in the unit typed, then a natural form if it differs."""
+    if unit_text is not None:
+        unit_text = _SPELLED_UNIT.sub(_canonical_unit, unit_text)
+    natural = format_natural(q)
+    if unit_text is None:
+        return exact_text(q.value) if q.dim.is_dimensionless else natural
+    try:
+        typed_value = in_unit(q, unit_text)
+    except AnswerParseError:
+        return natural
+    number = exact_text(typed_value)
+    left = f"{number}%" if unit_text == "%" else f"{number} {unit_text}"
+    if natural.split(" ")[0] == number:
+        return left
+    return f"{left} = {natural}"
+
+
+# --------------------------------------------------------------------------------------------
+# The human forms around an answer
+# --------------------------------------------------------------------------------------------
+
+MAX_ANSWER_CHARS = 400  # a whole typed answer with its working; one expression stays ≤ MAX_CHARS
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Everything a typed answer could mean at a step: `readings`, most likely first (for a
+    range, its two ends); `span` when it is a range (low, high); `working_parts`, the working
+    shown before the last '=' (`working_values` reads it); `notes`, what was set aside around
+    the result ("ignored the aside '(16 GiB each)'"); each reading has its own note."""
+
+    readings: tuple[ParsedAnswer, ...]
+    span: tuple[ParsedAnswer, ParsedAnswer] | None = None
+    working_parts: tuple[str, ...] = ()
+    working_text: str = ""
+    notes: tuple[str, ...] = ()
+    unit: str = ""  # the step's unit
+
+
+_TRAILING_PUNCT = re.compile(r"[\s.?!…,;:]+$")
+_TRAILING_APPROX = re.compile(
+    r"\s*(?:\(\s*(?:approx\.?|approximately|roughly|about|around|est\.?|estimated|estimate|ish"
+    r"|rounded|rough|ballpark|give or take|or so)\s*\)|,?\s*(?:approx\.?|approximately|roughly"
+    r"|or so|-?ish|give or take|ballpark|more or less|or thereabouts|tops))$",
+    re.IGNORECASE,
+)
+_TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)$")
+_ENDS_IN_OPERATOR = re.compile(r"(?:[-+*/×÷^(·−]|\bper|\bx|\bof)\s*$", re.IGNORECASE)
+_SHORTHAND = re.compile(r"(?<=[\d\s])(?:tps|t/s|tok/sec|tokens/sec)\b", re.IGNORECASE)
+_LEADING_LABEL = re.compile(r"^[A-Za-z][A-Za-z _/'’.()-]{0,40}:\s*(?=\S)")
+_LEADING_FILLER = re.compile(
+    r"^(?:so|thus|hence|therefore|ok|okay|answer|ans|result|that'?s|that is|it'?s|it is"
+    r"|i get|i got|i'?d say|i think|i guess|maybe|probably|we get|you get|gives|giving"
+    r"|just under|just over|a bit under|a bit over|a little under|a little over|under|over"
+    r"|est\.?|estimate|just|only|still|same|exactly|precisely|basically|also|again|now|then"
+    r"|unchanged|stays|remains|overall|at most|up to|max|maximum|yes|yeah|ok)\b[\s,:]*",
+    re.IGNORECASE,
+)
+# A few words before the first number ("ratio 8", "roughly about 52 GB") are dropped, unless
+# one of them changes what the number means ("not 52", "x8", "between 90 and 100").
+_KEEP_LEADING = frozenset({"x", "not", "minus", "negative", "between", "from"})
+_LEADING_WORDS = re.compile(r"^((?:[A-Za-z][A-Za-z'’-]*\s+){1,4})(?=[~≈]?\s*\d)")
+# What separates shown working from the result: the value after the last one is the answer.
+_WORKING_SEPARATOR = re.compile(
+    r"\s*(?:=>|->|→|⇒|~=|=|≈|≃|\b(?:so|gives|giving|hence|thus|therefore|i\.e\.|ie|which is"
+    r"|that'?s|that is|making|equals|is)\b)\s*",
+    re.IGNORECASE,
+)
+_UNITS_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+)
+_TENS_WORDS = (
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+)
+_NUMBER_WORDS = {
+    **{w: n for n, w in enumerate(_UNITS_WORDS)},
+    **{w: 20 + 10 * n for n, w in enumerate(_TENS_WORDS)},
+    "hundred": 100,
+    "dozen": 12,
+}
+_NUMBER_WORD = re.compile(
+    r"^(?:a\s+)?(" + "|".join(_NUMBER_WORDS) + r")(?:[- ](" + "|".join(_UNITS_WORDS[1:10])
+    + r"))?(?=\b|fold\b)",
+    re.IGNORECASE,
+)
+_NONE_FIT = re.compile(
+    r"^(?:none|nothing|nil|no|not\s+(?:a\s+single(?:\s+one)?|even\s+one|one))\b",
+    re.IGNORECASE,
+)
+_NUM_TEXT = r"\d[\d,_]*(?:\.\d+)?(?:[eE][+-]?\d+)?"
+_RATIO = re.compile(
+    r"^(?:(?:by\s+)?a\s+)?(?:factor\s+(?:of\s+)?)?(?:"
+    r"(?:[x×]\s*(?P<pre>" + _NUM_TEXT + r"))"
+    r"|(?:(?P<n>" + _NUM_TEXT + r")\s*(?:x|×|-?\s*fold|\s+times|(?::|\s+to)\s*1)(?![\d.])"
+    r"(?P<tail>.*))"
+    r"|(?:1\s*(?::|\s+to\s+)\s*(?P<inv>" + _NUM_TEXT + r")))$",
+    re.IGNORECASE,
+)
+_RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|‒|−|~|\bto\b|\band\b|\bor\b)\s*", re.IGNORECASE)
+_RANGE_END = re.compile(
+    r"^" + _NUM_TEXT + r"\s*(?:[kKMG](?![A-Za-z])|thousand|million)?\s*[A-Za-zµμ%/ ]*$"
+)
+_RANGE_LEAD = re.compile(r"^(?:between|from)\s+", re.IGNORECASE)
+_BARE_SUFFIX = re.compile(
+    r"^(?P<n>" + _NUM_TEXT + r")\s*(?P<m>[kKMGT])\s*(?P<per>(?:/|per\s+)\s*(?:tokens?|toks?))?$"
+)
+_SUFFIX_POWER = {"k": 1, "K": 1, "M": 2, "G": 3, "T": 4}
+_COUNT_LABEL = re.compile(
+    r"^(?P<n>.*?\d[\d.,]*\s*[kKM]?)\s*(?:of\s+)?(?:(?:kv|k/v|key[- /]?value|query|q|attention"
+    r"|attn)\s+)?(?:heads?|(?:transformer\s+|decoder\s+|hidden\s+)?layers?|dims?|dimensions?"
+    r"|elements?|elems?|blocks?|pages?|gpus?|cards?|devices?|experts?|replicas?|nodes?)\b.*$",
+    re.IGNORECASE,
+)
+_PER_THING = re.compile(
+    r"\s*(?:/|\bper\b|\ba\b|\ban\b)\s*(?:decode\s+)?(?:element|elem|value|entry|gpu|card"
+    r"|device|rank|step|iteration|iter|forward|pass)s?\b"
+    r"|\s+each$",
+    re.IGNORECASE,
+)
+_ADJECTIVE = re.compile(
+    r"(?<=[\d\skKM])\s*\b(?:concurrent|simultaneous|active|live|parallel|total|max|maximum|full"
+    r"|whole|complete|such|more|ongoing|in-flight|inflight|running|batched|chat|long-context"
+    r"|cached|resident|kv|kv-cache)\s+(?=[A-Za-z])",
+    re.IGNORECASE,
+)
+_PLAIN_WORDS = frozenset((
+    "for", "at", "of", "in", "on", "with", "per", "each", "left", "free", "available",
+    "total", "fit", "fits", "fitting", "max", "maximum", "across", "when", "since",
+    "because", "as", "to", "from", "which", "that", "if", "so", "and", "or", "but", "ie",
+    "eg", "i", "e", "approx", "roughly", "about", "concurrent", "simultaneous", "active",
+    "live", "parallel", "at", "once", "sequence", "sequences", "rounded", "down", "floor",
+    "is", "are", "would", "could", "should", "will", "can", "cannot", "can't", "won't",
+    "doesn't", "don't", "not", "only", "just", "then", "this", "the", "a", "an", "plus",
+    "minus", "give", "or", "take", "after", "before", "under", "over", "by", "using",
+    "bf16", "fp16", "fp8", "int8", "kv", "mha", "gqa", "mqa", "tp", "dp", "batch",
+    "context", "ctx", "tokens", "users", "sessions",
+))
+_MAX_CUTS = 16  # places to try cutting words off, so a long answer stays cheap to refuse
+_WORD_AFTER = re.compile(
+    r"(?:\s+|\s*[—–;,]\s*|\s+-\s+)(?=[A-Za-z(])|[;,]\s+(?=[\d~≈])|\s*—\s*(?=\S)"
+)
+
+
+def read_answer(text: str, unit: str = "") -> Answer:
+    """Read an answer typed at a step whose reference is in `unit` ("" for a plain number).
+
+    Raises AnswerParseError (only) when no reading is possible; its message says why.
+    """
+    _check_typed(text, MAX_ANSWER_CHARS)
+    expected = unit_factor(unit).dim if unit else DIMENSIONLESS
+    body, approximate, notes = _tidy(_SHORTHAND.sub("tokens/s", _screen(text)))
+    aside = _TRAILING_PAREN.search(body)
+    if aside and re.search(r"\d", body[: aside.start()]) \
+            and not _ENDS_IN_OPERATOR.search(body[: aside.start()]):
+        # "3 (16 GiB each)": the answer comes first, the aside explains it.
+        notes.append(f"ignored the aside '({aside.group(1).strip()})'")
+        body, more_approx, _ = _tidy(body[: aside.start()])
+        approximate = approximate or more_approx
+    parts = _WORKING_SEPARATOR.split(body)
+    first_error: AnswerParseError | None = None
+    while parts:
+        # The result is the last part that reads: words after it ("96, so one card is
+        # enough") are commentary, and working before it is checked, not marked.
+        final, more_approx, more_notes = _tidy(parts.pop())
+        if not _has_number(final):
+            continue
+        try:
+            span, readings = _read_final(final, unit, expected, approximate or more_approx)
+        except AnswerParseError as error:
+            first_error = first_error or error
+            continue
+        notes += more_notes
+        working_text = body[: body.rfind(final)].strip() if parts else ""
+        return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit)
+    if first_error is not None:
+        raise first_error
+    raise AnswerParseError(
+        f"no number found in {show_word(body)}: type a number, with its unit if any"
+    )
+
+
+def _read_final(text: str, unit: str, expected: Dim, approximate: bool
+                ) -> tuple[tuple[ParsedAnswer, ParsedAnswer] | None, tuple[ParsedAnswer, ...]]:
+    """The result part of an answer: a range (its two ends as the readings), or a value."""
+    ratio = _RATIO.match(text)
+    is_ratio = expected == DIMENSIONLESS and ratio is not None
+    if ratio is not None and not is_ratio and not (ratio.group("tail") or "").strip():
+        asked = f"a number in {unit}" if unit else "a number"
+        raise AnswerParseError(
+            f"{show_word(text)} is a ratio, and this step asks for {asked}: work the number "
+            "out from the ratio (e.g. 2 × your last answer) and type it")
+    span = None if is_ratio else _read_range(text, unit, expected, approximate)
+    if span is not None:
+        return span, span
+    return None, _read_value(text, unit, expected, approximate)
+
+
+def _has_number(text: str) -> bool:
+    return bool(re.search(r"\d", text) or _NUMBER_WORD.match(text) or _NONE_FIT.match(text))
+
+
+def working_values(answer: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
+    """The values of the working shown before the last '=', a bare number in it taken in the
+    unit the answer was read in ("72 - 16 - 4 = 52 GB": 52 GB); parts that are words
+    ("budget = 52 GB") are left out."""
+    expected = unit_factor(answer.unit).dim if answer.unit else DIMENSIONLESS
+    unit = chosen.unit if chosen.unit is not None else answer.unit
+    found = []
+    for part in answer.working_parts:
+        reading = _read_quietly(part, unit, expected)
+        if reading is not None:
+            found.append(reading)
+    return found
+
+
+def _tidy(s: str) -> tuple[str, bool, list[str]]:
+    """Strip what surrounds the number: punctuation and hesitation after it, a label, filler
+    words, '=' and approximation marks before it."""
+    approximate = False
+    notes: list[str] = []
+    while True:
+        before = s
+        s = s.strip()
+        s = _TRAILING_PUNCT.sub("", s)
+        m = _TRAILING_APPROX.search(s)
+        if m:
+            approximate, s = True, s[: m.start()]
+        m = _TRAILING_PAREN.search(s)
+        if m and not re.search(r"\d", m.group(1)):
+            notes.append(f"ignored '({m.group(1).strip()})'")
+            s = s[: m.start()]
+        body, approx = _strip_noise(s)
+        approximate = approximate or approx
+        s = _LEADING_LABEL.sub("", body, count=1)
+        s = _LEADING_FILLER.sub("", s, count=1)
+        m = _LEADING_WORDS.match(s)
+        if m and not any(w.lower() in _KEEP_LEADING for w in m.group(1).split()):
+            s = s[m.end():]
+        if s == before:
+            return s, approximate, notes
+
+
+def _read_quietly(text: str, unit: str, expected: Dim) -> ParsedAnswer | None:
+    body, approximate, _ = _tidy(text)
+    if not body or not re.search(r"\d", body):
+        return None
+    try:
+        return _read_value(body, unit, expected, approximate)[0]
+    except AnswerParseError:
+        return None
+
+
+def _read_range(text: str, unit: str, expected: Dim,
+                approximate: bool) -> tuple[ParsedAnswer, ParsedAnswer] | None:
+    body = _RANGE_LEAD.sub("", text)
+    for m in _RANGE_SEPARATOR.finditer(body):
+        a_text, b_text = body[: m.start()].strip(), body[m.end():].strip()
+        if not (_RANGE_END.match(a_text) and _RANGE_END.match(b_text)):
+            continue
+        try:
+            b = _read_value(b_text, unit, expected, approximate)[0]
+            a_full = a_text if _has_unit(a_text) or not b.had_unit or b.unit is None \
+                else f"{a_text} {b.unit}"
+            a = _read_value(a_full, unit, expected, approximate)[0]
+        except AnswerParseError:
+            continue
+        if a.quantity.dim != b.quantity.dim:
+            continue
+        is_dash = m.group(0).strip() in ("-", "–", "—", "‒", "−")
+        if is_dash and a.quantity.value >= b.quantity.value:
+            continue  # "100-4" is a subtraction; only a span that rises is a range
+        low, high = sorted((a, b), key=lambda r: r.quantity.value)
+        return low, high
+    return None
+
+
+def _has_unit(text: str) -> bool:
+    try:
+        _, toks = evaluate_with_trailing_unit(text)
+    except AnswerParseError:
+        return False
+    return any(t.kind == _UNIT for t in toks)
+
+
+def _read_value(text: str, unit: str, expected: Dim, approximate: bool
+                ) -> tuple[ParsedAnswer, ...]:
+    """Every reading of one value (no range), most likely first."""
+    note = ""
+    m = _NUMBER_WORD.match(text)
+    if m:
+        tens, ones = m.group(1).lower(), (m.group(2) or "zero").lower()
+        if ones != "zero" and tens not in _TENS_WORDS:
+            raise AnswerParseError(f"'{m.group(0)}' is not a number; type it in digits")
+        text = str(_NUMBER_WORDS[tens] + _NUMBER_WORDS[ones]) + text[m.end():]
+    text, note = _respelled(text)
+    if expected in (SEQUENCES, DIMENSIONLESS) and _NONE_FIT.match(text):
+        note = f"read '{text}' as 0"
+        text = "0"
+    m = _RATIO.match(text)
+    if m and expected == DIMENSIONLESS:
+        # "1:8" names both sides of the ratio; the question asks how many times, so 8.
+        number = m.group("pre") or m.group("n") or m.group("inv")
+        note = f"read '{text}' as a ratio of {number}"
+        text = number
+    suffixed = (_byte_suffix_readings if expected.bytes == 1 else _count_suffix_readings)(
+        text, unit, expected, approximate)
+    if suffixed:
+        return suffixed
+    if expected == DIMENSIONLESS:
+        m = _COUNT_LABEL.match(text)
+        if m:
+            note = note or f"read '{text}' as {m.group('n').strip()}"
+            text = m.group("n")
+    else:
+        text = _PER_THING.sub("", text)
+    text = _ADJECTIVE.sub(" ", text)
+    if not _reads(text):
+        text, note = _without_extra_words(text, note)
+    v, toks = _evaluate_number(text)
+    had_unit = any(t.kind == _UNIT for t in toks)
+    readings: list[ParsedAnswer] = []
+    place = _last_place(toks)
+    if had_unit or not unit:
+        readings.append(_reading(v.q, v.text, approximate, note, had_unit=had_unit,
+                                 place=place))
+    else:
+        readings.append(_reading(v.q * unit_factor(unit), unit, approximate, note,
+                                 had_unit=False, place=place))
+        if unit_factor(unit).value != 1 and unit != "%":
+            # A bare 131072 where KiB is asked is a byte count, not 131,072 KiB; a bare 7.02e13
+            # where TFLOP is asked, FLOP; a bare 0.034 where ms is asked, seconds.
+            base = Quantity(v.q.value, expected)
+            readings.append(_reading(base, str(expected), approximate, note, had_unit=False))
+        if unit == "%":
+            # A bare 0.734 where a percentage is asked is a fraction: 73.4%.
+            readings.append(_reading(v.q, None, approximate, note, had_unit=False))
+    if expected == DIMENSIONLESS and readings[0].quantity.dim in (SEQUENCES, TOKENS):
+        # "32 sessions" where the step counts sessions as a plain number: a label.
+        readings.append(_reading(Quantity(readings[0].quantity.value), None, approximate,
+                                 f"read '{text}' as {exact_text(readings[0].quantity.value)}"))
+    if expected.bytes == 1 and v.text is not None and _BITS_LABEL.search(v.text):
+        # "52 Gb" on a memory step: almost always bytes typed in the wrong case.
+        as_bytes = _BITS_LABEL.sub(lambda m: m.group(0).upper(), v.text)
+        readings.append(_reading(v.q * 8, as_bytes, approximate,
+                                 f"read '{v.text}' as {as_bytes} (bytes)"))
+    if had_unit and readings[0].quantity.dim not in accepted_dims(expected):
+        split = split_trailing_unit(text)
+        if split is not None and split[0].q.dim != readings[0].quantity.dim:
+            # "52e9 / 131072 tokens" means (52e9 / 131072) tokens, not 52e9 per 131072 tokens.
+            readings.append(_reading(split[0].q, split[1], approximate, note))
+    return tuple(readings)
+
+
+_WORDS_BEFORE_UNIT = re.compile(
+    r"^(?P<n>[~≈]?\s*" + _NUM_TEXT + r"\s*[kKM]?)\s+(?P<words>(?:[A-Za-z][A-Za-z-]*\s+){1,3})"
+    r"(?P<unit>[A-Za-z]+)(?P<rest>.*)$"
+)
+_BITS_LABEL = re.compile(r"\b[KMGT]b\b")
+
+
+def _without_extra_words(text: str, note: str) -> tuple[str, str]:
+    """`text` without the words a person put between the number and its unit ("3 long
+    sessions") or after it ("52 GB for KV"); the reader's own error when neither helps."""
+    between = _WORDS_BEFORE_UNIT.match(text)
+    if between and _is_unit_word(between.group("unit")) and not any(
+            _is_unit_word(w) or w.lower() in ("per", "x") for w in between.group("words").split()):
+        described = f"{between.group('n')} {between.group('unit')}{between.group('rest')}"
+        if _reads(described):
+            return described, note
+        text = described
+    cut = _without_words_after(text)
+    if cut is None:
+        evaluate_with_trailing_unit(text)  # raises the reason it does not read
+        return text, note
+    head, tail = cut
+    return head, note or f"ignored the words after the number: '{tail}'"
+
+
+def _is_unit_word(word: str) -> bool:
+    return word in UNITS or word.lower() in CASELESS_UNITS
+
+
+def _reads(text: str) -> bool:
+    try:
+        evaluate_with_trailing_unit(text)
+    except AnswerParseError:
+        return False
+    return True
+
+
+def accepted_dims(expected: Dim) -> tuple[Dim, ...]:
+    """The dimensions that answer a step: "128 KiB/token" answers "KV bytes per token" and
+    "10.7 GB/sequence" a per-sequence figure."""
+    return (expected, expected / TOKENS, expected / SEQUENCES)
+
+
+def _byte_suffix_readings(text: str, unit: str, expected: Dim, approximate: bool
+                          ) -> tuple[ParsedAnswer, ...]:
+    """A bare 128k (or 0.125M) on a byte step, read as decimal and as binary bytes, the
+    convention of the step's own unit first."""
+    m = _BARE_SUFFIX.match(text)
+    if not m:
+        return ()
+    number = read_answer_number(m.group("n"))
+    power = _SUFFIX_POWER[m.group("m")]
+    per = Quantity(Fraction(1), TOKENS) if m.group("per") else Quantity(Fraction(1))
+    decimal_unit, binary_unit = ("KB", "MB", "GB", "TB")[power - 1], \
+        ("KiB", "MiB", "GiB", "TiB")[power - 1]
+    suffix = "/token" if m.group("per") else ""
+    found = []
+    for name in (binary_unit, decimal_unit):
+        q = number * unit_factor(name) / per
+        if q.dim != expected and q.dim not in accepted_dims(expected):
+            return ()
+        convention = "binary" if name.endswith("iB") else "decimal"
+        found.append(_reading(q, name + suffix, approximate,
+                              f"read '{text}' as {exact_text(number)} {name}{suffix} "
+                              f"({convention})"))
+    binary_first = unit.split("/")[0] in ("KiB", "MiB", "GiB", "TiB")
+    return tuple(found) if binary_first else tuple(reversed(found))
+
+
+_COUNT_SUFFIX = re.compile(
+    r"^(?P<n>" + _NUM_TEXT + r")\s*(?P<m>[kKM])\s*(?P<tokens>tokens?|toks?)?$"
+)
+
+
+def _count_suffix_readings(text: str, unit: str, expected: Dim, approximate: bool
+                           ) -> tuple[ParsedAnswer, ...]:
+    """A bare 8k or 128k tokens where tokens or a plain count is asked: 8,000, and also
+    8,192, as "an 8k context" means in this trade."""
+    m = _COUNT_SUFFIX.match(text)
+    if not m or expected not in (TOKENS, DIMENSIONLESS):
+        return ()
+    number = read_answer_number(m.group("n"))
+    power = _SUFFIX_POWER[m.group("m")]
+    name = "tokens" if m.group("tokens") else (unit or None)
+    scale = unit_factor(name) if name else Quantity(Fraction(1))
+    if scale.dim != expected:
+        return ()
+    decimal, binary = number * 1000**power, number * 1024**power
+    return (_reading(scale * decimal, name, approximate, had_unit=bool(m.group("tokens"))),
+            _reading(scale * binary, name, approximate,
+                     f"read '{text}' as {exact_text(binary)} (binary {m.group('m')})",
+                     had_unit=bool(m.group("tokens"))))
+
+
+# Words a tired typist misspells after a number ("96 sesssions", "32 layres"). Byte units are
+# left out on purpose: a size is too important to guess ("44 gigglebytes" is refused).
+_RESPELLABLE = (
+    "sequences", "sequence", "sessions", "session", "users", "requests", "tokens", "token",
+    "seconds", "milliseconds", "heads", "layers", "dimensions", "elements", "blocks",
+    "concurrent",
+)
+_KNOWN_WORDS = frozenset(
+    [w.lower() for w in UNITS] + list(CASELESS_UNITS) + list(MULTIPLIER_WORDS)
+    + list(_NUMBER_WORDS) + list(_RESPELLABLE)
+)
+
+
+def _respelled(text: str) -> tuple[str, str]:
+    """`text` with misspelt count words corrected, and a note naming each correction."""
+    notes = []
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if low in _KNOWN_WORDS or low in _PLAIN_WORDS:
+            return word
+        close = difflib.get_close_matches(low, _RESPELLABLE, n=1, cutoff=0.8)
+        if not close:
+            return word
+        notes.append(f"read '{word}' as '{close[0]}'")
+        return close[0]
+
+    fixed = re.sub(r"[A-Za-z]{4,}", fix, text)
+    return fixed, "; ".join(notes)
+
+
+def read_answer_number(text: str) -> Fraction:
+    v, _ = evaluate_with_trailing_unit(text)
+    return v.q.value
+
+
+def _without_words_after(text: str) -> tuple[str, str] | None:
+    """The first head of `text` that reads as a value, when what follows is words: after a
+    unit any words ("52 GB for KV"), after a bare number punctuation ("0 - none fit") or a
+    common word ("96 at 4k"), so that a mistyped unit ("44 gigglebytes") is still refused."""
+    for tries, m in enumerate(_WORD_AFTER.finditer(text)):
+        head = text[: m.start()]
+        if tries >= _MAX_CUTS or len(head) > MAX_CHARS:
+            return None
+        if not re.search(r"\d", head):
+            continue
+        try:
+            _, toks = evaluate_with_trailing_unit(head)
+        except AnswerParseError:
+            continue
+        tail = text[m.end():].strip()
+        first_word = re.match(r"[A-Za-z']*", tail)
+        if not (any(t.kind == _UNIT for t in toks) or m.group(0).strip()
+                or (first_word and first_word.group(0).lower() in _PLAIN_WORDS)):
+            continue
+        return head, tail
+    return None
+
+
+def _reading(q: Quantity, unit_text: str | None, approximate: bool, note: str = "",
+             *, had_unit: bool = True, place: Fraction | None = None) -> ParsedAnswer:
+    """`place`: the last typed digit's place as a share of the typed number (0.1 for "38.4"
+    is 1/384), when the answer is one number of two or more significant figures."""
+    _check_magnitude(q, unit_text or "")
+    shown = _shown(q, unit_text)
+    return ParsedAnswer(q, approximate, had_unit, ("~" + shown) if approximate else shown,
+                        unit_text, note, None if place is None else abs(q.value) * place)
+
+
+_LITERAL = re.compile(r"(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?")
+
+
+def _last_place(toks: list[_Tok]) -> Fraction | None:
+    """For an answer that is one typed number (with a multiplier and units, but no
+    arithmetic), the value of its last digit's place relative to the number: 1/38 for "38",
+    1/384 for "38.4"; None below two significant figures ("400", "0.5") or for arithmetic."""
+    numbers = [t for t in toks if t.kind == _NUM]
+    if len(numbers) != 1:
+        return None
+    first_unit = next((i for i, t in enumerate(toks) if t.kind == _UNIT), len(toks))
+    if any(t.kind == _OP for t in toks[:first_unit]) or numbers[0].value == 0:
+        return None
+    m = _LITERAL.fullmatch(re.sub(r"[,_ ]", "", numbers[0].text))
+    if m is None:
+        return None
+    whole, frac = m.group("int") or "", m.group("frac") or ""
+    digits = (whole + frac).lstrip("0")
+    trailing = 0 if frac else len(digits) - len(digits.rstrip("0"))
+    if len(digits) - trailing < 2:
+        return None
+    place = Fraction(10) ** (int(m.group("exp") or 0) - len(frac) + trailing)
+    return place / numbers[0].value

@@ -1,0 +1,1242 @@
+"""The attempts database: every practice answer is committed the moment it is given.
+
+One SQLite file in WAL mode (default: $KVDRILL_HOME/kvdrill.sqlite3, else the platform's user
+data folder). Each write is its own short BEGIN IMMEDIATE … COMMIT transaction with
+synchronous=FULL, so a crash, Ctrl-C, a closed terminal or SIGKILL loses nothing already
+answered, and several terminals can practise at once (writers queue for up to 10 s).
+
+A file is only ever written once it is known to be ours: its header is read first, then a
+read-only connection checks the application id, the schema version and the table names. A
+damaged, foreign or newer file is refused untouched (byte for byte). Commands that only read
+open the file read-only (`Store(read_only=True)`), so a read-only file or folder can still be
+listed and exported; a missing file then reads as an empty store and is not created. Every
+database failure surfaces as a one-line StoreError naming the file and the fix; sqlite3
+exceptions never escape.
+
+Each attempt keeps the text of its drill file as it was at practice time (schema 2), so an
+attempt can be shown and re-marked after its drill file is moved, changed or deleted.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from trainer.errors import StoreError
+
+FILE_NAME = "kvdrill.sqlite3"
+APPLICATION_ID = 0x6B766472  # "kvdr"
+BUSY_TIMEOUT_MS = 10_000
+SQLITE_MAGIC = b"SQLite format 3\x00"
+MODES = ("practice", "exam", "grade")
+STATUSES = ("incomplete", "complete")
+OUR_TABLES = frozenset({"attempts", "answers", "overrides"})
+# Tables a schema adds after the first: a file of that version must have them.
+LATER_TABLES = {3: frozenset({"scores", "schedule"}), 4: frozenset({"skills", "imports"})}
+MAX_ATTEMPT_ID = 2**63 - 1  # SQLite's largest INTEGER
+
+# MIGRATIONS[i] takes a database from schema version i to i + 1, as one transaction. Each entry
+# is a tuple of single statements (executescript would commit half-way).
+MIGRATIONS: list[tuple[str, ...]] = [
+    (
+        f"PRAGMA application_id = {APPLICATION_ID}",
+        """CREATE TABLE attempts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            drill_id TEXT NOT NULL,
+            drill_hash TEXT NOT NULL,
+            variant INTEGER,
+            params TEXT NOT NULL,
+            solver_version TEXT NOT NULL,
+            mode TEXT NOT NULL CHECK (mode IN ('practice', 'exam', 'grade')),
+            strict INTEGER NOT NULL CHECK (strict IN (0, 1)),
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            status TEXT NOT NULL DEFAULT 'incomplete'
+                CHECK (status IN ('incomplete', 'complete'))
+        )""",
+        "CREATE INDEX attempts_by_drill ON attempts (drill_id, id)",
+        """CREATE TABLE answers (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            attempt_id INTEGER NOT NULL REFERENCES attempts (id) ON DELETE CASCADE,
+            step_id TEXT NOT NULL,
+            revision INTEGER NOT NULL CHECK (revision >= 1),
+            raw TEXT,
+            parsed_value TEXT,
+            parsed_unit TEXT,
+            verdict TEXT NOT NULL,
+            misconception TEXT,
+            carried_forward INTEGER NOT NULL CHECK (carried_forward IN (0, 1)),
+            hints INTEGER NOT NULL CHECK (hints >= 0),
+            seconds REAL NOT NULL CHECK (seconds >= 0),
+            budget_seconds INTEGER NOT NULL,
+            overtime INTEGER NOT NULL CHECK (overtime IN (0, 1)),
+            answered_at TEXT NOT NULL,
+            UNIQUE (attempt_id, step_id, revision)
+        )""",
+        """CREATE TABLE overrides (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            attempt_id INTEGER NOT NULL REFERENCES attempts (id) ON DELETE CASCADE,
+            dimension TEXT NOT NULL,
+            score REAL NOT NULL,
+            note TEXT NOT NULL,
+            at TEXT NOT NULL
+        )""",
+        "CREATE INDEX overrides_by_attempt ON overrides (attempt_id, dimension, id)",
+    ),
+    (
+        # The drill file's text at practice time (drill_hash is its SHA-256); NULL for attempts
+        # recorded before schema 2.
+        "ALTER TABLE attempts ADD COLUMN drill_text TEXT",
+    ),
+    (
+        # Each attempt's marks and rubric score as last computed, and what they were computed
+        # with (`stamp`: marking version, drill and rubric hashes; `answers_seen`: the newest
+        # answer row then), so history and review need not re-mark what has not changed.
+        """CREATE TABLE scores (
+            attempt_id INTEGER PRIMARY KEY REFERENCES attempts (id) ON DELETE CASCADE,
+            stamp TEXT NOT NULL,
+            answers_seen INTEGER NOT NULL,
+            summary TEXT NOT NULL,
+            marked_at TEXT NOT NULL
+        )""",
+        # Whether the attempt's rating is in its drill's schedule card yet.
+        "ALTER TABLE attempts ADD COLUMN scheduled INTEGER NOT NULL DEFAULT 0",
+        # One spaced-repetition card per drill, updated as attempts complete.
+        """CREATE TABLE schedule (
+            drill_id TEXT PRIMARY KEY,
+            card TEXT NOT NULL,
+            reviews INTEGER NOT NULL CHECK (reviews >= 0),
+            last_share REAL,
+            last_rating TEXT,
+            updated_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX attempts_by_drill_status ON attempts (drill_id, status, id)",
+    ),
+    (
+        # One spaced-repetition card per skill (trainer/drills/skills.py), updated from each marked
+        # answer of a step tagged with it: how many steps were rated, how many were wrong, and
+        # the mistake (and drill) of the last wrong one.
+        """CREATE TABLE skills (
+            skill TEXT PRIMARY KEY,
+            card TEXT NOT NULL,
+            reviews INTEGER NOT NULL CHECK (reviews >= 0),
+            steps INTEGER NOT NULL CHECK (steps >= 0),
+            wrong INTEGER NOT NULL CHECK (wrong >= 0),
+            last_rating TEXT,
+            last_mistake TEXT,
+            last_drill TEXT,
+            updated_at TEXT NOT NULL
+        )""",
+        # Whether the attempt's answers are in the skill cards yet.
+        "ALTER TABLE attempts ADD COLUMN skills_scheduled INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX attempts_skills_pending ON attempts (skills_scheduled, status)",
+        # Attempts taken in by `kvdrill import`: the file, the candidate it names, the SHA-256
+        # of its content (a second copy is refused) and what it contradicts (JSON list).
+        """CREATE TABLE imports (
+            attempt_id INTEGER PRIMARY KEY REFERENCES attempts (id) ON DELETE CASCADE,
+            content_sha TEXT NOT NULL UNIQUE,
+            candidate TEXT NOT NULL,
+            source TEXT NOT NULL,
+            flags TEXT NOT NULL,
+            imported_at TEXT NOT NULL
+        )""",
+    ),
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def default_path() -> Path:
+    """$KVDRILL_HOME/kvdrill.sqlite3 when KVDRILL_HOME is set, else the user data folder's."""
+    home = os.environ.get("KVDRILL_HOME")
+    if home:
+        return Path(home).expanduser() / FILE_NAME
+    import platformdirs  # not at import: a set KVDRILL_HOME never needs it
+
+    return platformdirs.user_data_path("kvdrill") / FILE_NAME
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    id: int
+    drill_id: str
+    drill_hash: str
+    variant: int | None
+    params: dict[str, Any]
+    solver_version: str
+    mode: str
+    strict: bool
+    started_at: str
+    finished_at: str | None
+    status: str
+    drill_text: str | None = None  # the drill file as practised; None before schema 2
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    attempt_id: int
+    step_id: str
+    revision: int
+    raw: str | None
+    parsed_value: str | None
+    parsed_unit: str | None
+    verdict: str
+    misconception: str | None
+    carried_forward: bool
+    hints: int
+    seconds: float
+    budget_seconds: int
+    overtime: bool
+    answered_at: str
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """An attempt's kept marks: `summary` (what history shows: scores, share, level, each
+    step's verdict) as computed under `stamp` when its newest answer row was `answers_seen`."""
+    attempt_id: int
+    stamp: str
+    answers_seen: int
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    """A drill's spaced-repetition card (FSRS's own dict) and the last rating put into it."""
+    drill_id: str
+    card: dict[str, Any]
+    reviews: int
+    last_share: float | None
+    last_rating: str | None
+
+
+@dataclass(frozen=True)
+class SkillRow:
+    """A skill's spaced-repetition card (FSRS's own dict): how many attempts rated it, over how
+    many steps, how many of those were wrong, and the last rating, mistake and drill."""
+    skill: str
+    card: dict[str, Any]
+    reviews: int
+    steps: int
+    wrong: int
+    last_rating: str | None
+    last_mistake: str | None
+    last_drill: str | None
+
+
+@dataclass(frozen=True)
+class ImportRow:
+    """An attempt taken in by `kvdrill import`: whom the file names, where it came from, and
+    what it contradicts (tampering findings, {step, field, says})."""
+    attempt_id: int
+    content_sha: str
+    candidate: str
+    source: str
+    flags: list[dict[str, Any]]
+
+
+def _chunks(ids: list[int], size: int = 500) -> Iterator[list[int]]:
+    for start in range(0, len(ids), size):
+        yield ids[start:start + size]
+
+
+def _for_ids(conn: sqlite3.Connection, sql: str, ids: list[int]) -> Iterator[sqlite3.Row]:
+    """The rows of `sql` for many attempt ids, a chunk of ids at a time (SQLite bounds the
+    parameters of one statement); `{ids}` in `sql` stands for the chunk's placeholders."""
+    for chunk in _chunks(ids):
+        yield from conn.execute(sql.format(ids=", ".join("?" * len(chunk))), chunk)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _error(path: Path, exc: BaseException) -> StoreError:
+    """The one-line StoreError for a sqlite3 or OS failure on `path`."""
+    text = _one_line(str(exc))
+    if isinstance(exc, OSError):
+        detail = _one_line(exc.strerror or text)
+        if exc.filename:
+            detail = f"{exc.filename}: {detail}"
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return StoreError(f"cannot write {path}: the disk is full; free some space and retry")
+        return StoreError(
+            f"cannot write {path} (read-only?): {detail}; make it and its folder writable, "
+            "or set KVDRILL_HOME to another folder"
+        )
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    if name.startswith("SQLITE_FULL") or "disk is full" in text:
+        return StoreError(f"cannot write {path}: the disk is full; free some space and retry")
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "malformed" in text:
+        return _damaged(path, text)
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
+        return StoreError(
+            f"cannot write {path} (read-only?): {text}; make it and its folder writable, "
+            "or set KVDRILL_HOME to another folder"
+        )
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return StoreError(
+            f"{path} stayed locked by another program for {BUSY_TIMEOUT_MS // 1000} s: "
+            "close other kvdrill sessions and retry"
+        )
+    if name.startswith("SQLITE_IOERR"):
+        return StoreError(
+            f"cannot read or write {path} ({text}); check the disk, or set KVDRILL_HOME to "
+            "another folder"
+        )
+    if isinstance(exc, sqlite3.IntegrityError):
+        return StoreError(f"{path} refused a row ({text}); this is a kvdrill bug: report it")
+    return StoreError(
+        f"database error on {path} ({text}); if it persists, move the file away or set "
+        "KVDRILL_HOME to another folder"
+    )
+
+
+def _read_error(path: Path, exc: BaseException) -> StoreError:
+    """_error for a read-only open: a permission problem is about reading, not writing."""
+    error = _error(path, exc)
+    if str(error).startswith(f"cannot write {path} (read-only?)"):
+        detail = _one_line(str(exc))
+        if isinstance(exc, OSError):
+            detail = _one_line(exc.strerror or detail)
+        return StoreError(f"cannot read {path}: {detail}; make it readable or set "
+                          "KVDRILL_HOME to another folder")
+    return error
+
+
+def _storable_id(attempt_id: int) -> bool:
+    return 1 <= attempt_id <= MAX_ATTEMPT_ID
+
+
+def _no_attempt(attempt_id: object) -> StoreError:
+    return StoreError(f"no attempt {attempt_id}: see kvdrill history")
+
+
+def _empty_store() -> sqlite3.Connection:
+    """An in-memory store with the current schema and no attempts (read_only, no file)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    for migration in MIGRATIONS:
+        for statement in migration:
+            conn.execute(statement)
+    return conn
+
+
+def _damaged(path: Path, why: str) -> StoreError:
+    return StoreError(
+        f"{path} is damaged or not a database ({why}); move it away to start afresh "
+        "(or restore a backup)"
+    )
+
+
+def _foreign(path: Path) -> StoreError:
+    return StoreError(f"{path} is not a kvdrill database; move it away or set KVDRILL_HOME")
+
+
+def _newer(path: Path, version: int) -> StoreError:
+    return StoreError(
+        f"{path} was written by a newer kvdrill (schema {version}); upgrade kvdrill"
+    )
+
+
+def _check_ours(path: Path, conn: sqlite3.Connection) -> int:
+    """Refuse a foreign or newer database (reading only); return its schema version.
+
+    Ours is a file stamped with our application id whose tables are ours, or an empty one (no
+    tables, version 0: a process stopped between creating the file and its first commit). The
+    first migration sets the id in the same transaction as it creates the tables, so a file
+    with tables and no id, even tables named like ours, is someone else's."""
+    # One snapshot for the three reads: read one at a time, a process creating the file could
+    # commit between them (no id yet, then its tables), and the file would look foreign.
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = {
+            str(row[0])
+            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not str(row[0]).startswith("sqlite_")
+        }
+    finally:
+        if own and conn.in_transaction:
+            conn.execute("COMMIT")
+    if app_id == 0 and (tables or version != 0):
+        raise _foreign(path)
+    if app_id not in (0, APPLICATION_ID):
+        raise _foreign(path)
+    if version > SCHEMA_VERSION:
+        raise _newer(path, version)
+    wanted = OUR_TABLES.union(*(extra for since, extra in LATER_TABLES.items()
+                                if version >= since))
+    if version >= 1 and not tables >= wanted:
+        raise _damaged(path, f"tables missing: {', '.join(sorted(wanted - tables))}")
+    return version
+
+
+def _enable_wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL; return the journal mode in force. The switch needs an exclusive lock and
+    SQLite does not wait for it (no busy handler), so retry while another process creating the
+    same file holds it, up to the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            busy = str(getattr(exc, "sqlite_errorname", "")).startswith("SQLITE_BUSY")
+            if not busy or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
+def _text(value: Any) -> str | None:
+    """A text column as text: bytes (a file edited by hand) decoded with U+FFFD, never raw."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _check_header(path: Path) -> None:
+    """Refuse an existing file that is not SQLite at all, before SQLite ever touches it: first
+    anything but a regular file (a FIFO would make every open wait for a writer)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise StoreError(f"{path} is not a regular file (a pipe, device or socket is in the "
+                         "way); move it away or set KVDRILL_HOME to another folder")
+    with path.open("rb") as file:
+        header = file.read(100)
+    if header and (len(header) < 100 or not header.startswith(SQLITE_MAGIC)):
+        raise _damaged(path, "no SQLite header")
+
+
+def _read_only_uri(path: Path, immutable: bool = False) -> str:
+    return f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def _inspect_read_only(path: Path) -> None:
+    """Check an existing file through a read-only connection, which cannot modify it (SQLite
+    may create empty -wal/-shm companions; for a refused file they are removed again)."""
+    companions = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    existed = [companion.exists() for companion in companions]
+    try:
+        conn = sqlite3.connect(_read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error:
+        return  # the read-write open below reports it
+    try:
+        _check_ours(path, conn)
+    except StoreError:
+        conn.close()
+        _remove_new_companions(companions, existed)
+        raise
+    except sqlite3.Error as exc:
+        name = str(getattr(exc, "sqlite_errorname", ""))
+        if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "malformed" in str(exc):
+            conn.close()
+            _remove_new_companions(companions, existed)
+            raise _damaged(path, _one_line(str(exc))) from exc
+        # Anything else (a hot journal a read-only connection may not roll back, a locked
+        # file…) is left to the read-write connection, which checks again before writing.
+    finally:
+        conn.close()
+
+
+def _remove_new_companions(companions: list[Path], existed: list[bool]) -> None:
+    """Delete the -wal/-shm files our read-only look created next to a refused file, if the
+    -wal is still empty (nothing can be lost)."""
+    wal = companions[0]
+    with suppress(OSError):
+        if existed[0] or wal.stat().st_size != 0:
+            return
+    for companion, was_there in zip(companions, existed, strict=True):
+        if not was_there:
+            with suppress(OSError):
+                companion.unlink()
+
+
+class Store:
+    """The attempts database. Use as a context manager, or call close(). One Store per thread;
+    do not carry one across fork()."""
+
+    def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
+        """Open (creating and upgrading it if need be) the database at `path`, default
+        default_path(). With read_only, nothing is created, upgraded or written: the file is
+        opened read-only, and a missing file reads as an empty store."""
+        self.path = Path(path) if path is not None else default_path()
+        self.read_only = read_only
+        self.version = SCHEMA_VERSION  # the file's schema (older only when read read-only)
+        self._conn: sqlite3.Connection | None = None
+        if read_only:
+            self._conn = self._open_read_only()
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.is_dir():
+                raise StoreError(
+                    f"cannot write {self.path} (read-only?): a folder is in the way; move it "
+                    "away or set KVDRILL_HOME to another folder"
+                )
+            for target in (self.path.parent, self.path):
+                if target.exists() and not os.access(target, os.W_OK):
+                    raise StoreError(
+                        f"cannot write {self.path} (read-only?): {target} is not writable; "
+                        "make it writable or set KVDRILL_HOME to another folder"
+                    )
+            if self.path.exists():
+                _check_header(self.path)
+                _inspect_read_only(self.path)
+        except OSError as exc:
+            raise _error(self.path, exc) from exc
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+            )
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            _check_ours(self.path, conn)  # again, before anything is written
+            mode = _enable_wal(conn)
+            if mode.lower() != "wal":
+                raise StoreError(
+                    f"{self.path} cannot use WAL journaling (journal mode {mode}); set "
+                    "KVDRILL_HOME to a folder on a local disk"
+                )
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            self._conn = conn
+            self._migrate()
+        except BaseException as exc:
+            self._conn = None
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise _error(self.path, exc) from exc
+            raise
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A read-only connection to the file; an in-memory empty store when there is no
+        file, or it has no tables yet (a process stopped right after creating it)."""
+        try:
+            if not self.path.exists():
+                return _empty_store()
+            if self.path.is_dir():
+                raise StoreError(
+                    f"cannot read {self.path}: a folder is in the way; move it away or set "
+                    "KVDRILL_HOME to another folder"
+                )
+            _check_header(self.path)
+        except OSError as exc:
+            raise _read_error(self.path, exc) from exc
+        companions = [self.path.with_name(self.path.name + s) for s in ("-wal", "-shm")]
+        existed = [companion.exists() for companion in companions]
+        last: sqlite3.Error | None = None
+        # A WAL file in a folder we may not write needs its -shm to exist; failing that, the
+        # file is read as immutable (nobody can be writing where we cannot).
+        for immutable in (False, True):
+            conn: sqlite3.Connection | None = None
+            try:
+                conn = sqlite3.connect(_read_only_uri(self.path, immutable), uri=True,
+                                       timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                conn.row_factory = sqlite3.Row
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                version = _check_ours(self.path, conn)
+            except StoreError:
+                if conn is not None:
+                    conn.close()
+                _remove_new_companions(companions, existed)
+                raise
+            except sqlite3.Error as exc:
+                if conn is not None:
+                    conn.close()
+                name = str(getattr(exc, "sqlite_errorname", ""))
+                if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")) and not immutable:
+                    last = exc
+                    continue
+                _remove_new_companions(companions, existed)
+                raise _read_error(self.path, exc) from exc
+            if version == 0:
+                conn.close()
+                return _empty_store()
+            self.version = version
+            return conn
+        assert last is not None
+        raise _read_error(self.path, last) from last
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection (idempotent). Everything is already committed."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error as exc:
+                raise _error(self.path, exc) from exc
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _guard(self) -> Iterator[sqlite3.Connection]:
+        """The open connection; sqlite3 errors inside become StoreError."""
+        if self._conn is None:
+            raise StoreError(f"{self.path} is closed: open a new Store")
+        try:
+            yield self._conn
+        except sqlite3.Error as exc:
+            raise _error(self.path, exc) from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction, committed before the block's caller continues."""
+        if self.read_only:
+            raise StoreError(f"{self.path} was opened read-only: this is a kvdrill bug")
+        with self._guard() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):  # the original error is the one to report
+                        conn.execute("ROLLBACK")
+                raise
+
+    def _migrate(self) -> None:
+        with self._write() as conn:
+            version = _check_ours(self.path, conn)  # re-read under the write lock
+            for number in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[number]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number + 1}")
+
+    @staticmethod
+    def _require_attempt(conn: sqlite3.Connection, attempt_id: int) -> None:
+        if not _storable_id(attempt_id) or conn.execute(
+            "SELECT 1 FROM attempts WHERE id = ?", (attempt_id,)
+        ).fetchone() is None:
+            raise _no_attempt(attempt_id)
+
+    # -- attempts ---------------------------------------------------------------------------
+
+    def create_attempt(
+        self,
+        drill_id: str,
+        drill_hash: str,
+        variant: int | None,
+        params: dict[str, Any],
+        solver_version: str,
+        mode: str,
+        strict: bool,
+        drill_text: str | None = None,
+    ) -> int:
+        """A new incomplete attempt, committed; returns its id. `drill_text` is the drill
+        file's text (whose SHA-256 is `drill_hash`), kept so the attempt can be shown and
+        re-marked when the file is gone or changed."""
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+        try:
+            params_json = json.dumps(params, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"params must be plain JSON values: {exc}") from exc
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version,"
+                " mode, strict, started_at, status, drill_text)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (drill_id, drill_hash, variant, params_json, solver_version, mode,
+                 int(bool(strict)), _now(), "incomplete", drill_text),
+            )
+            attempt_id = cursor.lastrowid
+        assert attempt_id is not None
+        return attempt_id
+
+    def finish(self, attempt_id: int, status: str = "complete") -> None:
+        """Stamp the attempt's end time and status, committed."""
+        if status not in STATUSES:
+            raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
+        with self._write() as conn:
+            self._require_attempt(conn, attempt_id)
+            conn.execute(
+                "UPDATE attempts SET finished_at = ?, status = ? WHERE id = ?",
+                (_now(), status, attempt_id),
+            )
+
+    def attempt(self, attempt_id: int) -> AttemptRow:
+        if not _storable_id(attempt_id):
+            raise _no_attempt(attempt_id)
+        with self._guard() as conn:
+            row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+        if row is None:
+            raise _no_attempt(attempt_id)
+        return self._attempt_row(row)
+
+    def attempts(self, drill_id: str | None = None, *, limit: int | None = None,
+                 with_text: bool = True) -> list[AttemptRow]:
+        """All attempts (or one drill's), newest first; with `limit`, only that many. Without
+        `with_text`, each row's drill_text is left out (None), which keeps long lists small."""
+        return list(self.iter_attempts(drill_id, limit=limit, with_text=with_text))
+
+    def iter_attempts(self, drill_id: str | None = None, *, limit: int | None = None,
+                      with_text: bool = False, batch: int = 500) -> Iterator[AttemptRow]:
+        """Attempts newest first, read `batch` rows at a time, so a long history is never
+        held in memory at once."""
+        columns = "*" if with_text else ", ".join(self._LIST_COLUMNS)
+        remaining = limit
+        before: int | None = None
+        while remaining is None or remaining > 0:
+            size = batch if remaining is None else min(batch, remaining)
+            where: list[str] = []
+            args: list[Any] = []
+            if drill_id is not None:
+                where.append("drill_id = ?")
+                args.append(drill_id)
+            if before is not None:
+                where.append("id < ?")
+                args.append(before)
+            clause = f" WHERE {' AND '.join(where)}" if where else ""
+            with self._guard() as conn:
+                rows = conn.execute(
+                    f"SELECT {columns} FROM attempts{clause} ORDER BY id DESC LIMIT ?",
+                    (*args, size),
+                ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield self._attempt_row(row)
+            before = int(rows[-1]["id"])
+            if remaining is not None:
+                remaining -= len(rows)
+            if len(rows) < size:
+                return
+
+    _LIST_COLUMNS = ("id", "drill_id", "drill_hash", "variant", "params", "solver_version",
+                     "mode", "strict", "started_at", "finished_at", "status")
+
+    def count_attempts(self, drill_id: str | None = None) -> int:
+        with self._guard() as conn:
+            if drill_id is None:
+                row = conn.execute("SELECT COUNT(*) FROM attempts").fetchone()
+            else:
+                row = conn.execute("SELECT COUNT(*) FROM attempts WHERE drill_id = ?",
+                                   (drill_id,)).fetchone()
+        return int(row[0])
+
+    def drill_ids(self) -> list[str]:
+        """The drills that have attempts, by id."""
+        with self._guard() as conn:
+            rows = conn.execute("SELECT DISTINCT drill_id FROM attempts ORDER BY drill_id")
+            return [str(row[0]) for row in rows]
+
+    def _own(self, column: str = "id") -> str:
+        """A WHERE condition that leaves out attempts taken in by `kvdrill import` (other
+        people's): trends are the store owner's progress."""
+        if self.version < 4:
+            return ""
+        return f" AND {column} NOT IN (SELECT attempt_id FROM imports)"
+
+    def complete_attempts(self, drill_id: str, *, limit: int) -> list[AttemptRow]:
+        """A drill's newest complete attempts of your own (not imported), newest first (no
+        drill_text)."""
+        columns = ", ".join(self._LIST_COLUMNS)
+        with self._guard() as conn:
+            rows = conn.execute(
+                f"SELECT {columns} FROM attempts WHERE drill_id = ? AND status = 'complete'"
+                f"{self._own()} ORDER BY id DESC LIMIT ?", (drill_id, limit)).fetchall()
+        return [self._attempt_row(row) for row in rows]
+
+    def _attempt_row(self, row: sqlite3.Row) -> AttemptRow:
+        try:
+            return self._attempt_from(row)
+        except (IndexError, KeyError, TypeError, ValueError) as exc:
+            raise _damaged(self.path, f"an attempt row is not kvdrill's ({exc})") from None
+
+    def _attempt_from(self, row: sqlite3.Row) -> AttemptRow:
+        try:
+            params = json.loads(row["params"])
+        except ValueError as exc:
+            raise _damaged(self.path, f"attempt {row['id']} has unreadable params") from exc
+        return AttemptRow(
+            id=int(row["id"]),
+            drill_id=str(row["drill_id"]),
+            drill_hash=str(row["drill_hash"]),
+            variant=None if row["variant"] is None else int(row["variant"]),
+            params=params,
+            solver_version=str(row["solver_version"]),
+            mode=str(row["mode"]),
+            strict=bool(row["strict"]),
+            started_at=str(row["started_at"]),
+            finished_at=None if row["finished_at"] is None else str(row["finished_at"]),
+            status=str(row["status"]),
+            # absent from a schema-1 file read read-only (it is upgraded on the next write)
+            drill_text=_text(row["drill_text"]) if "drill_text" in row.keys() else None,  # noqa: SIM118
+        )
+
+    # -- answers ----------------------------------------------------------------------------
+
+    def record_answer(
+        self,
+        attempt_id: int,
+        step_id: str,
+        raw: str | None,
+        parsed_value: str | None,
+        parsed_unit: str | None,
+        verdict: str,
+        misconception: str | None,
+        carried_forward: bool,
+        hints: int,
+        seconds: float,
+        budget_seconds: int,
+        overtime: bool,
+    ) -> AnswerRow:
+        """Append the next revision of a step's answer; committed before this returns."""
+        if hints < 0:
+            raise ValueError(f"hints must be 0 or more, not {hints}")
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError(f"seconds must be a finite number ≥ 0, not {seconds}")
+        with self._write() as conn:
+            self._require_attempt(conn, attempt_id)
+            revision = int(
+                conn.execute(
+                    "SELECT COALESCE(MAX(revision), 0) + 1 FROM answers"
+                    " WHERE attempt_id = ? AND step_id = ?",
+                    (attempt_id, step_id),
+                ).fetchone()[0]
+            )
+            row = AnswerRow(
+                attempt_id=attempt_id,
+                step_id=step_id,
+                revision=revision,
+                raw=raw,
+                parsed_value=parsed_value,
+                parsed_unit=parsed_unit,
+                verdict=verdict,
+                misconception=misconception,
+                carried_forward=bool(carried_forward),
+                hints=int(hints),
+                seconds=float(seconds),
+                budget_seconds=int(budget_seconds),
+                overtime=bool(overtime),
+                answered_at=_now(),
+            )
+            conn.execute(
+                "INSERT INTO answers (attempt_id, step_id, revision, raw, parsed_value,"
+                " parsed_unit, verdict, misconception, carried_forward, hints, seconds,"
+                " budget_seconds, overtime, answered_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.attempt_id, row.step_id, row.revision, row.raw, row.parsed_value,
+                 row.parsed_unit, row.verdict, row.misconception, int(row.carried_forward),
+                 row.hints, row.seconds, row.budget_seconds, int(row.overtime),
+                 row.answered_at),
+            )
+        return row
+
+    def answers(self, attempt_id: int, latest_only: bool = True) -> list[AnswerRow]:
+        """The attempt's answers in the order given. With latest_only, one row per step (its
+        latest revision), steps ordered by when each was first answered."""
+        with self._guard() as conn:
+            self._require_attempt(conn, attempt_id)
+            if latest_only:
+                rows = conn.execute(
+                    "SELECT a.* FROM answers AS a JOIN ("
+                    "  SELECT step_id, MAX(revision) AS latest, MIN(id) AS first"
+                    "  FROM answers WHERE attempt_id = ? GROUP BY step_id"
+                    ") AS s ON a.step_id = s.step_id AND a.revision = s.latest"
+                    " WHERE a.attempt_id = ? ORDER BY s.first",
+                    (attempt_id, attempt_id),
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT * FROM answers WHERE attempt_id = ? ORDER BY id", (attempt_id,)
+                ).fetchall()
+        try:
+            return [self._answer_from(row) for row in rows]
+        except (IndexError, KeyError, TypeError, ValueError) as exc:
+            raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
+
+    def latest_answers(self, attempt_ids: Iterable[int]) -> dict[int, list[AnswerRow]]:
+        """answers(id) for many attempts in a few queries: each step's latest revision, steps
+        in the order first answered."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        found: dict[int, list[AnswerRow]] = {i: [] for i in ids}
+        with self._guard() as conn:
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                rows = conn.execute(
+                    "SELECT a.* FROM answers AS a JOIN ("
+                    "  SELECT attempt_id, step_id, MAX(revision) AS latest, MIN(id) AS first"
+                    f"  FROM answers WHERE attempt_id IN ({marks}) GROUP BY attempt_id, step_id"
+                    ") AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
+                    " AND a.revision = s.latest ORDER BY a.attempt_id, s.first", chunk,
+                ).fetchall()
+                try:
+                    for row in rows:
+                        found[int(row["attempt_id"])].append(self._answer_from(row))
+                except (IndexError, KeyError, TypeError, ValueError) as exc:
+                    raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
+        return found
+
+    def answer_digests(self, attempt_ids: Iterable[int]) -> dict[int, str]:
+        """attempt id → one text that stands for its answers (each step's latest revision, in
+        the order first answered, length-prefixed so no two different sets of answers give the
+        same text): what its marks depend on, read for many attempts at once."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        found: dict[int, str] = dict.fromkeys(ids, "")
+        with self._guard() as conn:
+            for attempt_id, digest in _for_ids(
+                conn,
+                "SELECT attempt_id, group_concat(part, '') FROM ("
+                "  SELECT a.attempt_id, length(a.step_id) || ':' || a.step_id ||"
+                "   CASE WHEN a.raw IS NULL THEN '-' ELSE"
+                "   length(CAST(a.raw AS TEXT)) || ':' || CAST(a.raw AS TEXT) END AS part"
+                "  FROM answers AS a JOIN ("
+                "   SELECT attempt_id, step_id, MAX(revision) AS latest, MIN(id) AS first"
+                "   FROM answers WHERE attempt_id IN ({ids})"
+                "   GROUP BY attempt_id, step_id"
+                "  ) AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
+                "  AND a.revision = s.latest ORDER BY a.attempt_id, s.first"
+                ") GROUP BY attempt_id",
+                ids):
+                found[int(attempt_id)] = _text(digest) or ""
+        return found
+
+    @staticmethod
+    def _answer_from(row: sqlite3.Row) -> AnswerRow:
+        return AnswerRow(
+            attempt_id=int(row["attempt_id"]),
+            step_id=str(row["step_id"]),
+            revision=int(row["revision"]),
+            raw=_text(row["raw"]),
+            parsed_value=_text(row["parsed_value"]),
+            parsed_unit=_text(row["parsed_unit"]),
+            verdict=str(row["verdict"]),
+            misconception=_text(row["misconception"]),
+            carried_forward=bool(row["carried_forward"]),
+            hints=int(row["hints"]),
+            seconds=float(row["seconds"]),
+            budget_seconds=int(row["budget_seconds"]),
+            overtime=bool(row["overtime"]),
+            answered_at=str(row["answered_at"]),
+        )
+
+    # -- kept marks -------------------------------------------------------------------------
+
+    def latest_answer_ids(self, attempt_ids: Iterable[int]) -> dict[int, int]:
+        """attempt id → the id of its newest answer row (0 when it has none): a stored score
+        made before that answer is stale."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        found: dict[int, int] = dict.fromkeys(ids, 0)
+        with self._guard() as conn:
+            for row in _for_ids(
+                conn,
+                "SELECT attempt_id, MAX(id) FROM answers WHERE attempt_id IN ({ids})"
+                " GROUP BY attempt_id",
+                ids):
+                found[int(row[0])] = int(row[1])
+        return found
+
+    def answered_counts(self, attempt_ids: Iterable[int]) -> dict[int, int]:
+        """attempt id → how many steps have an answer (their latest revision not a skip)."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        found: dict[int, int] = dict.fromkeys(ids, 0)
+        with self._guard() as conn:
+            for row in _for_ids(
+                conn,
+                "SELECT a.attempt_id, COUNT(*) FROM answers AS a"
+                " WHERE a.attempt_id IN ({ids}) AND a.raw IS NOT NULL"
+                " AND a.revision = (SELECT MAX(b.revision) FROM answers AS b"
+                "  WHERE b.attempt_id = a.attempt_id AND b.step_id = a.step_id)"
+                " GROUP BY a.attempt_id",
+                ids):
+                found[int(row[0])] = int(row[1])
+        return found
+
+    def count_complete(self, drill_id: str) -> int:
+        with self._guard() as conn:
+            row = conn.execute("SELECT COUNT(*) FROM attempts WHERE drill_id = ?"
+                               f" AND status = 'complete'{self._own()}", (drill_id,)).fetchone()
+        return int(row[0])
+
+    def kept_trend(self, drill_id: str, limit: int) -> list[tuple[int, str, dict[str, Any]]]:
+        """(attempt id, started at, kept summary) of a drill's newest complete attempts that
+        have kept marks, oldest first: one indexed query, nothing re-marked."""
+        if self.version < 3:
+            return []
+        with self._guard() as conn:
+            rows = conn.execute(
+                "SELECT a.id, a.started_at, s.summary FROM attempts AS a JOIN scores AS s"
+                " ON s.attempt_id = a.id WHERE a.drill_id = ? AND a.status = 'complete'"
+                f"{self._own('a.id')} ORDER BY a.id DESC LIMIT ?", (drill_id, limit)).fetchall()
+        trend = []
+        for row in reversed(rows):
+            try:
+                summary = json.loads(row["summary"])
+            except (TypeError, ValueError):
+                continue
+            if isinstance(summary, dict):
+                trend.append((int(row["id"]), str(row["started_at"]), summary))
+        return trend
+
+    def scores(self, attempt_ids: Iterable[int]) -> dict[int, ScoreRow]:
+        """The kept marks of these attempts (those that have any)."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        if self.version < 3:
+            return {}
+        found: dict[int, ScoreRow] = {}
+        with self._guard() as conn:
+            for row in _for_ids(
+                conn,
+                "SELECT attempt_id, stamp, answers_seen, summary FROM scores"
+                " WHERE attempt_id IN ({ids})",
+                ids):
+                try:
+                    summary = json.loads(row["summary"])
+                    kept = ScoreRow(int(row["attempt_id"]), str(row["stamp"]),
+                                    int(row["answers_seen"]), summary)
+                except (TypeError, ValueError):
+                    continue  # an unreadable kept score is only stale: it is re-made
+                if isinstance(summary, dict):
+                    found[kept.attempt_id] = kept
+        return found
+
+    def save_scores(self, rows: Iterable[ScoreRow]) -> None:
+        """Keep (or replace) these attempts' marks, in one transaction. An attempt deleted
+        meanwhile is skipped."""
+        values = [(r.attempt_id, r.stamp, r.answers_seen,
+                   json.dumps(r.summary, sort_keys=True, allow_nan=False), _now())
+                  for r in rows]
+        if not values:
+            return
+        with self._write() as conn:
+            conn.executemany(
+                "INSERT INTO scores (attempt_id, stamp, answers_seen, summary, marked_at)"
+                " SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM attempts WHERE id = ?1)"
+                " ON CONFLICT (attempt_id) DO UPDATE SET stamp = excluded.stamp,"
+                " answers_seen = excluded.answers_seen, summary = excluded.summary,"
+                " marked_at = excluded.marked_at", values)
+
+    # -- the schedule -----------------------------------------------------------------------
+
+    def unscheduled(self, drill_id: str) -> list[AttemptRow]:
+        """A drill's complete attempts whose rating is not in its card yet, in the order they
+        were finished (no drill_text)."""
+        columns = ", ".join(self._LIST_COLUMNS)
+        pending = " AND scheduled = 0" if self.version >= 3 else ""
+        with self._guard() as conn:
+            rows = conn.execute(
+                f"SELECT {columns} FROM attempts WHERE drill_id = ? AND status = 'complete'"
+                f"{pending} ORDER BY COALESCE(finished_at, started_at), id", (drill_id,),
+            ).fetchall()
+        return [self._attempt_row(row) for row in rows]
+
+    def schedule_card(self, drill_id: str) -> ScheduleRow | None:
+        if self.version < 3:
+            return None
+        with self._guard() as conn:
+            row = conn.execute("SELECT * FROM schedule WHERE drill_id = ?",
+                               (drill_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            card = json.loads(row["card"])
+            return ScheduleRow(str(row["drill_id"]), card if isinstance(card, dict) else {},
+                               int(row["reviews"]),
+                               None if row["last_share"] is None else float(row["last_share"]),
+                               _text(row["last_rating"]))
+        except (TypeError, ValueError):
+            return None  # rebuilt from the attempts
+
+    def save_schedule(self, row: ScheduleRow, applied: Iterable[int]) -> None:
+        """Keep a drill's card and mark the attempts it now includes, in one transaction."""
+        ids = list(applied)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO schedule (drill_id, card, reviews, last_share, last_rating,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (drill_id) DO UPDATE SET"
+                " card = excluded.card, reviews = excluded.reviews, last_share ="
+                " excluded.last_share, last_rating = excluded.last_rating, updated_at ="
+                " excluded.updated_at",
+                (row.drill_id, json.dumps(row.card, sort_keys=True), row.reviews,
+                 row.last_share, row.last_rating, _now()))
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                conn.execute(f"UPDATE attempts SET scheduled = 1 WHERE id IN ({marks})", chunk)
+
+    def skill_cards(self) -> list[SkillRow]:
+        """Every skill's card (none before schema 4)."""
+        if self.version < 4:
+            return []
+        with self._guard() as conn:
+            rows = conn.execute("SELECT * FROM skills ORDER BY skill").fetchall()
+        found = []
+        for row in rows:
+            try:
+                card = json.loads(row["card"])
+                found.append(SkillRow(str(row["skill"]), card if isinstance(card, dict) else {},
+                                      int(row["reviews"]), int(row["steps"]), int(row["wrong"]),
+                                      _text(row["last_rating"]), _text(row["last_mistake"]),
+                                      _text(row["last_drill"])))
+            except (TypeError, ValueError):
+                continue  # an unreadable card starts again on its next rating
+        return found
+
+    def skills_pending(self, limit: int | None = None) -> list[AttemptRow]:
+        """Complete attempts whose answers are not in the skill cards yet, oldest finished
+        first, at most `limit` (no drill_text); none before schema 4."""
+        if self.version < 4:
+            return []
+        columns = ", ".join(self._LIST_COLUMNS)
+        with self._guard() as conn:
+            rows = conn.execute(
+                f"SELECT {columns} FROM attempts WHERE status = 'complete' AND"
+                " skills_scheduled = 0 ORDER BY COALESCE(finished_at, started_at), id LIMIT ?",
+                (-1 if limit is None else limit,)).fetchall()
+        return [self._attempt_row(row) for row in rows]
+
+    def save_skills(self, rows: Iterable[SkillRow], applied: Iterable[int]) -> None:
+        """Keep these skill cards and mark the attempts they now include, in one transaction."""
+        values = [(r.skill, json.dumps(r.card, sort_keys=True), r.reviews, r.steps, r.wrong,
+                   r.last_rating, r.last_mistake, r.last_drill, _now()) for r in rows]
+        ids = list(applied)
+        with self._write() as conn:
+            conn.executemany(
+                "INSERT INTO skills (skill, card, reviews, steps, wrong, last_rating,"
+                " last_mistake, last_drill, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (skill) DO UPDATE SET card = excluded.card, reviews ="
+                " excluded.reviews, steps = excluded.steps, wrong = excluded.wrong, last_rating"
+                " = excluded.last_rating, last_mistake = excluded.last_mistake, last_drill ="
+                " excluded.last_drill, updated_at = excluded.updated_at", values)
+            for chunk in _chunks(ids):
+                marks = ", ".join("?" * len(chunk))
+                conn.execute(f"UPDATE attempts SET skills_scheduled = 1 WHERE id IN ({marks})",
+                             chunk)
+
+    # -- imported attempts ------------------------------------------------------------------
+
+    def import_attempt(self, attempt: dict[str, Any], answers: list[dict[str, Any]],
+                       content_sha: str, candidate: str, source: str,
+                       flags: list[dict[str, Any]]) -> int | None:
+        """Store an exported attempt as it was (its times, mode, status and answers as given,
+        each answer with today's verdict), with its import record, in one transaction; None
+        (nothing written) when an attempt with the same content is already imported. It is
+        marked as in the schedule already: someone else's attempt does not rate this store's
+        drills and skills."""
+        try:
+            params_json = json.dumps(attempt["params"] or {}, sort_keys=True, allow_nan=False)
+            flags_json = json.dumps(flags, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"params and flags must be plain JSON values: {exc}") from exc
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM imports WHERE content_sha = ?",
+                            (content_sha,)).fetchone() is not None:
+                return None
+            cursor = conn.execute(
+                "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version,"
+                " mode, strict, started_at, finished_at, status, drill_text, scheduled,"
+                " skills_scheduled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1)",
+                (attempt["drill"], attempt["drill_hash"] or "", attempt["variant"], params_json,
+                 str(attempt["solver_version"] or ""), attempt["mode"],
+                 int(bool(attempt["strict"])), attempt["started_at"], attempt["finished_at"],
+                 attempt["status"], attempt["drill_text"]))
+            attempt_id = cursor.lastrowid
+            assert attempt_id is not None
+            for answer in answers:
+                conn.execute(
+                    "INSERT INTO answers (attempt_id, step_id, revision, raw, parsed_value,"
+                    " parsed_unit, verdict, misconception, carried_forward, hints, seconds,"
+                    " budget_seconds, overtime, answered_at)"
+                    " VALUES (?, ?, 1, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (attempt_id, answer["id"], answer["answer"], answer["verdict"],
+                     answer["misconception"], int(bool(answer["carried_forward"])),
+                     int(answer["hints"] or 0), float(answer["seconds"] or 0),
+                     int(answer["budget_seconds"] or 0), int(bool(answer["overtime"])),
+                     attempt["finished_at"] or attempt["started_at"]))
+            conn.execute(
+                "INSERT INTO imports (attempt_id, content_sha, candidate, source, flags,"
+                " imported_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (attempt_id, content_sha, candidate, source, flags_json, _now()))
+        return attempt_id
+
+    def imported(self, content_sha: str) -> int | None:
+        """The attempt imported with this content, if any."""
+        if self.version < 4:
+            return None
+        with self._guard() as conn:
+            row = conn.execute("SELECT attempt_id FROM imports WHERE content_sha = ?",
+                               (content_sha,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def imports(self, attempt_ids: Iterable[int]) -> dict[int, ImportRow]:
+        """The import records of these attempts (those imported)."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        if self.version < 4:
+            return {}
+        found: dict[int, ImportRow] = {}
+        with self._guard() as conn:
+            for row in _for_ids(
+                conn,
+                "SELECT attempt_id, content_sha, candidate, source, flags FROM imports"
+                " WHERE attempt_id IN ({ids})",
+                ids):
+                try:
+                    flags = json.loads(row["flags"])
+                except (TypeError, ValueError):
+                    flags = [{"step": None, "field": "import",
+                              "says": "its import record is unreadable"}]
+                found[int(row["attempt_id"])] = ImportRow(
+                    int(row["attempt_id"]), str(row["content_sha"]),
+                    _text(row["candidate"]) or "", _text(row["source"]) or "",
+                    flags if isinstance(flags, list) else [])
+        return found
+
+    # -- reviewer overrides -----------------------------------------------------------------
+
+    def set_override(self, attempt_id: int, dimension: str, score: float, note: str) -> None:
+        """Record a reviewer's score for one rubric dimension; the latest per dimension wins."""
+        if not math.isfinite(score):
+            raise ValueError(f"score must be a finite number, not {score}")
+        with self._write() as conn:
+            self._require_attempt(conn, attempt_id)
+            conn.execute(
+                "INSERT INTO overrides (attempt_id, dimension, score, note, at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (attempt_id, dimension, float(score), note, _now()),
+            )
+
+    def overrides(self, attempt_id: int) -> dict[str, tuple[float, str]]:
+        """dimension → (score, note), the latest override of each dimension."""
+        with self._guard() as conn:
+            self._require_attempt(conn, attempt_id)
+            rows = conn.execute(
+                "SELECT dimension, score, note FROM overrides WHERE attempt_id = ?"
+                " ORDER BY dimension, id",
+                (attempt_id,),
+            ).fetchall()
+        latest: dict[str, tuple[float, str]] = {}
+        for row in rows:
+            latest[str(row["dimension"])] = (float(row["score"]), str(row["note"]))
+        return latest

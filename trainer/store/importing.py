@@ -1,0 +1,113 @@
+"""`kvdrill import FILE...`: exported transcripts (`kvdrill export ID`) into the store, for an
+interviewer who compares candidates (`kvdrill cohort`).
+
+Each file is read and checked as `kvdrill review FILE` reads it (transcripts.from_file: bounded,
+validated, re-marked from the raw answers with today's solver, tampering listed). Its attempt is
+stored as it was (drill text and hash, variant, mode, status, times, every answer with its
+seconds, hints and budget) with today's verdicts, and the file's name as the candidate. What the
+file contradicts (tampering, and recorded verdicts today's re-mark does not give) is kept with it
+as flags. A file whose content (drill, variant and each step's answer, seconds and hints) is
+already in the store, imported or practised here, is refused as a duplicate; nothing else is
+changed. Imported attempts are other people's: they do not feed this store's schedule (`next`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trainer.errors import KvdrillError
+from trainer.printable import printable
+from trainer.store.database import Store
+
+MAX_CANDIDATE_CHARS = 60
+
+
+class DuplicateImport(KvdrillError):
+    """The file's attempt is already in the store."""
+
+
+@dataclass(frozen=True)
+class Imported:
+    path: Path
+    attempt_id: int
+    candidate: str
+    flags: list[dict[str, Any]]
+
+
+def content_sha(drill: str, variant: int | None, steps: list[dict[str, Any]]) -> str:
+    """What makes two transcripts the same attempt: the drill, the variant and each step's
+    answer as typed, with its seconds and hints (a re-export or a copy gives the same)."""
+    content = [drill, variant, [[s["id"], s.get("answer"), s.get("seconds"), s.get("hints")]
+                                for s in steps]]
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8",
+                                                                     "replace")).hexdigest()
+
+
+def candidate_of(path: Path) -> str:
+    """The candidate a file names: its name without the extension, printable and short."""
+    name = " ".join(printable(path.stem, keep_lines=False).split()) or "candidate"
+    return name if len(name) <= MAX_CANDIDATE_CHARS else name[: MAX_CANDIDATE_CHARS - 1] + "…"
+
+
+def flags_of(transcript: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the file contradicts: its tampering findings, then each recorded verdict that
+    today's re-mark does not give."""
+    flags = [{"step": t.get("step"), "field": t.get("field"), "says": t.get("says")}
+             for t in transcript.get("tampered") or []]
+    for step in transcript["steps"]:
+        if step.get("remarked_differs"):
+            flags.append({"step": step["id"], "field": "verdict",
+                          "says": f"recorded {step['recorded_verdict']}, re-marked "
+                                  f"{step['verdict']} from the answer as typed"})
+    return flags
+
+
+def _local_duplicate(store: Store, drill: str, started_at: str, sha: str) -> int | None:
+    """An attempt practised in this store with the same content (an export of it imported
+    back): only those of the drill that started at the same moment are compared."""
+    same_start = [a for a in store.iter_attempts(drill) if a.started_at == started_at]
+    if not same_start:
+        return None
+    answers = store.latest_answers(a.id for a in same_start)
+    for attempt in same_start:
+        steps = [{"id": r.step_id, "answer": r.raw, "seconds": r.seconds, "hints": r.hints}
+                 for r in answers[attempt.id]]
+        if content_sha(attempt.drill_id, attempt.variant, steps) == sha:
+            return attempt.id
+    return None
+
+
+def import_file(store: Store, path: Path) -> Imported:
+    """Take one exported transcript into the store; DuplicateImport when it is there already."""
+    from trainer.store import transcript_schema, transcripts
+
+    record = transcript_schema.load(path)
+    transcript = transcripts.from_file(path)
+    given = [step.model_dump() for step in record.steps]
+    sha = content_sha(record.drill, record.variant, given)
+    local = _local_duplicate(store, record.drill, record.started_at, sha)
+    if local is not None:
+        raise DuplicateImport(f"{path}: already in the store as attempt {local} (same drill, "
+                              "variant and answers); nothing imported")
+    marked = {step["id"]: step for step in transcript["steps"]}
+    answers = []
+    for step in given:
+        mark = marked.get(step["id"], {})
+        answers.append({**step, "verdict": mark.get("verdict") or step.get("verdict")
+                        or "unanswered", "misconception": mark.get("misconception"),
+                        "carried_forward": bool(mark.get("carried_forward"))})
+    flags = flags_of(transcript)
+    candidate = candidate_of(path)
+    meta = {key: getattr(record, key) for key in transcripts.ATTEMPT_FIELDS if key != "id"}
+    meta["drill"] = record.drill
+    attempt_id = store.import_attempt(meta, answers, sha, candidate,
+                                      f"{path.name} (attempt {record.id} there)", flags)
+    if attempt_id is None:
+        raise DuplicateImport(f"{path}: already in the store as attempt "
+                              f"{store.imported(sha)} (same drill, variant and answers); "
+                              "nothing imported")
+    return Imported(path, attempt_id, candidate, flags)

@@ -1,0 +1,297 @@
+"""Stored attempts and exported files as transcripts: always re-marked from the raw answers with
+the current solver, so any transcript can be re-derived, and a recorded verdict that disagrees
+with today's re-mark is flagged. Also the history's trend lines.
+
+Which drill an attempt is marked against: the drill file of its id when that file is still the
+one practised (same SHA-256); else the copy of the drill's text kept with the attempt; else (an
+attempt older than that copy) the changed file, with a note. An attempt whose drill can be had
+none of these ways is still listed and exported, with its recorded verdicts and a note; only
+re-marking it (review, --resume) is an error, and a clear one."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from trainer.drills.loader import MAX_FILE_BYTES, find_drill, load_drill_file, load_rubric
+from trainer.drills.model import Drill
+from trainer.drills.reference import show
+from trainer.drills.render import render_solution
+from trainer.drills.variants import answer_key
+from trainer.errors import DrillFileError, KvdrillError, UnknownName, UsageError
+from trainer.files.bounded_io import read_bounded
+from trainer.marking.grading import diagnosis_json, grade, in_step_unit, parsed_json, score_json
+from trainer.store.database import AttemptRow, Store
+
+ATTEMPT_FIELDS = ("id", "drill", "drill_hash", "variant", "params", "solver_version", "mode",
+                  "strict", "started_at", "finished_at", "status", "drill_text")
+PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+
+
+class DrillUnavailable(KvdrillError):
+    """An attempt's drill cannot be found or read, so the attempt cannot be re-marked."""
+
+
+def attempt_meta(attempt: AttemptRow) -> dict[str, Any]:
+    """A stored attempt's fields as a transcript names them."""
+    return {"id": attempt.id, "drill": attempt.drill_id, "drill_hash": attempt.drill_hash,
+            "variant": attempt.variant, "params": attempt.params,
+            "solver_version": attempt.solver_version, "mode": attempt.mode,
+            "strict": attempt.strict, "started_at": attempt.started_at,
+            "finished_at": attempt.finished_at, "status": attempt.status,
+            "drill_text": attempt.drill_text}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+_FILE_HASHES: dict[tuple[str, int, int], str] = {}
+_FROM_TEXT: dict[str, Drill] = {}
+
+
+def _file_hash(path: Path) -> str:
+    stat = path.stat()
+    stamp = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if stamp not in _FILE_HASHES:
+        data = read_bounded(path, MAX_FILE_BYTES, "drill file", DrillFileError)
+        _FILE_HASHES[stamp] = _sha256(data)
+    return _FILE_HASHES[stamp]
+
+
+def _drill_from_text(drill_id: str, text: str) -> Drill:
+    """A drill from its stored text, through the loader's checks for any drill file."""
+    digest = _sha256(text.encode("utf-8", "surrogatepass"))
+    if digest not in _FROM_TEXT:
+        with tempfile.TemporaryDirectory(prefix="kvdrill-stored-") as folder:
+            name = drill_id if PLAIN_ID.fullmatch(drill_id) else "drill"
+            path = Path(folder) / f"{name}.yaml"
+            path.write_text(text, encoding="utf-8", errors="surrogatepass")
+            try:
+                _FROM_TEXT[digest] = load_drill_file(path)
+            except DrillFileError as error:
+                raise DrillFileError(str(error).replace(str(path), "the stored copy")) from None
+    return _FROM_TEXT[digest]
+
+
+def drill_for(meta: dict[str, Any]) -> tuple[Drill, str | None]:
+    """The drill to mark an attempt (or transcript) against, and a note when it is not the
+    drill file of that id exactly as practised. DrillUnavailable when there is none."""
+    drill_id, want, text = meta.get("drill"), meta.get("drill_hash"), meta.get("drill_text")
+    if not isinstance(drill_id, str):
+        raise DrillUnavailable("the attempt names no drill")
+    current: tuple[Drill, Path] | None = None
+    why = "not a drill id"
+    if PLAIN_ID.fullmatch(drill_id):
+        try:
+            current = find_drill(drill_id)
+            if current[0].id != drill_id:
+                why, current = f"{current[1].name} is now drill {current[0].id!r}", None
+        except UnknownName:
+            why = "it is not in the drills folder"
+        except KvdrillError as error:
+            why = str(error)
+        except OSError as error:
+            why = error.strerror or str(error)
+    if current is not None:
+        try:
+            if _file_hash(current[1]) == want:
+                return current[0], None
+        except OSError:
+            pass
+    if isinstance(text, str) and (not isinstance(want, str)
+                                  or _sha256(text.encode("utf-8", "surrogatepass")) == want):
+        try:
+            stored = _drill_from_text(drill_id, text)
+        except (KvdrillError, OSError) as error:
+            why = f"its stored copy cannot be read: {error}"
+        else:
+            if stored.id == drill_id:
+                where = "is not in the drills folder" if current is None else "has changed"
+                return stored, (f"drill {drill_id!r} {where}; marked against the copy kept "
+                                "with the attempt")
+            why = f"its stored copy is drill {stored.id!r}"
+    if current is not None:
+        return current[0], (f"{current[1].name} has changed since this attempt; marked "
+                            "against the current file")
+    raise DrillUnavailable(f"drill {drill_id!r} cannot be found ({why.rstrip('.')})")
+
+
+def _unmarked(meta: dict[str, Any], rows: list[dict[str, Any]], note: str) -> dict[str, Any]:
+    """A transcript that could not be re-marked: the answers and verdicts as recorded."""
+    steps = [{"id": row["id"], "kind": None, "answer": row.get("answer"),
+              "verdict": row.get("verdict"), "expected": None, "reference": None,
+              "parsed": None, "shown": None, "recorded_verdict": row.get("verdict"),
+              "remarked_differs": False, "misconception": None, "misconceptions": [],
+              "carried_forward": False, "diagnosis": None, "seconds": row.get("seconds"),
+              "budget_seconds": row.get("budget_seconds"), "overtime": row.get("overtime"),
+              "hints": row.get("hints"), "feedback": None} for row in rows]
+    return {**{k: meta.get(k) for k in ATTEMPT_FIELDS}, "note": note, "steps": steps,
+            "rubric": None}
+
+
+def _rows(store: Store, attempt_id: int) -> list[dict[str, Any]]:
+    return [{"id": r.step_id, "answer": r.raw, "verdict": r.verdict, "seconds": r.seconds,
+             "budget_seconds": r.budget_seconds, "overtime": r.overtime, "hints": r.hints}
+            for r in store.answers(attempt_id)]
+
+
+def build(meta: dict[str, Any], rows: list[dict[str, Any]],
+          unmarked_ok: bool = False) -> dict[str, Any]:
+    """A transcript: the attempt, every step re-marked from its raw answer, the rubric, and a
+    `note` when the drill it was marked against is not the file practised. With unmarked_ok,
+    an attempt that cannot be re-marked gives its recorded answers and a note instead of
+    DrillUnavailable."""
+    try:
+        return _marked(meta, rows)
+    except KvdrillError as error:
+        if isinstance(error, DrillUnavailable):
+            reason = str(error)
+        elif isinstance(error, UsageError | DrillFileError):
+            reason = f"drill {meta.get('drill')!r} cannot be used ({error})"
+        else:
+            raise
+        if not unmarked_ok:
+            raise DrillUnavailable(
+                f"attempt {meta.get('id')} cannot be re-marked: {reason}") from None
+        return _unmarked(meta, rows, f"not re-marked: {reason}")
+
+
+def _marked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    drill, note = drill_for(meta)
+    key = answer_key(drill, meta["variant"])
+    by_step = {row["id"]: row for row in rows}
+    graded = grade(drill, key, {k: v.get("answer") for k, v in by_step.items()},
+                   meta["variant"])
+    steps = []
+    for mark in graded.marks.values():
+        row = by_step.get(mark.step_id, {})
+        recorded = row.get("verdict")
+        steps.append({
+            "id": mark.step_id,
+            "kind": mark.kind,
+            "answer": row.get("answer"),
+            "verdict": mark.verdict,
+            "expected": None if mark.expected is None
+            else {"value": in_step_unit(mark.expected, mark.unit), "unit": mark.unit},
+            "reference": None if mark.expected is None else show(mark.expected, mark.unit),
+            "parsed": parsed_json(mark),
+            "shown": mark.shown,
+            "recorded_verdict": recorded,
+            "remarked_differs": recorded is not None and recorded != mark.verdict,
+            "misconception": mark.misconception,
+            "misconceptions": list(mark.misconceptions),
+            "carried_forward": mark.carried_forward,
+            "diagnosis": diagnosis_json(mark),
+            "seconds": row.get("seconds"),
+            "budget_seconds": row.get("budget_seconds"),
+            "overtime": row.get("overtime"),
+            "hints": row.get("hints"),
+            "feedback": mark.feedback,
+        })
+    return {**{k: meta.get(k) for k in ATTEMPT_FIELDS}, "note": note, "steps": steps,
+            "rubric": score_json(graded.score)}
+
+
+def transcript(store: Store, attempt_id: int, unmarked_ok: bool = False) -> dict[str, Any]:
+    """A stored attempt, re-marked (see build)."""
+    try:
+        return build(attempt_meta(store.attempt(attempt_id)), _rows(store, attempt_id),
+                     unmarked_ok)
+    except DrillUnavailable as error:
+        raise DrillUnavailable(f"{error}; kvdrill export {attempt_id} shows its answers as "
+                               "recorded") from None
+
+
+def from_file(path: Path) -> dict[str, Any]:
+    """An exported JSON transcript, re-marked; its own verdicts become the recorded ones. The
+    file is read bounded and validated (transcript_schema); anything in it that disagrees with
+    itself or with the drill (seconds and overtime, hints, budgets, the drill's hash, the
+    variant's givens) is listed under "tampered", and each such step carries the fields."""
+    from trainer.store import transcript_schema
+
+    record = transcript_schema.load(path)
+    meta = {k: getattr(record, k, None) for k in ATTEMPT_FIELDS}
+    rows = [step.model_dump() for step in record.steps]
+    result = build(meta, rows)
+    drill, _ = drill_for(meta)
+    try:
+        drill_path: Path | None = find_drill(record.drill)[1]
+    except (KvdrillError, OSError):
+        drill_path = None
+    givens = answer_key(drill, record.variant).givens
+    findings = transcript_schema.tampering(record, drill, drill_path, givens)
+    for step in result["steps"]:
+        step["tampered"] = [f["field"] for f in findings if f["step"] == step["id"]]
+    result["tampered"] = findings
+    return result
+
+
+def solution_markdown(transcript: dict[str, Any]) -> str | None:
+    """The worked solution for the drill the transcript was marked against; None when its
+    solution template cannot be had (the review shows everything else)."""
+    try:
+        drill, _ = drill_for(transcript)
+        return render_solution(answer_key(drill, transcript["variant"]))
+    except (DrillUnavailable, DrillFileError, UsageError):
+        return None
+
+
+def parse_overrides(settings: Iterable[str], store: Store,
+                    attempt_id: int) -> list[tuple[str, float]]:
+    """`levers=2` → ("levers", 2.0), checked against the drill's rubric."""
+    attempt = store.attempt(attempt_id)
+    try:
+        rubric = load_rubric(drill_for(attempt_meta(attempt))[0].rubric)
+    except (DrillUnavailable, DrillFileError, UsageError) as error:
+        raise DrillUnavailable(f"attempt {attempt_id} cannot be re-marked: {error}") from None
+    dimensions = {d.id: d for d in rubric.dimensions}
+    parsed = []
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        dimension = dimensions.get(name.strip())
+        if dimension is None:
+            raise UsageError(f"--set {setting}: no dimension {name!r}: use one of "
+                             f"{', '.join(dimensions)}")
+        if dimension.scored_from == "numeric":
+            raise UsageError(f"--set {setting}: {name} is scored from the numbers; override a "
+                             "text dimension")
+        try:
+            score = float(value)
+        except ValueError:
+            raise UsageError(f"--set {setting}: the score must be a number") from None
+        if not 0 <= score <= dimension.max:
+            raise UsageError(f"--set {setting}: the score must be between 0 and {dimension.max}")
+        parsed.append((dimension.id, score))
+    return parsed
+
+
+def markdown(t: dict[str, Any]) -> str:
+    """A transcript as Markdown, for `kvdrill export --format md`."""
+    variant = "none (the drill as written)" if t["variant"] is None else t["variant"]
+    lines = [f"# Attempt {t['id']}: {t['drill']}", "",
+             f"- started {t['started_at']}, {t['status']}, mode {t['mode']}",
+             f"- variant {variant}", *([f"- note: {t['note']}"] if t.get("note") else []), "",
+             "| step | answer | reference | verdict | mistake | seconds / budget | hints |",
+             "|---|---|---|---|---|---|---|"]
+    for s in t["steps"]:
+        answer = (s["answer"] or "").replace("|", "\\|").replace("\n", " ")
+        seconds = "" if s["seconds"] is None else f"{s['seconds']:.0f} / {s['budget_seconds']}"
+        verdict = str(s["verdict"]) + (" (carried forward)" if s["carried_forward"] else "")
+        lines.append(f"| {s['id']} | {answer} | {s['reference'] or ''} | {verdict} | "
+                     f"{s['misconception'] or ''} | {seconds} | "
+                     f"{s['hints'] if s['hints'] is not None else ''} |")
+    if not t["rubric"]:
+        return "\n".join(lines)
+    lines += ["", "## Rubric", ""]
+    for dim, d in t["rubric"]["dimensions"].items():
+        lines.append(f"- **{dim}** {d['score']:g}/{d['max']}: {'; '.join(d['evidence'])}")
+    if t["rubric"]["level"]:
+        lines.append(f"- sounds like: {t['rubric']['level']}")
+    for flag in t["rubric"]["red_flags"]:
+        lines.append(f"- red flag: {flag['says']}")
+    return "\n".join(lines)

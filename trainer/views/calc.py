@@ -1,0 +1,135 @@
+"""What `kvdrill calc` prints: the derivation, a one-line picture of HBM, the assumptions and
+warnings as text, and the same facts as one JSON object."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from trainer.capacity.presets import Setting
+from trainer.capacity.solver import GB, Deployment, Solution, derivation, warnings
+from trainer.reading.formatting import format_bytes
+from trainer.reading.numbers import format_number
+
+JSON_QUANTITIES = (
+    "kv_bytes_per_token",
+    "kv_bytes_per_token_per_gpu",
+    "kv_bytes_per_sequence",
+    "weights_bytes",
+    "usable_bytes",
+    "kv_budget_bytes",
+    "max_tokens",
+    "max_concurrency",
+    "bytes_read_per_step",
+    "decode_step_seconds",
+    "tokens_per_second",
+    "tokens_per_second_per_sequence",
+    "batch1_ceiling_tokens_per_second",
+    "weights_read_per_step",
+    "prefill_flops",
+    "prefill_seconds",
+    "crossover_batch",
+    "max_concurrency_with_prefix",
+    "num_blocks",
+    "engine_max_concurrency",
+)
+
+BAR_WIDTH = 48
+LINE_WIDTH = 100
+
+
+def json_number(value: Fraction | int | None) -> int | float | None:
+    """An exact integer where the value is whole, else the nearest float."""
+    if value is None:
+        return None
+    fraction = Fraction(value)
+    return fraction.numerator if fraction.denominator == 1 else float(fraction)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, int | Fraction):
+        return json_number(value)
+    return value
+
+
+def calc_json(
+    deployment: Deployment, solution: Solution, settings: list[Setting],
+    ids: dict[str, str | None],
+) -> dict[str, Any]:
+    """The calculator's JSON contract; `ids` are the model and GPU preset ids (or None)."""
+    payload: dict[str, Any] = {"model": ids.get("model"), "gpu": ids.get("gpu")}
+    for name in JSON_QUANTITIES:
+        if name in solution:
+            payload[name] = json_number(solution[name])
+    payload["batch"] = json_number(solution["batch_size"])
+    if solution["batch_size"] == 0:
+        payload["tokens_per_second_per_sequence"] = None
+    payload["assumptions"] = {
+        s.name: {"value": _json_value(s.value), "source": s.source, "detail": s.detail}
+        for s in shown_settings(deployment, settings)
+    }
+    payload["warnings"] = warnings(deployment, solution)
+    return payload
+
+
+def calc_text(
+    deployment: Deployment, solution: Solution, settings: list[Setting], names: dict[str, str]
+) -> str:
+    d = deployment
+    model, gpu = names["model"], names["gpu"]
+    lines = [
+        f"{model} on {d.gpus} × {gpu} · context {format_number(d.context)} tokens · "
+        f"KV {d.kv_dtype} · weights {d.weights_dtype}",
+        "",
+    ]
+    steps = derivation(d, solution)
+    width = max(len(step.label) for step in steps)
+    for step in steps:
+        line = f"  {step.label:<{width}}  {step.working} = {step.result}"
+        if len(line) > LINE_WIDTH:
+            line = f"  {step.label:<{width}}  {step.working}\n  {'':<{width}}  = {step.result}"
+        lines.append(line)
+    lines += ["", hbm_bar(d, solution), "", "Assumptions:"]
+    for setting in shown_settings(d, settings):
+        where = setting.source
+        if setting.detail:
+            where += f": {setting.detail}" if setting.source == "default" else f" {setting.detail}"
+        lines.append(f"  {setting.name:<20} {_show(setting.value):<14} ({where})")
+    for warning in warnings(d, solution):
+        lines.append(f"Warning: {warning}")
+    return "\n".join(lines)
+
+
+def shown_settings(deployment: Deployment, settings: list[Setting]) -> list[Setting]:
+    """The settings that matter for this deployment (no MLA sizes for a GQA model...)."""
+    hidden = set()
+    if deployment.attention != "mla":
+        hidden |= {"attention", "mla_latent", "mla_rope"}
+    if deployment.window is None:
+        hidden |= {"window", "windowed_layers"}
+    return [s for s in settings if s.value is not None and s.name not in hidden]
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, int | Fraction):
+        return format_number(Fraction(value), sig=6)
+    return str(value)
+
+
+def hbm_bar(deployment: Deployment, solution: Solution) -> str:
+    """HBM of all GPUs as one bar: weights | reserve | KV in use | unused."""
+    d, s = deployment, solution
+    total = d.gpus * d.hbm_gb * GB
+    weights = s["weights_bytes"]
+    reserve = total - s["usable_bytes"]
+    budget = max(s["kv_budget_bytes"], Fraction(0))
+    in_use = min(s["batch_size"] * s["kv_bytes_per_sequence"], budget)
+    unused = budget - in_use
+    parts = [("█", weights), ("▒", reserve), ("▓", in_use), ("░", unused)]
+    cells = [round(BAR_WIDTH * part / total) for _, part in parts]
+    cells[-1] = max(0, BAR_WIDTH - sum(cells[:-1]))
+    bar = "".join(char * count for (char, _), count in zip(parts, cells, strict=True))
+    return (
+        f"HBM [{bar}] █ weights {format_bytes(weights)} | ▒ reserve {format_bytes(reserve)} | "
+        f"▓ KV in use {format_bytes(in_use)} | ░ unused {format_bytes(unused)}"
+    )

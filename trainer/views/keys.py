@@ -1,0 +1,152 @@
+"""Interviewer material for one variant: the candidate's sheet (no answer anywhere), the answer
+key (every reference with its unit, the wrong values that betray each mistake, the worked
+solution), the key as a gradable answer sheet, and the JSON of `kvdrill variants`."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+import yaml
+
+from trainer.capacity.presets import find_gpu
+from trainer.capacity.solver import WRONG_PATHS, value_of
+from trainer.drills.model import Drill
+from trainer.drills.reference import AnswerKey, show
+from trainer.drills.render import render_solution
+from trainer.drills.variants import draw, space_size
+from trainer.errors import KvdrillError
+from trainer.marking.diagnosis import slip_values
+from trainer.marking.grading import in_step_unit
+from trainer.views.sheets import givens_lines, prompt_of, situation_of
+
+VARIANT_SEED_RANGE = 10**6
+MAX_DRAWS_PER_VARIANT = 50
+
+PARAM_NAMES = ("layers", "heads", "kv_heads", "head_dim", "params", "weights_gb", "hbm_gb",
+               "bandwidth_tbs", "gpus", "utilization", "reserve_gb", "context", "kv_dtype",
+               "weights_dtype")
+
+
+def pick_variants(drill: Drill, count: int, seed: int) -> list[tuple[int, dict[str, Any]]]:
+    """`count` variants with distinct parameters, reproducible from `seed`."""
+    if count > space_size(drill):
+        raise KvdrillError(
+            f"drill {drill.id} has {space_size(drill)} combinations in its variant space: "
+            f"ask for --count {space_size(drill)} or fewer, or widen its 'vary'"
+        )
+    rng = random.Random(f"variants:{drill.id}:{seed}")
+    chosen: list[tuple[int, dict[str, Any]]] = []
+    seen: set[str] = set()
+    known: dict[str, bool] = {}
+    for _ in range(count * MAX_DRAWS_PER_VARIANT):
+        if len(chosen) == count:
+            break
+        variant = rng.randrange(1, VARIANT_SEED_RANGE)
+        givens = draw(drill, variant, known)
+        fingerprint = repr(sorted(givens.items()))
+        if fingerprint not in seen:
+            seen.add(fingerprint)
+            chosen.append((variant, givens))
+    if len(chosen) < count:
+        raise KvdrillError(
+            f"drill {drill.id} has only {len(chosen)} distinct sensible variants: "
+            f"ask for --count {len(chosen)} or fewer"
+        )
+    return chosen
+
+
+def params_of(key: AnswerKey) -> dict[str, Any]:
+    """The variant's parameters under calc's option names (snake case)."""
+    d = key.base
+    params: dict[str, Any] = {"model": key.givens.get("model"), "gpu": key.givens.get("gpu")}
+    for name in PARAM_NAMES:
+        value = getattr(d, name)
+        if name == "weights_gb":
+            value = value_of(d, "weights_bytes") / 10**9
+        if value is None:
+            continue
+        params[name] = in_step_unit(value, "") if not isinstance(value, str) else value
+    card = find_gpu(str(key.givens["gpu"])) if key.givens.get("gpu") else None
+    if card is not None and card.reported_mib is not None:
+        params["hbm_reported_mib"] = int(card.reported_mib)  # for the real-card steps
+    # Every other given, varied or not (block_size, batch, memory, ...), so that the drill
+    # file and these params alone re-derive every answer.
+    for name, value in sorted(key.givens.items()):
+        if name in params or value is None:
+            continue
+        given = getattr(d, name, value)
+        params[name] = given if isinstance(given, str) else in_step_unit(Fraction(given), "")
+    return params
+
+
+def answers_of(key: AnswerKey) -> dict[str, dict[str, Any]]:
+    return {
+        step.id: {"value": in_step_unit(key.reference(step.id).value, step.unit or ""),
+                  "unit": step.unit or ""}
+        for step in key.drill.steps if step.kind == "numeric"
+    }
+
+
+def variant_json(key: AnswerKey, variant: int) -> dict[str, Any]:
+    return {"variant": variant, "params": params_of(key), "answers": answers_of(key)}
+
+
+def sheet_markdown(key: AnswerKey, variant: int | None) -> str:
+    drill = key.drill
+    title = key.title(variant)
+    lines = [f"# {title}", "", f"Target time: {drill.target_minutes} minutes.", "",
+             situation_of(key), "", "## Given", ""]
+    lines += [f"- {line}" for line in givens_lines(key)]
+    # Questions are labelled by their step id only, as the drill's own text and the key refer
+    # to them: a second numbering would contradict "step 1a" in the prompts.
+    lines += ["", "## Questions", ""]
+    for step in drill.steps:
+        unit = f" *(answer in {step.unit})*" if step.unit else ""
+        kind = " *(written answer)*" if step.kind == "text" else ""
+        lines.append(f"- **{step.id}** — {prompt_of(key, step.id).strip()}{unit}{kind}")
+    return "\n".join(lines) + "\n"
+
+
+def key_rows(key: AnswerKey) -> list[dict[str, Any]]:
+    """One row per numeric step: the reference, each wrong value with its mistake, and the
+    values that betray a slip of one input (generated by the diagnosis, not listed)."""
+    rows = []
+    for step in key.drill.steps:
+        if step.kind != "numeric":
+            continue
+        reference = key.reference(step.id)
+        shown = dict.fromkeys((path, show(value, reference.unit))
+                              for path, value in reference.wrong)  # one row per value shown
+        wrong = [{"misconception": path, "value": value, "mistake": WRONG_PATHS[path].mistake}
+                 for path, value in shown]
+        slips = [{"value": show(value, reference.unit), "means": means}
+                 for value, means in slip_values(key, step.id)]
+        rows.append({"id": step.id, "prompt": prompt_of(key, step.id).strip(),
+                     "reference": reference.display, "wrong": wrong, "slips": slips})
+    return rows
+
+
+def key_markdown(key: AnswerKey, variant: int | None) -> str:
+    title = key.title(variant)
+    lines = [f"# Answer key: {title}", "", "## Given", ""]
+    lines += [f"- {line}" for line in givens_lines(key)]
+    lines += ["", "## Reference answers", "",
+              "| step | reference | a wrong value means | a slip's value means (likely) |",
+              "|---|---|---|---|"]
+    for row in key_rows(key):
+        wrong = "; ".join(f"{w['value']}: {w['mistake']} ({w['misconception']})"
+                          for w in row["wrong"]) or "—"
+        slips = "; ".join(f"{s['value']}: {s['means']}" for s in row["slips"]) or "—"
+        lines.append(f"| {row['id']} | {row['reference']} | {wrong} | {slips} |")
+    lines += ["", "## Worked solution", "", render_solution(key)]
+    return "\n".join(lines)
+
+
+def key_as_sheet(key: AnswerKey) -> str:
+    """The key's references as an answer sheet for `kvdrill grade --variant`."""
+    answers = {step.id: key.reference(step.id).display.split(" (")[0]
+               for step in key.drill.steps if step.kind == "numeric"}
+    text: str = yaml.safe_dump(answers, allow_unicode=True, sort_keys=False)
+    return text

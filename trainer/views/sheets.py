@@ -1,0 +1,91 @@
+"""The candidate's view of a drill: the situation, the givens and the questions, filled in for
+the drill's own givens or a variant, and never an answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainer.drills.placeholders import fill
+from trainer.drills.reference import AnswerKey
+
+
+def prompt_of(key: AnswerKey, step_id: str) -> str:
+    return fill(key.drill.step(step_id).prompt, key.display_givens())
+
+
+def situation_of(key: AnswerKey) -> str:
+    return fill(key.drill.situation, key.display_givens()).strip()
+
+
+# A drill that asks for the model's shape must not print it among the givens.
+SHAPE_ANSWERS = {"layers", "heads", "kv_heads", "head_dim", "kv_bytes_per_element"}
+
+
+def givens_lines(key: AnswerKey) -> list[str]:
+    """The givens a candidate may use, as a short list."""
+    g = key.display_givens()
+    d = key.base
+    asks_shape = any(step.answer in SHAPE_ANSWERS for step in key.drill.steps)
+    shape = "" if asks_shape else (
+        f" — {g['layers']} layers, {g['heads']} query heads, {g['kv_heads']} KV heads, "
+        f"head_dim {g['head_dim']}, hidden {g['hidden']}"
+    )
+    # A drill that gives a measured bandwidth shows the card's datasheet figure on the GPU
+    # line and the measured rate as a given of its own, never one as the other.
+    measured = g["bandwidth_tbs"] != g["bandwidth_datasheet_tbs"]
+    card_tbs = g["bandwidth_datasheet_tbs"] + " TB/s on the datasheet" if measured else \
+        g["bandwidth_tbs"] + " TB/s"
+    # A variant sized on the memory the driver reports says so beside the marketed figure.
+    memory = f"{g['hbm_gb']} GB"
+    if g.get("hbm_marketed_gb") not in (None, g["hbm_gb"]):
+        memory += f" as the driver reports it ({g['hbm_marketed_gb']} GB marketed)"
+    lines = [
+        f"model: {g['model_name']}{shape}",
+        f"weights: {g['weights_gb']} GB ({g['weights_dtype']})",
+        f"GPU: {g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
+        f"context: {g['context']} tokens; KV cache dtype {g['kv_dtype']}",
+    ]
+    if measured:
+        lines.append(f"measured bandwidth: {g['bandwidth_tbs']} TB/s (the steps use this)")
+    serving = []
+    if d.utilization != 1:
+        serving.append(f"memory utilization {g['utilization']}")
+    if d.reserve_gb:
+        serving.append(f"reserve {g['reserve_gb']} GB per GPU")
+    if serving:
+        lines.append("serving: " + ", ".join(serving))
+    return lines
+
+
+def drill_json(key: AnswerKey, variant: int | None) -> dict[str, Any]:
+    drill = key.drill
+    return {
+        "id": drill.id,
+        "title": key.title(),
+        "variant": variant,
+        "target_minutes": drill.target_minutes,
+        "tags": list(drill.tags),
+        "situation": situation_of(key),
+        "givens": key.display_givens(),
+        "steps": [
+            {"id": s.id, "kind": s.kind, "prompt": prompt_of(key, s.id), "unit": s.unit,
+             "seconds": s.seconds}
+            for s in drill.steps
+        ],
+    }
+
+
+def drill_text(key: AnswerKey, variant: int | None) -> str:
+    drill = key.drill
+    title = key.title(variant)
+    lines = [title, f"Target: {drill.target_minutes} minutes", "", situation_of(key), "",
+             "Given:"]
+    lines += [f"  {line}" for line in givens_lines(key)]
+    lines.append("")
+    for step in drill.steps:  # labelled by step id, as the prompts refer to them
+        unit = f" [{step.unit}]" if step.unit else ""
+        kind = " (text)" if step.kind == "text" else ""
+        lines.append(f"{step.id}{kind}{unit} · {step.seconds}s")
+        for part in prompt_of(key, step.id).strip().splitlines():
+            lines.append(f"    {part}")
+    return "\n".join(lines)
