@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from trainer.drills.loader import find_drill
-from trainer.store.database import MIGRATIONS
+from trainer.store.schema import MIGRATIONS
 
 
 def schema_2_store(path: Path, drill_id: str, answers: list[tuple[str, str]]) -> int:

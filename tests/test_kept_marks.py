@@ -19,7 +19,8 @@ from trainer.app.session import drill_hash
 from trainer.drills.loader import find_drill
 from trainer.store import kept_marks as progress
 from trainer.store import transcripts
-from trainer.store.database import SCHEMA_VERSION, Store, default_path
+from trainer.store.database import Store, default_path
+from trainer.store.schema import SCHEMA_VERSION
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"

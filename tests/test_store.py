@@ -16,8 +16,9 @@ import platformdirs
 import pytest
 
 from trainer.errors import StoreError
-from trainer.store import database as store_module
-from trainer.store.database import SCHEMA_VERSION, AnswerRow, Store, default_path
+from trainer.store import schema as store_schema
+from trainer.store.database import AnswerRow, Store, default_path
+from trainer.store.schema import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD_ENV = {
@@ -359,13 +360,13 @@ def test_a_store_being_created_by_another_process_is_not_taken_for_a_foreign_fil
             if sql == "PRAGMA application_id":
                 cursor = _Fetched(cursor.fetchall())
                 creator.execute("BEGIN IMMEDIATE")
-                for statement in store_module.MIGRATIONS[0]:
+                for statement in store_schema.MIGRATIONS[0]:
                     creator.execute(statement)
                 creator.execute("PRAGMA user_version = 1")
                 creator.execute("COMMIT")
             return cursor
 
-    assert store_module._check_ours(path, Interleaved()) == 0  # type: ignore[arg-type]
+    assert store_schema.check_ours(path, Interleaved()) == 0  # type: ignore[arg-type]
     creator.close()
     reader.close()
 

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from trainer.store.database import MIGRATIONS, SCHEMA_VERSION, Store, default_path
+from trainer.store.database import Store, default_path
+from trainer.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = "llama31-8b-h100"

@@ -19,13 +19,10 @@ attempt can be shown and re-marked after its drill file is moved, changed or del
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
 import sqlite3
-import stat
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -35,126 +32,22 @@ from types import TracebackType
 from typing import Any
 
 from trainer.errors import StoreError
+from trainer.store.schema import MIGRATIONS, SCHEMA_VERSION, check_ours, damaged_error, empty_store
+from trainer.store.sqlite_file import (
+    BUSY_TIMEOUT_MS,
+    check_header,
+    enable_wal,
+    inspect_read_only,
+    read_only_uri,
+    read_store_error,
+    remove_new_companions,
+    store_error,
+)
 
 FILE_NAME = "kvdrill.sqlite3"
-APPLICATION_ID = 0x6B766472  # "kvdr"
-BUSY_TIMEOUT_MS = 10_000
-SQLITE_MAGIC = b"SQLite format 3\x00"
 MODES = ("practice", "exam", "grade")
 STATUSES = ("incomplete", "complete")
-OUR_TABLES = frozenset({"attempts", "answers", "overrides"})
-# Tables a schema adds after the first: a file of that version must have them.
-LATER_TABLES = {3: frozenset({"scores", "schedule"}), 4: frozenset({"skills", "imports"})}
 MAX_ATTEMPT_ID = 2**63 - 1  # SQLite's largest INTEGER
-
-# MIGRATIONS[i] takes a database from schema version i to i + 1, as one transaction. Each entry
-# is a tuple of single statements (executescript would commit half-way).
-MIGRATIONS: list[tuple[str, ...]] = [
-    (
-        f"PRAGMA application_id = {APPLICATION_ID}",
-        """CREATE TABLE attempts (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            drill_id TEXT NOT NULL,
-            drill_hash TEXT NOT NULL,
-            variant INTEGER,
-            params TEXT NOT NULL,
-            solver_version TEXT NOT NULL,
-            mode TEXT NOT NULL CHECK (mode IN ('practice', 'exam', 'grade')),
-            strict INTEGER NOT NULL CHECK (strict IN (0, 1)),
-            started_at TEXT NOT NULL,
-            finished_at TEXT,
-            status TEXT NOT NULL DEFAULT 'incomplete'
-                CHECK (status IN ('incomplete', 'complete'))
-        )""",
-        "CREATE INDEX attempts_by_drill ON attempts (drill_id, id)",
-        """CREATE TABLE answers (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            attempt_id INTEGER NOT NULL REFERENCES attempts (id) ON DELETE CASCADE,
-            step_id TEXT NOT NULL,
-            revision INTEGER NOT NULL CHECK (revision >= 1),
-            raw TEXT,
-            parsed_value TEXT,
-            parsed_unit TEXT,
-            verdict TEXT NOT NULL,
-            misconception TEXT,
-            carried_forward INTEGER NOT NULL CHECK (carried_forward IN (0, 1)),
-            hints INTEGER NOT NULL CHECK (hints >= 0),
-            seconds REAL NOT NULL CHECK (seconds >= 0),
-            budget_seconds INTEGER NOT NULL,
-            overtime INTEGER NOT NULL CHECK (overtime IN (0, 1)),
-            answered_at TEXT NOT NULL,
-            UNIQUE (attempt_id, step_id, revision)
-        )""",
-        """CREATE TABLE overrides (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            attempt_id INTEGER NOT NULL REFERENCES attempts (id) ON DELETE CASCADE,
-            dimension TEXT NOT NULL,
-            score REAL NOT NULL,
-            note TEXT NOT NULL,
-            at TEXT NOT NULL
-        )""",
-        "CREATE INDEX overrides_by_attempt ON overrides (attempt_id, dimension, id)",
-    ),
-    (
-        # The drill file's text at practice time (drill_hash is its SHA-256); NULL for attempts
-        # recorded before schema 2.
-        "ALTER TABLE attempts ADD COLUMN drill_text TEXT",
-    ),
-    (
-        # Each attempt's marks and rubric score as last computed, and what they were computed
-        # with (`stamp`: marking version, drill and rubric hashes; `answers_seen`: the newest
-        # answer row then), so history and review need not re-mark what has not changed.
-        """CREATE TABLE scores (
-            attempt_id INTEGER PRIMARY KEY REFERENCES attempts (id) ON DELETE CASCADE,
-            stamp TEXT NOT NULL,
-            answers_seen INTEGER NOT NULL,
-            summary TEXT NOT NULL,
-            marked_at TEXT NOT NULL
-        )""",
-        # Whether the attempt's rating is in its drill's schedule card yet.
-        "ALTER TABLE attempts ADD COLUMN scheduled INTEGER NOT NULL DEFAULT 0",
-        # One spaced-repetition card per drill, updated as attempts complete.
-        """CREATE TABLE schedule (
-            drill_id TEXT PRIMARY KEY,
-            card TEXT NOT NULL,
-            reviews INTEGER NOT NULL CHECK (reviews >= 0),
-            last_share REAL,
-            last_rating TEXT,
-            updated_at TEXT NOT NULL
-        )""",
-        "CREATE INDEX attempts_by_drill_status ON attempts (drill_id, status, id)",
-    ),
-    (
-        # One spaced-repetition card per skill (trainer/drills/skills.py), updated from each marked
-        # answer of a step tagged with it: how many steps were rated, how many were wrong, and
-        # the mistake (and drill) of the last wrong one.
-        """CREATE TABLE skills (
-            skill TEXT PRIMARY KEY,
-            card TEXT NOT NULL,
-            reviews INTEGER NOT NULL CHECK (reviews >= 0),
-            steps INTEGER NOT NULL CHECK (steps >= 0),
-            wrong INTEGER NOT NULL CHECK (wrong >= 0),
-            last_rating TEXT,
-            last_mistake TEXT,
-            last_drill TEXT,
-            updated_at TEXT NOT NULL
-        )""",
-        # Whether the attempt's answers are in the skill cards yet.
-        "ALTER TABLE attempts ADD COLUMN skills_scheduled INTEGER NOT NULL DEFAULT 0",
-        "CREATE INDEX attempts_skills_pending ON attempts (skills_scheduled, status)",
-        # Attempts taken in by `kvdrill import`: the file, the candidate it names, the SHA-256
-        # of its content (a second copy is refused) and what it contradicts (JSON list).
-        """CREATE TABLE imports (
-            attempt_id INTEGER PRIMARY KEY REFERENCES attempts (id) ON DELETE CASCADE,
-            content_sha TEXT NOT NULL UNIQUE,
-            candidate TEXT NOT NULL,
-            source TEXT NOT NULL,
-            flags TEXT NOT NULL,
-            imported_at TEXT NOT NULL
-        )""",
-    ),
-]
-SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def default_path() -> Path:
@@ -262,147 +155,12 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _error(path: Path, exc: BaseException) -> StoreError:
-    """The one-line StoreError for a sqlite3 or OS failure on `path`."""
-    text = _one_line(str(exc))
-    if isinstance(exc, OSError):
-        detail = _one_line(exc.strerror or text)
-        if exc.filename:
-            detail = f"{exc.filename}: {detail}"
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            return StoreError(f"cannot write {path}: the disk is full; free some space and retry")
-        return StoreError(
-            f"cannot write {path} (read-only?): {detail}; make it and its folder writable, "
-            "or set KVDRILL_HOME to another folder"
-        )
-    name = str(getattr(exc, "sqlite_errorname", ""))
-    if name.startswith("SQLITE_FULL") or "disk is full" in text:
-        return StoreError(f"cannot write {path}: the disk is full; free some space and retry")
-    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "malformed" in text:
-        return _damaged(path, text)
-    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
-        return StoreError(
-            f"cannot write {path} (read-only?): {text}; make it and its folder writable, "
-            "or set KVDRILL_HOME to another folder"
-        )
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
-        return StoreError(
-            f"{path} stayed locked by another program for {BUSY_TIMEOUT_MS // 1000} s: "
-            "close other kvdrill sessions and retry"
-        )
-    if name.startswith("SQLITE_IOERR"):
-        return StoreError(
-            f"cannot read or write {path} ({text}); check the disk, or set KVDRILL_HOME to "
-            "another folder"
-        )
-    if isinstance(exc, sqlite3.IntegrityError):
-        return StoreError(f"{path} refused a row ({text}); this is a kvdrill bug: report it")
-    return StoreError(
-        f"database error on {path} ({text}); if it persists, move the file away or set "
-        "KVDRILL_HOME to another folder"
-    )
-
-
-def _read_error(path: Path, exc: BaseException) -> StoreError:
-    """_error for a read-only open: a permission problem is about reading, not writing."""
-    error = _error(path, exc)
-    if str(error).startswith(f"cannot write {path} (read-only?)"):
-        detail = _one_line(str(exc))
-        if isinstance(exc, OSError):
-            detail = _one_line(exc.strerror or detail)
-        return StoreError(f"cannot read {path}: {detail}; make it readable or set "
-                          "KVDRILL_HOME to another folder")
-    return error
-
-
 def _storable_id(attempt_id: int) -> bool:
     return 1 <= attempt_id <= MAX_ATTEMPT_ID
 
 
 def _no_attempt(attempt_id: object) -> StoreError:
     return StoreError(f"no attempt {attempt_id}: see kvdrill history")
-
-
-def _empty_store() -> sqlite3.Connection:
-    """An in-memory store with the current schema and no attempts (read_only, no file)."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    for migration in MIGRATIONS:
-        for statement in migration:
-            conn.execute(statement)
-    return conn
-
-
-def _damaged(path: Path, why: str) -> StoreError:
-    return StoreError(
-        f"{path} is damaged or not a database ({why}); move it away to start afresh "
-        "(or restore a backup)"
-    )
-
-
-def _foreign(path: Path) -> StoreError:
-    return StoreError(f"{path} is not a kvdrill database; move it away or set KVDRILL_HOME")
-
-
-def _newer(path: Path, version: int) -> StoreError:
-    return StoreError(
-        f"{path} was written by a newer kvdrill (schema {version}); upgrade kvdrill"
-    )
-
-
-def _check_ours(path: Path, conn: sqlite3.Connection) -> int:
-    """Refuse a foreign or newer database (reading only); return its schema version.
-
-    Ours is a file stamped with our application id whose tables are ours, or an empty one (no
-    tables, version 0: a process stopped between creating the file and its first commit). The
-    first migration sets the id in the same transaction as it creates the tables, so a file
-    with tables and no id, even tables named like ours, is someone else's."""
-    # One snapshot for the three reads: read one at a time, a process creating the file could
-    # commit between them (no id yet, then its tables), and the file would look foreign.
-    own = not conn.in_transaction
-    if own:
-        conn.execute("BEGIN")
-    try:
-        app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        tables = {
-            str(row[0])
-            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            if not str(row[0]).startswith("sqlite_")
-        }
-    finally:
-        if own and conn.in_transaction:
-            conn.execute("COMMIT")
-    if app_id == 0 and (tables or version != 0):
-        raise _foreign(path)
-    if app_id not in (0, APPLICATION_ID):
-        raise _foreign(path)
-    if version > SCHEMA_VERSION:
-        raise _newer(path, version)
-    wanted = OUR_TABLES.union(*(extra for since, extra in LATER_TABLES.items()
-                                if version >= since))
-    if version >= 1 and not tables >= wanted:
-        raise _damaged(path, f"tables missing: {', '.join(sorted(wanted - tables))}")
-    return version
-
-
-def _enable_wal(conn: sqlite3.Connection) -> str:
-    """Switch to WAL; return the journal mode in force. The switch needs an exclusive lock and
-    SQLite does not wait for it (no busy handler), so retry while another process creating the
-    same file holds it, up to the busy timeout."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
-        except sqlite3.OperationalError as exc:
-            busy = str(getattr(exc, "sqlite_errorname", "")).startswith("SQLITE_BUSY")
-            if not busy or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.01)
 
 
 def _text(value: Any) -> str | None:
@@ -412,62 +170,6 @@ def _text(value: Any) -> str | None:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return str(value)
-
-
-def _check_header(path: Path) -> None:
-    """Refuse an existing file that is not SQLite at all, before SQLite ever touches it: first
-    anything but a regular file (a FIFO would make every open wait for a writer)."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise StoreError(f"{path} is not a regular file (a pipe, device or socket is in the "
-                         "way); move it away or set KVDRILL_HOME to another folder")
-    with path.open("rb") as file:
-        header = file.read(100)
-    if header and (len(header) < 100 or not header.startswith(SQLITE_MAGIC)):
-        raise _damaged(path, "no SQLite header")
-
-
-def _read_only_uri(path: Path, immutable: bool = False) -> str:
-    return f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
-
-
-def _inspect_read_only(path: Path) -> None:
-    """Check an existing file through a read-only connection, which cannot modify it (SQLite
-    may create empty -wal/-shm companions; for a refused file they are removed again)."""
-    companions = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
-    existed = [companion.exists() for companion in companions]
-    try:
-        conn = sqlite3.connect(_read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
-    except sqlite3.Error:
-        return  # the read-write open below reports it
-    try:
-        _check_ours(path, conn)
-    except StoreError:
-        conn.close()
-        _remove_new_companions(companions, existed)
-        raise
-    except sqlite3.Error as exc:
-        name = str(getattr(exc, "sqlite_errorname", ""))
-        if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "malformed" in str(exc):
-            conn.close()
-            _remove_new_companions(companions, existed)
-            raise _damaged(path, _one_line(str(exc))) from exc
-        # Anything else (a hot journal a read-only connection may not roll back, a locked
-        # file…) is left to the read-write connection, which checks again before writing.
-    finally:
-        conn.close()
-
-
-def _remove_new_companions(companions: list[Path], existed: list[bool]) -> None:
-    """Delete the -wal/-shm files our read-only look created next to a refused file, if the
-    -wal is still empty (nothing can be lost)."""
-    wal = companions[0]
-    with suppress(OSError):
-        if existed[0] or wal.stat().st_size != 0:
-            return
-    for companion, was_there in zip(companions, existed, strict=True):
-        if not was_there:
-            with suppress(OSError):
-                companion.unlink()
 
 
 class Store:
@@ -499,10 +201,10 @@ class Store:
                         "make it writable or set KVDRILL_HOME to another folder"
                     )
             if self.path.exists():
-                _check_header(self.path)
-                _inspect_read_only(self.path)
+                check_header(self.path)
+                inspect_read_only(self.path)
         except OSError as exc:
-            raise _error(self.path, exc) from exc
+            raise store_error(self.path, exc) from exc
         conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(
@@ -510,8 +212,8 @@ class Store:
             )
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            _check_ours(self.path, conn)  # again, before anything is written
-            mode = _enable_wal(conn)
+            check_ours(self.path, conn)  # again, before anything is written
+            mode = enable_wal(conn)
             if mode.lower() != "wal":
                 raise StoreError(
                     f"{self.path} cannot use WAL journaling (journal mode {mode}); set "
@@ -526,7 +228,7 @@ class Store:
             if conn is not None:
                 conn.close()
             if isinstance(exc, sqlite3.Error):
-                raise _error(self.path, exc) from exc
+                raise store_error(self.path, exc) from exc
             raise
 
     def _open_read_only(self) -> sqlite3.Connection:
@@ -534,15 +236,15 @@ class Store:
         file, or it has no tables yet (a process stopped right after creating it)."""
         try:
             if not self.path.exists():
-                return _empty_store()
+                return empty_store()
             if self.path.is_dir():
                 raise StoreError(
                     f"cannot read {self.path}: a folder is in the way; move it away or set "
                     "KVDRILL_HOME to another folder"
                 )
-            _check_header(self.path)
+            check_header(self.path)
         except OSError as exc:
-            raise _read_error(self.path, exc) from exc
+            raise read_store_error(self.path, exc) from exc
         companions = [self.path.with_name(self.path.name + s) for s in ("-wal", "-shm")]
         existed = [companion.exists() for companion in companions]
         last: sqlite3.Error | None = None
@@ -551,15 +253,15 @@ class Store:
         for immutable in (False, True):
             conn: sqlite3.Connection | None = None
             try:
-                conn = sqlite3.connect(_read_only_uri(self.path, immutable), uri=True,
+                conn = sqlite3.connect(read_only_uri(self.path, immutable), uri=True,
                                        timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
                 conn.row_factory = sqlite3.Row
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                version = _check_ours(self.path, conn)
+                version = check_ours(self.path, conn)
             except StoreError:
                 if conn is not None:
                     conn.close()
-                _remove_new_companions(companions, existed)
+                remove_new_companions(companions, existed)
                 raise
             except sqlite3.Error as exc:
                 if conn is not None:
@@ -568,15 +270,15 @@ class Store:
                 if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")) and not immutable:
                     last = exc
                     continue
-                _remove_new_companions(companions, existed)
-                raise _read_error(self.path, exc) from exc
+                remove_new_companions(companions, existed)
+                raise read_store_error(self.path, exc) from exc
             if version == 0:
                 conn.close()
-                return _empty_store()
+                return empty_store()
             self.version = version
             return conn
         assert last is not None
-        raise _read_error(self.path, last) from last
+        raise read_store_error(self.path, last) from last
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -587,7 +289,7 @@ class Store:
             try:
                 conn.close()
             except sqlite3.Error as exc:
-                raise _error(self.path, exc) from exc
+                raise store_error(self.path, exc) from exc
 
     def __enter__(self) -> Store:
         return self
@@ -608,7 +310,7 @@ class Store:
         try:
             yield self._conn
         except sqlite3.Error as exc:
-            raise _error(self.path, exc) from exc
+            raise store_error(self.path, exc) from exc
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -628,7 +330,7 @@ class Store:
 
     def _migrate(self) -> None:
         with self._write() as conn:
-            version = _check_ours(self.path, conn)  # re-read under the write lock
+            version = check_ours(self.path, conn)  # re-read under the write lock
             for number in range(version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[number]:
                     conn.execute(statement)
@@ -773,13 +475,13 @@ class Store:
         try:
             return self._attempt_from(row)
         except (IndexError, KeyError, TypeError, ValueError) as exc:
-            raise _damaged(self.path, f"an attempt row is not kvdrill's ({exc})") from None
+            raise damaged_error(self.path, f"an attempt row is not kvdrill's ({exc})") from None
 
     def _attempt_from(self, row: sqlite3.Row) -> AttemptRow:
         try:
             params = json.loads(row["params"])
         except ValueError as exc:
-            raise _damaged(self.path, f"attempt {row['id']} has unreadable params") from exc
+            raise damaged_error(self.path, f"attempt {row['id']} has unreadable params") from exc
         return AttemptRow(
             id=int(row["id"]),
             drill_id=str(row["drill_id"]),
@@ -876,7 +578,7 @@ class Store:
         try:
             return [self._answer_from(row) for row in rows]
         except (IndexError, KeyError, TypeError, ValueError) as exc:
-            raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
+            raise damaged_error(self.path, f"an answer row is not kvdrill's ({exc})") from None
 
     def latest_answers(self, attempt_ids: Iterable[int]) -> dict[int, list[AnswerRow]]:
         """answers(id) for many attempts in a few queries: each step's latest revision, steps
@@ -897,7 +599,8 @@ class Store:
                     for row in rows:
                         found[int(row["attempt_id"])].append(self._answer_from(row))
                 except (IndexError, KeyError, TypeError, ValueError) as exc:
-                    raise _damaged(self.path, f"an answer row is not kvdrill's ({exc})") from None
+                    raise damaged_error(
+                        self.path, f"an answer row is not kvdrill's ({exc})") from None
         return found
 
     def answer_digests(self, attempt_ids: Iterable[int]) -> dict[int, str]:

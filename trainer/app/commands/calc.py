@@ -1,0 +1,146 @@
+"""`kvdrill calc`: any number of the capacity model for a model and a GPU (presets or explicit
+values), with the derivation, the assumptions and a picture of memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from trainer.app.options import (
+    CONTEXT_HELP,
+    EXACT,
+    KV_DTYPE_CHOICES,
+    WEIGHT_DTYPE_CHOICES,
+    ContextLength,
+    ParamCount,
+    WholeNumber,
+    complete_presets,
+    echo,
+    emit_json,
+    format_options,
+)
+
+
+@click.command()
+@click.option("--model", "--preset", "model", metavar="NAME", shell_complete=complete_presets,
+              help="Model preset (e.g. llama-3.1-8b, also written llama31-8b or "
+                   "Meta-Llama-3.1-8B); options below override it.")
+@click.option("--layers", type=WholeNumber("LAYERS"), help="Transformer layers.")
+@click.option("--heads", type=WholeNumber("HEADS"), help="Query (attention) heads.")
+@click.option("--kv-heads", type=WholeNumber("HEADS"),
+              help="Key/value heads (GQA; = heads for MHA, 1 for MQA).")
+@click.option("--head-dim", type=WholeNumber("DIMS"),
+              help="Elements per head (from the config, not hidden/heads).")
+@click.option("--hidden", type=WholeNumber("DIMS"), help="Hidden size d_model.")
+@click.option("--params", type=ParamCount(), help="Parameter count: 8.03B or 8030261248.")
+@click.option("--weights-gb", type=EXACT, help="Weight size in GB (10^9 B), at --weights-dtype.")
+@click.option("--window", type=ContextLength(),
+              help=f"Sliding-window size in tokens ({CONTEXT_HELP}).")
+@click.option("--windowed-layers", type=WholeNumber("LAYERS"),
+              help="How many layers use the sliding window.")
+@click.option("--active-params", type=ParamCount(),
+              help="MoE: parameters each token uses (e.g. 12.9B).")
+@click.option("--experts", type=WholeNumber("EXPERTS"), help="MoE: routed experts per layer.")
+@click.option("--experts-per-token", type=WholeNumber("EXPERTS"),
+              help="MoE: experts each token is routed to.")
+@click.option("--gpu", metavar="NAME", shell_complete=complete_presets,
+              help="GPU preset (e.g. h100, h200, mi300x).")
+@click.option("--hbm-gb", type=EXACT, help="Memory per GPU in GB (10^9 B).")
+@click.option("--memory", type=click.Choice(["marketed", "reported"]),
+              help="Which memory figure of the --gpu preset to use: the marketed GB (default) "
+                   "or the total the driver reports, which vLLM's utilisation multiplies.")
+@click.option("--bandwidth-tbs", type=EXACT, help="Memory bandwidth per GPU in TB/s.")
+@click.option("--gpus", type=WholeNumber("GPUS"), help="GPUs in tensor parallel (default 1).")
+@click.option("--checkpoint", metavar="DTYPE",
+              help="Size the weights as the model's released checkpoint in DTYPE (e.g. fp8: "
+                   "405B FP8 keeps attention in BF16, 487.2 GB), from the preset.")
+@click.option("--dp-attention", "dp_attention", flag_value=1, default=None,
+              help="Data-parallel attention: one copy of the attention weights on every GPU, "
+                   "each sequence's KV on one GPU.")
+@click.option("--weights-dtype", type=click.Choice(WEIGHT_DTYPE_CHOICES, case_sensitive=False),
+              help="Dtype of the weights (default: as released).")
+@click.option("--kv-dtype", type=click.Choice(KV_DTYPE_CHOICES, case_sensitive=False),
+              help="Dtype of the KV cache (default: the model's compute dtype, as vLLM's "
+                   "kv-cache-dtype auto: bf16/fp16 as released; bf16 for fp8 or int weights).")
+@click.option("--context", "--seq", "context", type=ContextLength(),
+              help=f"Live tokens per sequence: prompt + generated so far ({CONTEXT_HELP}; "
+                   "default 4k).")
+@click.option("--batch", type=WholeNumber("SEQUENCES"),
+              help="Sequences decoded together (default: the maximum).")
+@click.option("--utilization", type=EXACT,
+              help="Fraction of HBM the server may use (default 1.0, like the calculator that "
+                   "ships with the 70B-on-MI300X exercise).")
+@click.option("--reserve-gb", type=EXACT,
+              help="GB per GPU kept for activations, graphs, fragmentation (default 0).")
+@click.option("--block-size", type=WholeNumber("TOKENS"),
+              help="Tokens per KV page (default 1: no paging).")
+@click.option("--tflops", type=EXACT, help="Dense bf16 TFLOPS per GPU (for prefill).")
+@click.option("--prefix-tokens", type=ContextLength(),
+              help=f"Prompt prefix every sequence shares, stored once (prefix caching; "
+                   f"{CONTEXT_HELP}).")
+@format_options("text", "json", what="What to print: the derivation as text, or one JSON object.")
+@click.option("--symbolic", is_flag=True, help="Also print each formula as a sympy expression.")
+@click.option("--list-presets", is_flag=True, help="List the model and GPU presets and exit.")
+def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
+         list_presets: bool, **options: Any) -> None:
+    """The capacity calculator: KV bytes, budget, concurrency and decode speed.
+
+    Every figure is derived with units; every assumption is listed with where it came from.
+    Like the calculator that ships with the 70B-on-MI300X exercise, it counts all of HBM and
+    no reserve unless told otherwise: pass --utilization and --reserve-gb for a number you
+    can provision against. Model names are read as people write them (llama31-8b,
+    llama-3.1-8b, Meta-Llama-3.1-8B); --list-presets shows each canonical name.
+    """
+    from trainer.capacity import presets, solver
+    from trainer.views import calc as calc_view
+
+    if list_presets:
+        _print_presets(as_json)
+        return
+    values = {key: value.lower() if key.endswith("dtype") and value else value
+              for key, value in options.items()}
+    deployment, settings = presets.build_deployment(model, gpu, values)
+    solution = solver.solve(deployment)
+    model_preset = presets.find_model(model) if model else None
+    gpu_preset = presets.find_gpu(gpu) if gpu else None
+    if as_json:
+        ids = {"model": model_preset.id if model_preset else None,
+               "gpu": gpu_preset.id if gpu_preset else None}
+        emit_json(calc_view.calc_json(deployment, solution, settings, ids))
+        return
+    names = {"model": model_preset.name if model_preset else "custom model",
+             "gpu": gpu_preset.name if gpu_preset else "custom GPU"}
+    echo(calc_view.calc_text(deployment, solution, settings, names))
+    if symbolic:
+        echo("\nFormulas:")
+        for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
+                     "max_concurrency", "decode_step_seconds"):
+            echo(f"  {name} = {solver.expression(name, deployment)}")
+
+
+def _print_presets(as_json: bool) -> None:
+    from trainer.capacity import presets
+
+    models, gpus = presets.models(), presets.gpus()
+    if as_json:
+        emit_json({
+            "models": {key: {"name": m.name, "aliases": list(m.aliases), "source": m.source}
+                       for key, m in models.items()},
+            "gpus": {key: {"name": g.name, "aliases": list(g.aliases), "source": g.source,
+                           "hbm_gb": float(g.hbm_gb),
+                           "reported_mib": None if g.reported_mib is None else int(g.reported_mib),
+                           "reported_source": g.reported_source}
+                     for key, g in gpus.items()},
+        })
+        return
+    echo("Models (the canonical name first; llama31-8b or Meta-Llama-3.1-8B also work):")
+    for key, m in models.items():
+        also = f" (also {', '.join(m.aliases)})" if m.aliases else ""
+        echo(f"  {key:<16} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
+                   f"{m.head_dim} — {m.name}{also}")
+    echo("GPUs:")
+    for key, g in gpus.items():
+        reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
+        echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
+                   f"{g.name}{reported}")

@@ -1,0 +1,209 @@
+"""The commands about drills themselves: `list`, `show`, `grade` (an answer sheet), `solution`,
+`lint`, `schema` and `variants` (an interviewer's sheets and keys)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from trainer.app.options import (
+    SEED,
+    WholeNumber,
+    as_path,
+    complete_drills,
+    echo,
+    emit_json,
+    format_options,
+    variant_option,
+)
+from trainer.printable import json_text
+
+
+@click.command(name="list")
+@format_options("text", "json", what="What to print: a table, or a JSON array.")
+def list_drills(as_json: bool) -> None:
+    """List the drills: id, title, target minutes and tags."""
+    from trainer.drills import catalog
+
+    drills = catalog.drill_list()
+    if as_json:
+        emit_json(drills)
+        return
+    width = max((len(d["id"]) for d in drills), default=10)
+    for d in drills:
+        echo(f"{d['id']:<{width}}  {d['minutes']:>3} min  {d['title']}  "
+                   f"[{', '.join(d['tags'])}]")
+
+
+@click.command()
+@click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
+@variant_option
+@format_options("text", "json", what="What to print: text, or one JSON object.")
+def show(drill_id: str, variant: int | None, as_json: bool) -> None:
+    """Show a drill as the candidate sees it: the situation and every question, no answers."""
+    from trainer.drills import loader, variants
+    from trainer.views import sheets
+
+    drill, _ = loader.find_drill(drill_id)
+    key = variants.answer_key(drill, variant)
+    if as_json:
+        emit_json(sheets.drill_json(key, variant))
+    else:
+        echo(sheets.drill_text(key, variant))
+
+
+@click.command()
+@click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
+@click.option("--answers", "answers_path", required=True,
+              type=click.Path(exists=True, dir_okay=False),
+              help="YAML file mapping step id to the answer as typed (1a: 44 GB).")
+@variant_option
+@format_options("text", "json", what="What to print: text, or one JSON object.")
+def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) -> None:
+    """Grade an answer sheet: every step checked, mistakes named, the rubric scored.
+
+    Exits 0 when every numeric answer is correct, 1 otherwise.
+    """
+    from trainer.drills import loader, variants
+    from trainer.marking import grading
+
+    drill, _ = loader.find_drill(drill_id)
+    key = variants.answer_key(drill, variant)
+    sheet = grading.read_sheet(as_path(answers_path), drill)
+    graded = grading.grade(drill, key, sheet, variant)
+    if as_json:
+        emit_json(grading.graded_json(graded))
+    else:
+        echo(grading.graded_text(graded))
+    if not graded.all_numeric_correct:
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
+@variant_option
+@click.option("--format", "fmt", type=click.Choice(["md", "text"], case_sensitive=False),
+              default="md", help="What to print: Markdown, or text wrapped for the terminal.  "
+                                 "[default: md]")
+def solution(drill_id: str, variant: int | None, fmt: str) -> None:
+    """Print the worked solution of a drill (or of one of its variants), with its numbers."""
+    from trainer.drills import loader, render, variants
+
+    drill, _ = loader.find_drill(drill_id)
+    text = render.render_solution(variants.answer_key(drill, variant))
+    if fmt.lower() == "text":
+        import shutil
+
+        from trainer.views import terminal_text
+
+        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
+        text = terminal_text.plain(terminal_text.render(text, width)) + "\n"
+    echo(text, nl=False)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@format_options("text", "json", what="What to print: the findings as text, or JSON.")
+def lint(paths: tuple[str, ...], as_json: bool) -> None:
+    """Check drill and rubric files: schema, cross-references, values, solutions.
+
+    With no PATH, checks every shipped drill, rubric and solution template. Exits 1 when any
+    file has an error.
+    """
+    from trainer.drills import lint as linting
+
+    files = [as_path(path) for path in paths]
+    for file in files:
+        if not file.exists():
+            raise click.BadParameter(f"{file} does not exist", param_hint="PATH")
+    reports = linting.lint_paths(files)
+    if as_json:
+        emit_json([{"path": str(r.path), "ok": r.ok, "errors": r.errors,
+                     "warnings": r.warnings} for r in reports])
+    else:
+        for report in reports:
+            echo(f"{'ok  ' if report.ok else 'FAIL'} {report.path}")
+            for error in report.errors:
+                echo(f"  error: {error}")
+            for warning in report.warnings:
+                echo(f"  warning: {warning}")
+    if not all(r.ok for r in reports):
+        sys.exit(1)
+
+
+@click.command()
+@click.option("--rubric", is_flag=True, help="The schema of rubric files instead of drills.")
+@format_options("json", what="What to print: the JSON Schema (the one format).")
+def schema(rubric: bool, as_json: bool) -> None:
+    """Print the JSON Schema of drill files (or rubric files), for editors to validate with."""
+    from trainer.drills import model
+
+    cls = model.Rubric if rubric else model.Drill
+    emit_json(cls.model_json_schema(by_alias=True))
+
+
+@click.command()
+@click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
+@click.option("--count", type=WholeNumber("N", 1, 500), default=5, show_default=True,
+              help="How many variants to draw (1 to 500).")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="The draw's seed: the same seed gives byte-identical files.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Folder for the files, created if missing ('-': standard output).")
+@format_options("md", "html", "json",
+                 what="What to write: a sheet and a key per variant in Markdown or HTML, or "
+                      "the variants' parameters and answers as JSON.", to="fmt")
+def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str) -> None:
+    """Draw interviewer variants: a sheet for the candidate and a key for you, per variant.
+
+    Each variant is physically sensible (the weights fit, at least one sequence fits) and
+    differs from the others. With --out DIR: <drill>-<variant>-sheet and -key in the format
+    chosen (or <drill>-variants.json), and -answers.yaml, the key as a sheet for
+    `kvdrill grade --variant`. Without --out (or with '-'), Markdown or JSON is printed.
+    """
+    from trainer.app.outfiles import write_output
+    from trainer.drills import loader
+    from trainer.drills.reference import AnswerKey
+    from trainer.views import keys
+
+    drill, _ = loader.find_drill(drill_id)
+    folder = None if out_dir in (None, "-") else as_path(out_dir)
+    if folder is None and fmt == "html":
+        raise click.UsageError("HTML is written as files, a sheet and a key per variant: "
+                               "give --out DIR")
+    chosen = keys.pick_variants(drill, count, seed)
+    payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
+    printed: list[str] = []
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    for variant, givens in chosen:
+        key = AnswerKey(drill, givens)
+        payload["variants"].append(keys.variant_json(key, variant))
+        if fmt == "json":
+            files = []
+        elif fmt == "md":
+            files = [("sheet.md", keys.sheet_markdown(key, variant)),
+                     ("key.md", keys.key_markdown(key, variant))]
+        else:
+            from trainer.views import report
+
+            files = [("sheet.html", report.sheet_html(key, variant)),
+                     ("key.html", report.key_html(key, variant))]
+        if folder is None:
+            printed += [text for _, text in files]
+            continue
+        stem = folder / f"{drill.id}-{variant}"
+        for suffix, text in (*files, ("answers.yaml", keys.key_as_sheet(key))):
+            write_output(as_path(f"{stem}-{suffix}"), text)
+    if fmt == "json":
+        if folder is None:
+            emit_json(payload)
+        else:
+            write_output(folder / f"{drill.id}-variants.json", json_text(payload) + "\n")
+    elif folder is None:
+        echo("\n\n---\n\n".join(text.rstrip("\n") for text in printed))
+    if folder is not None:
+        echo(f"Wrote {len(chosen)} variants of {drill.id} to {out_dir}: "
+             + ", ".join(str(v) for v, _ in chosen), err=fmt == "json")

@@ -1,0 +1,229 @@
+"""What the commands share: the option types (exact numbers, whole numbers, context lengths,
+attempt ids), the one output rule (--format, --json, --out), shell completion of drill ids and
+presets, and printing that no control character gets through."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:  # only for annotations: start-up imports as little as it can
+    from pathlib import Path
+
+from trainer.errors import KvdrillError
+from trainer.printable import json_text, printable
+
+KV_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8")
+
+
+WEIGHT_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+
+
+class ExactNumber(click.ParamType):  # type: ignore[type-arg]
+    """A decimal number kept exact (3.35 stays 335/100); refuses nan, inf and junk."""
+
+    name = "NUMBER"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from fractions import Fraction
+
+        if isinstance(value, Fraction):
+            return value
+        text = str(value).strip().replace("_", "")
+        if len(text) > 40:
+            self.fail("is too long to be a number", param, ctx)
+        try:
+            number = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            self.fail(f"{value!r} is not a number (write e.g. 80 or 3.35)", param, ctx)
+        if number and not Fraction(1, 10**30) <= abs(number) <= 10**30:
+            # 1e400 or 1e-320 would overflow the figures printed; no model or GPU is near them.
+            self.fail(f"{value!r} is out of range: write a number between 1e-30 and 1e30",
+                      param, ctx)
+        return number
+
+
+class ParamCount(ExactNumber):
+    """A parameter count: 8030261248, 8.03e9, 8.03B or 70B (B = billion, M = million)."""
+
+    name = "COUNT"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = str(value).strip()
+        scale = {"b": 10**9, "m": 10**6, "t": 10**12}.get(text[-1:].lower())
+        if scale is not None:
+            return super().convert(text[:-1], param, ctx) * scale
+        count = super().convert(text, param, ctx)
+        if count < 10**5:
+            self.fail(
+                f"{value!r} is too small for a parameter count: write 8.03B or 8030261248",
+                param,
+                ctx,
+            )
+        return count
+
+
+EXACT = ExactNumber()
+
+
+class WholeNumber(click.ParamType):  # type: ignore[type-arg]
+    """A whole number within bounds; its help shows a name (LAYERS, SEED), not a range."""
+
+    def __init__(self, name: str, least: int | None = None, most: int | None = None) -> None:
+        self.name, self.least, self.most = name, least, most
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int):
+            number = value
+        else:
+            text = str(value).strip().replace("_", "").replace(",", "")
+            if len(text) > 40 or not text.lstrip("+-").isascii() or \
+                    not text.lstrip("+-").isdigit():
+                self.fail(f"{str(value)[:40]!r} is not a whole number (write e.g. 8)", param, ctx)
+            number = int(text)
+        if (self.least is not None and number < self.least) or \
+                (self.most is not None and number > self.most):
+            upper = "" if self.most is None else f" and at most {self.most:,}"
+            self.fail(f"{number} is out of range: give a whole number of at least "
+                      f"{self.least}{upper}", param, ctx)
+        return number
+
+
+class ContextLength(WholeNumber):
+    """A length in tokens as people say it: 4096, 4k (4,096), 32k, 128k (131,072), 1M."""
+
+    def __init__(self, name: str = "TOKENS") -> None:
+        super().__init__(name)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = str(value).strip()
+        scale = {"k": 1024, "m": 1024**2}.get(text[-1:].lower())
+        if scale is None or isinstance(value, int):
+            return super().convert(value, param, ctx)
+        from fractions import Fraction
+
+        try:
+            tokens = Fraction(text[:-1].strip()) * scale if len(text) <= 20 else None
+        except (ValueError, ZeroDivisionError):
+            tokens = None
+        if tokens is None or tokens.denominator != 1:
+            self.fail(f"{text[:40]!r} is not a token count (write e.g. 4096, 4k or 128k)",
+                      param, ctx)
+        return super().convert(int(tokens), param, ctx)
+
+
+SEED = WholeNumber("SEED", 0, 2**63 - 1)
+
+
+CONTEXT_HELP = "4k = 4,096 and 128k = 131,072 tokens"
+
+
+def chosen_format(fmt: str | None, json_shorthand: bool, default: str) -> str:
+    if json_shorthand and fmt not in (None, "json"):
+        raise click.UsageError(f"--json is short for --format json: give one of --json and "
+                               f"--format {fmt}")
+    return "json" if json_shorthand else (fmt or default).lower()
+
+
+def format_options(*choices: str, what: str, to: str = "as_json") -> Callable[[Any], Any]:
+    """The one output rule of every command: --format names what is printed or written (the
+    first choice is the default) and --json is short for --format json. The command receives
+    `as_json` (a bool) or, with to="fmt", the format's name."""
+    import functools
+
+    def decorate(function: Any) -> Any:
+        @functools.wraps(function)
+        def command(*args: Any, fmt: str | None = None, json_shorthand: bool = False,
+                    **kwargs: Any) -> Any:
+            chosen = chosen_format(fmt, json_shorthand, choices[0])
+            kwargs[to] = chosen == "json" if to == "as_json" else chosen
+            return function(*args, **kwargs)
+
+        command = click.option("--json", "json_shorthand", is_flag=True,
+                               help="Short for --format json.")(command)
+        return click.option("--format", "fmt", type=click.Choice(choices, case_sensitive=False),
+                            help=f"{what}  [default: {choices[0]}]")(command)
+
+    return decorate
+
+
+def parse_attempt_id(text: str) -> int:
+    """An attempt id as `kvdrill history` shows it (digits 0-9). A number no attempt can have
+    is StoreError "no attempt …" (exit 1, as for an id not in the store); anything else is
+    a usage error (exit 2) that also says "no attempt"."""
+    from trainer.errors import StoreError, UsageError
+
+    shown = text if len(text) <= 30 else text[:29] + "…"
+    stripped = text.strip()
+    if not stripped.isascii() or not stripped.isdigit():
+        raise UsageError(f"no attempt {shown!r}: an attempt ID is a number written with the "
+                         "digits 0-9, as kvdrill history shows it (e.g. 3)")
+    if len(stripped.lstrip("0")) > 19:
+        raise StoreError(f"no attempt {shown}: see kvdrill history")
+    return int(stripped)
+
+
+class AttemptId(click.ParamType):  # type: ignore[type-arg]
+    """An attempt id: see parse_attempt_id."""
+
+    name = "ID"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value if isinstance(value, int) else parse_attempt_id(str(value))
+
+
+def complete_drills(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of a DRILL: the shipped drill ids."""
+    from trainer.files import paths
+
+    try:
+        ids = sorted(path.stem for path in paths.drill_paths())
+    except KvdrillError:
+        return []
+    return [drill for drill in ids if drill.startswith(incomplete)]
+
+
+def complete_presets(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of --model or --gpu: the canonical preset names."""
+    from trainer.capacity import presets
+
+    table = presets.gpus() if param.name == "gpu" else presets.models()
+    return [name for name in table if name.startswith(incomplete.lower())]
+
+
+def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:
+    """click.echo for text: no control character from an answer, a drill file or an error
+    reaches the terminal (JSON has its own escaping, in emit_json)."""
+    click.echo(printable(str(message)), err=err, nl=nl)
+
+
+def emit_json(payload: Any) -> None:
+    click.echo(json_text(payload))
+
+
+def print_or_write(text: str, out: str | None) -> None:
+    """Print `text` (also for `--out -`), or write it to the file `out` and say so on stderr.
+    Written files keep the text as it is (an HTML report escapes its own); printed text is
+    made safe for the terminal."""
+    if out is None or out == "-":
+        echo(text, nl=not text.endswith("\n"))
+        return
+    from trainer.app.outfiles import write_output
+    from trainer.store.database import default_path
+
+    write_output(as_path(out), text, protected=[default_path()])
+    echo(f"Wrote {out}", err=True)
+
+
+def as_path(value: str) -> Path:
+    from pathlib import Path
+
+    return Path(value)
+
+
+def variant_option(function: Any) -> Any:
+    return click.option("--variant", type=SEED,
+                        help="Use interviewer variant SEED instead of the drill's own givens.")(
+        function)
