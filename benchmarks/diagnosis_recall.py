@@ -28,7 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
-from trainer.capacity.solver import FORMULAS, GB, GIB, Deployment, Solution, relaxed_value
+from trainer.capacity.deployment import GB, GIB, Deployment
+from trainer.capacity.solver import FORMULAS, Solution, relaxed_value
 from trainer.drills.loader import find_drill, load_drill_file
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from trainer.app.cli import cli
+from trainer.capacity.deployment import Deployment
 from trainer.capacity.presets import build_deployment
-from trainer.capacity.solver import Deployment
 
 
 @pytest.fixture(autouse=True)

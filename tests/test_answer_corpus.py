@@ -21,7 +21,7 @@ import pytest
 import yaml
 from click.testing import Result
 
-from trainer.capacity.solver import WRONG_PATHS
+from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills import variants
 from trainer.drills.loader import find_drill
 from trainer.marking import grading

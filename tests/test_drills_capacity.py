@@ -14,8 +14,9 @@ import pytest
 import yaml
 from click.testing import Result
 
+from trainer.capacity.deployment import GB, GIB
 from trainer.capacity.presets import build_deployment
-from trainer.capacity.solver import GB, GIB, solve, value_of
+from trainer.capacity.solver import solve, value_of
 from trainer.drills.loader import data_dir, load_drill_file
 from trainer.drills.reference import AnswerKey
 

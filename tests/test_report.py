@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from trainer.capacity.solver import WRONG_PATHS
+from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills import variants
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey

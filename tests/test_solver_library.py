@@ -7,8 +7,9 @@ from fractions import Fraction
 
 import pytest
 
+from trainer.capacity.deployment import Deployment
 from trainer.capacity.presets import build_deployment
-from trainer.capacity.solver import Deployment, solve, value_of
+from trainer.capacity.solver import solve, value_of
 from trainer.errors import InvalidInput
 
 

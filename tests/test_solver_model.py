@@ -11,17 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import seed_8b_h100, seed_70b_mi300x
+from trainer.capacity.deployment import Deployment
+from trainer.capacity.derivation import derivation
 from trainer.capacity.presets import build_deployment
-from trainer.capacity.solver import (
-    FORMULAS,
-    Deployment,
-    derivation,
-    expression,
-    solve,
-    symbol_values,
-    value_of,
-    wrong_values,
-)
+from trainer.capacity.solver import FORMULAS, expression, solve, symbol_values, value_of
+from trainer.capacity.wrong_paths import wrong_values
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
 
 

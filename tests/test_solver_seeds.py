@@ -7,8 +7,9 @@ from fractions import Fraction
 import pytest
 
 from tests.conftest import seed_8b_h100, seed_70b_mi300x
+from trainer.capacity.deployment import GB, GIB
 from trainer.capacity.presets import build_deployment
-from trainer.capacity.solver import GB, GIB, solve
+from trainer.capacity.solver import solve
 
 KIB = 1024
 

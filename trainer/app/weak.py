@@ -75,7 +75,7 @@ def mistake_text(card: SkillCard) -> str:
     """"last time: used the query (attention) heads where the KV heads belong (query-heads,
     in llama31-8b-h100)" when the last answer was wrong; else the last rating, and the last
     mistake if there was one."""
-    from trainer.capacity.solver import WRONG_PATHS
+    from trainer.capacity.wrong_paths import WRONG_PATHS
 
     path = WRONG_PATHS.get(card.last_mistake or "")
     if path is not None:

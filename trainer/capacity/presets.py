@@ -13,8 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from trainer.capacity.deployment import Deployment
 from trainer.capacity.serving_formulas import INPUTS as SERVING_INPUTS
-from trainer.capacity.solver import Deployment
 from trainer.errors import InvalidInput, UnknownName
 from trainer.reading.numbers import format_number
 

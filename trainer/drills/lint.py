@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trainer.capacity.presets import ALL_INPUTS
-from trainer.capacity.solver import FORMULAS, WRONG_PATHS, solve
+from trainer.capacity.solver import FORMULAS, solve
+from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.loader import load_drill_file, load_rubric, validate
 from trainer.drills.model import Drill, Rubric
 from trainer.drills.placeholders import malformed_placeholders, placeholders

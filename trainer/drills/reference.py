@@ -10,19 +10,12 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from trainer.capacity.deployment import Deployment
 from trainer.capacity.presets import build_deployment, find_gpu, find_model
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
-from trainer.capacity.solver import (
-    FORMULAS,
-    INPUT_UNITS,
-    WRONG_PATHS,
-    Deployment,
-    Solution,
-    paired_wrong_values,
-    value_of,
-    wrong_values,
-)
+from trainer.capacity.solver import FORMULAS, INPUT_UNITS, Solution, value_of
+from trainer.capacity.wrong_paths import WRONG_PATHS, paired_wrong_values, wrong_values
 from trainer.drills.model import Derived, Drill, Step
 from trainer.drills.placeholders import fill
 from trainer.errors import DrillFileError, KvdrillError

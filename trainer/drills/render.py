@@ -28,7 +28,8 @@ from jinja2.utils import Cycler, Joiner, Namespace
 from jinja2.visitor import NodeTransformer
 from pydantic import BaseModel
 
-from trainer.capacity.solver import FORMULAS, derivation
+from trainer.capacity.derivation import derivation
+from trainer.capacity.solver import FORMULAS
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import DrillFileError
 from trainer.files.bounded_io import read_text_bounded

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
-from trainer.capacity.solver import WRONG_PATHS, WrongPath
+from trainer.capacity.wrong_paths import WRONG_PATHS, WrongPath
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError

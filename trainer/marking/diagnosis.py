@@ -32,15 +32,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Literal
 
-from trainer.capacity.solver import (
-    FORMULAS,
-    GB,
-    GIB,
-    Deployment,
-    Solution,
-    expression_in,
-    relaxed_value,
-)
+from trainer.capacity.deployment import GB, GIB, Deployment
+from trainer.capacity.solver import FORMULAS, Solution, expression_in, relaxed_value
 from trainer.drills.reference import AnswerKey
 from trainer.reading.numbers import format_number
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from trainer.capacity.deployment import GB, Deployment
+from trainer.capacity.derivation import derivation, warnings
 from trainer.capacity.presets import Setting
-from trainer.capacity.solver import GB, Deployment, Solution, derivation, warnings
+from trainer.capacity.solver import Solution
 from trainer.reading.formatting import format_bytes
 from trainer.reading.numbers import format_number
 

@@ -11,7 +11,8 @@ from typing import Any
 import yaml
 
 from trainer.capacity.presets import find_gpu
-from trainer.capacity.solver import WRONG_PATHS, value_of
+from trainer.capacity.solver import value_of
+from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, show
 from trainer.drills.render import render_solution

@@ -16,7 +16,7 @@ import re
 import textwrap
 from typing import Any, Literal
 
-from trainer.capacity.solver import WRONG_PATHS
+from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.reference import AnswerKey
 from trainer.drills.render import render_solution
 from trainer.errors import UsageError

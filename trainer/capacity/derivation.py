@@ -1,0 +1,201 @@
+"""The working of every quantity, as a person would write it down, with units at every step,
+and the warnings a deployment deserves (a context past the model's, KV that does not fit...)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from trainer.capacity.deployment import DTYPE_BYTES, Deployment
+from trainer.capacity.solver import FORMULAS, Solution
+
+# ---------------------------------------------------------------------------------------------
+# Derivation: the working, with units at every step
+
+
+@dataclass(frozen=True)
+class DerivationStep:
+    name: str
+    label: str
+    working: str
+    result: str
+
+
+def derivation(deployment: Deployment, solution: Solution | None = None) -> list[DerivationStep]:
+    """Each quantity with the numbers that produce it, as a person would write them down."""
+    from trainer.reading.formatting import format_bytes, format_seconds
+    from trainer.reading.numbers import format_number
+
+    d = deployment
+    s = solution if solution is not None else Solution(d)
+    gpus = f"{d.gpus:,} GPU" if d.gpus == 1 else f"{d.gpus:,} GPUs"
+
+    def n(x: Any) -> str:
+        return format_number(Fraction(x))
+
+    def b(x: Any) -> str:
+        return format_bytes(Fraction(x))
+
+    # The KV lines sit one under another: one unit family for all of them (128 KiB beside
+    # 512 MiB, or 70.3 KB beside 562 KB; never 70.3 KB beside 549 KiB).
+    kv_lines = [s["kv_bytes_per_token_per_gpu"], s["kv_bytes_per_token"],
+                s["kv_bytes_per_sequence"], s["kv_bytes_per_token"] / d.layers]
+    family: Literal["binary", "si"] = "binary" if all(
+        "iB" in format_bytes(Fraction(x), system="both") for x in kv_lines if x >= 1024
+    ) else "si"
+
+    def both(x: Any) -> str:
+        exact = format_bytes(Fraction(x), system="both").split(" (")[0]
+        return exact if x < 1000 else f"{exact} ({format_bytes(Fraction(x), system=family)})"
+
+    def plural(count: int, word: str) -> str:
+        return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
+
+    e = s.deployment.kv_bytes_per_element
+    dtype = f"{n(e)} B ({d.kv_dtype})"
+    steps: list[DerivationStep] = []
+
+    def add(name: str, working: str, result: str) -> None:
+        steps.append(DerivationStep(name, FORMULAS[name].label, working, result))
+
+    if d.attention == "mla":
+        per_gpu = (
+            f"{n(d.layers)} layers × ({n(d.mla_latent)} latent + {n(d.mla_rope)} rope) "
+            f"× {dtype}, no K/V pair"
+        )
+    else:
+        add("kv_width", f"{n(d.kv_heads)} KV heads × {n(d.head_dim)} head_dim",
+            f"{n(s['kv_width'])} elements")
+        if d.gpus > 1 and not d.dp_attention:
+            note = " (replicated)" if d.gpus > d.kv_heads else ""
+            add("kv_heads_per_gpu", f"max(1, {n(d.kv_heads)} KV heads ÷ {n(d.gpus)} GPUs)",
+                f"{n(s['kv_heads_per_gpu'])} KV heads{note}")
+        heads = d.kv_heads if d.dp_attention else s["kv_heads_per_gpu"]
+        layers = "layers" if d.attention_layers is None else "attention layers"
+        per_gpu = (
+            f"{n(d.kv_factor)} (K and V) × {n(s['kv_layers'])} {layers} × "
+            f"{n(heads)} KV heads × {n(d.head_dim)} head_dim × {dtype}"
+        )
+    if d.gpus > 1 and d.dp_attention:
+        add("kv_bytes_per_token_per_gpu", per_gpu + ", on the one GPU serving the sequence",
+            both(s["kv_bytes_per_token_per_gpu"]))
+        add("kv_bytes_per_token", "one copy (data-parallel attention)",
+            both(s["kv_bytes_per_token"]))
+    elif d.gpus > 1:
+        add("kv_bytes_per_token_per_gpu", per_gpu, both(s["kv_bytes_per_token_per_gpu"]))
+        whole = "the latent is held whole on every GPU" if d.attention == "mla" else "summed"
+        add("kv_bytes_per_token",
+            f"{n(d.gpus)} GPUs × {both(s['kv_bytes_per_token_per_gpu'])} ({whole})",
+            both(s["kv_bytes_per_token"]))
+    else:
+        add("kv_bytes_per_token", per_gpu, both(s["kv_bytes_per_token"]))
+
+    held = s["tokens_held_per_sequence"]
+    blocks = ""
+    if d.block_size > 1:
+        blocks = f" ({n(held / d.block_size)} blocks of {n(d.block_size)})"
+    if d.windowed_layers:
+        full = d.layers - d.windowed_layers
+        working = (
+            f"{both(s['kv_bytes_per_token'] / d.layers)} per layer-token × "
+            f"({n(full)} full layers × {n(held)} tokens + {n(d.windowed_layers)} windowed "
+            f"layers × {n(s['window_tokens_held_per_sequence'])} tokens)"
+        )
+    else:
+        working = f"{both(s['kv_bytes_per_token'])} × {n(held)} tokens{blocks}"
+        if d.attention_layers is not None:
+            working += f" + {b(s['recurrent_state_bytes_per_sequence'])} recurrent state"
+    add("kv_bytes_per_sequence", working, both(s["kv_bytes_per_sequence"]))
+
+    if d.weights_gb is not None:
+        working = f"{n(d.weights_gb)} GB as stated ({d.native_weights_dtype})"
+        if d.weights_dtype != d.native_weights_dtype:
+            working += (
+                f" × {n(d.weight_bytes_per_param)} B ÷ {n(DTYPE_BYTES[d.native_weights_dtype])} B"
+                f" ({d.weights_dtype})"
+            )
+    else:
+        assert d.params is not None
+        working = f"{n(d.params)} params × {n(d.weight_bytes_per_param)} B ({d.weights_dtype})"
+    add("weights_bytes", working, b(s["weights_bytes"]))
+    if d.dp_attention and d.attention_params is not None:
+        add("replicated_attention_bytes",
+            f"({n(d.gpus)} − 1) extra copies × {n(d.attention_params)} attention params × "
+            f"{n(d.weight_bytes_per_param)} B", b(s["replicated_attention_bytes"]))
+        add("weights_per_gpu_bytes",
+            f"({b(s['weights_bytes'])} + {b(s['replicated_attention_bytes'])}) ÷ {gpus}",
+            b(s["weights_per_gpu_bytes"]))
+
+    util = f" × {format_number(d.utilization, sig=4)}" if d.utilization != 1 else ""
+    reserve = f" − {n(d.reserve_gb)} GB reserve" if d.reserve_gb else ""
+    add("usable_bytes", f"{gpus} × ({n(d.hbm_gb)} GB HBM{util}{reserve})", b(s["usable_bytes"]))
+    copies = (f" − {b(s['replicated_attention_bytes'])} attention copies"
+              if d.dp_attention else "")
+    add("kv_budget_bytes", f"{b(s['usable_bytes'])} − {b(s['weights_bytes'])} weights{copies}",
+        b(s["kv_budget_bytes"]))
+    add("max_tokens", f"{b(s['kv_budget_bytes'])} ÷ {n(s['kv_bytes_per_token'])} B, rounded down",
+        f"{n(s['max_tokens'])} tokens")
+    if d.dp_attention:
+        add("max_concurrency",
+            f"{gpus} × ({b(s['kv_budget_bytes'] / d.gpus)} per GPU ÷ "
+            f"{b(s['kv_bytes_per_sequence'])}, rounded down)",
+            plural(int(s["max_concurrency"]), "sequence"))
+    else:
+        add("max_concurrency",
+            f"{b(s['kv_budget_bytes'])} ÷ {b(s['kv_bytes_per_sequence'])}, rounded down",
+            plural(int(s["max_concurrency"]), "sequence"))
+    batch = int(s["batch_size"])
+    if d.experts is not None:
+        add("weights_read_per_step",
+            f"shared weights + experts touched by {plural(batch, 'token')} × "
+            f"{n(d.experts_per_token)} of {n(d.experts)} experts", b(s["weights_read_per_step"]))
+    add("bytes_read_per_step",
+        f"{b(s['weights_read_per_step'])} weights + {n(batch)} × "
+        f"{b(s['kv_bytes_per_sequence'])} KV",
+        b(s["bytes_read_per_step"]))
+    add("decode_step_seconds",
+        f"{b(s['bytes_read_per_step'])} ÷ ({gpus} × {n(d.bandwidth_tbs)} TB/s)",
+        format_seconds(s["decode_step_seconds"]))
+    step = format_seconds(s["decode_step_seconds"])
+    add("tokens_per_second", f"{plural(batch, 'sequence')} ÷ {step}",
+        f"{format_number(s['tokens_per_second'])} tokens/s")
+    add("tokens_per_second_per_sequence", f"1 token ÷ {step}",
+        f"{format_number(s['tokens_per_second_per_sequence'])} tokens/s")
+    active = "active weights" if d.experts is not None else "weights"
+    add("batch1_ceiling_tokens_per_second",
+        f"{gpus} × {n(d.bandwidth_tbs)} TB/s ÷ {b(s['active_weights_bytes'])} {active}",
+        f"{format_number(s['batch1_ceiling_tokens_per_second'])} tokens/s")
+    return steps
+
+
+def warnings(deployment: Deployment, solution: Solution) -> list[str]:
+    """What a careful engineer would say about these numbers before anyone relies on them."""
+    d, s = deployment, solution
+    found: list[str] = []
+    if d.utilization == 1:
+        found.append(
+            "utilization 1.0: all of HBM is assumed usable; servers cap it "
+            "(vLLM gpu_memory_utilization 0.9), so pass --utilization"
+        )
+    if d.reserve_gb == 0:
+        found.append(
+            "no reserve: activations, CUDA graphs and fragmentation need a few GB per GPU, "
+            "so this overstates capacity; pass --reserve-gb"
+        )
+    if s["max_concurrency"] == 0:
+        found.append(
+            "not one sequence fits at this context: shorten the context, add GPUs, "
+            "or shrink the KV cache (fp8 KV, fewer KV heads)"
+        )
+    elif d.batch is not None and d.batch > s["max_concurrency"]:
+        found.append(
+            f"batch {d.batch} exceeds the {int(s['max_concurrency'])} sequences that fit: "
+            "its KV cache would not fit in memory"
+        )
+    if d.gpus > d.kv_heads and d.attention != "mla":
+        found.append(
+            f"{d.gpus} GPUs exceed {d.kv_heads} KV heads: each GPU keeps a replica, "
+            "so the KV per token grows with every GPU added"
+        )
+    return found

@@ -1,0 +1,221 @@
+"""Wrong paths (misconceptions): the capacity model's formulas with one assumption changed, a
+changed input (query heads for KV heads, K and V counted once, no reserve...) or, for
+`per-gpu-vs-total`, a figure read per GPU where the whole was meant (or the other way round).
+Evaluating a step along each path gives the wrong values that betray each mistake."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from trainer.capacity import serving_formulas as serving
+from trainer.capacity.deployment import GIB, Deployment
+from trainer.capacity.solver import value_of
+from trainer.errors import UnknownName
+
+# ---------------------------------------------------------------------------------------------
+# Wrong paths
+
+
+@dataclass(frozen=True)
+class WrongPath:
+    id: str
+    mistake: str  # what the candidate did
+    advice: str  # one line on how to avoid it
+    change: Callable[[Deployment], Deployment | None]  # None: the path does not apply
+    # A second form of the same mistake, where a quantity can make it in two places.
+    also: Callable[[Deployment], Deployment | None] | None = None
+
+
+def _query_heads(d: Deployment) -> Deployment | None:
+    if d.attention == "mla" or d.kv_heads == d.heads:
+        return None
+    return d.changed(kv_heads=d.heads)
+
+
+def _hidden_for_kv_width(d: Deployment) -> Deployment | None:
+    if d.attention == "mla" or d.hidden is None:
+        return None
+    return d.changed(kv_heads=Fraction(d.hidden, d.head_dim))
+
+
+def _head_dim_from_hidden(d: Deployment) -> Deployment | None:
+    if d.attention == "mla" or d.hidden is None or Fraction(d.hidden, d.heads) == d.head_dim:
+        return None
+    return d.changed(head_dim=Fraction(d.hidden, d.heads))
+
+
+def _prompt_only(d: Deployment) -> Deployment | None:
+    if d.prompt_tokens is None:
+        return None
+    return d.changed(context=d.prompt_tokens)
+
+
+WRONG_PATHS: dict[str, WrongPath] = {
+    path.id: path
+    for path in (
+        WrongPath(
+            "query-heads",
+            "used the query (attention) heads where the KV heads belong",
+            "KV is stored per KV head: with GQA many query heads share one; read kv_heads.",
+            _query_heads,
+        ),
+        WrongPath(
+            "forgot-kv-factor-2",
+            "counted K and V once instead of twice",
+            "Every layer stores a key AND a value vector per KV head: the leading factor is 2.",
+            lambda d: None if d.attention == "mla" else d.changed(kv_factor=1),
+        ),
+        WrongPath(
+            "mla-kv-pair",
+            "stored the MLA latent twice, as if it were a K and a V",
+            "MLA caches one compressed latent (plus its rope part) per layer: no factor 2.",
+            lambda d: d.changed(mla_factor=2) if d.attention == "mla" else None,
+        ),
+        WrongPath(
+            "forgot-weights",
+            "left the model weights out (of the memory they take, or of the bytes a decode "
+            "step reads)",
+            "The weights sit in HBM, and every decode step streams them all: budget = usable "
+            "memory − weights − reserve; bytes per step = weights + batch × KV per sequence.",
+            lambda d: d.changed(subtract_weights=0),
+            also=lambda d: d.changed(read_weights=0),
+        ),
+        WrongPath(
+            "forgot-reserve",
+            "left out the reserve for activations, workspace and fragmentation",
+            "Subtract the runtime's reserve (activations, CUDA graphs, fragmentation) per GPU.",
+            lambda d: None if d.reserve_gb == 0 else d.changed(reserve_gb=Fraction(0)),
+        ),
+        WrongPath(
+            "full-hbm",
+            "assumed all of HBM is usable",
+            "Servers cap memory (gpu_memory_utilization, e.g. 0.9): multiply HBM by it first.",
+            lambda d: None if d.utilization == 1 else d.changed(utilization=Fraction(1)),
+        ),
+        WrongPath(
+            "gb-gib",
+            "mixed GB (10^9 B) and GiB (2^30 B)",
+            "Vendors' GB are 10^9 bytes; KiB/GiB are powers of 2. Convert once, explicitly.",
+            lambda d: d.changed(gb_bytes=GIB),
+        ),
+        WrongPath(
+            "bits-for-bytes",
+            "used the dtype's bits as bytes (16 for bf16)",
+            "bf16/fp16 are 2 bytes per element, fp8/int8 1, fp32 4: divide bits by 8.",
+            lambda d: d.changed(kv_bytes_override=d.kv_bytes_per_element * 8),
+        ),
+        WrongPath(
+            "fp32-kv",
+            "sized the KV cache in fp32 (4 bytes per element)",
+            "The KV cache is stored in the serving dtype (bf16: 2 B, fp8: 1 B), not fp32.",
+            lambda d: None if d.kv_dtype == "fp32" else d.changed(kv_bytes_override=Fraction(4)),
+        ),
+        WrongPath(
+            "hidden-for-kv-width",
+            "used the hidden size as the KV width of a layer",
+            "The KV width is kv_heads × head_dim, which GQA makes far smaller than hidden.",
+            _hidden_for_kv_width,
+        ),
+        WrongPath(
+            "head-dim-from-hidden",
+            "took head_dim as hidden ÷ heads",
+            "Read head_dim from the config: Gemma-2 (256) and others do not use hidden ÷ heads.",
+            _head_dim_from_hidden,
+        ),
+        WrongPath(
+            "prompt-only-context",
+            "counted only the prompt as live context",
+            "A live sequence holds its prompt AND every token generated so far (and history).",
+            _prompt_only,
+        ),
+        WrongPath(
+            "all-params-per-prompt-token",
+            "charged every parameter, embedding table and LM head included, to every prompt "
+            "token (2 × all parameters per token)",
+            "A prompt token multiplies the layers' weights only: the embedding is a lookup and "
+            "the LM head runs once per sequence. Llama-3.1-8B: 2 × 6.98B FLOPs per prompt "
+            "token, not 2 × 8.03B; the measured 550 TFLOP/s was counted that way.",
+            lambda d: None if d.vocab is None or d.tflops is None else d.changed(vocab=None),
+        ),
+        WrongPath(
+            "rounded-up",
+            "rounded a count up (or kept its fraction)",
+            "Only whole sequences are served: take the floor of the quotient, never round up.",
+            lambda d: None,  # a rounding of the answer, added by the answer key
+        ),
+        WrongPath(
+            "per-gpu-vs-total",
+            "gave a per-GPU figure where the whole (or the whole where one GPU) was asked",
+            "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",
+            lambda d: None,  # a rescaling of the answer, handled in wrong_values
+        ),
+        *(WrongPath(p.id, p.mistake, p.advice, p.change) for p in serving.WRONG_PATHS),
+    )
+}
+
+
+def wrong_values(
+    deployment: Deployment, name: str, ids: tuple[str, ...] | None = None
+) -> list[tuple[str, Fraction]]:
+    """(path id, value) of `name` along each applicable wrong path, where it differs from the
+    truth. `per-gpu-vs-total` gives two values: the figure for one GPU and for all of them."""
+    truth = value_of(deployment, name)
+    found: list[tuple[str, Fraction]] = []
+    for path_id in ids if ids is not None else tuple(WRONG_PATHS):
+        path = WRONG_PATHS.get(path_id)
+        if path is None:
+            raise UnknownName(
+                f"unknown misconception {path_id!r}: use one of {', '.join(WRONG_PATHS)}"
+            )
+        if path_id == "per-gpu-vs-total":
+            if deployment.gpus > 1:
+                found.append((path_id, truth / deployment.gpus))
+                found.append((path_id, truth * deployment.gpus))
+                if truth.denominator == 1 and truth % deployment.gpus:
+                    found.append((path_id, Fraction(math.floor(truth / deployment.gpus))))
+            continue
+        for change in (path.change, path.also):
+            changed = None if change is None else change(deployment)
+            if changed is None:
+                continue
+            try:
+                value = value_of(changed, name)
+            except ZeroDivisionError:
+                continue
+            if value != truth and (path_id, value) not in found:
+                found.append((path_id, value))
+    return found
+
+
+def paired_wrong_values(deployment: Deployment, name: str
+                        ) -> list[tuple[tuple[str, str], Fraction]]:
+    """((first id, second id), value) of `name` with two wrong paths taken together, where the
+    value differs from the truth and from each path alone."""
+    truth = value_of(deployment, name)
+    paths = [p for p in WRONG_PATHS.values() if p.id not in _RESCALINGS]
+    alone = {value for _, value in wrong_values(deployment, name)}
+    found: list[tuple[tuple[str, str], Fraction]] = []
+    for i, first in enumerate(paths):
+        once = first.change(deployment)
+        if once is None:
+            continue
+        for second in paths[i + 1:]:
+            twice = second.change(once)
+            if twice is None:
+                continue
+            try:
+                value = value_of(twice, name)
+            except ZeroDivisionError:
+                continue
+            if value != truth and value not in alone:
+                found.append(((first.id, second.id), value))
+    return found
+
+
+# Paths that rescale the answer rather than change the deployment.
+_RESCALINGS = frozenset({"per-gpu-vs-total", "rounded-up"})
+
+
