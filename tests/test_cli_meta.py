@@ -18,7 +18,27 @@ from trainer.app.cli import cli
 
 def _commands() -> list[tuple[str, click.Command]]:
     assert isinstance(cli, click.Group)
-    return sorted(cli.commands.items())
+    ctx = click.Context(cli)
+    found = [(name, cli.get_command(ctx, name)) for name in cli.list_commands(ctx)]
+    return [(name, command) for name, command in found if command is not None]
+
+
+def test_every_command_is_listed() -> None:
+    ctx = click.Context(cli)
+    assert len(_commands()) == len(cli.list_commands(ctx)) == 15
+
+
+def test_every_command_module_command_is_in_the_group() -> None:
+    import importlib
+    import pkgutil
+
+    import trainer.app.commands as package
+
+    defined = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        defined |= {value for value in vars(module).values() if isinstance(value, click.Command)}
+    assert defined == {command for _, command in _commands()}
 
 
 @pytest.mark.parametrize(("name", "command"), _commands())

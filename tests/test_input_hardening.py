@@ -199,7 +199,7 @@ HOSTILE_TEMPLATES = {
     "namespace-doubling": "{% set ns = namespace(s='xxxxxxxxxx') %}{% for i in range(60) %}"
                           "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s | length }}",
     "int-to-bytes": "{{ (10).to_bytes(10**9, 'big') }}",
-    "pydantic-dump": "{{ drill.model_dump_json(indent=1000000) }}",
+    "drill-field-method": "{{ drill.budget_seconds.to_bytes(10**9, 'big') }}",
     "replace-amplifies": "{% set s = 'x' * 100000 %}{{ s.replace('x', s) }}",
 }
 
@@ -211,6 +211,14 @@ def test_a_hostile_solution_template_is_stopped_by_the_sandbox(run: Run, data: P
     template.write_text(source, encoding="utf-8")
     line = one_line_error(run("solution", SEED, ok=False), 1)
     assert line.startswith(f"Error: {template}: stopped by the sandbox: ")
+
+
+def test_a_template_calling_what_a_drill_does_not_have_names_the_template(run: Run,
+                                                                         data: Path) -> None:
+    template = data / "solutions" / f"{SEED}.md.j2"
+    template.write_text("{{ drill.model_dump_json(indent=1000000) }}", encoding="utf-8")
+    line = one_line_error(run("solution", SEED, ok=False), 1)
+    assert line.startswith(f"Error: {template}: ") and "model_dump_json" in line
 
 
 def test_lint_reports_a_hostile_solution_template_against_its_drill(run: Run,

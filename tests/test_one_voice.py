@@ -32,7 +32,9 @@ INSIDER = re.compile(r"\bseeds?\b|\bseed's", re.IGNORECASE)
 
 def commands() -> dict[str, click.Command]:
     assert isinstance(cli, click.Group)
-    return dict(cli.commands)
+    ctx = click.Context(cli)
+    found = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
+    return {name: command for name, command in found.items() if command is not None}
 
 
 # ---- 1. flags that agree ------------------------------------------------------------------

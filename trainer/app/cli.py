@@ -7,6 +7,7 @@ runs, so `kvdrill --help` stays fast. Only app/ imports click.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -17,17 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 from trainer import __version__
-from trainer.app.commands.attempts import (
-    cohort,
-    export,
-    history,
-    import_transcripts,
-    next_drill,
-    review,
-)
-from trainer.app.commands.calc import calc
-from trainer.app.commands.drills import grade, lint, list_drills, schema, show, solution, variants
-from trainer.app.commands.practice import practice
 from trainer.app.options import echo
 from trainer.errors import KvdrillError
 from trainer.printable import printable
@@ -38,8 +28,43 @@ def fail_line(message: str, code: int) -> None:
     sys.exit(code)
 
 
+# Each command: the module of app/commands/ that holds it, and its function there. A command's
+# module is imported only when that command runs (or --help lists them all), so `kvdrill list`
+# does not build the options of every other command.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "calc": ("calc", "calc"),
+    "cohort": ("attempts", "cohort"),
+    "export": ("attempts", "export"),
+    "grade": ("drills", "grade"),
+    "history": ("attempts", "history"),
+    "import": ("attempts", "import_transcripts"),
+    "lint": ("drills", "lint"),
+    "list": ("drills", "list_drills"),
+    "next": ("attempts", "next_drill"),
+    "practice": ("practice", "practice"),
+    "review": ("attempts", "review"),
+    "schema": ("drills", "schema"),
+    "show": ("drills", "show"),
+    "solution": ("drills", "solution"),
+    "variants": ("drills", "variants"),
+}
+
+
 class KvdrillGroup(click.Group):
-    """A click group whose every failure is one line on stderr with a meaningful exit code."""
+    """A click group whose commands are imported when used, and whose every failure is one
+    line on stderr with a meaningful exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = COMMANDS.get(cmd_name)
+        if found is None:
+            return None
+        module, name = found
+        command = getattr(importlib.import_module(f"trainer.app.commands.{module}"), name)
+        assert isinstance(command, click.Command)
+        return command
 
     def main(
         self,
@@ -97,11 +122,6 @@ def cli(ctx: click.Context) -> None:
     """
     if ctx.invoked_subcommand is None:
         echo(ctx.get_help())
-
-
-for command in (calc, cohort, export, grade, history, import_transcripts, lint, list_drills,
-                next_drill, practice, review, schema, show, solution, variants):
-    cli.add_command(command)
 
 
 def main() -> None:

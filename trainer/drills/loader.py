@@ -1,6 +1,8 @@
 """Drill and rubric files → model objects. YAML is read with yaml.safe_load only, after a
 token scan that refuses anchors and aliases (alias bombs), deep nesting, binary and huge files;
-every error names the file, the line and the field."""
+then validated against the schema (schema.py); every error names the file, the line and the
+field. A file's validated data is kept by the hash of its text and of the schema, so a file
+read before is made into objects (model.py) without YAML or pydantic."""
 
 from __future__ import annotations
 
@@ -9,12 +11,10 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from trainer.drills.model import Drill, Rubric
 from trainer.errors import DrillFileError, KvdrillError, UnknownName
 from trainer.files.bounded_io import article, read_text_bounded
-from trainer.files.paths import data_dir, drill_paths
+from trainer.files.paths import data_dir, drill_paths, package_digest
 
 if TYPE_CHECKING:
     import yaml  # at run time imported where YAML is read: a kept parse needs none
@@ -24,30 +24,18 @@ MAX_DEPTH = 12
 MAX_DIGITS = 4000  # a run of digits in one plain scalar (Python refuses int() past 4,300)
 _LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
 
-Model = TypeVar("Model", bound=BaseModel)
+Model = TypeVar("Model", Drill, Rubric)
 
 
 def read_yaml(path: Path, what: str = "drill file",
-              error: type[KvdrillError] = DrillFileError,
-              kept: bool = False) -> tuple[Any, str]:
+              error: type[KvdrillError] = DrillFileError) -> tuple[Any, str]:
     """The data of a YAML file and its text, refusing hostile files before anything is
     constructed: not a regular file, over MAX_FILE_BYTES (counted as read), binary, not UTF-8,
     tags, anchors and aliases, deep nesting, a key given twice in one mapping. `what` names the
-    file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2). With `kept`
-    (drill and rubric files), a parse of the same text kept by parsed_cache is used, and a new
-    one kept."""
+    file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2)."""
     text = read_text_bounded(path, MAX_FILE_BYTES, what, error)
     if "\0" in text:
         raise error(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML text")
-    if kept:
-        from trainer.files import parsed_cache
-
-        found, data = parsed_cache.lookup(text)
-        if found:
-            return data, text
-        data, text = _parse(path, text, what, error)
-        parsed_cache.keep(text, data)
-        return data, text
     return _parse(path, text, what, error)
 
 
@@ -187,13 +175,42 @@ def _field_name(loc: tuple[int | str, ...], data: Any) -> str:
 
 
 def validate(path: Path, model: type[Model]) -> Model:
+    """A drill or rubric file as the code uses it (model.Drill or model.Rubric)."""
     what = "rubric file" if model is Rubric else "drill file"
-    data, text = read_yaml(path, what, kept=True)
+    data = _validated_data(path, what)
+    try:
+        return model.from_data(data)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        # Kept data that no longer fits the model: validate the file afresh.
+        return model.from_data(_validated_data(path, what, use_kept=False))
+
+
+def _validated_data(path: Path, what: str, use_kept: bool = True) -> dict[str, Any]:
+    """The file's data after validation against the schema, kept by the hash of its text and
+    of the schema (parsed_cache), so a file validated once is neither parsed nor validated
+    again, and pydantic is not even imported."""
+    from trainer.files import parsed_cache
+
+    text = read_text_bounded(path, MAX_FILE_BYTES, what, DrillFileError)
+    if "\0" in text:
+        raise DrillFileError(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML "
+                             "text")
+    key = f"validated {what}\n{package_digest(('drills',))}\n{text}"
+    if use_kept:
+        found, kept = parsed_cache.lookup(key)
+        if found and isinstance(kept, dict):
+            return kept
+    data, text = _parse(path, text, what, DrillFileError)
     if not isinstance(data, dict):
         raise DrillFileError(f"{path}:1: expected a mapping of fields (id: ..., title: ...)")
     _refuse_duplicate_steps(path, data, text)
+    from pydantic import ValidationError
+
+    from trainer.drills import schema
+
+    file_model = schema.Rubric if what == "rubric file" else schema.Drill
     try:
-        return model.model_validate(data)
+        document = file_model.model_validate(data)
     except ValidationError as error:
         import yaml
 
@@ -210,6 +227,9 @@ def validate(path: Path, model: type[Model]) -> Model:
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
         raise DrillFileError(f"{where}: {_field_name(loc, data)}: "
                              f"{message}{more}") from None
+    validated = schema.validated_data(document)
+    parsed_cache.keep(key, validated)
+    return validated
 
 
 def _refine(loc: tuple[int | str, ...], message: str,

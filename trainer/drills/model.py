@@ -1,235 +1,104 @@
-"""Typed, immutable drills, steps and rubrics: the schema of drills/*.yaml and rubrics/*.yaml.
-
-The pydantic models here are the truth of the file format (`kvdrill schema` exports them as
-JSON Schema); unknown keys are errors. Cross-references (quantities, misconception ids,
-rubric concepts, step ids) are checked by the loader, which knows the solver and the rubrics.
-"""
+"""Drills, steps and rubrics as the code uses them: plain, immutable objects made from a file's
+validated data. The file format itself, and its validation, is drills/schema.py (pydantic);
+these classes have the same fields, so a drill read from a file validated once and kept
+(loader) is made without importing pydantic."""
 
 from __future__ import annotations
 
-import math
-import re
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-Identifier = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Scalar = int | float | str | None
 
-_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
-# Givens that are names (presets, dtypes, the attention kind); every other given is a number.
-TEXT_GIVENS = frozenset({"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_dtype",
-                         "attention", "memory", "checkpoint"})
-MAX_MAGNITUDE = 10**15  # above any real count of parameters, bytes or tokens a drill states
-MAX_CHOICES = 100
-
-
-def _shown(value: Any) -> str:
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**40 else "a huge number"
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
-def check_given(name: str, value: Any, *, names_allowed: bool = False) -> None:
-    """One given's value: text for a preset or dtype, else a finite number of sensible size.
-    `names_allowed`: a step's `with` may name another given or quantity instead of a number.
-    Raises ValueError("name: why"), which the loader points at the entry's own line."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name}: {value} is a yes/no value: write "
-                         + ("a name" if name in TEXT_GIVENS else "a number in digits"))
-    if name in TEXT_GIVENS:
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"{name}: {_shown(value)} must be text (a preset id or a dtype "
-                             "such as bf16)")
-        return
-    if isinstance(value, str):
-        if names_allowed:
-            return
-        raise ValueError(f"{name}: {_shown(value)} is not a number: write it in digits "
-                         "(4096, 0.9, 16), with no unit or word")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{name}: {value} is not a finite number")
-    if isinstance(value, int | float) and abs(value) > MAX_MAGNITUDE:
-        raise ValueError(f"{name}: {_shown(value)} is too large for a drill's figure "
-                         f"(at most 10^{len(str(MAX_MAGNITUDE)) - 1})")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
-
-
-class Derived(Strict):
+@dataclass(frozen=True, slots=True)
+class Derived:
     """A per-step value computed from the base givens: `of` quantity × `times`."""
 
-    of: str = Field(description="A solver quantity evaluated on the drill's givens.")
-    times: float = Field(default=1, gt=0, le=1000, description="A factor applied to it.")
+    of: str
+    times: float = 1
 
 
 WithValue = int | float | str | Derived | None
 
 
-def parse_tolerance(value: float | str) -> float:
-    """A relative tolerance: 0.02, or "2%"."""
-    if isinstance(value, str):
-        match = _PERCENT.match(value)
-        if not match:
-            raise ValueError(
-                f"tolerance {value!r} must be a fraction like 0.02 or a percent like '2%'"
-            )
-        value = float(match.group(1)) / 100
-    if not 0 <= value <= 1:
-        raise ValueError(f"tolerance {value!r} must be between 0 and 1 (0% to 100%)")
-    return float(value)
-
-
-class Step(Strict):
+@dataclass(frozen=True, slots=True)
+class Step:
     """One question of a drill: numeric (checked against a solver quantity) or text (scored
     against rubric concepts)."""
 
-    id: Identifier
-    prompt: str = Field(min_length=1, max_length=4000,
-                        description="The question; {{ name }} fills in a given (e.g. context).")
+    id: str
+    prompt: str
     kind: Literal["numeric", "text"] = "numeric"
-    answer: str | None = Field(
-        default=None, description="Solver quantity or input that is the reference (numeric)."
-    )
-    ratio_of: tuple[Identifier, Identifier] | None = Field(
-        default=None, description="Numeric step whose reference is step A's value ÷ step B's."
-    )
-    with_: dict[str, WithValue] = Field(
-        default_factory=dict, alias="with",
-        description="This step's changes to the givens: a value, the name of another given "
-                    "(kv_heads: heads), {of: quantity, times: 2}, or null to drop a given.",
-    )
-    unit: str | None = Field(default=None, description="Unit the reference is shown in: GB, B, ms…")
-    tolerance: float = Field(default=0.01, description="Relative tolerance: 0.02 or '2%'.")
-    estimate: bool = Field(default=False, description="An estimate: marked with a wider band.")
-    seconds: int = Field(default=60, ge=5, le=3600, description="Time budget for the step.")
+    answer: str | None = None
+    ratio_of: tuple[str, str] | None = None
+    with_: dict[str, WithValue] = field(default_factory=dict)
+    unit: str | None = None
+    tolerance: float = 0.01
+    tolerance_given: bool = False  # the file states a tolerance (an estimate keeps it then)
+    estimate: bool = False
+    seconds: int = 60
     hints: tuple[str, ...] = ()
-    misconceptions: tuple[str, ...] = Field(
-        default=(), description="Wrong-path ids the checker names when an answer matches one."
-    )
-    depends_on: tuple[Identifier, ...] = Field(
-        default=(),
-        description="Earlier steps (same `with`) whose answers stand for their quantities when "
-                    "this step is re-marked with error carried forward.",
-    )
-    concepts: tuple[str, ...] = Field(
-        default=(), description="Rubric concept ids a text answer here can earn."
-    )
-    model_answer: str | None = Field(default=None, max_length=8000,
-                                     description="The model answer shown beside a text step.")
-    formula: str | None = Field(default=None, description="Shown by :formula during practice.")
-    skill: Identifier | None = Field(
-        default=None, description="The skill a numeric step exercises (trainer/drills/skills.py): "
-                                  "kv-bytes-per-token, kv-budget, concurrency, ...")
+    misconceptions: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    concepts: tuple[str, ...] = ()
+    model_answer: str | None = None
+    formula: str | None = None
+    skill: str | None = None
 
-    @field_validator("with_", mode="before")
     @classmethod
-    def _with(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            for name, item in value.items():
-                if not isinstance(item, dict):
-                    check_given(str(name), item, names_allowed=True)
-        return value
-
-    @field_validator("tolerance", mode="before")
-    @classmethod
-    def _tolerance(cls, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise ValueError("tolerance must be a fraction like 0.02 or a percent like '2%'")
-        return parse_tolerance(value)
-
-    @model_validator(mode="after")
-    def _kind_fields(self) -> Step:
-        if self.kind == "numeric":
-            if (self.answer is None) == (self.ratio_of is None):
-                raise ValueError("a numeric step needs exactly one of `answer` or `ratio_of`")
-            if self.concepts:
-                raise ValueError("`concepts` belong to text steps; a numeric step has `answer`")
-        elif self.skill is not None:
-            raise ValueError("`skill` tags numeric steps; a text step is scored by `concepts`")
-        else:
-            if self.answer is not None or self.ratio_of is not None:
-                raise ValueError("a text step has no `answer`; give `concepts` and `model_answer`")
-            if not self.model_answer:
-                raise ValueError("a text step needs a `model_answer` to show beside the answer")
-        return self
+    def from_data(cls, data: dict[str, Any]) -> Step:
+        with_ = {name: Derived(**value) if isinstance(value, dict) else value
+                 for name, value in (data.get("with_") or {}).items()}
+        ratio = data.get("ratio_of")
+        return cls(**{
+            **data, "with_": with_, "ratio_of": tuple(ratio) if ratio is not None else None,
+            **{key: tuple(data.get(key) or ()) for key in
+               ("hints", "misconceptions", "depends_on", "concepts")},
+        })
 
 
-class Followup(Strict):
+@dataclass(frozen=True, slots=True)
+class Followup:
     """An interviewer's push after the main questions, and what a strong answer says."""
 
     prompt: str
     answer: str
-    steps: tuple[Identifier, ...] = Field(default=(), description="Steps that drill it.")
+    steps: tuple[str, ...] = ()
 
 
-class Drill(Strict):
-    id: Identifier
-    title: str = Field(min_length=1, max_length=200)
-    target_minutes: int = Field(
-        ge=1, le=180, description="The steps' budgets summed, in whole minutes rounded up "
-                                  "(kvdrill lint checks it).")
-    tags: tuple[Identifier, ...] = ()
-    rubric: Identifier
-    solution: str = Field(pattern=r"^[A-Za-z0-9._-]+\.md\.j2$",
-                          description="Template file name in solutions/.")
-    source: str | None = Field(default=None, description="Where the drill comes from.")
-    situation: str = Field(min_length=1, max_length=8000)
-    givens: dict[str, Scalar] = Field(
-        description="Solver inputs: model and gpu preset ids plus any calc input "
-                    "(context, reserve_gb, utilization, kv_dtype, ...)."
-    )
-    vary: dict[str, tuple[Scalar, ...]] = Field(
-        default_factory=dict, description="Choices a variant may draw for each given."
-    )
-    steps: tuple[Step, ...] = Field(min_length=1)
+@dataclass(frozen=True, slots=True)
+class Drill:
+    id: str
+    title: str
+    target_minutes: int
+    rubric: str
+    solution: str
+    situation: str
+    givens: dict[str, Scalar]
+    steps: tuple[Step, ...]
+    tags: tuple[str, ...] = ()
+    source: str | None = None
+    vary: dict[str, tuple[Scalar, ...]] = field(default_factory=dict)
     followups: tuple[Followup, ...] = ()
-    red_flags: tuple[Identifier, ...] = Field(
-        default=(), description="Rubric red-flag ids this drill listens for."
-    )
+    red_flags: tuple[str, ...] = ()
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Drill:
+        return cls(**{
+            **data,
+            "steps": tuple(Step.from_data(step) for step in data["steps"]),
+            "followups": tuple(Followup(**{**f, "steps": tuple(f.get("steps") or ())})
+                               for f in data.get("followups") or ()),
+            "vary": {name: tuple(choices) for name, choices in (data.get("vary") or {}).items()},
+            "tags": tuple(data.get("tags") or ()),
+            "red_flags": tuple(data.get("red_flags") or ()),
+        })
 
     @property
     def budget_seconds(self) -> int:
         """The whole drill's clock: its steps' budgets, summed."""
         return sum(step.seconds for step in self.steps)
-
-    @field_validator("givens", mode="before")
-    @classmethod
-    def _givens(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            for name, item in value.items():
-                check_given(str(name), item)
-        return value
-
-    @field_validator("vary", mode="before")
-    @classmethod
-    def _vary(cls, value: Any) -> Any:
-        if not isinstance(value, dict):
-            return value
-        for name, choices in value.items():
-            if not isinstance(choices, list | tuple):
-                raise ValueError(f"{name}: give a list of choices, e.g. [2048, 4096, 8192]")
-            if not choices:
-                raise ValueError(f"{name}: the list of choices is empty: give at least one")
-            if len(choices) > MAX_CHOICES:
-                raise ValueError(f"{name}: {len(choices)} choices is more than "
-                                 f"{MAX_CHOICES}: a variant space is a short list")
-            for choice in choices:
-                if choice is None:
-                    raise ValueError(f"{name}: a choice is empty (null): give a value")
-                check_given(str(name), choice)
-        return value
-
-    @model_validator(mode="after")
-    def _unique_steps(self) -> Drill:
-        seen: set[str] = set()
-        for step in self.steps:
-            if step.id in seen:
-                raise ValueError(f"step id {step.id!r} is used twice")
-            seen.add(step.id)
-        return self
 
     def step(self, step_id: str) -> Step:
         for step in self.steps:
@@ -238,74 +107,72 @@ class Drill(Strict):
         raise KeyError(step_id)
 
 
-class Concept(Strict):
+@dataclass(frozen=True, slots=True)
+class Concept:
     """Something a text answer should say: any of `phrases`, and, when `figures` is given,
     one of them in the same sentence too (a lever counts fully only when it is quantified).
+    A `generic` phrase counts only when one of `about` is in the same sentence."""
 
-    Phrases and figures match on word stems (snowball, English), so one entry covers its
-    inflections ("halve" matches halves, halved, halving). A word that means something only in
-    context ("unchanged", "price", "owns") goes in `generic`: it counts only when one of `about`
-    is in the same sentence."""
-
-    id: Identifier
+    id: str
     label: str
-    phrases: tuple[str, ...] = Field(
-        min_length=1, description="Phrases specific enough to name the concept on their own."
-    )
-    generic: tuple[str, ...] = Field(
-        default=(), description="Phrases that name the concept only beside one of `about` "
-                                "in the same sentence."
-    )
-    about: tuple[str, ...] = Field(
-        default=(), description="Context terms a `generic` phrase needs in its sentence "
-                                "(step time, bytes, KV, ...)."
-    )
-    figures: tuple[str, ...] = Field(
-        default=(), description="Figures that quantify the concept; one must share the "
-                                "phrase's sentence for full credit."
-    )
+    phrases: tuple[str, ...]
+    generic: tuple[str, ...] = ()
+    about: tuple[str, ...] = ()
+    figures: tuple[str, ...] = ()
 
-    @model_validator(mode="after")
-    def _generic_needs_about(self) -> Concept:
-        if self.generic and not self.about:
-            raise ValueError(f"concept {self.id}: `generic` phrases need `about` terms "
-                             "(the context that makes them mean this concept)")
-        return self
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Concept:
+        return cls(**_with_tuples(data, keep=("id", "label")))
 
 
-class Dimension(Strict):
-    id: Identifier
+@dataclass(frozen=True, slots=True)
+class Dimension:
+    id: str
     title: str
-    strong: str = Field(description="What strong looks like, from the interview card's scores.")
-    max: int = Field(ge=1, le=10)
+    strong: str
+    max: int
     scored_from: Literal["numeric", "concepts"]
     concepts: tuple[Concept, ...] = ()
 
 
-class Level(Strict):
-    id: Identifier
+@dataclass(frozen=True, slots=True)
+class Level:
+    id: str
     title: str
     sounds_like: str
-    requires: dict[str, int] = Field(
-        default_factory=dict, description="Minimum score per dimension id."
-    )
+    requires: dict[str, int] = field(default_factory=dict)
 
 
-class RedFlag(Strict):
-    id: Identifier
+@dataclass(frozen=True, slots=True)
+class RedFlag:
+    id: str
     says: str
     misconceptions: tuple[str, ...] = ()
     phrases: tuple[str, ...] = ()
-    unless: tuple[str, ...] = Field(default=(), description="Phrases that clear a phrase match.")
+    unless: tuple[str, ...] = ()
 
 
-class Rubric(Strict):
-    id: Identifier
+@dataclass(frozen=True, slots=True)
+class Rubric:
+    id: str
     title: str
-    dimensions: tuple[Dimension, ...] = Field(min_length=1)
+    dimensions: tuple[Dimension, ...]
     levels: tuple[Level, ...] = ()
     red_flags: tuple[RedFlag, ...] = ()
-    carried_forward_credit: float = Field(default=0.5, ge=0, le=1)
+    carried_forward_credit: float = 0.5
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Rubric:
+        return cls(**{
+            **data,
+            "dimensions": tuple(
+                Dimension(**{**d, "concepts": tuple(Concept.from_data(c)
+                                                    for c in d.get("concepts") or ())})
+                for d in data["dimensions"]),
+            "levels": tuple(Level(**level) for level in data.get("levels") or ()),
+            "red_flags": tuple(RedFlag(**_with_tuples(flag, keep=("id", "says")))
+                               for flag in data.get("red_flags") or ()),
+        })
 
     def concept(self, concept_id: str) -> Concept | None:
         for dimension in self.dimensions:
@@ -313,3 +180,8 @@ class Rubric(Strict):
                 if concept.id == concept_id:
                     return concept
         return None
+
+
+def _with_tuples(data: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
+    """Every field but those in `keep` as a tuple (JSON gives lists)."""
+    return {key: value if key in keep else tuple(value or ()) for key, value in data.items()}

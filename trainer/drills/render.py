@@ -26,10 +26,10 @@ from jinja2.runtime import BlockReference, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner, Namespace
 from jinja2.visitor import NodeTransformer
-from pydantic import BaseModel
 
 from trainer.capacity.derivation import derivation
 from trainer.capacity.solver import FORMULAS
+from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import DrillFileError
 from trainer.files.bounded_io import read_text_bounded
@@ -261,7 +261,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
             return True
         owner = _owner(obj)
         name = getattr(obj, "__name__", "")
-        if isinstance(owner, BaseModel):
+        if isinstance(owner, Drill):
             return name == "step"
         for kind, names in _SAFE_METHODS.items():
             if isinstance(owner, kind) and not isinstance(owner, bool):

@@ -1,7 +1,8 @@
 """Parsed drill and rubric files kept as JSON, keyed by the SHA-256 of their text, so a command
 that loads a drill (review, practice, grade) does not scan and parse the same YAML three times
 on every run. An entry is written only for text that passed every screen of the loader, and
-only when its data survives JSON unchanged; a missing, unreadable or foreign entry is a miss.
+only when its data survives JSON unchanged; a missing, unreadable, foreign or damaged entry
+(its data no longer matches the digest kept beside it) is a miss, and is written anew.
 Nothing here is ever an error: a cache that cannot be read or written only costs speed."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from trainer.files.paths import cache_folder
 
-FORMAT = "1"  # bump when the loader's screens or YAML reading change
+FORMAT = "2"  # bump when the loader's screens or YAML reading change
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
 
 
@@ -40,14 +41,25 @@ def lookup(text: str) -> tuple[bool, Any]:
         return False, None
     if not isinstance(entry, dict) or entry.get("format") != FORMAT or "data" not in entry:
         return False, None
+    if entry.get("digest") != _digest(entry["data"]):
+        return False, None  # damaged or edited by hand: parsed again, and kept anew
     return True, entry["data"]
+
+
+def _digest(data: Any) -> str:
+    try:
+        canonical = json.dumps(data, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def keep(text: str, data: Any) -> None:
     """Keep the parse of `text` if JSON gives it back unchanged (no dates, no non-string
     keys)."""
     try:
-        encoded = json.dumps({"format": FORMAT, "data": data}, allow_nan=False)
+        encoded = json.dumps({"format": FORMAT, "digest": _digest(data), "data": data},
+                             allow_nan=False)
         if json.loads(encoded)["data"] != data or len(encoded) > MAX_ENTRY_BYTES:
             return
         path = _entry(text)

@@ -4,6 +4,7 @@ from them. Small functions, importing nothing heavy."""
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 
 from trainer.errors import DataNotFound
@@ -42,3 +43,25 @@ def cache_folder() -> Path:
     import platformdirs
 
     return platformdirs.user_cache_path("kvdrill")
+
+
+@cache
+def package_digest(parts: tuple[str, ...]) -> str:
+    """A digest of kvdrill's version and of the source and data files of some of its parts
+    (`("capacity", "drills")`): what a kept derived result depends on besides its input, so an
+    upgrade or an edited module makes it stale."""
+    import hashlib
+
+    from trainer import __version__
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(__version__.encode())
+    for part in parts:
+        for path in sorted((package / part).rglob("*")):
+            if path.suffix in (".py", ".yaml") and path.is_file():
+                digest.update(str(path.relative_to(package)).encode() + b"\0")
+                try:
+                    digest.update(path.read_bytes())
+                except OSError:
+                    digest.update(b"unreadable")
+    return digest.hexdigest()

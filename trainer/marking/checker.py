@@ -63,7 +63,7 @@ class Mark:
 def tolerance_of(step: Step) -> Fraction:
     """The step's own tolerance; an estimate that names none gets the seed's 20%."""
     tolerance = Fraction(str(step.tolerance))
-    if step.estimate and "tolerance" not in step.model_fields_set:
+    if step.estimate and not step.tolerance_given:
         return max(tolerance, ESTIMATE_TOLERANCE)
     return tolerance
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 from trainer.drills.loader import MAX_FILE_BYTES, find_drill, load_drill_file, load_rubric
 from trainer.drills.model import Drill
 from trainer.drills.reference import show
-from trainer.drills.render import render_solution
+from trainer.drills.solutions import worked_solution
 from trainer.drills.variants import answer_key
 from trainer.errors import DrillFileError, KvdrillError, UnknownName, UsageError
 from trainer.files.bounded_io import read_bounded
@@ -67,6 +66,8 @@ def _drill_from_text(drill_id: str, text: str) -> Drill:
     """A drill from its stored text, through the loader's checks for any drill file."""
     digest = _sha256(text.encode("utf-8", "surrogatepass"))
     if digest not in _FROM_TEXT:
+        import tempfile
+
         with tempfile.TemporaryDirectory(prefix="kvdrill-stored-") as folder:
             name = drill_id if PLAIN_ID.fullmatch(drill_id) else "drill"
             path = Path(folder) / f"{name}.yaml"
@@ -236,7 +237,7 @@ def solution_markdown(transcript: dict[str, Any]) -> str | None:
     solution template cannot be had (the review shows everything else)."""
     try:
         drill, _ = drill_for(transcript)
-        return render_solution(answer_key(drill, transcript["variant"]))
+        return worked_solution(answer_key(drill, transcript["variant"]))
     except (DrillUnavailable, DrillFileError, UsageError):
         return None
 

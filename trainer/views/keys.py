@@ -15,7 +15,7 @@ from trainer.capacity.solver import value_of
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, show
-from trainer.drills.render import render_solution
+from trainer.drills.solutions import worked_solution
 from trainer.drills.variants import draw, space_size
 from trainer.errors import KvdrillError
 from trainer.marking.diagnosis import slip_values
@@ -141,7 +141,7 @@ def key_markdown(key: AnswerKey, variant: int | None) -> str:
                           for w in row["wrong"]) or "—"
         slips = "; ".join(f"{s['value']}: {s['means']}" for s in row["slips"]) or "—"
         lines.append(f"| {row['id']} | {row['reference']} | {wrong} | {slips} |")
-    lines += ["", "## Worked solution", "", render_solution(key)]
+    lines += ["", "## Worked solution", "", worked_solution(key)]
     return "\n".join(lines)
 
 

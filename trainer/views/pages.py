@@ -12,11 +12,12 @@ import re
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-from markupsafe import Markup
+if TYPE_CHECKING:  # Jinja is imported by the pages that need it: text and md start faster
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from markupsafe import Markup
+
 
 from trainer.printable import printable
 
@@ -93,6 +94,9 @@ def md_escape(text: str | None) -> str:
 
 @cache
 def environment() -> ImmutableSandboxedEnvironment:
+    import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     env = ImmutableSandboxedEnvironment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,
@@ -120,10 +124,14 @@ def markdown_html(markdown: str, demote: int = 0) -> Markup:
     for token in tokens:
         if token.type in ("heading_open", "heading_close"):
             token.tag = f"h{min(6, int(token.tag[1]) + demote)}"
+    from markupsafe import Markup
+
     return Markup(parser.renderer.render(tokens, parser.options, {}))
 
 
 def html_page(template: str, **context: Any) -> str:
+    from markupsafe import Markup
+
     return environment().get_template(template).render(
         csp=CONTENT_SECURITY_POLICY, script=Markup(CHART_SCRIPT), **context)
 

@@ -18,11 +18,10 @@ from typing import Any, Literal
 
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.reference import AnswerKey
-from trainer.drills.render import render_solution
+from trainer.drills.solutions import worked_solution
 from trainer.errors import UsageError
 from trainer.printable import printable
 from trainer.reading.formatting import sparkline
-from trainer.views.keys import key_rows
 from trainer.views.pages import (
     BAR_H,
     BAR_W,
@@ -557,8 +556,10 @@ def sheet_html(key: AnswerKey, variant: int | None) -> str:
 def key_html(key: AnswerKey, variant: int | None) -> str:
     """The interviewer's answer key (keys.key_markdown) as one HTML file: every reference, the
     wrong values that betray each mistake, and the worked solution."""
+    from trainer.views.keys import key_rows  # YAML and the diagnosis: only a key needs them
+
     return html_page("key.html.j2", title=key.title(variant), givens=givens_lines(key),
-                 rows=key_rows(key), solution=markdown_html(render_solution(key), demote=2))
+                     rows=key_rows(key), solution=markdown_html(worked_solution(key), demote=2))
 
 
 # ---------------------------------------------------------------------------------------------

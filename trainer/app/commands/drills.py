@@ -89,10 +89,10 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
                                  "[default: md]")
 def solution(drill_id: str, variant: int | None, fmt: str) -> None:
     """Print the worked solution of a drill (or of one of its variants), with its numbers."""
-    from trainer.drills import loader, render, variants
+    from trainer.drills import loader, solutions, variants
 
     drill, _ = loader.find_drill(drill_id)
-    text = render.render_solution(variants.answer_key(drill, variant))
+    text = solutions.worked_solution(variants.answer_key(drill, variant))
     if fmt.lower() == "text":
         import shutil
 
@@ -138,9 +138,9 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
 @format_options("json", what="What to print: the JSON Schema (the one format).")
 def schema(rubric: bool, as_json: bool) -> None:
     """Print the JSON Schema of drill files (or rubric files), for editors to validate with."""
-    from trainer.drills import model
+    from trainer.drills import schema as file_schema
 
-    cls = model.Rubric if rubric else model.Drill
+    cls = file_schema.Rubric if rubric else file_schema.Drill
     emit_json(cls.model_json_schema(by_alias=True))
 
 

@@ -127,9 +127,9 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
                        f"kvdrill solution {drill.id}{chosen}")
         if finished and not piped and drill.id != weak_drill_id() and click.confirm(
                 "Show the worked solution?", default=False):
-            from trainer.drills import render
+            from trainer.drills import solutions
 
-            tui.show_markdown(render.render_solution(key))
+            tui.show_markdown(solutions.worked_solution(key))
     db.close()
 
 

@@ -1,0 +1,149 @@
+"""What makes show, solution and review start quickly, and what keeps that honest: a drill or
+rubric file validated once is made into objects from its kept data (no YAML, no pydantic); a
+worked solution rendered once is kept; anything changed (the file, a template, the code) or
+damaged in the cache is validated or rendered afresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trainer.drills import loader
+from trainer.drills.reference import AnswerKey
+from trainer.drills.render import render_solution
+from trainer.drills.solutions import worked_solution
+from trainer.errors import DrillFileError
+from trainer.files.paths import data_dir
+
+DRILL = "llama2-70b-mi300x"
+HEAVY = ("pydantic", "yaml", "jinja2", "sympy")
+
+
+def _imports_after(args: list[str], home: Path, data: Path | None = None) -> list[str]:
+    """The heavy modules a command has imported when it ends (run in a fresh process)."""
+    probe = (
+        "import sys\n"
+        "from trainer.app.cli import cli\n"
+        "try:\n"
+        f"    cli.main({args!r}, prog_name='kvdrill')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules) or 'NONE', file=sys.stderr)\n"
+    )
+    env = dict(os.environ, KVDRILL_HOME=str(home))
+    if data is not None:
+        env["KVDRILL_DATA"] = str(data)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, check=False, env=env, stdin=subprocess.DEVNULL)
+    return done.stderr.strip().splitlines()[-1].split()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A store with one piped attempt of the 8B drill, so `review 1` has something to read."""
+    folder = tmp_path / "home"
+    subprocess.run([sys.executable, "-c", "from trainer.app.cli import main; main()",
+                    "practice", "llama31-8b-h100"], input="32\n8\n128\n", text=True,
+                   capture_output=True, timeout=120, check=True,
+                   env=dict(os.environ, KVDRILL_HOME=str(folder)))
+    return folder
+
+
+@pytest.mark.parametrize("args", [["show", DRILL], ["solution", DRILL], ["review", "1"]])
+def test_a_second_run_imports_no_yaml_pydantic_or_jinja(args: list[str], home: Path) -> None:
+    _imports_after(args, home)  # the first run keeps what it validated and rendered
+    assert _imports_after(args, home) == ["NONE"]
+
+
+def test_the_first_run_validates_with_pydantic(home: Path, tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh-home"
+    assert "pydantic" in _imports_after(["show", DRILL], fresh)
+
+
+def _cache_entries(home: Path) -> list[Path]:
+    return sorted((home / "parsed").glob("*.json"))
+
+
+def test_a_damaged_kept_validation_is_validated_again(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path))
+    path = data_dir("drills") / f"{DRILL}.yaml"
+    first = loader.validate(path, loader.Drill)
+    for entry in _cache_entries(tmp_path):
+        kept = json.loads(entry.read_text(encoding="utf-8"))
+        if isinstance(kept["data"], dict) and kept["data"].get("id") == DRILL:
+            kept["data"]["title"] = "tampered"  # the digest beside it no longer matches
+            entry.write_text(json.dumps(kept), encoding="utf-8")
+    assert loader.validate(path, loader.Drill) == first
+
+
+def test_kept_data_that_no_longer_fits_the_model_is_validated_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trainer.files import parsed_cache
+
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path))
+    path = data_dir("drills") / f"{DRILL}.yaml"
+    first = loader.validate(path, loader.Drill)
+    for entry in _cache_entries(tmp_path):
+        kept = json.loads(entry.read_text(encoding="utf-8"))
+        if isinstance(kept["data"], dict) and kept["data"].get("id") == DRILL:
+            del kept["data"]["steps"]
+            kept["digest"] = parsed_cache._digest(kept["data"])  # damaged, yet self-consistent
+            entry.write_text(json.dumps(kept), encoding="utf-8")
+    assert loader.validate(path, loader.Drill) == first
+
+
+def test_an_edited_drill_file_is_validated_afresh(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path / "home"))
+    copy = tmp_path / f"{DRILL}.yaml"
+    shutil.copy(data_dir("drills") / f"{DRILL}.yaml", copy)
+    loader.validate(copy, loader.Drill)
+    text = copy.read_text(encoding="utf-8")
+    copy.write_text(text.replace("target_minutes:", "target_minutes: -3\nx_unknown:", 1),
+                    encoding="utf-8")
+    with pytest.raises(DrillFileError):
+        loader.validate(copy, loader.Drill)
+
+
+def test_a_kept_solution_is_the_rendered_one(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path))
+    drill, _ = loader.find_drill(DRILL)
+    key = AnswerKey(drill)
+    assert worked_solution(key) == render_solution(key)
+    assert worked_solution(key) == render_solution(key)  # now from the cache
+
+
+def test_an_edited_template_is_rendered_again(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "data"
+    for kind in ("drills", "rubrics", "solutions"):
+        shutil.copytree(data_dir(kind), data / kind)
+    monkeypatch.setenv("KVDRILL_DATA", str(data))
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path / "home"))
+    drill, _ = loader.find_drill(DRILL)
+    key = AnswerKey(drill)
+    before = worked_solution(key)
+    template = data / "solutions" / drill.solution
+    template.write_text(template.read_text(encoding="utf-8") + "\nAn added line.\n",
+                        encoding="utf-8")
+    after = worked_solution(key)
+    assert after != before and after.rstrip().endswith("An added line.")
+
+
+def test_a_variant_keeps_its_own_solution(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from trainer.drills.variants import answer_key
+
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path))
+    drill, _ = loader.find_drill(DRILL)
+    own = worked_solution(answer_key(drill, None))
+    variant = worked_solution(answer_key(drill, 7))
+    assert variant != own and variant == render_solution(answer_key(drill, 7))
