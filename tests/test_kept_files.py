@@ -147,3 +147,83 @@ def test_a_variant_keeps_its_own_solution(tmp_path: Path,
     own = worked_solution(answer_key(drill, None))
     variant = worked_solution(answer_key(drill, 7))
     assert variant != own and variant == render_solution(answer_key(drill, 7))
+
+
+# ---- what show and solution print, and a re-marked attempt, kept -----------------------------
+
+
+def _data_copy(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    for kind in ("drills", "rubrics", "solutions"):
+        shutil.copytree(data_dir(kind), data / kind)
+    return data
+
+
+def _cli(args: list[str], home: Path, data: Path | None = None,
+         stdin: str | None = None) -> str:
+    env = dict(os.environ, KVDRILL_HOME=str(home))
+    if data is not None:
+        env["KVDRILL_DATA"] = str(data)
+    done = subprocess.run([sys.executable, "-c", "from trainer.app.cli import main; main()",
+                           *args], input=stdin, capture_output=True, text=True, timeout=120,
+                          check=False, env=env)
+    return done.stdout + done.stderr
+
+
+def test_show_after_its_drill_file_changes_shows_the_change(tmp_path: Path) -> None:
+    data, home = _data_copy(tmp_path), tmp_path / "home"
+    before = _cli(["show", DRILL], home, data)
+    assert _cli(["show", DRILL], home, data) == before
+    drill = data / "drills" / f"{DRILL}.yaml"
+    drill.write_text(drill.read_text(encoding="utf-8").replace(
+        "title: ", "title: Renamed — ", 1), encoding="utf-8")
+    after = _cli(["show", DRILL], home, data)
+    assert after != before and "Renamed — " in after
+
+
+def test_a_kept_show_is_per_variant_and_format(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    own, variant = _cli(["show", DRILL], home), _cli(["show", DRILL, "--variant", "5"], home)
+    as_json = _cli(["show", DRILL, "--json"], home)
+    assert len({own, variant, as_json}) == 3
+    assert _cli(["show", DRILL, "--variant", "5"], home) == variant
+    assert json.loads(_cli(["show", DRILL, "--json"], home)) == json.loads(as_json)
+
+
+def test_solution_after_its_template_changes_shows_the_change(tmp_path: Path) -> None:
+    data, home = _data_copy(tmp_path), tmp_path / "home"
+    before = _cli(["solution", DRILL], home, data)
+    template = next((data / "solutions").glob("llama2-70b*"))
+    template.write_text(template.read_text(encoding="utf-8") + "\nA line added.\n",
+                        encoding="utf-8")
+    after = _cli(["solution", DRILL], home, data)
+    assert after != before and "A line added." in after
+
+
+def test_an_unknown_drill_still_says_so_with_a_cache(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _cli(["show", DRILL], home)
+    assert "unknown drill 'llama2-70b-mi30x': did you mean" in _cli(["show", "llama2-70b-mi30x"],
+                                                                    home)
+
+
+def test_a_kept_review_follows_the_drill_it_was_marked_against(tmp_path: Path) -> None:
+    data, home = _data_copy(tmp_path), tmp_path / "home"
+    _cli(["practice", "llama31-8b-h100"], home, data, stdin="32\n8\n128\n")
+    before = json.loads(_cli(["export", "1"], home, data))
+    assert json.loads(_cli(["export", "1"], home, data)) == before
+    drill = data / "drills" / "llama31-8b-h100.yaml"
+    drill.write_text(drill.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    after = json.loads(_cli(["export", "1"], home, data))
+    assert before["note"] is None
+    assert after["note"].endswith("marked against the copy kept with the attempt")
+
+
+def test_a_kept_review_follows_a_new_answer(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _cli(["practice", "llama31-8b-h100"], home, stdin="32\n")
+    before = _cli(["review", "1", "--json"], home)
+    _cli(["practice", "--resume", "1"], home, stdin="8\n")
+    after = _cli(["review", "1", "--json"], home)
+    answered = [s for s in json.loads(after)["steps"] if s["answer"] is not None]
+    assert len(answered) == 2 and before != after

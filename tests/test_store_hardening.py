@@ -54,7 +54,10 @@ def _history_ids(run: Run) -> list[int]:
 
 
 def _fingerprint(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()}
+    """The store file and every companion SQLite could give it (-wal, -shm, -journal); the
+    caches kept beside it (the drill list, parsed files) are not the store."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()
+            if p.name.startswith(default_path().name)}
 
 
 # -- 1. an attempt carries its drill ---------------------------------------------------------

@@ -20,6 +20,9 @@ def printable(text: str, keep_lines: bool = True) -> str:
     breaks kept (or made spaces), tabs kept. Ordinary text comes back unchanged."""
     if text.isprintable():
         return text
+    lines = text.split("\n")
+    if all(line.isprintable() for line in lines):  # ordinary lines: nothing to look at closely
+        return text if keep_lines else " ".join(lines)
     out = []
     for c in text:
         if c == "\r":

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trainer.drills.model import Drill, Rubric
 from trainer.errors import DrillFileError, KvdrillError, UnknownName
-from trainer.files.bounded_io import article, read_text_bounded
-from trainer.files.paths import data_dir, drill_paths, package_digest
+from trainer.files.bounded_io import MAX_DRILL_FILE_BYTES, article, read_text_bounded
+from trainer.files.paths import data_dir, drill_path, drill_paths, package_digest
 
 if TYPE_CHECKING:
     import yaml  # at run time imported where YAML is read: a kept parse needs none
 
-MAX_FILE_BYTES = 256 * 1024
+MAX_FILE_BYTES = MAX_DRILL_FILE_BYTES
 MAX_DEPTH = 12
 MAX_DIGITS = 4000  # a run of digits in one plain scalar (Python refuses int() past 4,300)
 _LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
@@ -302,11 +302,8 @@ def load_drill_file(path: Path) -> Drill:
 
 def find_drill(drill_id: str) -> tuple[Drill, Path]:
     """A shipped drill by id (or a path to a drill file, which must be a regular file)."""
-    candidate = Path(drill_id)
-    if candidate.suffix in (".yaml", ".yml") and _exists(candidate):
-        return load_drill_file(candidate), candidate
-    path = data_dir("drills") / f"{drill_id}.yaml"
-    if not _SHIPPED_ID.fullmatch(drill_id) or not _exists(path):
+    path = drill_path(drill_id)
+    if path is None:
         import difflib
 
         known = [p.stem for p in drill_paths()]
@@ -315,16 +312,3 @@ def find_drill(drill_id: str) -> tuple[Drill, Path]:
         shown = drill_id if len(drill_id) <= 60 else drill_id[:59] + "…"
         raise UnknownName(f"unknown drill {shown!r}: {hint}")
     return load_drill_file(path), path
-
-
-_SHIPPED_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-
-
-def _exists(path: Path) -> bool:
-    """Whether anything is at `path` (a FIFO or directory too: the reader refuses it by name);
-    a name too long or otherwise unusable is simply not there."""
-    try:
-        path.stat()
-    except (OSError, ValueError):
-        return False
-    return True

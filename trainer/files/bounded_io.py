@@ -21,6 +21,9 @@ _KINDS = (
     (stat.S_ISSOCK, "a socket"),
 )
 
+# A drill, rubric or answer-sheet file: far above any real one, far below trouble.
+MAX_DRILL_FILE_BYTES = 256 * 1024
+
 
 def article(what: str) -> str:
     """ "an answer sheet", "a drill file"."""

@@ -4,6 +4,7 @@ from them. Small functions, importing nothing heavy."""
 from __future__ import annotations
 
 import os
+import re
 from functools import cache
 from pathlib import Path
 
@@ -32,6 +33,29 @@ def data_dir(kind: str) -> Path:
 def drill_paths() -> list[Path]:
     """Every drill file, in file-name order."""
     return sorted(data_dir("drills").glob("*.yaml"))
+
+
+_SHIPPED_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+
+
+def drill_path(drill_id: str) -> Path | None:
+    """The file a DRILL argument names, without reading it: a path to a .yaml file that is
+    there (a FIFO or folder too: the reader refuses it by name), else the shipped drill of that
+    id; None when there is neither."""
+    candidate = Path(drill_id)
+    if candidate.suffix in (".yaml", ".yml") and _exists(candidate):
+        return candidate
+    path = data_dir("drills") / f"{drill_id}.yaml"
+    return path if _SHIPPED_ID.fullmatch(drill_id) and _exists(path) else None
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything is at `path`; a name too long or otherwise unusable is not there."""
+    try:
+        path.stat()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def cache_folder() -> Path:

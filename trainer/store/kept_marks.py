@@ -27,7 +27,7 @@ from typing import Any
 
 from trainer import __version__
 from trainer.errors import KvdrillError, StoreError
-from trainer.reading.formatting import sparkline
+from trainer.reading.sparkline import sparkline
 from trainer.store.database import AttemptRow, ScheduleRow, ScoreRow, SkillRow, Store
 from trainer.store.schema import SCHEMA_VERSION
 from trainer.versions import MARKING_VERSION, SOLVER_VERSION

@@ -11,20 +11,23 @@ re-marking it (review, --resume) is an error, and a clear one."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trainer.drills.loader import MAX_FILE_BYTES, find_drill, load_drill_file, load_rubric
-from trainer.drills.model import Drill
-from trainer.drills.reference import show
-from trainer.drills.solutions import worked_solution
-from trainer.drills.variants import answer_key
 from trainer.errors import DrillFileError, KvdrillError, UnknownName, UsageError
-from trainer.files.bounded_io import read_bounded
-from trainer.marking.grading import diagnosis_json, grade, in_step_unit, parsed_json, score_json
+from trainer.files import parsed_cache
+from trainer.files.bounded_io import MAX_DRILL_FILE_BYTES, read_bounded
+from trainer.files.paths import data_dir, package_digest
 from trainer.store.database import AttemptRow, Store
+
+if TYPE_CHECKING:  # the drill and the marking code are imported when an attempt is re-marked
+    from trainer.drills.model import Drill
+
+# The code a re-marked transcript comes from: a kept one is used only while it is unchanged.
+MARKING_SOURCES = ("capacity", "reading", "drills", "marking")
 
 ATTEMPT_FIELDS = ("id", "drill", "drill_hash", "variant", "params", "solver_version", "mode",
                   "strict", "started_at", "finished_at", "status", "drill_text")
@@ -57,7 +60,7 @@ def _file_hash(path: Path) -> str:
     stat = path.stat()
     stamp = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     if stamp not in _FILE_HASHES:
-        data = read_bounded(path, MAX_FILE_BYTES, "drill file", DrillFileError)
+        data = read_bounded(path, MAX_DRILL_FILE_BYTES, "drill file", DrillFileError)
         _FILE_HASHES[stamp] = _sha256(data)
     return _FILE_HASHES[stamp]
 
@@ -67,6 +70,8 @@ def _drill_from_text(drill_id: str, text: str) -> Drill:
     digest = _sha256(text.encode("utf-8", "surrogatepass"))
     if digest not in _FROM_TEXT:
         import tempfile
+
+        from trainer.drills.loader import load_drill_file
 
         with tempfile.TemporaryDirectory(prefix="kvdrill-stored-") as folder:
             name = drill_id if PLAIN_ID.fullmatch(drill_id) else "drill"
@@ -82,6 +87,8 @@ def _drill_from_text(drill_id: str, text: str) -> Drill:
 def drill_for(meta: dict[str, Any]) -> tuple[Drill, str | None]:
     """The drill to mark an attempt (or transcript) against, and a note when it is not the
     drill file of that id exactly as practised. DrillUnavailable when there is none."""
+    from trainer.drills.loader import find_drill
+
     drill_id, want, text = meta.get("drill"), meta.get("drill_hash"), meta.get("drill_text")
     if not isinstance(drill_id, str):
         raise DrillUnavailable("the attempt names no drill")
@@ -162,7 +169,59 @@ def build(meta: dict[str, Any], rows: list[dict[str, Any]],
         return _unmarked(meta, rows, f"not re-marked: {reason}")
 
 
+def _sources(meta: dict[str, Any]) -> str | None:
+    """What re-marking an attempt reads besides its answers, as digests read without parsing
+    anything: the drill file its id names now, the copy kept with it, every rubric file. None
+    when one of them cannot be read (it is then re-marked, and nothing is kept)."""
+    text = meta.get("drill_text")
+    found: dict[str, Any] = {
+        "attempt": {k: meta.get(k) for k in ("drill", "drill_hash", "variant")},
+        "stored": _sha256(text.encode("utf-8", "surrogatepass")) if isinstance(text, str)
+        else None,
+    }
+    try:
+        drill_id = meta.get("drill")
+        shipped = (data_dir("drills") / f"{drill_id}.yaml"
+                   if isinstance(drill_id, str) and PLAIN_ID.fullmatch(drill_id) else None)
+        found["current"] = _file_hash(shipped) if shipped is not None and shipped.exists() \
+            else None
+        found["rubrics"] = {path.name: _file_hash(path)
+                            for path in sorted(data_dir("rubrics").glob("*.yaml"))}
+    except (KvdrillError, OSError, ValueError):
+        return None
+    return json.dumps(found, sort_keys=True)
+
+
 def _marked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The attempt re-marked (_remarked), kept by the digest of everything re-marking reads and
+    of the code that marks: the same answers to the same drill by the same code are marked the
+    same, so a kept result is today's re-mark, made once."""
+    sources = _sources(meta)
+    key = None if sources is None else (
+        f"re-marked attempt\n{package_digest(MARKING_SOURCES)}\n{sources}\n"
+        f"{json.dumps({k: meta.get(k) for k in ATTEMPT_FIELDS}, sort_keys=True, default=str)}\n"
+        f"{json.dumps(rows, sort_keys=True, default=str)}")
+    if key is not None:
+        found, kept = parsed_cache.lookup(key)
+        if found and isinstance(kept, dict):
+            return kept
+    result = _remarked(meta, rows)
+    if key is not None:
+        parsed_cache.keep(key, result)
+    return result
+
+
+def _remarked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    from trainer.drills.reference import show
+    from trainer.drills.variants import answer_key
+    from trainer.marking.grading import (
+        diagnosis_json,
+        grade,
+        in_step_unit,
+        parsed_json,
+        score_json,
+    )
+
     drill, note = drill_for(meta)
     key = answer_key(drill, meta["variant"])
     by_step = {row["id"]: row for row in rows}
@@ -213,6 +272,8 @@ def from_file(path: Path) -> dict[str, Any]:
     file is read bounded and validated (transcript_schema); anything in it that disagrees with
     itself or with the drill (seconds and overtime, hints, budgets, the drill's hash, the
     variant's givens) is listed under "tampered", and each such step carries the fields."""
+    from trainer.drills.loader import find_drill
+    from trainer.drills.variants import answer_key
     from trainer.store import transcript_schema
 
     record = transcript_schema.load(path)
@@ -234,17 +295,40 @@ def from_file(path: Path) -> dict[str, Any]:
 
 def solution_markdown(transcript: dict[str, Any]) -> str | None:
     """The worked solution for the drill the transcript was marked against; None when its
-    solution template cannot be had (the review shows everything else)."""
+    solution template cannot be had (the review shows everything else). Kept, like the
+    re-marked transcript, by the digest of everything it is made from."""
+    sources = _sources(transcript)
+    try:
+        templates = sorted((path.name, _file_hash(path))
+                           for path in data_dir("solutions").iterdir() if path.is_file())
+    except (KvdrillError, OSError, ValueError):
+        sources = None
+    key = None if sources is None else (
+        f"review's worked solution\n{package_digest(MARKING_SOURCES)}\n{sources}\n"
+        f"{templates!r}\n{transcript.get('variant')!r}")
+    if key is not None:
+        found, kept = parsed_cache.lookup(key)
+        if found and (kept is None or isinstance(kept, str)):
+            return kept
+    from trainer.drills.solutions import worked_solution
+    from trainer.drills.variants import answer_key
+
+    text: str | None
     try:
         drill, _ = drill_for(transcript)
-        return worked_solution(answer_key(drill, transcript["variant"]))
+        text = worked_solution(answer_key(drill, transcript["variant"]))
     except (DrillUnavailable, DrillFileError, UsageError):
-        return None
+        text = None
+    if key is not None:
+        parsed_cache.keep(key, text)
+    return text
 
 
 def parse_overrides(settings: Iterable[str], store: Store,
                     attempt_id: int) -> list[tuple[str, float]]:
     """`levers=2` → ("levers", 2.0), checked against the drill's rubric."""
+    from trainer.drills.loader import load_rubric
+
     attempt = store.attempt(attempt_id)
     try:
         rubric = load_rubric(drill_for(attempt_meta(attempt))[0].rubric)

@@ -14,14 +14,14 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from trainer.capacity.wrong_paths import WRONG_PATHS
-from trainer.drills.reference import AnswerKey
-from trainer.drills.solutions import worked_solution
+if TYPE_CHECKING:  # a review needs no answer key; a sheet or key page imports it
+    from trainer.drills.reference import AnswerKey
+
 from trainer.errors import UsageError
 from trainer.printable import printable
-from trainer.reading.formatting import sparkline
+from trainer.reading.sparkline import sparkline
 from trainer.views.pages import (
     BAR_H,
     BAR_W,
@@ -42,7 +42,6 @@ from trainer.views.pages import (
     time_scale,
     when_text,
 )
-from trainer.views.sheets import givens_lines, prompt_of, situation_of
 
 Format = Literal["text", "md", "html"]
 FORMATS: tuple[str, ...] = ("text", "md", "html")
@@ -105,6 +104,8 @@ def _step_data(step: dict[str, Any]) -> dict[str, Any]:
     misconception = step.get("misconception")
     named = None
     if misconception:
+        from trainer.capacity.wrong_paths import WRONG_PATHS
+
         path = WRONG_PATHS.get(misconception)
         named = {"id": misconception, "mistake": path.mistake if path else "",
                  "advice": path.advice if path else ""}
@@ -544,6 +545,8 @@ def _review_html(data: dict[str, Any]) -> str:
 def sheet_html(key: AnswerKey, variant: int | None) -> str:
     """The candidate's sheet (keys.sheet_markdown) as one HTML file, with room to write the
     answers on paper. It holds no answer."""
+    from trainer.views.sheets import givens_lines, prompt_of, situation_of
+
     drill = key.drill
     questions = [{"number": number, "id": step.id, "prompt": prompt_of(key, step.id).strip(),
                   "unit": step.unit or "", "text": step.kind == "text"}
@@ -556,7 +559,9 @@ def sheet_html(key: AnswerKey, variant: int | None) -> str:
 def key_html(key: AnswerKey, variant: int | None) -> str:
     """The interviewer's answer key (keys.key_markdown) as one HTML file: every reference, the
     wrong values that betray each mistake, and the worked solution."""
+    from trainer.drills.solutions import worked_solution
     from trainer.views.keys import key_rows  # YAML and the diagnosis: only a key needs them
+    from trainer.views.sheets import givens_lines
 
     return html_page("key.html.j2", title=key.title(variant), givens=givens_lines(key),
                      rows=key_rows(key), solution=markdown_html(worked_solution(key), demote=2))

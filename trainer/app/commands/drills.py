@@ -43,15 +43,23 @@ def list_drills(as_json: bool) -> None:
 @format_options("text", "json", what="What to print: text, or one JSON object.")
 def show(drill_id: str, variant: int | None, as_json: bool) -> None:
     """Show a drill as the candidate sees it: the situation and every question, no answers."""
-    from trainer.drills import loader, variants
-    from trainer.views import sheets
+    from trainer.app.kept_output import kept_output
 
-    drill, _ = loader.find_drill(drill_id)
-    key = variants.answer_key(drill, variant)
+    def make() -> str:
+        from trainer.drills import loader, variants
+        from trainer.views import sheets
+
+        drill, _ = loader.find_drill(drill_id)
+        key = variants.answer_key(drill, variant)
+        if as_json:
+            return json_text(sheets.drill_json(key, variant))
+        return sheets.drill_text(key, variant)
+
+    text = kept_output("show", drill_id, (variant, as_json), make)
     if as_json:
-        emit_json(sheets.drill_json(key, variant))
+        click.echo(text)
     else:
-        echo(sheets.drill_text(key, variant))
+        echo(text)
 
 
 @click.command()
@@ -89,18 +97,26 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
                                  "[default: md]")
 def solution(drill_id: str, variant: int | None, fmt: str) -> None:
     """Print the worked solution of a drill (or of one of its variants), with its numbers."""
-    from trainer.drills import loader, solutions, variants
+    from trainer.app.kept_output import kept_output
 
-    drill, _ = loader.find_drill(drill_id)
-    text = solutions.worked_solution(variants.answer_key(drill, variant))
+    width = None
     if fmt.lower() == "text":
         import shutil
 
+        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
+
+    def make() -> str:
+        from trainer.drills import loader, solutions, variants
+
+        drill, _ = loader.find_drill(drill_id)
+        text = solutions.worked_solution(variants.answer_key(drill, variant))
+        if width is None:
+            return text
         from trainer.views import terminal_text
 
-        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
-        text = terminal_text.plain(terminal_text.render(text, width)) + "\n"
-    echo(text, nl=False)
+        return terminal_text.plain(terminal_text.render(text, width)) + "\n"
+
+    echo(kept_output("solution", drill_id, (variant, width), make), nl=False)
 
 
 @click.command()
