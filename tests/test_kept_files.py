@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,8 +67,13 @@ def test_the_first_run_validates_with_pydantic(home: Path, tmp_path: Path) -> No
     assert "pydantic" in _imports_after(["show", DRILL], fresh)
 
 
-def _cache_entries(home: Path) -> list[Path]:
-    return sorted((home / "parsed").glob("*.json"))
+def _kept_drill_entry(home: Path) -> tuple[Path, dict[str, Any]]:
+    """The cache entry that keeps DRILL's validated data, and that entry as read."""
+    for entry in sorted((home / "parsed").glob("*.json")):
+        kept = json.loads(entry.read_text(encoding="utf-8"))
+        if isinstance(kept["data"], dict) and kept["data"].get("id") == DRILL:
+            return entry, kept
+    raise AssertionError("no kept validation of the drill")
 
 
 def test_a_damaged_kept_validation_is_validated_again(tmp_path: Path,
@@ -75,11 +81,9 @@ def test_a_damaged_kept_validation_is_validated_again(tmp_path: Path,
     monkeypatch.setenv("KVDRILL_HOME", str(tmp_path))
     path = data_dir("drills") / f"{DRILL}.yaml"
     first = loader.validate(path, loader.Drill)
-    for entry in _cache_entries(tmp_path):
-        kept = json.loads(entry.read_text(encoding="utf-8"))
-        if isinstance(kept["data"], dict) and kept["data"].get("id") == DRILL:
-            kept["data"]["title"] = "tampered"  # the digest beside it no longer matches
-            entry.write_text(json.dumps(kept), encoding="utf-8")
+    entry, kept = _kept_drill_entry(tmp_path)
+    kept["data"]["title"] = "tampered"  # the digest beside it no longer matches
+    entry.write_text(json.dumps(kept), encoding="utf-8")
     assert loader.validate(path, loader.Drill) == first
 
 
@@ -90,12 +94,10 @@ def test_kept_data_that_no_longer_fits_the_model_is_validated_again(
     monkeypatch.setenv("KVDRILL_HOME", str(tmp_path))
     path = data_dir("drills") / f"{DRILL}.yaml"
     first = loader.validate(path, loader.Drill)
-    for entry in _cache_entries(tmp_path):
-        kept = json.loads(entry.read_text(encoding="utf-8"))
-        if isinstance(kept["data"], dict) and kept["data"].get("id") == DRILL:
-            del kept["data"]["steps"]
-            kept["digest"] = parsed_cache._digest(kept["data"])  # damaged, yet self-consistent
-            entry.write_text(json.dumps(kept), encoding="utf-8")
+    entry, kept = _kept_drill_entry(tmp_path)
+    del kept["data"]["steps"]
+    kept["digest"] = parsed_cache._digest(kept["data"])  # damaged, yet self-consistent
+    entry.write_text(json.dumps(kept), encoding="utf-8")
     assert loader.validate(path, loader.Drill) == first
 
 

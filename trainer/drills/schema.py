@@ -192,11 +192,6 @@ class Drill(Strict):
         default=(), description="Rubric red-flag ids this drill listens for."
     )
 
-    @property
-    def budget_seconds(self) -> int:
-        """The whole drill's clock: its steps' budgets, summed."""
-        return sum(step.seconds for step in self.steps)
-
     @field_validator("givens", mode="before")
     @classmethod
     def _givens(cls, value: Any) -> Any:
@@ -232,12 +227,6 @@ class Drill(Strict):
                 raise ValueError(f"step id {step.id!r} is used twice")
             seen.add(step.id)
         return self
-
-    def step(self, step_id: str) -> Step:
-        for step in self.steps:
-            if step.id == step_id:
-                return step
-        raise KeyError(step_id)
 
 
 class Concept(Strict):
@@ -308,13 +297,6 @@ class Rubric(Strict):
     levels: tuple[Level, ...] = ()
     red_flags: tuple[RedFlag, ...] = ()
     carried_forward_credit: float = Field(default=0.5, ge=0, le=1)
-
-    def concept(self, concept_id: str) -> Concept | None:
-        for dimension in self.dimensions:
-            for concept in dimension.concepts:
-                if concept.id == concept_id:
-                    return concept
-        return None
 
 
 def validated_data(document: Drill | Rubric) -> dict[str, Any]:
