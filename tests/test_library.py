@@ -10,7 +10,7 @@ import yaml
 from click.testing import CliRunner
 
 from trainer.app.cli import cli
-from trainer.drills.lint import lint_paths
+from trainer.marking.lint import lint_paths
 from trainer.drills.loader import load_drill_file, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.drills.render import render_solution

@@ -70,7 +70,7 @@ def refused(path: Path) -> str:
 
 
 def lint_errors(path: Path) -> list[str]:
-    from trainer.drills.lint import lint_paths
+    from trainer.marking.lint import lint_paths
 
     reports = lint_paths([path])
     assert [r.path for r in reports] == [path]

@@ -159,9 +159,17 @@ class Session:
             self.answers[row.step_id] = row.raw
             self.seconds[row.step_id] = row.seconds
             self.hints[row.step_id] = row.hints
+        # Steps skipped with the reference shown (practice mode): revisiting one earns nothing.
+        self.shown: set[str] = set() if exam else {
+            row.step_id for row in store.answers(attempt_id, latest_only=False)
+            if row.raw is None or not row.raw.strip()}
+
+    def revealed(self) -> frozenset[str]:
+        """The steps answered after their skip showed the reference: no credit."""
+        return frozenset(s for s in self.shown if (self.answers.get(s) or "").strip())
 
     def marks(self) -> dict[str, Mark]:
-        return mark_sheet(self.key, self.answers)
+        return mark_sheet(self.key, self.answers, self.revealed())
 
     def first_open_step(self) -> int:
         for index, step in enumerate(self.drill.steps):
@@ -333,6 +341,8 @@ class Session:
         )
         if not self.exam:
             self.say(feedback_line(mark, seconds, step.seconds))
+            if answer is None or not answer.strip():
+                self.shown.add(step.id)
 
 
 def feedback_line(mark: Mark, seconds: float, budget: int) -> str:
@@ -347,6 +357,8 @@ def feedback_line(mark: Mark, seconds: float, budget: int) -> str:
         return f"✓ {mark.shown}{note}" + time_note
     if mark.verdict == "invalid":
         return f"? {mark.feedback}" + time_note  # not marked: the reader could not read it
+    if mark.verdict == "revealed":
+        return f"⊘ {mark.feedback}" + time_note
     return f"✗ {mark.feedback}" + time_note
 
 
@@ -372,7 +384,7 @@ def summary(session: Session, width: int | None = None) -> str:
     the answer, verdict and step columns are clipped to fit and the rest is wrapped."""
     from trainer.marking.grading import VERDICT_MARKS, grade, score_text
 
-    graded = grade(session.drill, session.key, session.answers, None)
+    graded = grade(session.drill, session.key, session.answers, None, session.revealed())
     rows = [("step", "answer", "reference", "verdict", "time")]
     for step in session.drill.steps:
         mark = graded.marks[step.id]

@@ -45,6 +45,7 @@ class Step:
     model_answer: str | None = None
     formula: str | None = None
     skill: str | None = None
+    anchors: dict[str, str] | None = None  # junior, mid, senior, buzzwords (text steps)
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Step:

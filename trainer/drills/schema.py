@@ -84,6 +84,21 @@ def parse_tolerance(value: float | str) -> float:
     return float(value)
 
 
+class Anchors(Strict):
+    """Answers to a text step at the seed's levels, as essay graders calibrate on anchor papers:
+    `kvdrill lint` scores them and fails unless junior < mid < senior and the bare list of the
+    right terms scores below the mid answer."""
+
+    junior: str = Field(min_length=1, max_length=4000,
+                        description="The basic idea in plain words, little quantified.")
+    mid: str = Field(min_length=1, max_length=4000,
+                     description="The right idea with a figure or two, in plain words.")
+    senior: str = Field(min_length=1, max_length=8000,
+                        description="Policy and trade-offs with numbers, thresholds, owners.")
+    buzzwords: str = Field(min_length=1, max_length=2000,
+                           description="The senior answer's terms as a bare list, no reasoning.")
+
+
 class Step(Strict):
     """One question of a drill: numeric (checked against a solver quantity) or text (scored
     against rubric concepts)."""
@@ -122,6 +137,9 @@ class Step(Strict):
     model_answer: str | None = Field(default=None, max_length=8000,
                                      description="The model answer shown beside a text step.")
     formula: str | None = Field(default=None, description="Shown by :formula during practice.")
+    anchors: Anchors | None = Field(
+        default=None, description="A text step's anchor answers (junior, mid, senior, "
+                                  "buzzwords), which the scorer must rank in that order.")
     skill: Identifier | None = Field(
         default=None, description="The skill a numeric step exercises (trainer/drills/skills.py): "
                                   "kv-bytes-per-token, kv-budget, concurrency, ...")
@@ -149,6 +167,8 @@ class Step(Strict):
                 raise ValueError("a numeric step needs exactly one of `answer` or `ratio_of`")
             if self.concepts:
                 raise ValueError("`concepts` belong to text steps; a numeric step has `answer`")
+            if self.anchors is not None:
+                raise ValueError("`anchors` belong to text steps; a numeric step has `answer`")
         elif self.skill is not None:
             raise ValueError("`skill` tags numeric steps; a text step is scored by `concepts`")
         else:

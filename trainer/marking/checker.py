@@ -21,7 +21,7 @@ from trainer.reading.units import DIMENSIONLESS, Dim
 if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
     from trainer.marking.diagnosis import Diagnosis
 
-Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered"]
+Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
 
 ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
 # An earlier answer this far from its reference is absurd, and earns no carried-forward credit.
@@ -177,6 +177,8 @@ def check_numeric(
         )
     tolerance = tolerance_of(step)
     targets = (reference.value, *reference.alternatives)
+    if read.bound and read.span is not None:
+        return _check_bound(base, read.span[1], reference, targets, tolerance)
     if read.span is not None:
         return _check_span(base, read.span, reference, targets, tolerance)
     for reading in fitting:
@@ -219,9 +221,37 @@ def check_numeric(
         diagnose_slip(first.quantity.value, first.resolution)
     if diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
+    else:  # no slip explains it: if it is near, it is the rounding
+        near = _near_miss(first.quantity.value, reference, tolerance, step.unit or "")
+        feedback += f" {near}" if near else ""
     feedback += _working_note(read, first, tolerance)
     return replace(base, verdict="wrong", parsed=first.quantity.value, shown=first.shown,
                    read_unit=first.unit, feedback=feedback, diagnosis=diagnosis)
+
+
+# A wrong value this close to the reference is a rounding, not a slip: say the rule instead.
+NEAR_MISS = 5  # times the step's tolerance
+
+
+def _near_miss(value: Fraction, reference: Reference, tolerance: Fraction, unit: str) -> str:
+    """The rounding rule, when a wrong value lies within NEAR_MISS tolerances of the reference:
+    right is within the tolerance, or the reference rounded to the figures typed."""
+    target = reference.value
+    if target == 0 or reference.whole_count or abs(value - target) > NEAR_MISS * tolerance \
+            * abs(target):
+        return ""
+    off = format_number(abs(value - target) / abs(target) * 100, sig=2)
+    rounded = sorted({_rounded(target, figures, unit) for figures in (2, 3)}, key=len)
+    return (f"Close ({off}% off), but outside {_percent(tolerance)}: an answer counts when it "
+            f"is within {_percent(tolerance)} of {reference.display}, or that figure rounded "
+            f"to the digits you type ({' or '.join(rounded)}).")
+
+
+def _rounded(value: Fraction, figures: int, unit: str) -> str:
+    in_unit = value / unit_factor(unit).value if unit else value
+    text = format_number(in_unit, sig=figures) if abs(in_unit) < 10 ** figures \
+        else format_number(round(in_unit, -(len(str(int(abs(in_unit)))) - figures)))
+    return f"{text}%" if unit == "%" else f"{text} {unit}".strip()
 
 
 def _sentence(text: str) -> str:
@@ -281,6 +311,29 @@ def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: 
     return replace(marked, verdict="wrong", feedback=f"{advice}; expected {reference.display}")
 
 
+# An upper bound ("under 1%") is right when the reference is under it, and not so far under it
+# that the bound says nothing (a tenth of it or more).
+BOUND_FACTOR = 10
+
+
+def _check_bound(base: Mark, top: ParsedAnswer, reference: Reference,
+                 targets: tuple[Fraction, ...], tolerance: Fraction) -> Mark:
+    high = top.quantity.value
+    shown = f"at most {top.shown}"
+    marked = replace(base, parsed=high, shown=shown, span=(Fraction(0), high),
+                     read_unit=top.unit)
+    under = [t for t in targets if 0 <= t <= high * (1 + tolerance)]
+    if any(t > 0 and high <= BOUND_FACTOR * t for t in under) or (0 in under and high == 0):
+        return replace(marked, verdict="correct",
+                       feedback=f"read as {shown}: {reference.display} is under it, correct")
+    if under:
+        return replace(marked, verdict="wrong",
+                       feedback=f"read as {shown}: true, but more than {BOUND_FACTOR} times "
+                                f"{reference.display}; give the figure")
+    return replace(marked, verdict="wrong",
+                   feedback=f"read as {shown}; expected {reference.display}, above it")
+
+
 def _percent(tolerance: Fraction) -> str:
     return f"±{format_number(tolerance * 100)}%"
 
@@ -325,8 +378,14 @@ def carried_value(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> Frac
     return value
 
 
-def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None]) -> dict[str, Mark]:
-    """Every step of the drill marked, in order, each with its carried-forward value."""
+REVEALED = "answered after the answer was shown"
+
+
+def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
+               revealed: frozenset[str] = frozenset()) -> dict[str, Mark]:
+    """Every step of the drill marked, in order, each with its carried-forward value. A step in
+    `revealed` was answered after its reference was shown (a skip in practice shows it): its
+    answer is read and shown, and earns nothing."""
     marks: dict[str, Mark] = {}
     for step in key.drill.steps:
         answer = answers.get(step.id)
@@ -335,9 +394,14 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None]) -> dict[str, M
             continue
         reference = key.reference(step.id)
         carried = carried_value(key, step, marks)
-        marks[step.id] = check_numeric(step, answer, reference, carried,
-                                       functools.partial(key.paired_wrong, step.id),
-                                       functools.partial(_diagnose, key, step.id))
+        mark = check_numeric(step, answer, reference, carried,
+                             functools.partial(key.paired_wrong, step.id),
+                             functools.partial(_diagnose, key, step.id))
+        if step.id in revealed and mark.verdict in ("correct", "wrong"):
+            mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
+                           diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
+                           f"({reference.display}), so not credited")
+        marks[step.id] = mark
     return marks
 
 

@@ -78,8 +78,8 @@ def _brief(value: object) -> str:
 
 
 def grade(drill: Drill, key: AnswerKey, sheet: dict[str, str | None],
-          variant: int | None) -> Graded:
-    marks = mark_sheet(key, sheet)
+          variant: int | None, revealed: frozenset[str] = frozenset()) -> Graded:
+    marks = mark_sheet(key, sheet, revealed)
     score = score_attempt(drill, load_rubric(drill.rubric), marks)
     return Graded(drill, variant, marks, score, key.title())
 
@@ -152,7 +152,7 @@ def graded_json(graded: Graded) -> dict[str, Any]:
 
 
 VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·",
-                 "answered": "✎"}
+                 "answered": "✎", "revealed": "⊘"}
 
 
 def graded_text(graded: Graded) -> str:

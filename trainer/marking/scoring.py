@@ -6,9 +6,10 @@ blank line, `.`, `!`, `?` or `;` ends one; a sentence that opens with "it", "thi
 on the one before) and each sentence into items (commas, parentheses, dashes, short lines). Rubric
 phrases match on word stems (snowball, English). A mention earns a concept unless it is negated
 in its clause ("no need for FP8", "without prefix caching"); a generic phrase needs one of the
-concept's `about` terms in its sentence; a figure quantifies a mention only in the same sentence
-(the same item when listed). A mention whose sentence is a bare list of terms — no verb, no
-causal or quantitative link — is "listed, not explained" and earns half of what it would.
+concept's `about` terms in its sentence, and is never a single word ("own", "same"); a figure
+quantifies a mention only in the same sentence (the same item when listed). A mention whose
+sentence is a bare list of terms — no verb, no causal or quantitative link — is "listed, not
+explained" and earns half of what it would.
 """
 
 from __future__ import annotations
@@ -304,6 +305,11 @@ def _phrase_tokens(phrase: str) -> tuple[str, ...]:
     return tuple(t for t in _lex(_fold(phrase)) if t not in _ITEM_BREAKS and t not in _ASIDES)
 
 
+def phrase_words(phrase: str) -> tuple[str, ...]:
+    """A rubric phrase as the scorer matches it: word stems and figures."""
+    return _phrase_tokens(phrase)
+
+
 def _occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
     needle = _phrase_tokens(phrase)
     if not needle:
@@ -403,6 +409,8 @@ def mentions(concept: Concept, text: str) -> list[Mention]:
     found: list[Mention] = []
     for phrase, generic in [*((p, False) for p in concept.phrases),
                             *((p, True) for p in concept.generic)]:
+        if generic and len(_phrase_tokens(phrase)) < 2:
+            continue  # one generic word ("own", "same") never carries a concept
         for start, end in _occurrences(reading, phrase):
             sentence = reading.sentence[start]
             if generic and not any(_in_sentence(reading, term, sentence, (start, end))

@@ -249,6 +249,7 @@ class Answer:
     working_text: str = ""
     notes: tuple[str, ...] = ()
     unit: str = ""  # the step's unit
+    bound: bool = False  # "< 1%", "under 1%": the span runs from zero up to the bound
 
 
 _TRAILING_PUNCT = re.compile(r"[\s.?!…,;:]+$")
@@ -307,7 +308,9 @@ _NUM_TEXT = r"\d[\d,_]*(?:\.\d+)?(?:[eE][+-]?\d+)?"
 _RATIO = re.compile(
     r"^(?:(?:by\s+)?a\s+)?(?:factor\s+(?:of\s+)?)?(?:"
     r"(?:[x×]\s*(?P<pre>" + _NUM_TEXT + r"))"
-    r"|(?:(?P<n>" + _NUM_TEXT + r")\s*(?:x|×|-?\s*fold|\s+times|(?::|\s+to)\s*1)(?![\d.])"
+    # A ratio's x is not followed by a number: "8x", "8x more", but "64 x 128" is a product.
+    r"|(?:(?P<n>" + _NUM_TEXT + r")\s*(?:x|×|-?\s*fold|\s+times|(?::|\s+to)\s*1)"
+    r"(?![\d.])(?!\s*[(\d.])"
     r"(?P<tail>.*))"
     r"|(?:1\s*(?::|\s+to\s+)\s*(?P<inv>" + _NUM_TEXT + r")))$",
     re.IGNORECASE,
@@ -322,9 +325,12 @@ _BARE_SUFFIX = re.compile(
 )
 _SUFFIX_POWER = {"k": 1, "K": 1, "M": 2, "G": 3, "T": 4}
 _COUNT_LABEL = re.compile(
-    r"^(?P<n>.*?\d[\d.,]*\s*[kKM]?)\s*(?:of\s+)?(?:(?:kv|k/v|key[- /]?value|query|q|attention"
-    r"|attn)\s+)?(?:heads?|(?:transformer\s+|decoder\s+|hidden\s+)?layers?|dims?|dimensions?"
-    r"|elements?|elems?|blocks?|pages?|gpus?|cards?|devices?|experts?|replicas?|nodes?)\b.*$",
+    r"^(?P<n>.*?\d[\d.,]*(?:\s*[kKM](?![A-Za-z]))?)\s*(?:of\s+)?"
+    r"(?P<words>(?:[A-Za-z][\w-]*\s+){0,2}?)"
+    r"(?:(?:kv|k/v|key[- /]?value|query|q|attention|attn)\s+)?"
+    r"(?:heads?|(?:transformer\s+|decoder\s+|hidden\s+)?layers?|dims?|dimensions?"
+    r"|elements?|elems?|blocks?|pages?|gpus?|cards?|devices?|experts?|replicas?|nodes?"
+    r"|instances?|servers?|machines?|pods?|workers?|chunks?|steps?)\b.*$",
     re.IGNORECASE,
 )
 _PER_THING = re.compile(
@@ -364,7 +370,9 @@ def read_answer(text: str, unit: str = "") -> Answer:
     """
     _check_typed(text, MAX_ANSWER_CHARS)
     expected = unit_factor(unit).dim if unit else DIMENSIONLESS
-    body, approximate, notes = _tidy(_SHORTHAND.sub("tokens/s", _screen(text)))
+    screened = _SHORTHAND.sub("tokens/s", _screen(text))
+    bounded = _UPPER_BOUND.match(screened.strip())
+    body, approximate, notes = _tidy(bounded.group("rest") if bounded else screened)
     aside = _TRAILING_PAREN.search(body)
     if aside and re.search(r"\d", body[: aside.start()]) \
             and not _ENDS_IN_OPERATOR.search(body[: aside.start()]):
@@ -381,18 +389,33 @@ def read_answer(text: str, unit: str = "") -> Answer:
         if not _has_number(final):
             continue
         try:
-            span, readings = _read_final(final, unit, expected, approximate or more_approx)
+            if bounded and not parts:
+                top = _read_value(final, unit, expected, approximate or more_approx)[0]
+                zero = _reading(Quantity(Fraction(0), top.quantity.dim), top.unit,
+                                approximate, had_unit=top.had_unit)
+                span: tuple[ParsedAnswer, ParsedAnswer] | None = (zero, top)
+                readings: tuple[ParsedAnswer, ...] = (zero, top)
+                more_notes = [*more_notes, f"read '{screened.strip()}' as at most {top.shown}"]
+            else:
+                span, readings = _read_final(final, unit, expected, approximate or more_approx)
         except AnswerParseError as error:
             first_error = first_error or error
             continue
         notes += more_notes
         working_text = body[: body.rfind(final)].strip() if parts else ""
-        return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit)
+        return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit,
+                      bound=bool(bounded) and not parts)
     if first_error is not None:
         raise first_error
     raise AnswerParseError(
         f"no number found in {show_word(body)}: type a number, with its unit if any"
     )
+
+
+# An upper bound: "< 1%", "under 1%", "below 0.5 ms", "less than 1%", "at most 2%".
+_UPPER_BOUND = re.compile(
+    r"^(?:<|≤|<=|(?:well\s+)?(?:under|below|less\s+than|lower\s+than|at\s+most"
+    r"|no\s+more\s+than)\b)\s*(?P<rest>.*\d.*)$", re.IGNORECASE)
 
 
 def _read_final(text: str, unit: str, expected: Dim, approximate: bool
@@ -519,17 +542,24 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
         note = f"read '{text}' as a ratio of {number}"
         text = number
     suffixed = (_byte_suffix_readings if expected.bytes == 1 else _count_suffix_readings)(
-        text, unit, expected, approximate)
+        text, unit, expected, approximate) or _rate_suffix_readings(text, expected, approximate)
     if suffixed:
         return suffixed
     if expected == DIMENSIONLESS:
         m = _COUNT_LABEL.match(text)
-        if m:
+        # A few words may describe the things counted ("0.95 prefill GPUs per decode GPU"),
+        # but never a unit: "8 GB heads" is not 8.
+        if m and not any(_is_unit_word(w) for w in m.group("words").split()):
             note = note or f"read '{text}' as {m.group('n').strip()}"
             text = m.group("n")
     else:
         text = _PER_THING.sub("", text)
     text = _ADJECTIVE.sub(" ", text)
+    if not _reads(text):
+        labelled = _without_labels_in_products(text)
+        if labelled is not None:
+            note = note or f"read '{text}' as {labelled}"
+            text = labelled
     if not _reads(text):
         text, note = _without_extra_words(text, note)
     v, toks = _evaluate_number(text)
@@ -592,6 +622,24 @@ def _without_extra_words(text: str, note: str) -> tuple[str, str]:
     return head, note or f"ignored the words after the number: '{tail}'"
 
 
+# A word naming what a number counts, between it and a product's operator: "16 steps × 25 ms".
+_LABEL_IN_PRODUCT = re.compile(
+    r"(?<=\d)(?P<gap>\s*)(?P<word>[A-Za-z][A-Za-z-]*)(?=\s*(?:[×*·/]|\bx\b|\bX\b)\s*[\d(])")
+
+
+def _without_labels_in_products(text: str) -> str | None:
+    """`text` with the words that only label a factor taken out ("16 steps × 25 ms" is 16 ×
+    25 ms), when that makes it read; a unit is never taken out."""
+    labels = [m for m in _LABEL_IN_PRODUCT.finditer(text)
+              if not _is_unit_word(m.group("word")) and m.group("word") not in ("x", "X")]
+    if not labels:
+        return None
+    cut = text
+    for m in reversed(labels):
+        cut = cut[: m.start()] + cut[m.end():]
+    return cut if _reads(cut) else None
+
+
 def _is_unit_word(word: str) -> bool:
     return word in UNITS or word.lower() in CASELESS_UNITS
 
@@ -634,6 +682,18 @@ def _byte_suffix_readings(text: str, unit: str, expected: Dim, approximate: bool
                               f"({convention})"))
     binary_first = unit.split("/")[0] in ("KiB", "MiB", "GiB", "TiB")
     return tuple(found) if binary_first else tuple(reversed(found))
+
+
+def _rate_suffix_readings(text: str, expected: Dim, approximate: bool
+                          ) -> tuple[ParsedAnswer, ...]:
+    """A bare 62T or 989 T where FLOP, FLOP/s or another rate is asked: the SI prefix of the
+    step's own base unit (62 TFLOP/s; 3.35T on a bandwidth step is 3.35 TB/s)."""
+    m = _BARE_SUFFIX.match(text)
+    if not m or m.group("per") or not (expected.flops or expected.seconds == -1):
+        return ()
+    number = read_answer_number(m.group("n"))
+    q = Quantity(number * 1000 ** _SUFFIX_POWER[m.group("m")], expected)
+    return (_reading(q, None, approximate, f"read '{text}' as {_shown(q, None)}"),)
 
 
 _COUNT_SUFFIX = re.compile(
@@ -736,8 +796,10 @@ _LITERAL = re.compile(r"(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+)
 
 def _last_place(toks: list[_Tok]) -> Fraction | None:
     """For an answer that is one typed number (with a multiplier and units, but no
-    arithmetic), the value of its last digit's place relative to the number: 1/38 for "38",
-    1/384 for "38.4"; None below two significant figures ("400", "0.5") or for arithmetic."""
+    arithmetic), the value of its last significant digit's place relative to the number: 1/38
+    for "38", 1/384 for "38.4", 10/210 for "210", 1/30 for "30" (at least two figures: a whole
+    number's trailing zero counts toward two, no further); None for one figure ("5", "0.3") or
+    for arithmetic."""
     numbers = [t for t in toks if t.kind == _NUM]
     if len(numbers) != 1:
         return None
@@ -751,6 +813,8 @@ def _last_place(toks: list[_Tok]) -> Fraction | None:
     digits = (whole + frac).lstrip("0")
     trailing = 0 if frac else len(digits) - len(digits.rstrip("0"))
     if len(digits) - trailing < 2:
-        return None
+        if not trailing:
+            return None  # one figure ("5", "0.3"): the step's tolerance alone decides
+        trailing -= 1  # "30", "400": a trailing zero counts as the second figure
     place = Fraction(10) ** (int(m.group("exp") or 0) - len(frac) + trailing)
     return place / numbers[0].value

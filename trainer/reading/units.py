@@ -292,6 +292,8 @@ def _build_units() -> dict[str, Quantity]:
         SEQUENCES,
     )
     add("s sec secs second seconds", 1, SECONDS)
+    add("rps qps", 1, SEQUENCES / SECONDS)  # requests (queries) per second
+    add("tps", 1, TOKENS / SECONDS)  # tokens per second, as serving dashboards say
     add("ms msec msecs millisecond milliseconds", Fraction(1, 10**3), SECONDS)
     add("us µs μs microsecond microseconds", Fraction(1, 10**6), SECONDS)
     add("ns nanosecond nanoseconds", Fraction(1, 10**9), SECONDS)

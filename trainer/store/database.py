@@ -580,6 +580,23 @@ class Store:
         except (IndexError, KeyError, TypeError, ValueError) as exc:
             raise damaged_error(self.path, f"an answer row is not kvdrill's ({exc})") from None
 
+    def revealed_steps(self, attempt_id: int) -> frozenset[str]:
+        """The steps whose latest answer came after a skip of that step. Outside exam mode a
+        skip shows the reference, so such an answer was given with the answer in view."""
+        with self._guard() as conn:
+            self._require_attempt(conn, attempt_id)
+            rows = conn.execute(
+                "SELECT DISTINCT later.step_id FROM answers AS later JOIN answers AS skip"
+                " ON skip.attempt_id = later.attempt_id AND skip.step_id = later.step_id"
+                " AND skip.id < later.id"
+                " WHERE later.attempt_id = ? AND (skip.raw IS NULL OR trim(skip.raw) = '')"
+                " AND later.raw IS NOT NULL AND trim(later.raw) != ''"
+                " AND later.revision = (SELECT MAX(revision) FROM answers"
+                "   WHERE attempt_id = later.attempt_id AND step_id = later.step_id)",
+                (attempt_id,),
+            ).fetchall()
+        return frozenset(str(row[0]) for row in rows)
+
     def latest_answers(self, attempt_ids: Iterable[int]) -> dict[int, list[AnswerRow]]:
         """answers(id) for many attempts in a few queries: each step's latest revision, steps
         in the order first answered."""

@@ -44,7 +44,9 @@ class _Strict(BaseModel):
 class StepRecord(_Strict):
     id: Annotated[str, Field(min_length=1, max_length=64)]
     answer: Annotated[str, Field(max_length=MAX_ANSWER_CHARS)] | None = None
-    verdict: Literal["correct", "wrong", "invalid", "unanswered", "answered"] | None = None
+    verdict: Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"] | None \
+        = None
+    revealed: bool = False  # answered after its reference was shown (a skip in practice)
     seconds: Seconds | None = None
     budget_seconds: Annotated[int, Field(ge=0, le=MAX_SECONDS)] | None = None
     overtime: bool | None = None

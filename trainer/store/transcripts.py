@@ -143,8 +143,11 @@ def _unmarked(meta: dict[str, Any], rows: list[dict[str, Any]], note: str) -> di
 
 
 def _rows(store: Store, attempt_id: int) -> list[dict[str, Any]]:
+    revealed = set() if store.attempt(attempt_id).mode == "exam" else \
+        store.revealed_steps(attempt_id)
     return [{"id": r.step_id, "answer": r.raw, "verdict": r.verdict, "seconds": r.seconds,
-             "budget_seconds": r.budget_seconds, "overtime": r.overtime, "hints": r.hints}
+             "budget_seconds": r.budget_seconds, "overtime": r.overtime, "hints": r.hints,
+             "revealed": r.step_id in revealed}
             for r in store.answers(attempt_id)]
 
 
@@ -226,7 +229,7 @@ def _remarked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any
     key = answer_key(drill, meta["variant"])
     by_step = {row["id"]: row for row in rows}
     graded = grade(drill, key, {k: v.get("answer") for k, v in by_step.items()},
-                   meta["variant"])
+                   meta["variant"], frozenset(k for k, v in by_step.items() if v.get("revealed")))
     steps = []
     for mark in graded.marks.values():
         row = by_step.get(mark.step_id, {})
@@ -251,6 +254,7 @@ def _remarked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any
             "budget_seconds": row.get("budget_seconds"),
             "overtime": row.get("overtime"),
             "hints": row.get("hints"),
+            "revealed": bool(row.get("revealed")),
             "feedback": mark.feedback,
         })
     return {**{k: meta.get(k) for k in ATTEMPT_FIELDS}, "note": note, "steps": steps,

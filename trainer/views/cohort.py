@@ -36,7 +36,8 @@ from trainer.views.pages import (
 
 MAX_CANDIDATES = 50  # the newest; a cohort wider than this is not read side by side
 SEPARATING = 3  # steps listed as separating candidates most
-CELL_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·", "answered": "✎"}
+CELL_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·", "answered": "✎",
+              "revealed": "⊘"}
 FORMATS = ("text", "md", "html", "json")
 
 

@@ -47,6 +47,7 @@ Format = Literal["text", "md", "html"]
 FORMATS: tuple[str, ...] = ("text", "md", "html")
 
 VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·",
+                 "revealed": "⊘",
                  "answered": "✎"}
 TEXT_ANSWER_WIDTH = 24
 TEXT_BAR_WIDTH = 30

@@ -128,7 +128,7 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
     With no PATH, checks every shipped drill, rubric and solution template. Exits 1 when any
     file has an error.
     """
-    from trainer.drills import lint as linting
+    from trainer.marking import lint as linting
 
     files = [as_path(path) for path in paths]
     for file in files:

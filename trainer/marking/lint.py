@@ -5,6 +5,7 @@ the worked solution, for the drill's givens and a few variants."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 from trainer.capacity.presets import ALL_INPUTS
@@ -18,6 +19,8 @@ from trainer.drills.render import render_solution
 from trainer.drills.skills import SKILLS, suggested_skill
 from trainer.errors import AnswerParseError, KvdrillError
 from trainer.files.paths import data_dir, drill_paths
+from trainer.marking.checker import mark_sheet
+from trainer.marking.scoring import phrase_words, score_attempt
 from trainer.reading.units import Dim
 
 VARIANT_SEEDS_CHECKED = (1, 2, 3)
@@ -56,7 +59,7 @@ def _lint(paths: list[Path], *, into_folders: bool) -> list[Report]:
                     continue
                 raise KvdrillError(f"{path}: is a folder, not a drill file: move it away")
             if path.parent.name == "rubrics":
-                validate(path, Rubric)
+                lint_rubric(validate(path, Rubric), path, report)
             else:
                 lint_drill(load_drill_file(path), path, report)
         except KvdrillError as error:
@@ -92,6 +95,56 @@ def lint_drill(drill: Drill, path: Path, report: Report) -> None:
     if report.errors:
         return
     _lint_values(drill, where, report)
+    if not report.errors:
+        _lint_anchors(drill, rubric, where, report)
+
+
+def lint_rubric(rubric: Rubric, path: Path, report: Report) -> None:
+    """A generic phrase is one that means the concept only in context; a single such word
+    ("own", "same") says nothing on its own, and the scorer never counts one."""
+    for dimension in rubric.dimensions:
+        for concept in dimension.concepts:
+            for phrase in concept.generic:
+                if len(phrase_words(phrase)) < 2:
+                    report.errors.append(
+                        f"{path}: concept {concept.id}: generic phrase {phrase!r} is one word, "
+                        "which never carries a concept: write the words that do (\"owns the "
+                        "caps\", \"same step time\") or move it to `phrases` if it is specific")
+
+
+ANCHOR_LEVELS = ("junior", "mid", "senior", "buzzwords")
+
+
+def anchor_score(drill: Drill, rubric: Rubric, step_id: str, text: str) -> Fraction:
+    """What a text answer scores on its own: the rubric's concept dimensions, summed, for a
+    sheet that holds only this answer (as `kvdrill grade --json` reports it)."""
+    marks = mark_sheet(AnswerKey(drill), {step_id: text})
+    score = score_attempt(drill, rubric, marks)
+    return sum((d.score for d in score.dimensions if d.id != "arithmetic"), Fraction(0))
+
+
+def _lint_anchors(drill: Drill, rubric: Rubric, where: str, report: Report) -> None:
+    """Every text step carries anchor answers, and the scorer ranks them junior < mid <
+    senior with the bare list of terms below mid: a rubric whose phrases miss what a plain
+    mid answer says, or that pays for a word list, fails here, not in front of a candidate."""
+    for step in drill.steps:
+        if step.kind != "text":
+            continue
+        at = f"{where}: step {step.id}"
+        if step.anchors is None:
+            report.errors.append(f"{at}: no anchor answers: add `anchors:` with a junior, a "
+                                 "mid and a senior answer and a bare list of buzzwords")
+            continue
+        scores = {level: anchor_score(drill, rubric, step.id, step.anchors[level])
+                  for level in ANCHOR_LEVELS}
+        shown = ", ".join(f"{level} {float(scores[level]):g}" for level in ANCHOR_LEVELS)
+        if not scores["junior"] < scores["mid"] < scores["senior"]:
+            report.errors.append(f"{at}: the rubric does not rank its anchors junior < mid < "
+                                 f"senior ({shown}): widen the concepts' phrases to what the "
+                                 "mid answer says, or the anchors to what each level says")
+        elif not scores["buzzwords"] < scores["mid"]:
+            report.errors.append(f"{at}: a bare list of terms scores as high as the mid "
+                                 f"answer ({shown}): make the concepts need their reasoning")
 
 
 def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> None:
