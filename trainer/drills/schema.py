@@ -245,6 +245,9 @@ class Drill(Strict):
         for step in self.steps:
             if step.id in seen:
                 raise ValueError(f"step id {step.id!r} is used twice")
+            if step.id in ("drill", "variant"):
+                raise ValueError(f"step id {step.id!r} is kept for answer sheets, which name "
+                                 "their drill and variant: give the step another id")
             seen.add(step.id)
         return self
 

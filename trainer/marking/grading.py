@@ -3,6 +3,7 @@ present the result as JSON or text."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -33,10 +34,45 @@ class Graded:
         return all(m.verdict == "correct" for m in self.marks.values() if m.is_numeric)
 
 
+_PLAIN_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+# Keys of a sheet that say what it is for, not a step's answer (no step may take these ids).
+SHEET_FIELDS = ("drill", "variant")
+
+
+def sheet_variant(path: Path, drill: Drill, asked: int | None) -> int | None:
+    """The variant a sheet is graded against: the one it names (a sheet `variants --out`
+    wrote), else --variant. A sheet for another drill, or naming another variant than
+    --variant, is refused (exit 2) rather than marked against the wrong numbers."""
+    data, _ = read_yaml(path, "answer sheet", UsageError)
+    if not isinstance(data, dict):
+        return asked
+    named_drill = data.get("drill")
+    if named_drill is not None and str(named_drill) != drill.id:
+        other = str(named_drill)
+        shown = other if _PLAIN_ID.fullmatch(other) else _brief(other)
+        raise UsageError(f"{path}: the sheet is for drill {shown}, not {drill.id}"
+                         + (f": grade it with `kvdrill grade {other}`"
+                            if _PLAIN_ID.fullmatch(other) else ""))
+    if "variant" not in data:
+        return asked
+    named = data["variant"]
+    if named is not None and (isinstance(named, bool) or not isinstance(named, int)
+                              or not 0 <= named < 2**63):
+        raise UsageError(f"{path}: variant: {_brief(named)} is not a variant number: write the "
+                         "number `kvdrill variants` printed, or remove the line")
+    if asked is not None and named != asked:
+        which = "the drill's own givens" if named is None else f"variant {named}"
+        raise UsageError(f"{path}: the sheet is for {which}, and --variant says {asked}: "
+                         "drop --variant (the sheet says which), or grade the sheet of "
+                         f"variant {asked}")
+    return named
+
+
 def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:
     """A sheet file: step id → answer. Numbers are taken as typed; unknown step ids, a step
     given twice and anything that is not a regular YAML file of sensible size are refused as
-    misuse (exit 2), each naming the answer sheet and the fix."""
+    misuse (exit 2), each naming the answer sheet and the fix. `drill:` and `variant:` say
+    what the sheet is for (sheet_variant)."""
     data, _ = read_yaml(path, "answer sheet", UsageError)
     if data is None:
         return {}
@@ -45,13 +81,19 @@ def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:
     known = {step.id for step in drill.steps}
     sheet: dict[str, str | None] = {}
     for key, value in data.items():
+        if key in SHEET_FIELDS:
+            continue
         if not isinstance(key, str | int | float) or isinstance(key, bool):
             raise UsageError(f"{path}: answer sheet key {_brief(key)} is not a step id: "
                              "see `kvdrill show` for its step ids")
         step_id = str(key)
         if step_id not in known:
+            import difflib
+
+            near = difflib.get_close_matches(step_id[:100], sorted(known), n=2, cutoff=0.6)
+            hint = f"did you mean {' or '.join(near)}? " if near else ""
             raise UsageError(
-                f"{path}: no step {_brief(step_id)} in drill {drill.id}: an answer sheet "
+                f"{path}: no step {_brief(step_id)} in drill {drill.id}: {hint}an answer sheet "
                 f"uses the step ids `kvdrill show {drill.id}` lists"
             )
         if step_id in sheet:

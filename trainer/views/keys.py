@@ -145,9 +145,22 @@ def key_markdown(key: AnswerKey, variant: int | None) -> str:
     return "\n".join(lines)
 
 
-def key_as_sheet(key: AnswerKey) -> str:
-    """The key's references as an answer sheet for `kvdrill grade --variant`."""
-    answers = {step.id: key.reference(step.id).display.split(" (")[0]
-               for step in key.drill.steps if step.kind == "numeric"}
+def key_as_sheet(key: AnswerKey, variant: int | None = None) -> str:
+    """The key's references as an answer sheet that names its drill and variant, so `kvdrill
+    grade` marks it against that variant's numbers."""
+    answers: dict[str, Any] = {"drill": key.drill.id, "variant": variant}
+    answers |= {step.id: key.reference(step.id).display.split(" (")[0]
+                for step in key.drill.steps if step.kind == "numeric"}
     text: str = yaml.safe_dump(answers, allow_unicode=True, sort_keys=False)
     return text
+
+
+def blank_sheet(key: AnswerKey, variant: int | None = None) -> str:
+    """An answer sheet for the candidate to fill in: the drill and variant it is for, then
+    every step id with nothing after it; `kvdrill grade` reads it back."""
+    lines = [f"# {key.title(variant)}",
+             "# Answer after each step id: numbers with their unit (52 GB), text in quotes.",
+             f"# Graded with: kvdrill grade {key.drill.id} --answers THIS-FILE",
+             f"drill: {key.drill.id}", f"variant: {'null' if variant is None else variant}"]
+    lines += [f"{step.id}:" for step in key.drill.steps]
+    return "\n".join(lines) + "\n"

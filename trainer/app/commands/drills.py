@@ -78,6 +78,7 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
     from trainer.marking import grading
 
     drill, _ = loader.find_drill(drill_id)
+    variant = grading.sheet_variant(as_path(answers_path), drill, variant)
     key = variants.answer_key(drill, variant)
     sheet = grading.read_sheet(as_path(answers_path), drill)
     graded = grading.grade(drill, key, sheet, variant)
@@ -176,8 +177,10 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
 
     Each variant is physically sensible (the weights fit, at least one sequence fits) and
     differs from the others. With --out DIR: <drill>-<variant>-sheet and -key in the format
-    chosen (or <drill>-variants.json), and -answers.yaml, the key as a sheet for
-    `kvdrill grade --variant`. Without --out (or with '-'), Markdown or JSON is printed.
+    chosen (or <drill>-variants.json), -blank.yaml, an answer sheet for the candidate to fill
+    in, and -answers.yaml, the key as a filled sheet; both name their variant, so `kvdrill
+    grade` marks them against its numbers. Without --out (or with '-'), Markdown or JSON is
+    printed.
     """
     from trainer.app.outfiles import write_output
     from trainer.drills import loader
@@ -211,7 +214,8 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
             printed += [text for _, text in files]
             continue
         stem = folder / f"{drill.id}-{variant}"
-        for suffix, text in (*files, ("answers.yaml", keys.key_as_sheet(key))):
+        for suffix, text in (*files, ("answers.yaml", keys.key_as_sheet(key, variant)),
+                             ("blank.yaml", keys.blank_sheet(key, variant))):
             write_output(as_path(f"{stem}-{suffix}"), text)
     if fmt == "json":
         if folder is None:
