@@ -87,9 +87,10 @@ def _entries() -> list[tuple[Path, dict[str, Any]]]:
     result = []
     for drill_path in drill_paths():
         key = str(drill_path.resolve())
-        entry = cached.get(key)
+        kept = cached.get(key)
         stamp = _stamp(drill_path)
-        if not isinstance(entry, dict) or entry.get("stamp") != stamp or \
+        entry: dict[str, Any] = kept if _well_formed(kept) and isinstance(kept, dict) else {}
+        if not entry or entry.get("stamp") != stamp or \
                 _stamp(Path(entry.get("rubric_path", ""))) != entry.get("rubric_stamp"):
             entry = _entry(drill_path, stamp)
         fresh[key] = entry
@@ -97,6 +98,20 @@ def _entries() -> list[tuple[Path, dict[str, Any]]]:
     if fresh != cached:
         _write_cache(path, fresh)
     return result
+
+
+def _well_formed(entry: Any) -> bool:
+    """Whether a cached entry has every field, each of its type: a damaged cache is derived
+    data, so an entry that is not is made again from the files, never shown."""
+    if not isinstance(entry, dict):
+        return False
+    text = ("id", "title") + (("rubric_path", "sha256", "rubric_sha256")
+                              if "rubric_path" in entry else ())
+    return (all(isinstance(entry.get(name), str) for name in text)
+            and isinstance(entry.get("minutes"), int) and not isinstance(entry["minutes"], bool)
+            and isinstance(entry.get("usable"), bool)
+            and isinstance(entry.get("tags"), list)
+            and all(isinstance(tag, str) for tag in entry["tags"]))
 
 
 def _entry(drill_path: Path, stamp: list[int]) -> dict[str, Any]:

@@ -98,7 +98,8 @@ class Keeper:
                 continue
             stamp = self.stamp(attempt)
             row = kept.get(attempt.id)
-            if row is not None and row.stamp == stamp and row.answers_seen == newest[attempt.id]:
+            if row is not None and row.stamp == stamp and row.answers_seen == newest[attempt.id] \
+                    and well_formed(row.summary):
                 summaries[attempt.id] = row.summary
             else:
                 stale.append((attempt, stamp))
@@ -124,6 +125,8 @@ class Keeper:
         stamp = self.stamp(attempt)
         summary = summary_of(transcript)
         before = self.store.scores([attempt.id]).get(attempt.id)
+        if before is not None and not well_formed(before.summary):
+            before = None  # damaged derived data: replaced, never compared or shown
         self._pending.append(ScoreRow(attempt.id, stamp, newest, summary))
         self.flush()
         if before is None or before.summary == summary:
@@ -211,7 +214,7 @@ class Keeper:
         return [{"id": attempt_id, "started_at": started_at, "scores": summary["scores"]}
                 for attempt_id, started_at, summary in
                 self.store.kept_trend(drill_id, TREND_POINTS)
-                if isinstance(summary.get("scores"), dict)]
+                if well_formed(summary)]
 
     # -- the schedule -------------------------------------------------------------------------
 
@@ -352,6 +355,29 @@ def keep_finished(store: Store, attempt_id: int) -> None:
 def _finished(attempt: AttemptRow) -> datetime:
     when = datetime.fromisoformat(attempt.finished_at or attempt.started_at)
     return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def well_formed(summary: Any) -> bool:
+    """Whether kept marks have the shape summary_of gives: anything else (a row damaged or
+    edited by hand) is stale, re-marked and kept anew."""
+    def numbers(value: Any) -> bool:
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool)
+            for k, v in value.items())
+
+    if not isinstance(summary, dict):
+        return False
+    steps = summary.get("steps")
+    share, level, note = summary.get("share"), summary.get("level"), summary.get("note")
+    return (numbers(summary.get("scores")) and numbers(summary.get("maxima"))
+            and (share is None or (isinstance(share, int | float)
+                                   and not isinstance(share, bool)))
+            and (level is None or isinstance(level, str))
+            and (note is None or isinstance(note, str))
+            and isinstance(steps, dict)
+            and all(isinstance(v, list) and len(v) == 2
+                    and all(x is None or isinstance(x, str) for x in v)
+                    for v in steps.values()))
 
 
 def summary_of(transcript: dict[str, Any]) -> dict[str, Any]:
