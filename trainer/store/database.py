@@ -439,6 +439,19 @@ class Store:
     _LIST_COLUMNS = ("id", "drill_id", "drill_hash", "variant", "params", "solver_version",
                      "mode", "strict", "started_at", "finished_at", "status")
 
+    def own_attempts_started_at(self, drill_id: str, started_at: str) -> list[AttemptRow]:
+        """The attempts of a drill practised here (not imported) that started at that moment:
+        the only ones an export of this store can be. One indexed query, however many attempts
+        were imported with the same start."""
+        not_imported = "" if self.version < 4 else \
+            " AND NOT EXISTS (SELECT 1 FROM imports AS i WHERE i.attempt_id = a.id)"
+        with self._guard() as conn:
+            rows = conn.execute(
+                f"SELECT {', '.join('a.' + c for c in self._LIST_COLUMNS)} FROM attempts AS a"
+                f" WHERE a.drill_id = ? AND a.started_at = ?{not_imported} ORDER BY a.id",
+                (drill_id, started_at)).fetchall()
+        return [self._attempt_row(row) for row in rows]
+
     def count_attempts(self, drill_id: str | None = None) -> int:
         with self._guard() as conn:
             if drill_id is None:

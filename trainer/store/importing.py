@@ -38,11 +38,19 @@ class Imported:
     flags: list[dict[str, Any]]
 
 
+def visited(step: dict[str, Any]) -> bool:
+    """Whether a transcript's step was ever reached: an export lists every step of the drill,
+    and one never reached has no answer, no seconds and no hints (and no row in a store)."""
+    return not (step.get("answer") is None and step.get("seconds") is None
+                and step.get("hints") is None)
+
+
 def content_sha(drill: str, variant: int | None, steps: list[dict[str, Any]]) -> str:
-    """What makes two transcripts the same attempt: the drill, the variant and each step's
-    answer as typed, with its seconds and hints (a re-export or a copy gives the same)."""
+    """What makes two transcripts the same attempt: the drill, the variant and each visited
+    step's answer as typed, with its seconds and hints (a re-export or a copy gives the same,
+    whether the attempt was finished or not)."""
     content = [drill, variant, [[s["id"], s.get("answer"), s.get("seconds"), s.get("hints")]
-                                for s in steps]]
+                                for s in steps if visited(s)]]
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8",
                                                                      "replace")).hexdigest()
 
@@ -69,7 +77,7 @@ def flags_of(transcript: dict[str, Any]) -> list[dict[str, Any]]:
 def _local_duplicate(store: Store, drill: str, started_at: str, sha: str) -> int | None:
     """An attempt practised in this store with the same content (an export of it imported
     back): only those of the drill that started at the same moment are compared."""
-    same_start = [a for a in store.iter_attempts(drill) if a.started_at == started_at]
+    same_start = store.own_attempts_started_at(drill, started_at)
     if not same_start:
         return None
     answers = store.latest_answers(a.id for a in same_start)
@@ -95,7 +103,7 @@ def import_file(store: Store, path: Path) -> Imported:
                               "variant and answers); nothing imported")
     marked = {step["id"]: step for step in transcript["steps"]}
     answers = []
-    for step in given:
+    for step in filter(visited, given):
         mark = marked.get(step["id"], {})
         answers.append({**step, "verdict": mark.get("verdict") or step.get("verdict")
                         or "unanswered", "misconception": mark.get("misconception"),

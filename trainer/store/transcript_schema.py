@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -100,6 +101,15 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused when it is infinite once read (1e400
+    is valid JSON and is inf in Python), as NaN and Infinity spelt out are."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:30]} is too large a number for a transcript's figure")
+    return value
+
+
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > 30:
         raise ValueError(f"a number of {len(text):,} digits is not a transcript's figure")
@@ -134,7 +144,8 @@ def load(path: Path) -> TranscriptFile:
         raise _malformed(path, "(top level)", f"nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates,
-                          parse_constant=_refuse_constant, parse_int=_bounded_int)
+                          parse_constant=_refuse_constant, parse_int=_bounded_int,
+                          parse_float=_finite_float)
     except json.JSONDecodeError as error:
         raise UsageError(f"{path}:{error.lineno}: not a JSON transcript ({error.msg}): use "
                          "`kvdrill export ID`") from None
