@@ -67,3 +67,48 @@ def test_a_damaged_row_is_not_compared_with_todays_marks(run: Run, tmp_path: Pat
     run("practice", DRILL, input=WHOLE)
     _damage_scores("json_set(summary, '$.maxima', 'x')")
     assert "kept marks" not in run("review", "1").stdout
+
+
+# ---- limits are misuse; completion completes every drill argument and never fails ---------
+
+def test_more_variants_than_the_space_holds_is_misuse(run: Run) -> None:
+    result = run("variants", DRILL, "--count", "500", ok=False)
+    assert result.exit_code == 2 and "--count 81 or fewer" in result.stderr
+
+
+@pytest.mark.parametrize("args", [["variants", DRILL, "--count", "2", "--out", ""],
+                                  ["export", "1", "--out", ""],
+                                  ["review", "1", "--out", ""]])
+def test_an_empty_path_is_misuse_and_writes_nothing(run: Run, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    args: list[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    run("practice", DRILL, input="32\n")
+    result = run(*args, ok=False)
+    assert result.exit_code == 2 and "an empty path" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def _complete(words: str, cword: str) -> str:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, _KVDRILL_COMPLETE="bash_complete", COMP_WORDS=words,
+               COMP_CWORD=cword)
+    done = subprocess.run([sys.executable, "-c", "from trainer.app.cli import main; main()"],
+                          capture_output=True, text=True, timeout=60, check=False, env=env)
+    assert done.returncode == 0 and "Error" not in done.stderr, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize(("words", "cword"), [("kvdrill cohort ll", "2"),
+                                              ("kvdrill history --drill ll", "3"),
+                                              ("kvdrill show ll", "2")])
+def test_every_drill_argument_completes(words: str, cword: str) -> None:
+    assert "plain,llama31-8b-h100" in _complete(words, cword)
+
+
+@pytest.mark.parametrize("cword", ["x", "", "-1", "1e9"])
+def test_a_malformed_completion_index_offers_nothing_and_never_fails(cword: str) -> None:
+    assert _complete("kvdrill show ll", cword) == ""

@@ -76,6 +76,10 @@ class KvdrillGroup(click.Group):
     ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
+        instruction = os.environ.get("_KVDRILL_COMPLETE", "")
+        if instruction.startswith(("bash", "zsh")) and not \
+                os.environ.get("COMP_CWORD", "0").strip().isdigit():
+            sys.exit(0)  # a shell's completion asked with a malformed word index: offer nothing
         given = sys.argv[1:] if args is None else list(args)
         if any("\udc80" <= c <= "\udcff" for arg in given for c in arg):
             # Bytes that are not UTF-8 reach Python as lone surrogates, which nothing can

@@ -218,8 +218,13 @@ def print_or_write(text: str, out: str | None) -> None:
 
 
 def as_path(value: str) -> Path:
+    """A path the user named; an empty one names nothing (Path('') would be the current
+    folder), so it is misuse, not a place to write."""
     from pathlib import Path
 
+    if not value.strip():
+        raise click.UsageError("an empty path names no file or folder: give a path, or '-' "
+                               "for standard output where the option takes it")
     return Path(value)
 
 

@@ -17,7 +17,7 @@ from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, show
 from trainer.drills.solutions import worked_solution
 from trainer.drills.variants import draw, space_size
-from trainer.errors import KvdrillError
+from trainer.errors import UsageError
 from trainer.marking.diagnosis import slip_values
 from trainer.marking.grading import in_step_unit
 from trainer.views.sheets import givens_lines, prompt_of, situation_of
@@ -33,7 +33,7 @@ PARAM_NAMES = ("layers", "heads", "kv_heads", "head_dim", "params", "weights_gb"
 def pick_variants(drill: Drill, count: int, seed: int) -> list[tuple[int, dict[str, Any]]]:
     """`count` variants with distinct parameters, reproducible from `seed`."""
     if count > space_size(drill):
-        raise KvdrillError(
+        raise UsageError(
             f"drill {drill.id} has {space_size(drill)} combinations in its variant space: "
             f"ask for --count {space_size(drill)} or fewer, or widen its 'vary'"
         )
@@ -51,7 +51,7 @@ def pick_variants(drill: Drill, count: int, seed: int) -> list[tuple[int, dict[s
             seen.add(fingerprint)
             chosen.append((variant, givens))
     if len(chosen) < count:
-        raise KvdrillError(
+        raise UsageError(
             f"drill {drill.id} has only {len(chosen)} distinct sensible variants: "
             f"ask for --count {len(chosen)} or fewer"
         )

@@ -12,6 +12,7 @@ from trainer.app.options import (
     AttemptId,
     WholeNumber,
     as_path,
+    complete_drills,
     echo,
     emit_json,
     format_options,
@@ -28,7 +29,8 @@ from trainer.printable import printable
 
 
 @click.command()
-@click.option("--drill", "drill_id", metavar="ID", help="Only attempts of this drill.")
+@click.option("--drill", "drill_id", metavar="ID", shell_complete=complete_drills,
+              help="Only attempts of this drill.")
 @click.option("--limit", type=WholeNumber("N", 1), default=20, show_default=True,
               help="Show the newest N attempts.")
 @click.option("--all", "show_all", is_flag=True, help="Show every attempt (overrides --limit).")
@@ -283,7 +285,7 @@ def import_transcripts(files: tuple[str, ...], as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("drill_id", metavar="DRILL")
+@click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
 @click.option("--variant", type=WholeNumber("SEED", 0, 2**63 - 1), metavar="SEED",
               help="Only the attempts of variant SEED.")
 @format_options("text", "md", "html", "json", what="Report format.", to="fmt")
