@@ -543,8 +543,13 @@ def _numeric_score(dimension: Dimension, marks: Mapping[str, Mark],
     return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence))
 
 
-def _concept_score(dimension: Dimension, drill: Drill,
-                   marks: Mapping[str, Mark]) -> DimensionScore | None:
+LIST_CAP = Fraction(1, 2)
+
+
+def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark],
+                   list_budget: dict[str, Fraction] | None = None) -> DimensionScore | None:
+    """`list_budget`: what each bare-list answer may still earn, shared by every dimension of
+    the rubric (a list earns at most LIST_CAP of one concept in all)."""
     texts = {
         m.step_id: m.answer for m in marks.values()
         if not m.is_numeric and m.answer and m.answer.strip()
@@ -556,6 +561,12 @@ def _concept_score(dimension: Dimension, drill: Drill,
     earned = Fraction(0)
     evidence: list[str] = []
     earning: set[str] = set()  # the steps whose answers earned something here
+    # An answer that reasons nothing (a bare list of terms) shows it knows the words, not the
+    # ideas: all it names earns at most LIST_CAP of one concept, over the whole rubric.
+    budget = {} if list_budget is None else list_budget
+    for step_id, text in texts.items():
+        if step_id not in budget and not depth(text):
+            budget[step_id] = LIST_CAP
     for concept in concepts:
         best, where, refused, source = Fraction(0), "", "", ""
         for step_id, text in texts.items():
@@ -564,6 +575,9 @@ def _concept_score(dimension: Dimension, drill: Drill,
                 best, where, source = credit, f"{concept.label}: {note} in {step_id}", step_id
             elif not credit and note and not refused:
                 refused = f"{concept.label}: {note} in {step_id}"
+        if source in budget:
+            best = min(best, budget[source])
+            budget[source] -= best
         earned += best
         if source:
             earning.add(source)
@@ -592,9 +606,10 @@ def _round_fine(value: Fraction) -> Fraction:
 
 
 def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> RubricScore:
+    list_budget: dict[str, Fraction] = {}
     scored = (
         _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"
-        else _concept_score(d, drill, marks)
+        else _concept_score(d, drill, marks, list_budget)
         for d in rubric.dimensions
     )
     dimensions = tuple(d for d in scored if d is not None)
