@@ -10,12 +10,12 @@ import yaml
 from click.testing import CliRunner
 
 from trainer.app.cli import cli
-from trainer.marking.lint import lint_paths
 from trainer.drills.loader import load_drill_file, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.drills.render import render_solution
 from trainer.files.paths import drill_paths
 from trainer.marking.checker import mark_sheet
+from trainer.marking.lint import lint_paths
 from trainer.marking.scoring import concept_credit
 from trainer.reading.expression import unit_factor
 from trainer.views.keys import key_as_sheet, pick_variants

@@ -130,7 +130,7 @@ def test_of_two_mistakes_giving_one_value_the_listed_one_is_named_first() -> Non
     wrong = (("forgot-kv-factor-2", Fraction(1000)), ("bits-for-bytes", Fraction(1001)))
     reference = Reference("s", Fraction(2000), "", (), False, lambda: wrong)
     nearest_is_unlisted = _mistakes(Fraction(1001), reference, Fraction(1, 100))
-    assert [p.id for p in nearest_is_unlisted][0] == "forgot-kv-factor-2"
+    assert next(p.id for p in nearest_is_unlisted) == "forgot-kv-factor-2"
 
 
 # ---- 5. no credit after the reference was shown -----------------------------------------------
@@ -152,7 +152,7 @@ def _practise(lines: list[str], *, exam: bool = False) -> tuple[Store, int, list
 
 
 def test_skip_then_back_earns_nothing_and_says_so(run: Run) -> None:
-    store, attempt, said = _practise(["32", ":skip", ":back", "8", ":quit"])
+    _, attempt, said = _practise(["32", ":skip", ":back", "8", ":quit"])
     assert any(line.startswith("Skipped; expected 8") for line in said)
     assert any(line.startswith("⊘") and "after the answer was shown" in line for line in said)
     exported = json.loads(run("export", str(attempt)).stdout)

@@ -188,15 +188,16 @@ def test_skip_then_back_adds_the_new_seconds_to_the_earlier() -> None:
 def test_skip_then_back_keeps_the_skip_as_an_earlier_revision() -> None:
     run = Drive([":skip", ":back", "32"]).go()
     rows = run.rows(FIRST, latest_only=False)
+    # The skip showed the reference, so the answer after it earns nothing (issue 22).
     assert [(r.revision, r.raw, r.verdict) for r in rows] == [
-        (1, None, "unanswered"), (2, "32", "correct")]
+        (1, None, "unanswered"), (2, "32", "revealed")]
 
 
 def test_export_shows_the_latest_answer_after_skip_and_back(run: Run) -> None:
     Drive([":skip", ":back", "32"]).go()
     steps = {s["id"]: s for s in json.loads(run("export", "1").output)["steps"]}
-    assert steps[FIRST]["answer"] == "32" and steps[FIRST]["verdict"] == "correct"
-    assert steps[FIRST]["seconds"] == 10.0
+    assert steps[FIRST]["answer"] == "32" and steps[FIRST]["verdict"] == "revealed"
+    assert steps[FIRST]["revealed"] is True and steps[FIRST]["seconds"] == 10.0
 
 
 def test_the_time_on_a_step_left_by_back_counts_when_it_is_answered() -> None:

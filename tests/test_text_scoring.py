@@ -114,10 +114,15 @@ def test_identical_alone_does_not_earn_the_fp8_same_step_concept() -> None:
     assert concept_credit(same, "The two prompts are identical, so prefix caching helps.")[0] == 0
 
 
-def test_identical_about_the_step_time_earns_the_fp8_same_step_concept() -> None:
+def test_identical_step_time_earns_the_fp8_same_step_concept_but_one_word_does_not() -> None:
+    # One generic word never carries a concept: "identical step time" says it, while "same"
+    # in "at the same latency target" (even beside an about term) does not.
     same = concept("kv-capacity", "fp8-double-batch-same-step")
-    assert concept_credit(same, "The step time is identical, since it reads 181 GB "
+    assert concept_credit(same, "It has an identical step time, since it reads 181 GB "
                                 "either way.")[0] == 1
+    assert concept_credit(same, "We can serve twice the users at the same latency "
+                                "target.")[0] == 0
+    assert concept_credit(same, "Identical, since it reads 181 GB either way.")[0] == 0
 
 
 def test_price_as_a_figure_of_speech_does_not_earn_kv_pricing() -> None:

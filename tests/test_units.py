@@ -574,10 +574,12 @@ _EXPR_ALPHABET = st.sampled_from(
 @settings(max_examples=300, deadline=None, database=None)
 @given(st.lists(_EXPR_ALPHABET, max_size=60).map("".join))
 def test_expression_like_text_is_read_or_refused_quickly(text: str) -> None:
-    start = time.perf_counter()
+    # CPU time of this process, not the wall clock: a busy machine does not slow it, while a
+    # regular expression that backtracks without end still would (lines_run cannot see it).
+    start = time.process_time()
     with contextlib.suppress(AnswerParseError):
         parse_answer(text, default_unit="B")
-    assert time.perf_counter() - start < 0.2
+    assert time.process_time() - start < 0.5
 
 
 @settings(deadline=None, database=None)

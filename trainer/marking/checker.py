@@ -270,15 +270,19 @@ def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
                for target in targets)
 
 
+# Two mistakes give "the same value" when they agree to 0.1%: then the step's own comes first.
+SAME_VALUE = Fraction(1, 1000)
+
+
 def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> list[WrongPath]:
     """The known mistakes whose value this is: the nearest first; where several give the same
-    value (within PAIR_TOLERANCE of the nearest), the step's own listed mistakes first, in the
+    value (within SAME_VALUE of the nearest), the step's own listed mistakes first, in the
     order it lists them (reference.wrong puts them first)."""
     matches = sorted((abs(value - wrong), order, path_id, wrong)
                      for order, (path_id, wrong) in enumerate(reference.wrong)
                      if close(value, wrong, tolerance))
     if matches:
-        ties = [m for m in matches if close(m[3], matches[0][3], PAIR_TOLERANCE)]
+        ties = [m for m in matches if close(m[3], matches[0][3], SAME_VALUE)]
         matches = sorted(ties, key=lambda m: m[1]) + [m for m in matches if m not in ties]
     named: list[str] = []
     for _, _, path_id, wrong in matches:
