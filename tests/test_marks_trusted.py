@@ -206,3 +206,11 @@ def test_a_misspelt_step_id_gets_a_suggestion(run: Run, tmp_path: Path) -> None:
     sheet.write_text("2a-dkvv: 8192\n", encoding="utf-8")
     result = run("grade", "llama2-70b-mi300x", "--answers", str(sheet), ok=False)
     assert result.exit_code == 2 and "did you mean 2a-dkv" in result.stderr
+
+
+def test_a_hybrid_state_over_every_layers_kv_is_named_as_the_steps_own_mistake() -> None:
+    drill, _ = find_drill("hybrid-state-kv")
+    key = answer_key(drill, None)
+    mark = check_numeric(drill.step("state-equivalent"), "66",
+                         key.reference("state-equivalent"))  # 532 tokens, over 8× the layers
+    assert mark.verdict == "wrong" and mark.misconception == "hybrid-kv-all-layers"

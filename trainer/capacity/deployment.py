@@ -141,6 +141,7 @@ class Deployment:
     decode_in_mixed_step: int = 1
     mixed_step_additive: int = 0  # 1: a mixed step as decode step + chunk, not max()
     think_in_flight: int = 0
+    kv_on_every_layer: int = 0  # 1: a hybrid's KV counted on every layer, its state kept
 
     def changed(self, **changes: Any) -> Deployment:
         return dataclasses.replace(self, **changes)

@@ -112,7 +112,7 @@ def _link_bytes_per_second(v: Any) -> Any:
 
 @_formula("kv_layers", "layers that hold a KV cache", "")
 def _kv_layers(v: Any, ops: Any) -> Any:
-    return v.layers if v.attention_layers is None else v.attention_layers
+    return v.layers if v.attention_layers is None or v.kv_on_every_layer else v.attention_layers
 
 
 @_formula("recurrent_state_bytes_per_sequence", "recurrent (Mamba) state per sequence", "B")
@@ -402,6 +402,7 @@ class PathSpec:
     mistake: str
     advice: str
     change: Callable[[Any], Any]  # a Deployment to a changed one, or None where it does not apply
+    also: Callable[[Any], Any] | None = None  # a second form of the same mistake
 
 
 WRONG_PATHS: tuple[PathSpec, ...] = (
@@ -459,6 +460,9 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         "Only the attention layers of a hybrid (Jamba: 4 of 32) cache K and V; the Mamba "
         "layers keep a fixed-size state instead.",
         lambda d: None if d.attention_layers is None else d.changed(attention_layers=d.layers),
+        # ... or keeps the state and still gives every layer KV ("the state weighs as much as
+        # 66 tokens" where it is 532: the KV per token taken over all 32 layers)
+        lambda d: None if d.attention_layers is None else d.changed(kv_on_every_layer=1),
     ),
     PathSpec(
         "state-forgotten",
