@@ -217,7 +217,10 @@ class AnswerKey:
         alternatives = () if whole or unrounded is None else (unrounded,)
 
         def find_wrong() -> tuple[tuple[str, Fraction], ...]:
-            found = [(path, v) for path, v in self._wrong(step, deployment) if v >= 0]
+            # Exact values only: a formula that returns a plain 0 (or a float, from a measured
+            # rate) along a wrong path is made a Fraction, as every reference is.
+            found = [(path, v if isinstance(v, Fraction) else Fraction(v))
+                     for path, v in self._wrong(step, deployment) if v >= 0]
             found += unit_slips(value, unit)
             if whole and unrounded is not None and unrounded > value:
                 found += [("rounded-up", unrounded), ("rounded-up", value + 1)]

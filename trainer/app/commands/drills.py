@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from trainer.app.options import (
     SEED,
@@ -195,8 +198,8 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
     chosen = keys.pick_variants(drill, count, seed)
     payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
     printed: list[str] = []
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
+    writes: list[tuple[Path, str]] = []  # written once every variant has rendered: a variant
+    # that fails leaves no half-written set behind
     for variant, givens in chosen:
         key = AnswerKey(drill, givens)
         payload["variants"].append(keys.variant_json(key, variant))
@@ -214,14 +217,17 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
             printed += [text for _, text in files]
             continue
         stem = folder / f"{drill.id}-{variant}"
-        for suffix, text in (*files, ("answers.yaml", keys.key_as_sheet(key, variant)),
-                             ("blank.yaml", keys.blank_sheet(key, variant))):
-            write_output(as_path(f"{stem}-{suffix}"), text)
-    if fmt == "json":
-        if folder is None:
-            emit_json(payload)
-        else:
-            write_output(folder / f"{drill.id}-variants.json", json_text(payload) + "\n")
+        writes += [(as_path(f"{stem}-{suffix}"), text) for suffix, text in (
+            *files, ("answers.yaml", keys.key_as_sheet(key, variant)),
+            ("blank.yaml", keys.blank_sheet(key, variant)))]
+    if folder is not None:
+        if fmt == "json":
+            writes.append((folder / f"{drill.id}-variants.json", json_text(payload) + "\n"))
+        folder.mkdir(parents=True, exist_ok=True)
+        for path, text in writes:
+            write_output(path, text)
+    if fmt == "json" and folder is None:
+        emit_json(payload)
     elif folder is None:
         echo("\n\n---\n\n".join(text.rstrip("\n") for text in printed))
     if folder is not None:
