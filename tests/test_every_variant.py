@@ -51,3 +51,17 @@ def test_a_variant_that_cannot_render_leaves_no_files(run: Run, tmp_path: Path,
     result = run("variants", "llama2-70b-mi300x", "--count", "3", "--out", str(out), ok=False)
     assert result.exit_code == 1 and "internal error" in result.stderr
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_lint_fails_on_a_drill_whose_tolerance_swallows_a_listed_mistake(tmp_path: Path) -> None:
+    from trainer.marking.lint import lint_paths
+
+    source = drill_paths()[0].parent / "swap-or-recompute.yaml"
+    copy = tmp_path / "swap-or-recompute.yaml"
+    text = source.read_text(encoding="utf-8")
+    assert "tolerance: 2%  # all parameters" in text
+    copy.write_text(text.replace("tolerance: 2%  # all parameters", "tolerance: 10%  # all",
+                                 1), encoding="utf-8")
+    errors = " ".join(error for report in lint_paths([copy]) for error in report.errors)
+    assert "step mha-crossover: its listed mistake 'all-params-per-prompt-token' gives 36,590" \
+        in errors and "can never be named" in errors

@@ -14,12 +14,12 @@ from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.loader import load_drill_file, load_rubric, validate
 from trainer.drills.model import Drill, Rubric
 from trainer.drills.placeholders import malformed_placeholders, placeholders
-from trainer.drills.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit
+from trainer.drills.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit, show
 from trainer.drills.render import render_solution
 from trainer.drills.skills import SKILLS, suggested_skill
 from trainer.errors import AnswerParseError, KvdrillError
 from trainer.files.paths import data_dir, drill_paths
-from trainer.marking.checker import mark_sheet
+from trainer.marking.checker import close, mark_sheet, tolerance_of
 from trainer.marking.scoring import phrase_words, score_attempt
 from trainer.reading.units import Dim
 
@@ -239,6 +239,17 @@ def _lint_values(drill: Drill, where: str, report: Report) -> None:
             except (KvdrillError, ZeroDivisionError) as error:
                 report.errors.append(f"{where}: {label}: step {step.id}: {error}")
                 continue
+            tolerance = tolerance_of(step)
+            for listed in step.misconceptions:
+                inside = [v for path, v in reference.wrong if path == listed
+                          and v != reference.value and close(v, reference.value, tolerance)]
+                if inside:
+                    shown = show(inside[0], reference.unit)
+                    report.errors.append(
+                        f"{where}: {label}: step {step.id}: its listed mistake {listed!r} gives "
+                        f"{shown}, inside the step's ±{float(tolerance) * 100:g}% of "
+                        f"{reference.display}, so it can never be named: tighten the "
+                        "tolerance, change the question or drop the mistake")
             if label == "givens":
                 found = {path for path, _ in reference.wrong}
                 for missing in set(step.misconceptions) - found:
