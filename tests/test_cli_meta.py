@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import Result
+from probes import imported_after
 
 from trainer import __version__
 from trainer.app.cli import cli
@@ -81,16 +79,4 @@ def test_an_unknown_command_is_a_one_line_usage_error(run: Callable[..., Result]
                                   ["calc", "--model", "llama-3.1-8b", "--gpu", "h100"],
                                   ["practice", "llama31-8b-h100"]])
 def test_start_up_does_not_import_sympy(args: list[str], tmp_path: Path) -> None:
-    probe = (
-        "import sys\n"
-        "from trainer.app.cli import cli\n"
-        "try:\n"
-        f"    cli.main({args!r}, prog_name='kvdrill')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "print('SYMPY' if 'sympy' in sys.modules else 'CLEAN', file=sys.stderr)\n"
-    )
-    env = dict(os.environ, KVDRILL_HOME=str(tmp_path))
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=False, env=env, stdin=subprocess.DEVNULL)
-    assert done.stderr.strip().splitlines()[-1] == "CLEAN", done.stderr
+    assert imported_after(args, tmp_path, ("sympy",)) == []

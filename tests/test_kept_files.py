@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from probes import imported_after
 
 from trainer.drills import loader
 from trainer.drills.reference import AnswerKey
@@ -26,23 +27,8 @@ DRILL = "llama2-70b-mi300x"
 HEAVY = ("pydantic", "yaml", "jinja2", "sympy")
 
 
-def _imports_after(args: list[str], home: Path, data: Path | None = None) -> list[str]:
-    """The heavy modules a command has imported when it ends (run in a fresh process)."""
-    probe = (
-        "import sys\n"
-        "from trainer.app.cli import cli\n"
-        "try:\n"
-        f"    cli.main({args!r}, prog_name='kvdrill')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules) or 'NONE', file=sys.stderr)\n"
-    )
-    env = dict(os.environ, KVDRILL_HOME=str(home))
-    if data is not None:
-        env["KVDRILL_DATA"] = str(data)
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=120, check=False, env=env, stdin=subprocess.DEVNULL)
-    return done.stderr.strip().splitlines()[-1].split()
+def _imports_after(args: list[str], home: Path) -> list[str]:
+    return imported_after(args, home, HEAVY) or ["NONE"]
 
 
 @pytest.fixture
