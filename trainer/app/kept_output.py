@@ -14,9 +14,6 @@ from trainer.files import parsed_cache
 from trainer.files.bounded_io import MAX_DRILL_FILE_BYTES, read_bounded
 from trainer.files.paths import data_dir, drill_path, package_digest
 
-# Every part whose code shapes what a drill's sheet or worked solution says.
-SOURCES = ("capacity", "reading", "drills", "views")
-
 
 def kept_output(command: str, drill_id: str, options: tuple[object, ...],
                 make: Callable[[], str]) -> str:
@@ -46,5 +43,5 @@ def _key(command: str, drill_id: str, options: tuple[object, ...]) -> str | None
                                               "solution template") + b"\0")
     except (KvdrillError, OSError, ValueError):
         return None
-    return (f"{command} output\n{package_digest(SOURCES)}\n{drill.hexdigest()}\n"
+    return (f"{command} output\n{package_digest()}\n{drill.hexdigest()}\n"
             f"{templates.hexdigest()}\n{options!r}")

@@ -195,7 +195,7 @@ def _validated_data(path: Path, what: str, use_kept: bool = True) -> dict[str, A
     if "\0" in text:
         raise DrillFileError(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML "
                              "text")
-    key = f"validated {what}\n{package_digest(('drills',))}\n{text}"
+    key = f"validated {what}\n{package_digest()}\n{text}"
     if use_kept:
         found, kept = parsed_cache.lookup(key)
         if found and isinstance(kept, dict):

@@ -11,9 +11,6 @@ from trainer.drills.reference import AnswerKey
 from trainer.files import parsed_cache
 from trainer.files.paths import data_dir, package_digest
 
-# The code a worked solution's figures and wording come from.
-SOURCES = ("capacity", "reading", "drills")
-
 
 def worked_solution(key: AnswerKey) -> str:
     """The worked solution as Markdown (render.render_solution), from the cache when kept."""
@@ -37,5 +34,5 @@ def _stamp(key: AnswerKey) -> str:
         except OSError:
             templates.update(path.name.encode() + b"\0unreadable\0")
     givens = sorted((name, repr(value)) for name, value in key.givens.items())
-    return (f"worked solution\n{package_digest(SOURCES)}\n{templates.hexdigest()}\n"
+    return (f"worked solution\n{package_digest()}\n{templates.hexdigest()}\n"
             f"{key.drill!r}\n{givens!r}")

@@ -70,22 +70,30 @@ def cache_folder() -> Path:
 
 
 @cache
-def package_digest(parts: tuple[str, ...]) -> str:
-    """A digest of kvdrill's version and of the source and data files of some of its parts
-    (`("capacity", "drills")`): what a kept derived result depends on besides its input, so an
-    upgrade or an edited module makes it stale."""
+def package_digest() -> str:
+    """A stamp of kvdrill's version and of every source and data file of the package (their
+    names, sizes and modification times; not the drills shipped in _data, which are keyed by
+    their own text): what a kept derived result depends on besides its input, so an upgrade or
+    any edited module makes it stale. Stats, not contents: reading the whole package would cost
+    more than the results kept save."""
     import hashlib
 
     from trainer import __version__
 
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(__version__.encode())
-    for part in parts:
-        for path in sorted((package / part).rglob("*")):
-            if path.suffix in (".py", ".yaml") and path.is_file():
-                digest.update(str(path.relative_to(package)).encode() + b"\0")
-                try:
-                    digest.update(path.read_bytes())
-                except OSError:
-                    digest.update(b"unreadable")
+    folders = [str(package)]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in ("__pycache__", "_data"):
+                        folders.append(entry.path)
+                elif entry.name.endswith((".py", ".yaml", ".j2")):
+                    try:
+                        info = entry.stat()
+                    except OSError:
+                        continue
+                    digest.update(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}\0"
+                                  .encode("utf-8", "surrogatepass"))
     return digest.hexdigest()

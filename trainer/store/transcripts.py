@@ -26,8 +26,6 @@ from trainer.store.database import AttemptRow, Store
 if TYPE_CHECKING:  # the drill and the marking code are imported when an attempt is re-marked
     from trainer.drills.model import Drill
 
-# The code a re-marked transcript comes from: a kept one is used only while it is unchanged.
-MARKING_SOURCES = ("capacity", "reading", "drills", "marking")
 
 ATTEMPT_FIELDS = ("id", "drill", "drill_hash", "variant", "params", "solver_version", "mode",
                   "strict", "started_at", "finished_at", "status", "drill_text")
@@ -201,7 +199,7 @@ def _marked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
     same, so a kept result is today's re-mark, made once."""
     sources = _sources(meta)
     key = None if sources is None else (
-        f"re-marked attempt\n{package_digest(MARKING_SOURCES)}\n{sources}\n"
+        f"re-marked attempt\n{package_digest()}\n{sources}\n"
         f"{json.dumps({k: meta.get(k) for k in ATTEMPT_FIELDS}, sort_keys=True, default=str)}\n"
         f"{json.dumps(rows, sort_keys=True, default=str)}")
     if key is not None:
@@ -308,7 +306,7 @@ def solution_markdown(transcript: dict[str, Any]) -> str | None:
     except (KvdrillError, OSError, ValueError):
         sources = None
     key = None if sources is None else (
-        f"review's worked solution\n{package_digest(MARKING_SOURCES)}\n{sources}\n"
+        f"review's worked solution\n{package_digest()}\n{sources}\n"
         f"{templates!r}\n{transcript.get('variant')!r}")
     if key is not None:
         found, kept = parsed_cache.lookup(key)
