@@ -12,13 +12,14 @@ from collections.abc import Callable
 from trainer.errors import KvdrillError
 from trainer.files import parsed_cache
 from trainer.files.bounded_io import MAX_DRILL_FILE_BYTES, read_bounded
-from trainer.files.paths import data_dir, drill_path, package_digest
+from trainer.files.paths import drill_path, package_digest
 
 
 def kept_output(command: str, drill_id: str, options: tuple[object, ...],
-                make: Callable[[], str]) -> str:
-    """`make()`, or what it gave before for the same drill file, templates, code and options."""
-    key = _key(command, drill_id, options)
+                make: Callable[[], str], *, templates: bool = False) -> str:
+    """`make()`, or what it gave before for the same drill file, code and options (and the
+    solution templates, with `templates`: only a worked solution reads them)."""
+    key = _key(command, drill_id, options, templates)
     if key is not None:
         found, kept = parsed_cache.lookup(key)
         if found and isinstance(kept, str):
@@ -29,19 +30,19 @@ def kept_output(command: str, drill_id: str, options: tuple[object, ...],
     return text
 
 
-def _key(command: str, drill_id: str, options: tuple[object, ...]) -> str | None:
+def _key(command: str, drill_id: str, options: tuple[object, ...],
+         templates: bool) -> str | None:
     try:
         path = drill_path(drill_id)
         if path is None:
             return None
         drill = hashlib.sha256(read_bounded(path, MAX_DRILL_FILE_BYTES, "drill file"))
-        templates = hashlib.sha256()
-        for template in sorted(data_dir("solutions").iterdir()):
-            if template.is_file():
-                templates.update(template.name.encode() + b"\0")
-                templates.update(read_bounded(template, 4 * MAX_DRILL_FILE_BYTES,
-                                              "solution template") + b"\0")
+        solutions = ""
+        if templates:
+            from trainer.drills.solutions import templates_digest
+
+            solutions = templates_digest()
     except (KvdrillError, OSError, ValueError):
         return None
     return (f"{command} output\n{package_digest()}\n{drill.hexdigest()}\n"
-            f"{templates.hexdigest()}\n{options!r}")
+            f"{solutions}\n{options!r}")

@@ -32,10 +32,9 @@ from trainer.capacity.solver import FORMULAS
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import DrillFileError
-from trainer.files.bounded_io import read_text_bounded
+from trainer.files.bounded_io import MAX_TEMPLATE_BYTES, read_text_bounded
 from trainer.files.paths import data_dir
 
-MAX_TEMPLATE_BYTES = 256 * 1024
 MAX_WORK = 500_000  # loop iterations, calls and elements weighed, per render
 MAX_CALL_DEPTH = 40  # calls inside calls: a recursive macro stops here
 MAX_RANGE = 10_000

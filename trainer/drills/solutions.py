@@ -6,33 +6,43 @@ it is kept by the hash of all of them and rendered again whenever any of them ch
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-from trainer.drills.reference import AnswerKey
+if TYPE_CHECKING:
+    from trainer.drills.reference import AnswerKey
+from trainer.errors import KvdrillError
 from trainer.files import parsed_cache
+from trainer.files.bounded_io import MAX_TEMPLATE_BYTES, read_bounded
 from trainer.files.paths import data_dir, package_digest
 
 
 def worked_solution(key: AnswerKey) -> str:
     """The worked solution as Markdown (render.render_solution), from the cache when kept."""
-    stamp = _stamp(key)
-    found, kept = parsed_cache.lookup(stamp)
-    if found and isinstance(kept, str):
-        return kept
+    try:
+        givens = sorted((name, repr(value)) for name, value in key.givens.items())
+        stamp: str | None = (f"worked solution\n{package_digest()}\n{templates_digest()}\n"
+                             f"{key.drill!r}\n{givens!r}")
+    except (KvdrillError, OSError):
+        stamp = None  # rendering says what is wrong with the templates
+    if stamp is not None:
+        found, kept = parsed_cache.lookup(stamp)
+        if found and isinstance(kept, str):
+            return kept
     from trainer.drills.render import render_solution
 
     text = render_solution(key)
-    parsed_cache.keep(stamp, text)
+    if stamp is not None:
+        parsed_cache.keep(stamp, text)
     return text
 
 
-def _stamp(key: AnswerKey) -> str:
-    templates = hashlib.sha256()
+def templates_digest() -> str:
+    """SHA-256 of every solution template's name and text (read bounded, as the renderer
+    reads them): what any kept worked solution depends on besides the drill and the code.
+    KvdrillError or OSError when one cannot be read."""
+    digest = hashlib.sha256()
     for path in sorted(data_dir("solutions").iterdir()):
-        try:
-            if path.is_file():
-                templates.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-        except OSError:
-            templates.update(path.name.encode() + b"\0unreadable\0")
-    givens = sorted((name, repr(value)) for name, value in key.givens.items())
-    return (f"worked solution\n{package_digest()}\n{templates.hexdigest()}\n"
-            f"{key.drill!r}\n{givens!r}")
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0")
+            digest.update(read_bounded(path, MAX_TEMPLATE_BYTES, "solution template") + b"\0")
+    return digest.hexdigest()

@@ -23,6 +23,7 @@ _KINDS = (
 
 # A drill, rubric or answer-sheet file: far above any real one, far below trouble.
 MAX_DRILL_FILE_BYTES = 256 * 1024
+MAX_TEMPLATE_BYTES = 256 * 1024  # a solution template
 
 
 def article(what: str) -> str:

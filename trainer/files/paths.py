@@ -35,7 +35,8 @@ def drill_paths() -> list[Path]:
     return sorted(data_dir("drills").glob("*.yaml"))
 
 
-_SHIPPED_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+# A drill id as the drill schema allows it: what a shipped drill file may be named.
+DRILL_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
 
 def drill_path(drill_id: str) -> Path | None:
@@ -46,7 +47,7 @@ def drill_path(drill_id: str) -> Path | None:
     if candidate.suffix in (".yaml", ".yml") and _exists(candidate):
         return candidate
     path = data_dir("drills") / f"{drill_id}.yaml"
-    return path if _SHIPPED_ID.fullmatch(drill_id) and _exists(path) else None
+    return path if DRILL_ID.fullmatch(drill_id) and _exists(path) else None
 
 
 def _exists(path: Path) -> bool:

@@ -3,7 +3,6 @@ present the result as JSON or text."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -13,6 +12,7 @@ from trainer.drills.loader import load_rubric, read_yaml
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, dim_of_unit, show
 from trainer.errors import UsageError
+from trainer.files.paths import DRILL_ID
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.scoring import RubricScore, score_attempt
 from trainer.reading.expression import unit_factor
@@ -34,7 +34,6 @@ class Graded:
         return all(m.verdict == "correct" for m in self.marks.values() if m.is_numeric)
 
 
-_PLAIN_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 # Keys of a sheet that say what it is for, not a step's answer (no step may take these ids).
 SHEET_FIELDS = ("drill", "variant")
 
@@ -49,10 +48,10 @@ def sheet_variant(path: Path, drill: Drill, asked: int | None) -> int | None:
     named_drill = data.get("drill")
     if named_drill is not None and str(named_drill) != drill.id:
         other = str(named_drill)
-        shown = other if _PLAIN_ID.fullmatch(other) else _brief(other)
+        shown = other if DRILL_ID.fullmatch(other) else _brief(other)
         raise UsageError(f"{path}: the sheet is for drill {shown}, not {drill.id}"
                          + (f": grade it with `kvdrill grade {other}`"
-                            if _PLAIN_ID.fullmatch(other) else ""))
+                            if DRILL_ID.fullmatch(other) else ""))
     if "variant" not in data:
         return asked
     named = data["variant"]

@@ -299,15 +299,16 @@ def solution_markdown(transcript: dict[str, Any]) -> str | None:
     """The worked solution for the drill the transcript was marked against; None when its
     solution template cannot be had (the review shows everything else). Kept, like the
     re-marked transcript, by the digest of everything it is made from."""
+    from trainer.drills.solutions import templates_digest
+
     sources = _sources(transcript)
     try:
-        templates = sorted((path.name, _file_hash(path))
-                           for path in data_dir("solutions").iterdir() if path.is_file())
+        templates = templates_digest()
     except (KvdrillError, OSError, ValueError):
-        sources = None
+        sources, templates = None, ""
     key = None if sources is None else (
         f"review's worked solution\n{package_digest()}\n{sources}\n"
-        f"{templates!r}\n{transcript.get('variant')!r}")
+        f"{templates}\n{transcript.get('variant')!r}")
     if key is not None:
         found, kept = parsed_cache.lookup(key)
         if found and (kept is None or isinstance(kept, str)):

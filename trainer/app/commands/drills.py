@@ -120,7 +120,7 @@ def solution(drill_id: str, variant: int | None, fmt: str) -> None:
 
         return terminal_text.plain(terminal_text.render(text, width)) + "\n"
 
-    echo(kept_output("solution", drill_id, (variant, width), make), nl=False)
+    echo(kept_output("solution", drill_id, (variant, width), make, templates=True), nl=False)
 
 
 @click.command()
