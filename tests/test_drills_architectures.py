@@ -102,8 +102,10 @@ def test_gqa8_split_8_ways_holds_less_per_gpu_than_mla() -> None:
     assert ref("deepseek-v3-mla-h200", "gqa8-per-gpu") == 2 * 61 * 1 * 128 * 2 == 31_232
 
 
-def test_deepseek_budget_subtracts_all_671_gb_of_fp8_weights() -> None:
-    expected = 8 * (141 * Fraction(9, 10) - 4) * GB - 671_026_419_200
+def test_deepseek_budget_subtracts_all_672_9_gb_of_weights() -> None:
+    # 671,026,419,200 parameters at 1 B (FP8), the embedding and LM head (2 × 129,280 × 7,168)
+    # at 2 B as released: 672,879,777,280 B (issue 23; DeepSeek-V3 README_WEIGHTS.md)
+    expected = 8 * (141 * Fraction(9, 10) - 4) * GB - 671_026_419_200 - 2 * 129_280 * 7168
     assert ref("deepseek-v3-mla-h200", "kv-budget") == expected
 
 

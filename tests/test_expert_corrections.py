@@ -138,23 +138,26 @@ def test_attention_parameter_counts_follow_the_configs() -> None:
         2 * 16384 * 16384 + 2 * 16384 * 1024)
 
 
-def test_deepseek_dp_attention_gives_232_gb_and_96_sessions_not_128() -> None:
-    copies = 7 * find_model("deepseek-v3").attention_params  # 1 B each in FP8
+def test_deepseek_dp_attention_gives_217_gb_and_88_sessions_not_128() -> None:
+    # SGLang copies the attention (11.41B in FP8) and the embedding table (129,280 × 7,168 in
+    # BF16, 1.85 GB) onto every GPU (issue 23, shared/reference/serving-engines.md).
+    copies = 7 * (find_model("deepseek-v3").attention_params + 129_280 * 7168 * 2)
     assert ref("deepseek-v3-mla-h200", "kv-budget-dp-attention") == \
         ref("deepseek-v3-mla-h200", "kv-budget") - copies
     assert float(ref("deepseek-v3-mla-h200", "kv-budget-dp-attention")) / GB == \
-        pytest.approx(232.3, abs=0.1)
-    assert ref("deepseek-v3-mla-h200", "sessions-dp-attention") == 96
+        pytest.approx(217.5, abs=0.1)
+    assert ref("deepseek-v3-mla-h200", "sessions-dp-attention") == 88
 
 
 def test_deepseek_solution_prices_the_copy(run: Run) -> None:
     text = solution(run, "deepseek-v3-mla-h200")
-    assert "= **232 GB**" in text and "6.0×, not the 8× (128)" in text
+    assert "= **217 GB**" in text and "5.5×, not the 8× (128)" in text
 
 
-def test_405b_dp_attention_holds_93_gb_of_weights_per_gpu_and_48_sessions() -> None:
+def test_405b_dp_attention_holds_95_gb_of_weights_per_gpu_and_48_sessions() -> None:
+    # (405.85 + 15 × (71.87 attention + 128,256 × 16,384 = 2.10 embedding)) GB ÷ 16 = 94.7 GB
     assert float(ref("llama31-405b-h200-tp", "weights-per-gpu-dp-attention")) / GB == \
-        pytest.approx(92.7, abs=0.1)
+        pytest.approx(94.7, abs=0.1)
     assert ref("llama31-405b-h200-tp", "sessions-dp-attention") == 48
     assert ref("llama31-405b-h200-tp", "sessions-dp-attention") < \
         ref("llama31-405b-h200-tp", "sessions-tp8")
@@ -162,7 +165,7 @@ def test_405b_dp_attention_holds_93_gb_of_weights_per_gpu_and_48_sessions() -> N
 
 def test_405b_solution_does_not_offer_dp_attention_as_free(run: Run) -> None:
     text = solution(run, "llama31-405b-h200-tp")
-    assert "**Not DP attention.**" in text and "**92.7 GB**" in text
+    assert "**Not DP attention.**" in text and "**94.7 GB**" in text
     assert "No head is duplicated, at the cost of balancing" not in text
 
 

@@ -124,20 +124,20 @@ def test_long_context_tier_caps_chat_at_its_p99_not_at_the_4k_average(run: Run) 
 # ---- DeepSeek-V3: SGLang-style DP attention, and vLLM's DP + EP -------------------------------
 
 
-def test_deepseek_keeps_96_with_dp_attention_and_prices_vllm_dp_ep_at_72(run: Run) -> None:
-    # vLLM DP+EP copies per GPU, besides 11.41 GB of attention: dense MLPs 3 × 3 × 7,168 × 18,432
-    # = 1.19 GB and shared experts 58 × 3 × 7,168 × 2,048 = 2.55 GB (FP8), embedding + LM head
-    # 2 × 129,280 × 7,168 = 1.85B params in BF16 = 3.71 GB: 18.9 GB. Budget 232.3 − 7 × 3.74
-    # − (8 × 3.71 − 1.85) = 178.3 GB; 22.3 GB a GPU ÷ 2.30 GB (61 × 576 × 2 B × 32,768) = 9
-    # → 72 on the node.
-    assert ref("deepseek-v3-mla-h200", "sessions-dp-attention") == 96
-    dense, shared, tables = 3 * 3 * 7168 * 18432, 58 * 3 * 7168 * 2048, 2 * 129_280 * 7168
+def test_deepseek_keeps_88_with_dp_attention_and_prices_vllm_dp_ep_at_72(run: Run) -> None:
+    # vLLM DP+EP copies per GPU, besides what SGLang's DP attention copies (11.41 GB of
+    # attention, the 1.85 GB BF16 embedding table): dense MLPs 3 × 3 × 7,168 × 18,432 = 1.19 GB
+    # and shared experts 58 × 3 × 7,168 × 2,048 = 2.55 GB (FP8), and the BF16 LM head
+    # 129,280 × 7,168 × 2 B = 1.85 GB. Budget 217.5 − 7 × 3.74 − 7 × 1.85 = 178.3 GB; 22.3 GB
+    # a GPU ÷ 2.30 GB (61 × 576 × 2 B × 32,768) = 9 → 72 on the node.
+    assert ref("deepseek-v3-mla-h200", "sessions-dp-attention") == 88
+    dense, shared, head = 3 * 3 * 7168 * 18432, 58 * 3 * 7168 * 2048, 129_280 * 7168 * 2
     budget = ref("deepseek-v3-mla-h200", "kv-budget-dp-attention") - 7 * (dense + shared) \
-        - (8 * 2 * tables - tables)
+        - 7 * head
     assert 8 * int(budget / 8 / (61 * 576 * 2 * 32768)) == 72
     text = solution(run, "deepseek-v3-mla-h200")
-    assert "SGLang-style DP attention" in text and "vLLM's data-parallel attention" not in text
-    assert "about **178 GB**" in text and "about **72** on the node instead of 96" in text
+    assert "SGLang's DP attention" in text and "vLLM's data-parallel attention" not in text
+    assert "about **178 GB**" in text and "about **72** on the node instead of 88" in text
 
 
 # ---- Disaggregated prefill and chunked prefill: the card's datasheet figure on the GPU line -----

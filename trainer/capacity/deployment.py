@@ -81,6 +81,9 @@ class Deployment:
     # once per sequence, on the last token). None: 2 × all parameters per token.
     vocab: int | None = None
     tied_embeddings: bool = False  # the LM head is the embedding table (counted once in params)
+    # The dtype a checkpoint keeps its embedding and LM head in when it differs from the rest
+    # (DeepSeek-V3: FP8 weights, BF16 tables). None: the weights' dtype.
+    tables_dtype: str | None = None
     params: Fraction | None = None
     weights_gb: Fraction | None = None  # a stated size at `native_weights_dtype`
     native_weights_dtype: str = "bf16"
@@ -107,6 +110,9 @@ class Deployment:
     # (`attention_params` of them) and the whole KV of its own sequences, none of the others'.
     dp_attention: int = 0
     attention_params: Fraction | None = None
+    # 1: a decode step reads every weight once, the seeds' roofline; 0: it skips the embedding
+    # table (one row per sequence is read), as the measured bandwidths in shared/data count.
+    reads_embedding: int = 1
     # A conversation's cycle: a reply being generated (in flight), then the user reading and
     # typing (nothing in flight), for Little's law between requests and open conversations.
     reply_seconds: Fraction | None = None
@@ -140,6 +146,9 @@ class Deployment:
     accept_all: int = 0
     decode_in_mixed_step: int = 1
     mixed_step_additive: int = 0  # 1: a mixed step as decode step + chunk, not max()
+    chunk_attention: int = 1  # 0: a prefill chunk's attention over earlier chunks ignored
+    tables_in_flops_ignored: int = 0  # 1: every parameter charged to every prompt token
+    dp_copies_embedding: int = 1  # 0: DP attention's copy counted without the embedding table
     think_in_flight: int = 0
     kv_on_every_layer: int = 0  # 1: a hybrid's KV counted on every layer, its state kept
 
@@ -210,8 +219,9 @@ class Deployment:
             self._validate_vocab()
         if self.think_seconds is not None:
             _require_int_at_least("think_seconds", self.think_seconds, 0, integral=False)
-        if self.dp_attention not in (0, 1):
-            raise InvalidInput(f"dp_attention must be 0 or 1, got {_plain(self.dp_attention)}")
+        for flag in ("dp_attention", "reads_embedding"):
+            if getattr(self, flag) not in (0, 1):
+                raise InvalidInput(f"{flag} must be 0 or 1, got {_plain(getattr(self, flag))}")
         if self.dp_attention and self.attention_params is None:
             raise InvalidInput("data-parallel attention copies the attention weights to every "
                                "GPU: give attention_params (or a model preset that has it)")
@@ -225,7 +235,9 @@ class Deployment:
             raise InvalidInput(
                 f"unknown KV dtype {self.kv_dtype!r}: use one of {', '.join(KV_DTYPES)}"
             )
-        for name in ("weights_dtype", "native_weights_dtype"):
+        for name in ("weights_dtype", "native_weights_dtype", "tables_dtype"):
+            if name == "tables_dtype" and self.tables_dtype is None:
+                continue
             if getattr(self, name) not in WEIGHT_DTYPES:
                 raise InvalidInput(
                     f"unknown weights dtype {getattr(self, name)!r}: "

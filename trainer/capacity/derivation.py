@@ -118,11 +118,18 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
     else:
         assert d.params is not None
         working = f"{n(d.params)} params × {n(d.weight_bytes_per_param)} B ({d.weights_dtype})"
+        if d.tables_dtype is not None and d.vocab is not None and d.hidden is not None:
+            tables = d.vocab * d.hidden * (1 if d.tied_embeddings else 2)
+            wider = DTYPE_BYTES[d.tables_dtype] - d.weight_bytes_per_param
+            working += (f" + {n(tables)} embedding and LM head params × {n(wider)} B more "
+                        f"({d.tables_dtype})")
     add("weights_bytes", working, b(s["weights_bytes"]))
     if d.dp_attention and d.attention_params is not None:
+        embedding = (f" + {b(s['embedding_table_bytes'])} embedding table"
+                     if s["embedding_table_bytes"] else "")
         add("replicated_attention_bytes",
-            f"({n(d.gpus)} − 1) extra copies × {n(d.attention_params)} attention params × "
-            f"{n(d.weight_bytes_per_param)} B", b(s["replicated_attention_bytes"]))
+            f"({n(d.gpus)} − 1) extra copies × ({n(d.attention_params)} attention params × "
+            f"{n(d.weight_bytes_per_param)} B{embedding})", b(s["replicated_attention_bytes"]))
         add("weights_per_gpu_bytes",
             f"({b(s['weights_bytes'])} + {b(s['replicated_attention_bytes'])}) ÷ {gpus}",
             b(s["weights_per_gpu_bytes"]))
@@ -130,7 +137,9 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
     util = f" × {format_number(d.utilization, sig=4)}" if d.utilization != 1 else ""
     reserve = f" − {n(d.reserve_gb)} GB reserve" if d.reserve_gb else ""
     add("usable_bytes", f"{gpus} × ({n(d.hbm_gb)} GB HBM{util}{reserve})", b(s["usable_bytes"]))
-    copies = (f" − {b(s['replicated_attention_bytes'])} attention copies"
+    copied = "attention and embedding copies" if s["embedding_table_bytes"] else \
+        "attention copies"
+    copies = (f" − {b(s['replicated_attention_bytes'])} {copied}"
               if d.dp_attention else "")
     add("kv_budget_bytes", f"{b(s['usable_bytes'])} − {b(s['weights_bytes'])} weights{copies}",
         b(s["kv_budget_bytes"]))

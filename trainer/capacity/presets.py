@@ -54,6 +54,7 @@ class ModelPreset:
     state_elements: int | None = None  # hybrid models: state values per recurrent layer
     vocab: int | None = None  # sizes the embedding table and LM head (prefill FLOP count)
     tied_embeddings: bool = False
+    tables_dtype: str | None = None  # embedding and LM head, when not in the weights' dtype
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ MODEL_FIELDS = (
     "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
     "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
     "experts", "experts_per_token", "attention_params", "attention_layers",
-    "state_elements", "vocab", "tied_embeddings",
+    "state_elements", "vocab", "tied_embeddings", "tables_dtype",
 )
 # Which GPU memory figure sizes the card: the marketed decimal GB (the seeds' and the
 # interview card's convention) or the total the driver reports (what vLLM multiplies).
@@ -188,6 +189,7 @@ SERVING_DEFAULTS: dict[str, Any] = {
     "prefix_tokens": None,
     "measured_step_ms": None,
     "dp_attention": None,
+    "reads_embedding": None,
     "reply_seconds": None,
     **{name: None for name in SERVING_INPUTS if name not in ("attention_layers",
                                                              "state_elements")},

@@ -227,6 +227,19 @@ def _spec_breakeven_batch(v: Any, ops: Any) -> Any:
     return v.crossover_batch * v.spec_expected_tokens / (v.spec_tokens + 1)
 
 
+def attention_flops(v: Any, ops: Any, tokens: Any) -> Any:
+    """Causal attention's FLOPs over a prompt of `tokens`: 4 × heads × head_dim per (query,
+    key) pair and layer, T²/2 pairs on a full layer (2 × layers × heads × head_dim × T²). A
+    sliding-window layer pairs each token with at most `window` keys: W²/2 + (T − W) × W
+    pairs once T passes W, i.e. (2TW − W²)/2."""
+    per_pair = 2 * v.heads * v.head_dim
+    if v.window is None or v.windowed_layers == 0:
+        return per_pair * v.layers * tokens**2
+    held = ops.min(tokens, v.window)
+    full = v.layers - v.windowed_layers
+    return per_pair * (full * tokens**2 + v.windowed_layers * (2 * tokens * held - held**2))
+
+
 # ---- Chunked prefill against a TPOT target ---------------------------------------------------
 
 
@@ -260,12 +273,21 @@ def _chunk_time_budget_seconds(v: Any, ops: Any) -> Any:
 
 
 @_formula("max_chunk_tokens", "largest prefill chunk under the TPOT target", "tokens",
-          needs=("tpot_ms", "tflops"))
+          needs=("tpot_ms", "tflops", "long_prompt_tokens"))
 def _max_chunk_tokens(v: Any, ops: Any) -> Any:
     shares_matmuls = v.decode_in_mixed_step * (1 - v.mixed_step_additive)
     room = (v.chunk_time_budget_seconds * v.gpus * v.tflops * TB
             - shares_matmuls * _decode_token_flops(v))
-    chunk = ops.max(0, ops.floor(room / (2 * v.prompt_token_params)))
+    # The costliest step is the last chunk's: its C tokens attend to the T − C before them
+    # and to each other, C × (T − C/2) pairs at 4 × layers × heads × head_dim FLOPs each.
+    # cost(C) = (2 P + 2 a T) C − a C² with a = 2 × layers × heads × head_dim; cost(C) = room
+    # at C = 2 room ÷ (B + √(B² − 4 a room)), B = 2 P + 2 a T (the smaller root, written so
+    # that a = 0, the chunk's attention ignored, gives room ÷ 2P).
+    tokens = v.long_prompt_tokens
+    a = v.chunk_attention * 2 * v.layers * v.heads * v.head_dim
+    b = 2 * v.prompt_token_params + 2 * a * tokens
+    root = ops.sqrt(ops.max(0, b**2 - 4 * a * room))
+    chunk = ops.min(tokens, ops.max(0, ops.floor(2 * room / (b + root))))
     # No chunk fits if the weight read alone overruns what the KV read leaves.
     return chunk * ops.step(v.chunk_time_budget_seconds - shares_matmuls * v.weights_read_seconds)
 
@@ -287,7 +309,7 @@ def _chunked_ttft_seconds(v: Any, ops: Any) -> Any:
 def _long_prompt_prefill_seconds(v: Any, ops: Any) -> Any:
     tokens = v.long_prompt_tokens
     flops = (2 * v.prompt_token_params * tokens + 2 * v.lm_head_params
-             + 2 * v.layers * v.heads * v.head_dim * tokens**2)
+             + attention_flops(v, ops, tokens))
     return flops / (v.gpus * v.tflops * TB)
 
 
@@ -438,6 +460,14 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         "A mixed step still reads every running sequence's KV for their attention, and its "
         "matmuls carry the decode tokens too: the chunk gets only what they leave.",
         lambda d: None if d.tpot_ms is None else d.changed(decode_in_mixed_step=0),
+    ),
+    PathSpec(
+        "chunk-attention-ignored",
+        "sized the chunk without its attention, as if every chunk were the first",
+        "Later chunks attend to every prompt token before them: the last chunk of a T-token "
+        "prompt does 4 × layers × heads × head_dim × C × (T − C/2) attention FLOPs on top of "
+        "2 × P_layers × C. Size C for that step, or the last steps overrun the target.",
+        lambda d: None if d.long_prompt_tokens is None else d.changed(chunk_attention=0),
     ),
     PathSpec(
         "mixed-step-additive",

@@ -119,19 +119,40 @@ def _kv_bytes_per_sequence(v: Any, ops: Any) -> Any:
     )
 
 
+def _table_params(v: Any) -> Any:
+    # The embedding table and the LM head (one table when they are tied).
+    if v.vocab is None:
+        return 0
+    return v.vocab * v.hidden * (1 if v.tied_embeddings else 2)
+
+
 @_formula("weights_bytes", "weights", "B")
 def _weights_bytes(v: Any, ops: Any) -> Any:
     if v.weights_gb is not None:
         scale = v.weight_bytes_per_param / v.native_bytes_per_param
         return v.weights_gb * v.gb_bytes * scale
-    return v.params * v.weight_bytes_per_param
+    if v.tables_dtype is None:
+        return v.params * v.weight_bytes_per_param
+    # A checkpoint may keep its embedding and LM head wider than the rest (DeepSeek-V3: BF16).
+    return (v.params * v.weight_bytes_per_param
+            + _table_params(v) * (v.table_bytes_per_param - v.weight_bytes_per_param))
 
 
-@_formula("replicated_attention_bytes", "attention weights copied by DP attention", "B")
+@_formula("embedding_table_bytes", "the input embedding table", "B")
+def _embedding_table_bytes(v: Any, ops: Any) -> Any:
+    return 0 if v.vocab is None else v.vocab * v.hidden * v.table_bytes_per_param
+
+
+@_formula("replicated_attention_bytes",
+          "attention weights and embedding table copied by DP attention", "B")
 def _replicated_attention_bytes(v: Any, ops: Any) -> Any:
     if not v.dp_attention:
         return 0
-    return (v.gpus - 1) * v.attention_params * v.weight_bytes_per_param
+    # Each DP rank embeds its own tokens, so the embedding table is whole on every GPU too
+    # (SGLang: VocabParallelEmbedding(enable_tp=not dp_attention)); the LM head stays split.
+    copy = (v.attention_params * v.weight_bytes_per_param
+            + v.dp_copies_embedding * v.embedding_table_bytes)
+    return (v.gpus - 1) * copy
 
 
 @_formula("weights_per_gpu_bytes", "weights on each GPU", "B")
@@ -218,19 +239,24 @@ MOE_BATCH_CAP = 1024
 
 @_formula("weights_read_per_step", "weights a decode step reads", "B")
 def _weights_read_per_step(v: Any, ops: Any) -> Any:
+    # A step reads one embedding row per sequence, not the table (unless the table is also the
+    # LM head). The seeds' roofline counts every weight once (reads_embedding = 1); a drill
+    # that applies a bandwidth measured without the table (shared/data) leaves it out too.
+    unread = 0 if v.tied_embeddings else (1 - v.reads_embedding) * v.embedding_table_bytes
     if v.experts is None:
-        return v.weights_bytes
+        return v.weights_bytes - unread
     # Expected share of experts that at least one of `batch` tokens is routed to.
     expert_params = (v.params - v.active_params) * v.experts / (v.experts - v.experts_per_token)
-    shared_params = v.params - expert_params
     untouched = (1 - v.experts_per_token / v.experts) ** ops.min(v.batch_size, MOE_BATCH_CAP)
-    per_param = v.weights_bytes / v.params
-    return (shared_params + expert_params * (1 - untouched)) * per_param
+    per_param = (v.weight_bytes_per_param if v.weights_gb is None
+                 else v.weights_bytes / v.params)
+    return v.weights_bytes - unread - expert_params * untouched * per_param
 
 
 @_formula("lm_head_params", "LM head parameters (vocab × hidden)", "")
 def _lm_head_params(v: Any, ops: Any) -> Any:
-    return 0 if v.vocab is None else v.vocab * v.hidden
+    # The wrong path all-params-per-prompt-token forgets the tables in the FLOP count only.
+    return 0 if v.vocab is None else (1 - v.tables_in_flops_ignored) * v.vocab * v.hidden
 
 
 @_formula("prompt_token_params", "parameters each prompt token multiplies (the layers')", "")
@@ -244,7 +270,7 @@ def _prompt_token_params(v: Any, ops: Any) -> Any:
 
 @_formula("prefill_flops", "FLOPs to prefill one sequence", "FLOP")
 def _prefill_flops(v: Any, ops: Any) -> Any:
-    attention = 2 * v.layers * v.heads * v.head_dim * v.context**2
+    attention = serving.attention_flops(v, ops, v.context)
     return 2 * v.prompt_token_params * v.context + 2 * v.lm_head_params + attention
 
 
@@ -324,9 +350,16 @@ def _exact_step(x: Fraction) -> Fraction:
     return Fraction(1 if x >= 0 else 0)
 
 
+def _exact_sqrt(x: Fraction) -> Fraction:
+    # A square root is rarely rational: this one is exact to 2^-64 (relative to 1), far below
+    # any tolerance, and stays a Fraction so the rest of the arithmetic stays exact.
+    scaled = math.floor(Fraction(x) * 2**128)
+    return Fraction(math.isqrt(max(0, scaled)), 2**64)
+
+
 # `step` is 1 where its argument is at least 0, else 0 (a condition as a factor).
 EXACT_OPS = SimpleNamespace(floor=_exact_floor, ceil=_exact_ceil, max=max, min=min,
-                            step=_exact_step)
+                            step=_exact_step, sqrt=_exact_sqrt)
 
 
 class _Namespace:
@@ -365,6 +398,7 @@ def _exact_inputs(d: Deployment) -> dict[str, Any]:
     inputs["kv_bytes_per_element"] = d.kv_bytes_per_element
     inputs["weight_bytes_per_param"] = d.weight_bytes_per_param
     inputs["native_bytes_per_param"] = DTYPE_BYTES[d.native_weights_dtype]
+    inputs["table_bytes_per_param"] = DTYPE_BYTES[d.tables_dtype or d.weights_dtype]
     return inputs
 
 
@@ -375,7 +409,7 @@ class Solution(Mapping[str, Fraction]):
         self, deployment: Deployment, overrides: Mapping[str, Fraction] | None = None
     ) -> None:
         self.deployment = deployment
-        self._space = _Namespace(_exact_inputs(deployment), EXACT_OPS, overrides)
+        self._space = _Namespace(_shared_inputs(deployment), EXACT_OPS, overrides)
 
     def __getitem__(self, name: str) -> Fraction:
         if name not in FORMULAS:
@@ -424,7 +458,16 @@ def value_of(
 ) -> Fraction:
     """One quantity, without the does-it-fit check (wrong paths may not fit). `overrides`
     replaces quantities by given values, to recompute from a candidate's own earlier answers."""
-    return Solution(deployment, overrides)[name]
+    if overrides:
+        return Solution(deployment, overrides)[name]
+    return _kept_solution(deployment)[name]
+
+
+@functools.lru_cache(maxsize=512)
+def _kept_solution(deployment: Deployment) -> Solution:
+    # A Solution computes each quantity once; keeping it per deployment lets the many keys,
+    # wrong paths and marks that ask one deployment for one quantity after another share it.
+    return Solution(deployment)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -439,7 +482,7 @@ def expression(name: str, deployment: Deployment) -> Any:
         raise UnknownName(f"unknown quantity {name!r}: use one of {', '.join(QUANTITIES)}")
     symbols = symbolic_inputs(deployment)
     ops = SimpleNamespace(floor=sympy.floor, ceil=sympy.ceiling, max=sympy.Max, min=sympy.Min,
-                          step=lambda x: sympy.Heaviside(x, 1))
+                          step=lambda x: sympy.Heaviside(x, 1), sqrt=sympy.sqrt)
     return getattr(_Namespace(symbols, ops), name)
 
 
@@ -449,7 +492,7 @@ def _unchanged(x: Any) -> Any:
 
 # Floors and ceilings left out: the continuous form of a quantity, which a diagnosis inverts.
 RELAXED_OPS = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=max, min=min,
-                              step=_exact_step)
+                              step=_exact_step, sqrt=_exact_sqrt)
 
 
 def relaxed_value(
@@ -461,10 +504,11 @@ def relaxed_value(
     return value
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=1024)
 def _shared_inputs(deployment: Deployment) -> Mapping[str, Any]:
     """The exact inputs of a deployment, read-only and kept: a diagnosis evaluates one
-    deployment hundreds of times with one input changed."""
+    deployment hundreds of times with one input changed, and a key evaluates every step
+    along every wrong path."""
     return MappingProxyType(_exact_inputs(deployment))
 
 
@@ -484,7 +528,7 @@ def expression_in(
     }
     symbol = sympy.Symbol(unknown, positive=True)
     ops = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=sympy.Max, min=sympy.Min,
-                          step=lambda x: sympy.Heaviside(x, 1))
+                          step=lambda x: sympy.Heaviside(x, 1), sqrt=sympy.sqrt)
     overrides: dict[str, Any] = {
         key: sympy.Rational(value.numerator, value.denominator)
         for key, value in (fixed or {}).items() if key != unknown
@@ -501,7 +545,7 @@ def symbolic_inputs(deployment: Deployment) -> dict[str, Any]:
     symbols: dict[str, Any] = {}
     for name, value in exact.items():
         structural = name in ("attention", "kv_dtype", "weights_dtype", "native_weights_dtype",
-                              "dp_attention", "tied_embeddings")
+                              "tables_dtype", "dp_attention", "tied_embeddings")
         if structural or value is None:
             symbols[name] = value
         else:

@@ -138,13 +138,32 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "A prompt token multiplies the layers' weights only: the embedding is a lookup and "
             "the LM head runs once per sequence. Llama-3.1-8B: 2 × 6.98B FLOPs per prompt "
             "token, not 2 × 8.03B; the measured 550 TFLOP/s was counted that way.",
-            lambda d: None if d.vocab is None or d.tflops is None else d.changed(vocab=None),
+            lambda d: None if d.vocab is None or d.tflops is None
+            else d.changed(tables_in_flops_ignored=1),
         ),
         WrongPath(
             "rounded-up",
             "rounded a count up (or kept its fraction)",
             "Only whole sequences are served: take the floor of the quotient, never round up.",
             lambda d: None,  # a rounding of the answer, added by the answer key
+        ),
+        WrongPath(
+            "dp-embedding-not-copied",
+            "counted only the attention weights in DP attention's copy on every GPU",
+            "Under DP attention each GPU embeds its own tokens, so the embedding table is whole "
+            "on every GPU too (SGLang: VocabParallelEmbedding(enable_tp=not dp_attention)); "
+            "the LM head stays split. Add (GPUs − 1) × vocab × hidden × bytes.",
+            lambda d: None if not d.dp_attention or d.vocab is None
+            else d.changed(dp_copies_embedding=0),
+        ),
+        WrongPath(
+            "window-ignored",
+            "counted every token on a sliding-window model's windowed layers",
+            "A sliding-window layer keeps only the last `window` tokens' KV (the engine frees "
+            "the rest) and attends to at most that many: KV = bytes/token/layer × (full "
+            "layers × T + windowed layers × min(T, W)).",
+            lambda d: None if d.window is None or d.windowed_layers == 0
+            else d.changed(windowed_layers=0),
         ),
         WrongPath(
             "per-gpu-vs-total",

@@ -11,6 +11,12 @@ from typing import Any, Literal
 Scalar = int | float | str | None
 
 
+def linked_names(key: str) -> tuple[str, ...]:
+    """The givens a `vary` key draws: one name, or several joined by commas that change
+    together (a measured row's batch, context and bandwidth)."""
+    return tuple(part.strip() for part in key.split(","))
+
+
 @dataclass(frozen=True, slots=True)
 class Derived:
     """A per-step value computed from the base givens: `of` quantity × `times`."""
@@ -80,7 +86,8 @@ class Drill:
     steps: tuple[Step, ...]
     tags: tuple[str, ...] = ()
     source: str | None = None
-    vary: dict[str, tuple[Scalar, ...]] = field(default_factory=dict)
+    # A key of names joined by commas draws those givens together: each choice is a tuple.
+    vary: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     followups: tuple[Followup, ...] = ()
     red_flags: tuple[str, ...] = ()
 
@@ -91,7 +98,8 @@ class Drill:
             "steps": tuple(Step.from_data(step) for step in data["steps"]),
             "followups": tuple(Followup(**{**f, "steps": tuple(f.get("steps") or ())})
                                for f in data.get("followups") or ()),
-            "vary": {name: tuple(choices) for name, choices in (data.get("vary") or {}).items()},
+            "vary": {name: tuple(tuple(c) if isinstance(c, list | tuple) else c for c in choices)
+                     for name, choices in (data.get("vary") or {}).items()},
             "tags": tuple(data.get("tags") or ()),
             "red_flags": tuple(data.get("red_flags") or ()),
         })

@@ -132,7 +132,8 @@ class AnswerKey:
         "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
         "prefix_tokens", "window", "hbm_marketed_gb", "bandwidth_datasheet_tbs",
         "hbm_reported_mib", "hbm_reported_gb",
-        "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", *SERVING_PLACEHOLDERS,
+        "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", "weights_read_gb",
+        "window_note", "attention_flops_rule", *SERVING_PLACEHOLDERS,
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -334,6 +335,9 @@ class AnswerKey:
         shown["hbm_marketed_gb"] = format_number(card.hbm_gb, sig=4) if card else shown["hbm_gb"]
         shown["bandwidth_datasheet_tbs"] = (format_number(card.bandwidth_tbs, sig=4) if card
                                             else shown["bandwidth_tbs"])
+        shown["weights_read_gb"] = format_number(
+            value_of(d, "weights_read_per_step") / 10**9, sig=4)
+        shown.update(_window_text(d, shown["model_name"]))
         reported = card.reported_mib if card else None
         shown["hbm_reported_mib"] = format_number(reported) if reported else "unknown"
         shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)
@@ -344,3 +348,25 @@ class AnswerKey:
         """The drill's title for these givens: a variant's title names its own model and GPU."""
         title = fill(self.drill.title, self.display_givens())
         return title + (f" — variant {variant}" if variant is not None else "")
+
+
+def _window_text(d: Deployment, model_name: str) -> dict[str, str]:
+    """What a prompt must say of a sliding window: that the model has one, how many layers use
+    it (they keep only the window's KV), and the attention FLOPs it implies. Empty and the
+    plain causal count for a model without one, so one situation serves every variant."""
+    full_rule = "2 × layers × heads × head_dim × T²"
+    if d.window is None or d.windowed_layers == 0:
+        return {"window_note": "", "attention_flops_rule": full_rule}
+    window = format_number(d.window)
+    layers = (f"all {format_number(d.layers)} layers" if d.windowed_layers == d.layers
+              else f"{format_number(d.windowed_layers)} of its {format_number(d.layers)} layers")
+    note = (f"{model_name} attends over a sliding window of the last {window} tokens on {layers}: "
+            f"such a layer keeps only the window's KV (the engine frees what falls out of it), "
+            f"so a longer sequence holds {window} tokens there, not all of them.")
+    windowed = "4 × layers × heads × head_dim × (W²/2 + (T − W) × W)"
+    if d.windowed_layers != d.layers:
+        windowed = ("4 × heads × head_dim × (full layers × T²/2 + windowed layers × "
+                    "(W²/2 + (T − W) × W))")
+    rule = (f"{full_rule} up to the window; beyond it each token attends to at most W = "
+            f"{window} keys, {windowed}")
+    return {"window_note": note, "attention_flops_rule": rule}

@@ -400,6 +400,12 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
             raise DrillFileError(f"unknown quantity {name!r} in a solution template")
         return show(key.value(name, deployment_of(step_id)), FORMULAS[name].unit)
 
+    def number(name: str, step_id: str | None = None) -> float:
+        """A quantity's plain value in its base unit, for a ratio the text states."""
+        if name not in FORMULAS:
+            raise DrillFileError(f"unknown quantity {name!r} in a solution template")
+        return float(key.value(name, deployment_of(step_id)))
+
     derivations: dict[str | None, dict[str, str]] = {}
 
     def working(name: str, step_id: str | None = None) -> str:
@@ -419,7 +425,7 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
 
     return {"drill": key.drill, "title": key.title(),
             **{f.__name__: _template_function(f)
-                                   for f in (given, answer, quantity, working, wrong)}}
+                                   for f in (given, answer, quantity, number, working, wrong)}}
 
 
 def render_solution(key: AnswerKey) -> str:

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from trainer.drills.model import linked_names
+
 Identifier = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Scalar = int | float | str | None
 
@@ -203,8 +205,12 @@ class Drill(Strict):
         description="Solver inputs: model and gpu preset ids plus any calc input "
                     "(context, reserve_gb, utilization, kv_dtype, ...)."
     )
-    vary: dict[str, tuple[Scalar, ...]] = Field(
-        default_factory=dict, description="Choices a variant may draw for each given."
+    vary: dict[str, tuple[Scalar | tuple[Scalar, ...], ...]] = Field(
+        default_factory=dict,
+        description="Choices a variant may draw for each given. Givens that must change "
+                    "together share one entry: names joined by commas as the key, each "
+                    "choice a list of their values in that order (e.g. a measured row: "
+                    "'batch, context, bandwidth_tbs': [[32, 4096, 2.99], [64, 4096, 3.4]]).",
     )
     steps: tuple[Step, ...] = Field(min_length=1)
     followups: tuple[Followup, ...] = ()
@@ -233,10 +239,20 @@ class Drill(Strict):
             if len(choices) > MAX_CHOICES:
                 raise ValueError(f"{name}: {len(choices)} choices is more than "
                                  f"{MAX_CHOICES}: a variant space is a short list")
+            names = linked_names(str(name))
             for choice in choices:
                 if choice is None:
                     raise ValueError(f"{name}: a choice is empty (null): give a value")
-                check_given(str(name), choice)
+                if len(names) == 1:
+                    check_given(str(name), choice)
+                    continue
+                if not isinstance(choice, list | tuple) or len(choice) != len(names):
+                    raise ValueError(f"{name}: each choice is a list of {len(names)} values, "
+                                     f"one for each of {', '.join(names)}")
+                for part, item in zip(names, choice, strict=True):
+                    if item is None:
+                        raise ValueError(f"{name}: a choice is empty (null): give a value")
+                    check_given(part, item)
         return value
 
     @model_validator(mode="after")

@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from trainer.capacity.solver import value_of
-from trainer.drills.model import Drill
+from trainer.drills.model import Drill, linked_names
 from trainer.drills.reference import AnswerKey
 from trainer.errors import KvdrillError, UsageError
 
@@ -29,8 +29,11 @@ def draw(drill: Drill, seed: int, known: dict[str, bool] | None = None) -> dict[
     rng = random.Random(f"{drill.id}:{seed}")
     for _ in range(DRAW_ATTEMPTS):
         givens = dict(drill.givens)
-        for name in sorted(drill.vary):
-            givens[name] = rng.choice(drill.vary[name])
+        for key in sorted(drill.vary):
+            choice = rng.choice(drill.vary[key])
+            names = linked_names(key)
+            values = choice if len(names) > 1 else (choice,)
+            givens.update(zip(names, values, strict=True))
         fingerprint = repr(sorted(givens.items()))
         if known is None:
             if sensible(drill, givens):

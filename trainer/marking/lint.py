@@ -12,7 +12,7 @@ from trainer.capacity.presets import ALL_INPUTS
 from trainer.capacity.solver import FORMULAS, solve
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.loader import load_drill_file, load_rubric, validate
-from trainer.drills.model import Drill, Rubric
+from trainer.drills.model import Drill, Rubric, linked_names
 from trainer.drills.placeholders import malformed_placeholders, placeholders
 from trainer.drills.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit, show
 from trainer.drills.render import render_solution
@@ -23,7 +23,9 @@ from trainer.marking.checker import close, mark_sheet, tolerance_of
 from trainer.marking.scoring import phrase_words, score_attempt
 from trainer.reading.units import Dim
 
-VARIANT_SEEDS_CHECKED = (1, 2, 3)
+# Variants whose every listed mistake must stay namable; the first few also render a solution.
+VARIANT_SEEDS_CHECKED = tuple(range(1, 13))
+SOLUTIONS_RENDERED = 4  # for the givens and three variants
 
 
 @dataclass
@@ -83,7 +85,7 @@ def lint_drill(drill: Drill, path: Path, report: Report) -> None:
     for flag in drill.red_flags:
         if flag not in {f.id for f in rubric.red_flags}:
             report.errors.append(f"{where}: red flag {flag!r} is not in rubric {rubric.id}")
-    for name in (*drill.givens, *drill.vary):
+    for name in (*drill.givens, *(n for key in drill.vary for n in linked_names(key))):
         if name not in ("model", "gpu", *ALL_INPUTS):
             report.errors.append(f"{where}: given {name!r} is not a solver input")
     _lint_steps(drill, rubric, where, report)
@@ -219,13 +221,14 @@ def _lint_values(drill: Drill, where: str, report: Report) -> None:
     from trainer.drills.variants import draw
 
     keys = [("givens", AnswerKey(drill))]
+    named: dict[str, set[str]] = {}  # step id -> mistakes that show at the givens or a variant
     if drill.vary:
         for seed in VARIANT_SEEDS_CHECKED:
             try:
                 keys.append((f"variant {seed}", AnswerKey(drill, draw(drill, seed))))
             except KvdrillError as error:
                 report.errors.append(f"{where}: variant {seed}: {error}")
-    for label, key in keys:
+    for index, (label, key) in enumerate(keys):
         try:
             solve(key.base)
         except KvdrillError as error:
@@ -250,13 +253,9 @@ def _lint_values(drill: Drill, where: str, report: Report) -> None:
                         f"{shown}, inside the step's ±{float(tolerance) * 100:g}% of "
                         f"{reference.display}, so it can never be named: tighten the "
                         "tolerance, change the question or drop the mistake")
-            if label == "givens":
-                found = {path for path, _ in reference.wrong}
-                for missing in set(step.misconceptions) - found:
-                    report.warnings.append(
-                        f"{where}: step {step.id}: misconception {missing!r} gives the "
-                        "right value here, so it can never be named"
-                    )
+            named.setdefault(step.id, set()).update(path for path, _ in reference.wrong)
+        if index >= SOLUTIONS_RENDERED:
+            continue
         try:
             text = render_solution(key)
         except KvdrillError as error:
@@ -264,3 +263,12 @@ def _lint_values(drill: Drill, where: str, report: Report) -> None:
             continue
         if not any(ch.isdigit() for ch in text):
             report.errors.append(f"{where}: {label}: the solution renders without a number")
+    # A mistake may apply only to some variants (a sliding window only on a windowed model):
+    # it is dead only where no key checked shows it.
+    for step in drill.steps:
+        if step.kind != "numeric" or step.id not in named:
+            continue
+        for missing in sorted(set(step.misconceptions) - named[step.id]):
+            report.warnings.append(
+                f"{where}: step {step.id}: misconception {missing!r} gives the right value "
+                "at the givens and every variant checked, so it can never be named")

@@ -30,6 +30,10 @@ def givens_lines(key: AnswerKey) -> list[str]:
         f" — {g['layers']} layers, {g['heads']} query heads, {g['kv_heads']} KV heads, "
         f"head_dim {g['head_dim']}, hidden {g['hidden']}"
     )
+    if shape and d.window is not None and d.windowed_layers:
+        layers = "every layer" if d.windowed_layers == d.layers else \
+            f"{d.windowed_layers} of {d.layers} layers"
+        shape += f", sliding window {g['window']} tokens on {layers}"
     # A drill that gives a measured bandwidth shows the card's datasheet figure on the GPU
     # line and the measured rate as a given of its own, never one as the other.
     measured = g["bandwidth_tbs"] != g["bandwidth_datasheet_tbs"]
@@ -41,7 +45,9 @@ def givens_lines(key: AnswerKey) -> list[str]:
         memory += f" as the driver reports it ({g['hbm_marketed_gb']} GB marketed)"
     lines = [
         f"model: {g['model_name']}{shape}",
-        f"weights: {g['weights_gb']} GB ({g['weights_dtype']})",
+        f"weights: {g['weights_gb']} GB ({g['weights_dtype']})" + (
+            f"; a decode step reads {g['weights_read_gb']} GB (not the embedding table)"
+            if not d.reads_embedding else ""),
         f"GPU: {g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
         f"context: {g['context']} tokens; KV cache dtype {g['kv_dtype']}",
     ]
