@@ -291,7 +291,7 @@ def test_imports_are_labelled_in_history_and_left_out_of_its_trends(
     rows = json.loads(run("history", "--json").stdout)
     assert [r["candidate"] for r in rows] == ["carol", "bob", "alice"]
     text = run("history").stdout
-    assert "[candidate bob]" in text and "Trends" not in text
+    assert "candidate bob:" in text and "Trends" not in text
 
 
 def test_an_imported_attempt_cannot_be_resumed(run: Run, transcripts: dict[str, Path]) -> None:

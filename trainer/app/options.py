@@ -4,6 +4,7 @@ presets, and printing that no control character gets through."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -193,10 +194,31 @@ def complete_presets(ctx: click.Context, param: click.Parameter, incomplete: str
     return [name for name in table if name.startswith(incomplete.lower())]
 
 
+def screen_width(err: bool = False) -> int | None:
+    """The width of the terminal the text goes to (80 when a terminal does not say), or None
+    when it goes to a pipe or a file, where each record may keep its own line."""
+    stream = sys.stderr if err else sys.stdout
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    import shutil
+
+    return max(20, shutil.get_terminal_size((80, 24)).columns)
+
+
 def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:
     """click.echo for text: no control character from an answer, a drill file or an error
-    reaches the terminal (JSON has its own escaping, in emit_json)."""
-    click.echo(printable(str(message)), err=err, nl=nl)
+    reaches the terminal (JSON has its own escaping, in emit_json), and on a terminal every
+    line is wrapped between words at its width."""
+    text = printable(str(message))
+    width = screen_width(err)
+    if width is not None:
+        from trainer.text_layout import wrap
+
+        text = wrap(text, width)
+    click.echo(text, err=err, nl=nl)
 
 
 def emit_json(payload: Any) -> None:

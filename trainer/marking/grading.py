@@ -196,37 +196,57 @@ VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered":
                  "answered": "✎", "revealed": "⊘"}
 
 
-def graded_text(graded: Graded) -> str:
+def graded_text(graded: Graded, width: int | None = None) -> str:
+    """Each step's verdict as a row (step, answer as typed, verdict and the mistakes named),
+    the feedback of a wrong one under it; laid out for a terminal of `width` columns (None:
+    one row per line, for a pipe)."""
+    from trainer.text_layout import Column, Table, wrap_words
+
     lines = [f"{graded.title or graded.drill.title}" + (f" — variant {graded.variant}"
                                           if graded.variant is not None else ""), ""]
+    rows = []
     for mark in graded.marks.values():
-        symbol = VERDICT_MARKS[mark.verdict]
         answer = (mark.answer or "").strip().replace("\n", " ")
         if len(answer) > 40:
             answer = answer[:39] + "…"
-        line = f" {symbol} {mark.step_id:<26} {answer:<40}"
+        verdict: str = mark.verdict if mark.is_numeric else ""
         if mark.is_numeric:
-            line += f" {mark.verdict}"
             if mark.carried_forward:
-                line += " (carried forward)"
+                verdict += " (carried forward)"
             if mark.misconceptions:
-                line += f" [{', '.join(mark.misconceptions)}]"
+                verdict += f" [{', '.join(mark.misconceptions)}]"
             elif mark.diagnosis is not None:
-                line += f" [likely: {mark.diagnosis.slip.input}?]"
+                verdict += f" [likely: {mark.diagnosis.slip.input}?]"
         if mark.verdict == "unanswered" and mark.expected is not None:
-            line += f" (expected {show(mark.expected, mark.unit)})"
-        lines.append(line.rstrip())
+            verdict += f" (expected {show(mark.expected, mark.unit)})"
+        rows.append([VERDICT_MARKS[mark.verdict], mark.step_id, answer, verdict.strip()])
+    table = Table([Column("", wrap=False), Column("step", wrap=False), Column("answer"),
+                   Column("verdict", least=12)], None if width is None else width - 1
+                  ).fit(rows)  # each row is printed one column in
+    lines += [" " + line for line in table.header_lines()]
+    for mark, row in zip(graded.marks.values(), rows, strict=True):
+        lines += [" " + line for line in table.row_lines(row)]
         if mark.is_numeric and mark.verdict in ("wrong", "invalid"):
-            lines.append(f"     {mark.feedback}")
-    lines += ["", score_text(graded.score)]
+            lines += (wrap_words(mark.feedback, width, "     ", "     ") if width
+                      else [f"     {mark.feedback}"])
+    lines += ["", score_text(graded.score, width)]
     return "\n".join(lines)
 
 
-def score_text(score: RubricScore) -> str:
+def score_text(score: RubricScore, width: int | None = None) -> str:
+    """The rubric's scores and their evidence; on a terminal the evidence goes under its
+    dimension, wrapped."""
+    from trainer.text_layout import wrap_words
+
     lines = ["Rubric:"]
     for d in score.dimensions:
-        lines.append(f"  {d.title:<20} {format_number(d.score)}/{d.max}  "
-                     f"{'; '.join(d.evidence)}")
+        if width is None:
+            lines.append(f"  {d.title:<20} {format_number(d.score)}/{d.max}  "
+                         f"{'; '.join(d.evidence)}")
+            continue
+        lines.append(f"  {d.title:<20} {format_number(d.score)}/{d.max}")
+        if d.evidence:
+            lines += wrap_words("; ".join(d.evidence), width, "      ", "      ")
     lines.append(f"Sounds like: {score.sounds_like}")
     for _, says in score.red_flags:
         lines.append(f"Red flag: {says}")

@@ -37,7 +37,6 @@ JSON_QUANTITIES = (
 )
 
 BAR_WIDTH = 48
-LINE_WIDTH = 100
 
 
 def json_number(value: Fraction | int | None) -> int | float | None:
@@ -75,8 +74,13 @@ def calc_json(
 
 
 def calc_text(
-    deployment: Deployment, solution: Solution, settings: list[Setting], names: dict[str, str]
+    deployment: Deployment, solution: Solution, settings: list[Setting], names: dict[str, str],
+    width: int | None = None,
 ) -> str:
+    """The derivation, the HBM bar and the assumptions; on a terminal of `width` columns the
+    two tables narrow and wrap inside their cells."""
+    from trainer.text_layout import Column, Table
+
     d = deployment
     model, gpu = names["model"], names["gpu"]
     lines = [
@@ -85,18 +89,22 @@ def calc_text(
         "",
     ]
     steps = derivation(d, solution)
-    width = max(len(step.label) for step in steps)
-    for step in steps:
-        line = f"  {step.label:<{width}}  {step.working} = {step.result}"
-        if len(line) > LINE_WIDTH:
-            line = f"  {step.label:<{width}}  {step.working}\n  {'':<{width}}  = {step.result}"
-        lines.append(line)
-    lines += ["", hbm_bar(d, solution), "", "Assumptions:"]
+    inner = None if width is None else width - 2  # the tables sit two columns in
+    derivation_table = Table([Column("quantity", least=16), Column("working = result",
+                                                                   least=30)], inner)
+    rows = [[step.label, f"{step.working} = {step.result}"] for step in steps]
+    lines += ["  " + line for line in derivation_table.lines(rows)]
+    bar, legend = hbm_bar(d, solution).split("] ", 1)
+    lines += ["", f"{bar}]", f"    {legend}", "", "Assumptions:"]
+    assumptions = Table([Column("input", wrap=False), Column("value", ">", wrap=False),
+                         Column("from")], inner)
+    rows = []
     for setting in shown_settings(d, settings):
         where = setting.source
         if setting.detail:
             where += f": {setting.detail}" if setting.source == "default" else f" {setting.detail}"
-        lines.append(f"  {setting.name:<20} {_show(setting.value):<14} ({where})")
+        rows.append([setting.name, _show(setting.value), where])
+    lines += ["  " + line for line in assumptions.lines(rows)]
     for warning in warnings(d, solution):
         lines.append(f"Warning: {warning}")
     return "\n".join(lines)

@@ -137,13 +137,13 @@ def cohort_data(store: Store, drill_id: str, variant: int | None = None) -> dict
             "separating": [s["id"] for s in ranked[:SEPARATING]]}
 
 
-def render(data: dict[str, Any], fmt: str) -> str:
+def render(data: dict[str, Any], fmt: str, width: int | None = None) -> str:
     if fmt == "json":
         from trainer.printable import json_text
 
         return json_text(data) + "\n"
     if fmt == "text":
-        return cohort_text(data)
+        return cohort_text(data, width)
     if fmt == "md":
         return cohort_markdown(data)
     if fmt == "html":
@@ -206,21 +206,17 @@ def _flag_lines(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 # -- text -------------------------------------------------------------------------------------
 
-def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-             .rstrip() for row in rows]
-    lines.insert(1, "-" * max(len(line) for line in lines))
-    return lines
+def cohort_text(data: dict[str, Any], width: int | None = None) -> str:
+    """The cohort for a terminal of `width` columns (None: a row per line): the candidates'
+    table narrows, wraps or stacks; the step grid goes in blocks of candidates that fit."""
+    from trainer.text_layout import Column, Table, column_blocks
 
-
-def cohort_text(data: dict[str, Any]) -> str:
     candidates = data["candidates"]
     lines = [f"Cohort of {data['drill']}: {len(candidates)} attempt"
              f"{'s' if len(candidates) != 1 else ''} ({_variants_text(data)})", ""]
     head = ["candidate", "attempt", *(_title(d) for d in data["dimensions"]), "level",
             "right", "time / budget", "over", "flags"]
-    rows = [head]
+    rows = []
     for c in candidates:
         dims = [f"{_score(c['dimensions'][d]['score'])}/{c['dimensions'][d]['max']}"
                 if d in c["dimensions"] else "—" for d in data["dimensions"]]
@@ -228,13 +224,22 @@ def cohort_text(data: dict[str, Any]) -> str:
                      _one_line(c["level"] or "—"), f"{c['correct']}/{c['numeric']}",
                      f"{_seconds(c['seconds'])} / {c['budget_seconds']} s", str(c["overtime"]),
                      f"⚑ {len(c['flags'])}" if c["flags"] else ""])
-    lines += _table(rows)
+    columns = [Column(head[0]), Column(head[1], ">", wrap=False),
+               *(Column(h) for h in head[2:])]
+    wide = Table(columns, width).fit(rows, drop_empty=True)
+    if not wide.stacked:
+        lines += wide.lines(rows, drop_empty=True)
+    else:  # too many measures for the width: a measure per row, a candidate per column
+        turned = [Column(""), *(Column(row[0]) for row in rows)]
+        lines += column_blocks(turned, [[name, *(row[i] for row in rows)]
+                                        for i, name in enumerate(head) if i > 0
+                                        and any(row[i] for row in rows)], width)
     lines += ["", "Steps (✓ right, ✗ wrong with the mistake matched, cf carried forward, "
               "· unanswered, (over) over budget):"]
-    rows = [["step", *(_one_line(c["name"]) for c in candidates)]]
-    for step in data["steps"]:
-        rows.append([step["id"], *(cell_text(cell) for cell in step["cells"])])
-    lines += _table(rows)
+    columns = [Column("step", wrap=False), *(Column(_one_line(c["name"])) for c in candidates)]
+    rows = [[step["id"], *(cell_text(cell) for cell in step["cells"])]
+            for step in data["steps"]]
+    lines += column_blocks(columns, rows, width)
     if data["separating"]:
         lines += ["", "Steps that separate candidates most:"]
         by_id = {s["id"]: s for s in data["steps"]}

@@ -49,7 +49,7 @@ FORMATS: tuple[str, ...] = ("text", "md", "html")
 VERDICT_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·",
                  "revealed": "⊘",
                  "answered": "✎"}
-TEXT_ANSWER_WIDTH = 24
+TEXT_ANSWER_WIDTH = 40
 TEXT_BAR_WIDTH = 30
 TEXT_WIDTH = 100
 
@@ -72,8 +72,8 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word}" + ("" if number == 1 else "s")
 
 
-def _wrap(text: str, indent: int) -> list[str]:
-    return textwrap.wrap(one_line(text), TEXT_WIDTH, initial_indent=" " * indent,
+def _wrap(text: str, indent: int, width: int = TEXT_WIDTH) -> list[str]:
+    return textwrap.wrap(one_line(text), width, initial_indent=" " * indent,
                          subsequent_indent=" " * indent, break_on_hyphens=False) or [""]
 
 
@@ -221,10 +221,11 @@ def review_data(transcript: dict[str, Any], overrides: dict[str, tuple[float, st
     }
 
 
-def render_review(data: dict[str, Any], fmt: Format) -> str:
-    """The review as text for a terminal, as Markdown, or as one self-contained HTML file."""
+def render_review(data: dict[str, Any], fmt: Format, width: int | None = None) -> str:
+    """The review as text for a terminal (laid out for `width` columns; None: for a file,
+    the worked solution kept as Markdown), as Markdown, or as one self-contained HTML file."""
     if fmt == "text":
-        return _review_text(data)
+        return _review_text(data, width)
     if fmt == "md":
         return _review_markdown(data)
     if fmt == "html":
@@ -243,6 +244,14 @@ def _time_text(step: dict[str, Any]) -> str:
     return text + (" over" if step["overtime"] else "")
 
 
+def _short_time(step: dict[str, Any]) -> str:
+    """Seconds taken against the budget, as in "12/60 s" (the table's narrow form)."""
+    if step["seconds"] is None:
+        return ""
+    text = f"{seconds_text(step['seconds']).removesuffix(' s')}/{step['budget_seconds']} s"
+    return text + (" over" if step["overtime"] else "")
+
+
 def _verdict_text(step: dict[str, Any]) -> str:
     text = f"{VERDICT_MARKS.get(step['verdict'], '?')} {step['verdict']}"
     if step["carried_forward"]:
@@ -254,14 +263,6 @@ def _verdict_text(step: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Text
-
-
-def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-             .rstrip() for row in rows]
-    lines.insert(1, "-" * max(len(line) for line in lines))
-    return lines
 
 
 def _time_bar(step: dict[str, Any], scale: float) -> str:
@@ -277,7 +278,14 @@ def _time_bar(step: dict[str, Any], scale: float) -> str:
     return bar.ljust(TEXT_BAR_WIDTH)
 
 
-def _review_text(data: dict[str, Any]) -> str:
+def _review_text(data: dict[str, Any], screen: int | None = None) -> str:
+    from trainer.text_layout import Column, table
+
+    text_width = screen or TEXT_WIDTH
+
+    def wrap(text: str, indent: int) -> list[str]:
+        return _wrap(text, indent, text_width)
+
     attempt, steps, summary = data["attempt"], data["steps"], data["summary"]
     variant = "none" if attempt["variant"] is None else str(attempt["variant"])
     lines = [
@@ -289,38 +297,41 @@ def _review_text(data: dict[str, Any]) -> str:
         f"{_count(summary['mistakes'], 'mistake')} named · {summary['flagged']} flagged",
         "",
     ]
-    rows = [["step", "answer", "reference", "verdict", "error", "mistake", "time", "hints"]]
+    columns = [Column("step", wrap=False), Column("answer"), Column("reference"),
+               Column("verdict", wrap=False), Column("error", ">", wrap=False), Column("mistake"),
+               Column("time", wrap=False), Column("hints", ">", wrap=False)]
+    rows = []
     for s in steps:
         rows.append([
             s["id"], one_line(s["answer"], TEXT_ANSWER_WIDTH),
             s["reference"] or "(rubric)", _verdict_text(s), percent_text(s["relative_error_pct"]),
-            s["misconception"]["id"] if s["misconception"] else "", _time_text(s),
-            "" if s["hints"] is None else str(s["hints"]),
+            s["misconception"]["id"] if s["misconception"] else "", _short_time(s),
+            str(s["hints"]) if s["hints"] else "",  # a column of no hints is left out
         ])
-    lines += _table(rows)
+    lines += table(columns, rows, screen, drop_empty=True).split("\n")
     named = [s for s in steps if s["misconception"]]
     if named:
         lines += ["", "Mistakes named:"]
         for s in named:
             m = s["misconception"]
-            lines += _wrap(f"✗ {s['id']}: {m['id']} — {m['mistake']}", 2)
-            lines += _wrap(f"advice: {m['advice']}", 6)
+            lines += wrap(f"✗ {s['id']}: {m['id']} — {m['mistake']}", 2)
+            lines += wrap(f"advice: {m['advice']}", 6)
     diagnosed = [s for s in steps if s["diagnosis"]]
     if diagnosed:
         lines += ["", "Likely slips (the formula solved backwards; a guess, not a verdict):"]
         for s in diagnosed:
-            lines += _wrap(f"? {s['id']}: {s['diagnosis']['phrase']}", 2)
+            lines += wrap(f"? {s['id']}: {s['diagnosis']['phrase']}", 2)
     flagged = [s for s in steps if s["flag"]]
     if flagged:
         lines += ["", "⚑ Flagged: the recorded verdict differs from today's re-mark:"]
         lines += [f"  {s['id']}: recorded {s['recorded_verdict']}, re-marked {s['verdict']}"
                   for s in flagged]
     if data["kept_marks_differ"]:
-        lines += ["", *_wrap(f"⚑ Flagged: {data['kept_marks_differ']}", 0)]
+        lines += ["", *wrap(f"⚑ Flagged: {data['kept_marks_differ']}", 0)]
     if data["tampered"]:
         lines += ["", "⚑ Flagged: the transcript disagrees with itself or its drill:"]
         for t in data["tampered"]:
-            lines += _wrap(f"{t['step'] or 'attempt'}: {t['field']}: {t['says']}", 2)
+            lines += wrap(f"{t['step'] or 'attempt'}: {t['field']}: {t['says']}", 2)
     timed = [s for s in steps if s["seconds"] is not None]
     if timed:
         scale = time_scale(timed)
@@ -339,13 +350,13 @@ def _review_text(data: dict[str, Any]) -> str:
                      f"{one_line(d['override']['note'])}")
         lines.append(line.rstrip())
         if d["evidence"]:
-            lines += _wrap("; ".join(d["evidence"]), width + 4)
+            lines += wrap("; ".join(d["evidence"]), width + 4)
     for o in data["rubric"]["other_overrides"]:
         lines.append(f"  reviewer, {o['id']} (not in this rubric): {score_text(o['score'])}: "
                      f"{one_line(o['note'])}")
     lines.append(f"Sounds like: {_level(data['rubric']['level'], data['rubric']['short_of'])}")
     for flag in data["rubric"]["red_flags"]:
-        lines += _wrap(f"Red flag: {flag['says']}", 0)
+        lines += wrap(f"Red flag: {flag['says']}", 0)
     lines += ["", f"Trend over {_count(len(data['trend']), 'attempt')} (oldest → newest):"]
     for d in dims:
         values = [value for _, value in _series(data, d["id"])]
@@ -360,7 +371,12 @@ def _review_text(data: dict[str, Any]) -> str:
             lines.append(f"  {s['id']}:")
             lines += [f"    {printable(line)}" for line in s["answer"].splitlines()]
     if data["solution_md"]:
-        lines += ["", "Worked solution:", "", data["solution_md"].rstrip()]
+        solution = data["solution_md"].rstrip()
+        if screen is not None:  # laid out for the terminal; a file keeps the Markdown
+            from trainer.views import terminal_text
+
+            solution = terminal_text.plain(terminal_text.render(solution, screen))
+        lines += ["", "Worked solution:", "", solution]
     return "\n".join(lines) + "\n"
 
 

@@ -81,11 +81,15 @@ def drill_json(key: AnswerKey, variant: int | None) -> dict[str, Any]:
     }
 
 
-def drill_text(key: AnswerKey, variant: int | None) -> str:
+def drill_text(key: AnswerKey, variant: int | None, width: int | None = None) -> str:
+    """The drill as the candidate reads it; for a terminal of `width` columns the situation's
+    paragraphs are filled anew (their line breaks were made for the drill file)."""
+    from trainer.text_layout import reflow
+
     drill = key.drill
     title = key.title(variant)
-    lines = [title, f"Target: {drill.target_minutes} minutes", "", situation_of(key), "",
-             "Given:"]
+    lines = [title, f"Target: {drill.target_minutes} minutes", "",
+             reflow(situation_of(key), width), "", "Given:"]
     lines += [f"  {line}" for line in givens_lines(key)]
     lines.append("")
     for step in drill.steps:  # labelled by step id, as the prompts refer to them

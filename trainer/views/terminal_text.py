@@ -27,7 +27,22 @@ def render(markdown: str, width: int) -> list[Line]:
 
 
 def plain(lines: list[Line]) -> str:
-    return "\n".join("".join(text for _, text in line).rstrip() for line in lines)
+    """The lines without styles; a heading keeps its weight as a rule drawn under it."""
+    out: list[str] = []
+    heading = 0  # the width of the heading being printed, over its lines
+    for line in lines:
+        text = "".join(text for _, text in line).rstrip()
+        is_heading = bool(text) and all(style == HEADING or not part.strip()
+                                        for style, part in line)
+        if heading and not is_heading:
+            out.append("─" * heading)
+            heading = 0
+        out.append(text)
+        if is_heading:
+            heading = max(heading, len(text))
+    if heading:
+        out.append("─" * heading)
+    return "\n".join(out)
 
 
 def _inline(token: Any) -> list[Fragment]:

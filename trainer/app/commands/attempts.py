@@ -18,6 +18,7 @@ from trainer.app.options import (
     format_options,
     parse_attempt_id,
     print_or_write,
+    screen_width,
 )
 from trainer.errors import KvdrillError
 from trainer.printable import json_text
@@ -56,10 +57,18 @@ def history(drill_id: str | None, limit: int, show_all: bool, as_json: bool) -> 
         if not total:
             echo("No attempts yet: kvdrill practice DRILL")
             return
+        from trainer.text_layout import Table
+
         shown = 0
+        layout: Table | None = None
         for batch in batches:
-            for row in keeper.summaries(batch):
-                echo(_history_line(row))
+            rows = [_history_cells(row) for row in keeper.summaries(batch)]
+            if layout is None:  # laid out on the first batch, kept for the rest
+                layout = Table(_history_columns(), screen_width()).fit(rows)
+                if layout.header_lines():
+                    echo("\n".join(layout.header_lines()))
+            for cells in rows:
+                echo("\n".join(layout.row_lines(cells)))
                 shown += 1
         if shown < total:
             echo(f"({shown} of {total} attempts; --all or --limit N shows more)")
@@ -73,17 +82,25 @@ def history(drill_id: str | None, limit: int, show_all: bool, as_json: bool) -> 
             echo(f"  {line}")
 
 
-def _history_line(row: dict[str, Any]) -> str:
+def _history_cells(row: dict[str, Any]) -> list[str]:
     if row["scored"]:
-        detail = " ".join(f"{k}={v:g}" for k, v in row["scores"].items())
+        detail = ", ".join(f"{k} {v:g}" for k, v in row["scores"].items())
     elif row["status"] == "complete":
         detail = str(row["note"])
     else:
         detail = "not scored"
     if row.get("candidate") is not None:
-        detail = f"[candidate {row['candidate']}] {detail}"
-    return (f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
-            f"{row['status']:<10} {row['answered']:>2} answered  {detail}")
+        detail = f"candidate {row['candidate']}: {detail}"
+    return [str(row["id"]), row["started_at"][:16].replace("T", " "), row["drill"],
+            str(row["status"]), str(row["answered"]), detail]
+
+
+def _history_columns() -> list[Any]:
+    from trainer.text_layout import Column
+
+    return [Column("ID", ">", wrap=False), Column("Started (UTC)", wrap=False),
+            Column("Drill"), Column("Status"), Column("Answered", ">", wrap=False),
+            Column("Scores", least=16)]
 
 
 def _emit_json_rows(rows: Iterator[dict[str, Any]]) -> None:
@@ -236,7 +253,9 @@ def review(source: str, fmt: Literal["text", "md", "html", "json"], out: str | N
     if fmt == "json":
         print_or_write(json_text(data) + "\n", out)
     else:
-        print_or_write(report.render_review(data, fmt), out)
+        to_screen = out is None or out == "-"
+        print_or_write(report.render_review(data, fmt, screen_width() if to_screen else None),
+                       out)
 
 
 @click.command(name="import")
@@ -310,4 +329,5 @@ def cohort(drill_id: str, variant: int | None, fmt: str, out: str | None) -> Non
         data = cohorts.cohort_data(db, drill_id, variant)
     finally:
         db.close()
-    print_or_write(cohorts.render(data, fmt), out)
+    to_screen = out is None or out == "-"
+    print_or_write(cohorts.render(data, fmt, screen_width() if to_screen else None), out)

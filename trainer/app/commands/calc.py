@@ -19,6 +19,7 @@ from trainer.app.options import (
     echo,
     emit_json,
     format_options,
+    screen_width,
 )
 
 
@@ -111,7 +112,7 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         return
     names = {"model": model_preset.name if model_preset else "custom model",
              "gpu": gpu_preset.name if gpu_preset else "custom GPU"}
-    echo(calc_view.calc_text(deployment, solution, settings, names))
+    echo(calc_view.calc_text(deployment, solution, settings, names, screen_width()))
     if symbolic:
         echo("\nFormulas:")
         for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",

@@ -19,6 +19,7 @@ from trainer.app.options import (
     echo,
     emit_json,
     format_options,
+    screen_width,
     variant_option,
 )
 from trainer.printable import json_text
@@ -34,10 +35,13 @@ def list_drills(as_json: bool) -> None:
     if as_json:
         emit_json(drills)
         return
-    width = max((len(d["id"]) for d in drills), default=10)
-    for d in drills:
-        echo(f"{d['id']:<{width}}  {d['minutes']:>3} min  {d['title']}  "
-                   f"[{', '.join(d['tags'])}]")
+    from trainer.text_layout import Column, table
+
+    columns = [Column("Drill", wrap=False), Column("Min", ">", wrap=False),
+               Column("Title [tags]")]
+    rows = [[d["id"], str(d["minutes"]), f"{d['title']} [{', '.join(d['tags'])}]"]
+            for d in drills]
+    echo(table(columns, rows, screen_width()))
 
 
 @click.command()
@@ -48,6 +52,8 @@ def show(drill_id: str, variant: int | None, as_json: bool) -> None:
     """Show a drill as the candidate sees it: the situation and every question, no answers."""
     from trainer.app.kept_output import kept_output
 
+    width = None if as_json else screen_width()
+
     def make() -> str:
         from trainer.drills import loader, variants
         from trainer.views import sheets
@@ -56,9 +62,9 @@ def show(drill_id: str, variant: int | None, as_json: bool) -> None:
         key = variants.answer_key(drill, variant)
         if as_json:
             return json_text(sheets.drill_json(key, variant))
-        return sheets.drill_text(key, variant)
+        return sheets.drill_text(key, variant, width)
 
-    text = kept_output("show", drill_id, (variant, as_json), make)
+    text = kept_output("show", drill_id, (variant, as_json, width), make)
     if as_json:
         click.echo(text)
     else:
@@ -88,7 +94,7 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
     if as_json:
         emit_json(grading.graded_json(graded))
     else:
-        echo(grading.graded_text(graded))
+        echo(grading.graded_text(graded, screen_width()))
     if not graded.all_numeric_correct:
         sys.exit(1)
 
@@ -97,17 +103,18 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
 @click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
 @variant_option
 @click.option("--format", "fmt", type=click.Choice(["md", "text"], case_sensitive=False),
-              default="md", help="What to print: Markdown, or text wrapped for the terminal.  "
-                                 "[default: md]")
-def solution(drill_id: str, variant: int | None, fmt: str) -> None:
+              default=None, help="What to print: Markdown, or text laid out for the terminal.  "
+                                 "[default: text on a terminal, md into a pipe or file]")
+def solution(drill_id: str, variant: int | None, fmt: str | None) -> None:
     """Print the worked solution of a drill (or of one of its variants), with its numbers."""
     from trainer.app.kept_output import kept_output
 
+    screen = screen_width()
     width = None
-    if fmt.lower() == "text":
+    if (fmt or ("text" if screen else "md")).lower() == "text":
         import shutil
 
-        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
+        width = screen or shutil.get_terminal_size((80, 24)).columns
 
     def make() -> str:
         from trainer.drills import loader, solutions, variants
@@ -144,13 +151,33 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
                      "warnings": r.warnings} for r in reports])
     else:
         for report in reports:
-            echo(f"{'ok  ' if report.ok else 'FAIL'} {report.path}")
+            # files named on the command line as typed; the shipped ones by their folder
+            shown = str(report.path) if files else _short_path(report.path)
+            echo(f"{'ok  ' if report.ok else 'FAIL'} {shown}")
             for error in report.errors:
-                echo(f"  error: {error}")
+                echo(f"  error: {error.replace(str(report.path), shown)}")
             for warning in report.warnings:
-                echo(f"  warning: {warning}")
+                echo(f"  warning: {warning.replace(str(report.path), shown)}")
     if not all(r.ok for r in reports):
         sys.exit(1)
+
+
+def _short_path(path: Path) -> str:
+    """A shipped file as a person names it: drills/NAME, not a site-packages path."""
+    from pathlib import Path
+
+    from trainer.errors import KvdrillError
+    from trainer.files.paths import data_dir
+
+    resolved = Path(path).resolve()
+    for kind in ("drills", "rubrics", "solutions"):
+        try:
+            folder = data_dir(kind).resolve()
+        except KvdrillError:  # no such folder: nothing to shorten against
+            continue
+        if resolved.parent == folder:
+            return f"{kind}/{resolved.name}"
+    return str(path)
 
 
 @click.command()
