@@ -256,7 +256,13 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
     if fmt == "json" and folder is None:
         emit_json(payload)
     elif folder is None:
-        echo("\n\n---\n\n".join(text.rstrip("\n") for text in printed))
+        text = "\n\n---\n\n".join(text.rstrip("\n") for text in printed)
+        width = screen_width()
+        if width is not None:  # a person reads it here: laid out, not Markdown source
+            from trainer.views import terminal_text
+
+            text = terminal_text.plain(terminal_text.render(text, width))
+        echo(text)
     if folder is not None:
         echo(f"Wrote {len(chosen)} variants of {drill.id} to {out_dir}: "
              + ", ".join(str(v) for v, _ in chosen), err=fmt == "json")
