@@ -245,3 +245,30 @@ def test_littles_law_sizes_memory_on_the_reported_total(run: Run) -> None:
     assert key("littles-law-capacity").reference("memory-sessions").value == 105
     shown = " ".join(run("show", "littles-law-capacity").output.split())
     assert "81,559 MiB = 85.52 GB (not the marketed 80 GB)" in shown
+
+
+# ---- The fourth pass: prose that follows each variant's numbers ---------------------------
+
+
+def test_a_bigger_decode_batch_moves_gpus_to_the_prefill_pool(run: Run) -> None:
+    # decode GPU time per request = output tokens × step ÷ batch, and the step's weight read is
+    # shared: at 512 tokens, batch 32 gives 172 ms (ratio 0.65), batch 64 gives 116 ms (0.96)
+    text = solution(run, "disaggregated-prefill")
+    assert "a bigger decode batch shares each weight read among more streams" in text
+    assert "moves GPUs back to the prefill pool" in text
+    assert "bigger decode batches move GPUs to the decode pool" not in text
+
+
+def test_the_pool_split_sentence_follows_the_variant(run: Run) -> None:
+    # 16 streams at 16k with 256-token replies need ~2.4 prefill GPUs per decode GPU
+    drill, _ = find_drill("disaggregated-prefill")
+    for variant in range(40):
+        k = answer_key(drill, variant)
+        ratio = float(k.reference("pool-ratio").value)
+        text = solution(run, "disaggregated-prefill", "--variant", str(variant))
+        assert ("A 1:1 split is about right" in text) == (0.8 < ratio < 1.25), variant
+        link = k.givens["link_gbs"] * 8
+        assert f"Reading {link:,} Gb/s as {link:,} GB/s" in text, variant
+        if ratio > 2:
+            return
+    pytest.fail("no variant with a prefill-heavy mix among the first 40")
