@@ -83,7 +83,7 @@ def _history_line(row: dict[str, Any]) -> str:
     if row.get("candidate") is not None:
         detail = f"[candidate {row['candidate']}] {detail}"
     return (f"{row['id']:>4}  {row['started_at'][:16]}  {row['drill']:<22} "
-            f"{row['status']:<10} {row['answered']:>2} answered  {detail}")
+            f"{row['status_text']:<24} {detail}")
 
 
 def _emit_json_rows(rows: Iterator[dict[str, Any]]) -> None:
