@@ -81,7 +81,7 @@ class Screen:
             if found.search("\n".join(lines)):
                 return lines
             left = deadline - time.monotonic()
-            if left <= 0 or not self.child.isalive() and not self._pending():
+            if left <= 0 or (not self.child.isalive() and not self._pending()):
                 raise AssertionError(f"{pattern!r} never showed; the screen:\n"
                                      + "\n".join(lines))
             self._pump(min(0.2, left))

@@ -18,7 +18,7 @@ from typing import Any
 
 from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout.processors import Processor, Transformation, TransformationInput
@@ -134,7 +134,9 @@ class WordWrap(Processor):
             while end < len(text) and text[end] != " ":
                 end += 1
             size = end - index
-            if column and column + size > room and size <= room:
+            # The space after a word must fit too, or it would start the next row.
+            need = size + (1 if end < len(text) else 0)
+            if column and column + need > room and size <= room:
                 pads.append((index, room - column))
                 column = 0
             column = (column + size) % room
@@ -145,7 +147,7 @@ class WordWrap(Processor):
         before = [0]  # spaces inserted before the nth padded word, cumulatively
         for _, count in pads:
             before.append(before[-1] + count)
-        fragments: list[tuple[str, str]] = []
+        fragments: StyleAndTextTuples = []
         position = 0
         for style, piece, *_ in ti.fragments:
             for char in piece:
