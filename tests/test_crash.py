@@ -43,7 +43,7 @@ def test_sigkill_after_three_answers_keeps_them_and_resume_asks_the_fourth(
     resumed = subprocess.run([*LAUNCH, "practice", "--resume", "1"], input="2 bytes\n",
                              capture_output=True, text=True, env=env, timeout=60, check=False)
     assert resumed.returncode == 0, resumed.stderr
-    assert "at step 4" in resumed.stdout
+    assert "at step shape-dtype-bytes (4 of 17)" in resumed.stdout
     with Store(tmp_path / "kvdrill.sqlite3") as store:
         rows = store.answers(1)
     assert [r.raw for r in rows] == ["32", "8", "128", "2 bytes"]

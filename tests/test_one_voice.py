@@ -238,9 +238,9 @@ class Drive:
         self.session.run()
 
 
-def test_givens_reprints_the_situation(home: Path) -> None:
+def test_givens_reprints_the_givens_block(home: Path) -> None:
     run = Drive([":givens"])
-    assert run.said[-2] == run.session.situation() and "Given:" in run.said[-2]
+    assert run.said[-2] == run.session.givens_text() and run.said[-2].startswith("Given:")
 
 
 def test_a_hint_does_not_reprint_the_question(home: Path) -> None:

@@ -89,7 +89,7 @@ def test_an_unreadable_answer_is_asked_again_and_not_stored() -> None:
 def test_an_unreadable_answer_is_told_the_reason_and_a_form_that_works() -> None:
     run = Drive(["asdf", "32"]).go()
     told = next(line for line in run.said if line.startswith("Could not read that"))
-    assert "asdf" in told and "Try e.g. " in told and "nothing recorded" in told.lower()
+    assert "asdf" in told and "Try a number, e.g. " in told and "nothing recorded" in told.lower()
 
 
 def test_an_unknown_command_is_asked_again_with_a_guess() -> None:
@@ -146,11 +146,11 @@ def test_help_lists_the_commands_and_records_nothing() -> None:
     assert [r.raw for r in run.rows(FIRST, latest_only=False)] == ["32"]
 
 
-def test_givens_reprints_the_situation_and_the_givens() -> None:
+def test_givens_prints_only_the_givens() -> None:
     run = Drive([":givens", "32"]).go()
     shown = run.said[0]
-    assert shown.startswith("KV bytes per token and sessions per card — Llama-3.1-8B on one "
-                            "NVIDIA H100 SXM 80GB") and "Given:\n  model: " in shown
+    assert shown.startswith("Given:\n  model: Llama-3.1-8B\n")
+    assert "capacity planning" not in shown and "KV bytes per token and sessions" not in shown
 
 
 # -- one line per step through a pipe ----------------------------------------------------------
@@ -213,7 +213,7 @@ def test_hints_add_up_across_revisits() -> None:
 
 def test_a_revisited_step_says_what_was_given_before() -> None:
     run = Drive([":skip", ":back", "32"], seconds_each=5.0).go()
-    assert "Revising step 1 (skipped); its clock goes on from 5s." in run.said
+    assert "Revising step shape-layers (skipped); its clock goes on from 5s." in run.said
 
 
 def test_a_revisit_after_resume_adds_to_the_stored_seconds() -> None:
@@ -295,7 +295,7 @@ def test_the_toolbar_counts_on_from_the_seconds_already_spent() -> None:
     assert "step 0:03" in text
 
 
-def test_the_toolbar_of_a_text_step_fits_80_columns() -> None:
+def test_the_toolbar_of_a_text_step_fits_80_columns_and_leaves_out_no_command() -> None:
     from trainer.app.tui import toolbar
 
     drill, _ = find_drill(DRILL)
@@ -303,7 +303,8 @@ def test_the_toolbar_of_a_text_step_fits_80_columns() -> None:
     prompt = StepPrompt(step, 11, 15, "q", 120, 900.0, 420, True)
     text = "".join(t[1] for t in toolbar(prompt, 0.0, lambda: 700.0, width=80)
                    .__pt_formatted_text__())
-    assert len(text) <= 80 and "Esc Enter submits" in text and ":help" in text
+    assert all(len(line) <= 80 for line in text.split("\n"))
+    assert "Esc Enter submits" in text and ":back" in text and ":help" in text
 
 
 # -- examples and wrapping -----------------------------------------------------------------------
@@ -354,15 +355,22 @@ def _reask_example(step_id: str) -> str:
     index = next(i for i, s in enumerate(drill.steps) if s.id == step_id)
     run = Drive([":skip"] * index + ["zzz", ":quit"]).go()
     told = next(line for line in run.said if line.startswith("Could not read that"))
-    return told.split("Try e.g. ", 1)[1].split(", or :skip")[0]
+    return told.split("Try ", 1)[1].split(", or :skip")[0]
 
 
-def test_a_byte_step_is_shown_byte_forms() -> None:
-    assert _reask_example("shape-dtype-bytes") == "6144, 6 KiB or 3 × 2^11"
+def test_a_byte_step_is_shown_a_number_with_a_byte_unit() -> None:
+    assert _reask_example("shape-dtype-bytes") == "a number with its unit, e.g. 5 KiB"
 
 
-def test_the_example_is_not_the_steps_own_answer() -> None:
-    assert _reask_example("kv-budget") == "7.5 GB"  # 61.5 GB is too near the 52 GB reference
+def test_the_example_is_ten_times_or_more_from_the_steps_answer() -> None:
+    # 0.75 GB would be 69 times under the 52 GB reference; 75 GB is too near it.
+    assert _reask_example("kv-budget") == "a number with its unit, e.g. 0.75 GB"
+
+
+def test_a_sessions_example_is_far_from_the_answer_and_not_a_bare_number() -> None:
+    # The 128k follow-up fits 3 sessions: an example of 14 would be near; 1,400 is not.
+    assert _reask_example("followup-128k-sessions") == \
+        "a number with its unit, e.g. 1,400 sequences"
 
 
 def test_a_reask_quotes_the_readers_reason_not_what_follows_it() -> None:

@@ -96,11 +96,19 @@ def test_paged_blocks_a100_variant_says_max_num_seqs_256_binds(run: Run) -> None
 
 def test_mi300x_situation_says_the_models_were_not_trained_for_this_context(run: Run) -> None:
     # Llama-2-70B: max_position_embeddings 4,096; Qwen2.5-72B: 32K native, YaRN beyond
-    # (trainer/presets/models.yaml). The seed's answers stand: 44 GB and 4 sequences.
+    # (trainer/presets/models.yaml). The seed's answers stand: 44 GB and 4 sequences. The text
+    # names no model of its own: a variant's model (Qwen2.5-72B) is not called Llama-2-70B.
     shown = " ".join(run("show", "llama2-70b-mi300x").output.split())
-    assert "Llama-2-70B was trained at 4,096 tokens" in shown
-    assert "only with YaRN rope scaling" in shown
+    assert "whether or not the model was trained that long" in shown.lower()
+    assert "some models of this size were trained at 4,096 tokens" in shown
     assert ref("llama2-70b-mi300x", "1a") == 44 * GB
+
+
+def test_mi300x_situation_names_only_the_variants_model(run: Run) -> None:
+    from trainer.drills.loader import find_drill
+
+    drill, _ = find_drill("llama2-70b-mi300x")
+    assert "Llama" not in drill.situation and "Qwen" not in drill.situation
 
 
 def test_mi300x_real_card_subtracts_the_reserve_from_206_gb(run: Run) -> None:

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from terminal_screen import broken_words, kvdrill_command, printed_lines, screen_lines
+from screen import broken_words, kvdrill_command, printed_lines, screen_lines
 
 WIDTHS = (80, 60)
 
@@ -89,13 +89,13 @@ def test_no_word_is_broken_across_lines(args: list[str], columns: int,
 
 def test_history_has_a_header_row(home: dict[str, str]) -> None:
     lines = screen_lines(["history"], 80, home)
-    assert re.match(r"\s*ID\s+Started \(UTC\)\s+Drill\s+Status\s+Answered\s+Scores", lines[0])
+    assert re.match(r"\s*ID\s+Started \(UTC\)\s+Drill\s+Status\s+Scores", lines[0])
     assert set(lines[1].replace(" ", "")) == {"─"}
 
 
 def test_history_names_every_field_when_stacked(home: dict[str, str]) -> None:
     text = "\n".join(screen_lines(["history"], 50, home))
-    for field in ("Started (UTC):", "Drill:", "Status:", "Answered:"):
+    for field in ("Started (UTC):", "Drill:", "Status:"):
         assert field in text
 
 

@@ -90,7 +90,7 @@ def test_export_review_and_resume_work_after_the_drill_file_is_deleted(
     assert "not in the drills folder" in exported["note"]
     assert "Review of attempt 1: mine" in run("review", "1").stdout
     resumed = run("practice", "--resume", "1", input="8\n")
-    assert "Resuming attempt 1 of mine at step 2" in resumed.stdout
+    assert "Resuming attempt 1 of mine at step shape-kv-heads (2 of 17)" in resumed.stdout
     answers = [s["answer"] for s in json.loads(run("export", "1").stdout)["steps"][:2]]
     assert answers == ["32", "8"]
 

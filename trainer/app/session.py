@@ -27,20 +27,20 @@ from trainer.drills.model import Step
 from trainer.drills.placeholders import fill
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import AnswerParseError
-from trainer.marking.checker import Mark, example_forms, join_forms, mark_sheet, unreadable_reason
+from trainer.marking.checker import Mark, example_text, mark_sheet, unreadable_reason
 from trainer.marking.grading import MAX_ANSWER_CHARS
 from trainer.reading.reader import read_answer
 from trainer.store.database import Store
 from trainer.versions import SOLVER_VERSION
 from trainer.views.sheets import givens_lines, prompt_of, situation_of
 
-COMMANDS_HELP = "commands: ? hint · :skip · :back · :formula · :givens · :help · :quit (saves)"
+COMMANDS_HELP = "? hint · :skip · :back · :givens · :help · :quit"
 COMMANDS = (
     ("?", "a hint for this step (also :hint); each one is counted"),
     (":skip", "leave this step unanswered and go on"),
     (":back", "revise the previous answer (its time and hints add up)"),
     (":formula", "the formula this step uses, if the drill gives one"),
-    (":givens", "the situation and the givens again"),
+    (":givens", "the givens again"),
     (":help", "this list"),
     (":quit", "save and stop; kvdrill practice --resume {attempt} continues"),
 )
@@ -110,6 +110,17 @@ class StepPrompt:
     spent: float = 0.0  # seconds already on this step: earlier visits and earlier asks
     show_question: bool = True  # False when asked again just below a short note
     exam: bool = False  # no hints: the toolbar does not offer them
+    draft: str = ""  # text to put back in the answer box (a sent answer that did not read)
+
+    @property
+    def label(self) -> str:
+        """How the question is labelled: by its step id, as drill texts refer to steps."""
+        return f"[{self.step.id}]"
+
+
+class SendThenStop(str):
+    """An answer the candidate typed and, on stopping (Ctrl-C), chose to send: it is taken as
+    any answer, and the session then stops."""
 
 
 Ask = Callable[[StepPrompt], str | None]  # None: no more input (end of a pipe)
@@ -139,11 +150,14 @@ def params_json(givens: dict[str, Any]) -> dict[str, Any]:
 class Session:
     def __init__(self, key: AnswerKey, store: Store, attempt_id: int, *, ask: Ask, say: Say,
                  clock: Clock, exam: bool = False, strict: bool = False,
-                 reask_unreadable: bool = False, ready: Ready | None = None) -> None:
+                 reask_unreadable: bool = False, ready: Ready | None = None,
+                 givens_per_step: bool = False) -> None:
         """`reask_unreadable`: ask again (recording nothing) after an unreadable answer, an
         unknown `:command` or an empty Enter, as in a terminal; otherwise every line is one
         step's answer, as through a pipe. `ready`: called before the first step's clock starts
-        (a terminal waits for Enter there, so reading the givens is not charged to a step)."""
+        (a terminal waits for Enter there, so reading the givens is not charged to a step).
+        `givens_per_step`: each step has givens of its own (a --weak session), which :givens
+        shows, and the introduction does not list the first step's as the drill's."""
         self.key = key
         self.drill = key.drill
         self.store = store
@@ -151,6 +165,7 @@ class Session:
         self.ask, self.say, self.clock = ask, say, clock
         self.exam, self.strict = exam, strict
         self.reask_unreadable, self.ready = reask_unreadable, ready
+        self.givens_per_step = givens_per_step
         self.answers: dict[str, str | None] = {}
         self.seconds: dict[str, float] = {}
         self.hints: dict[str, int] = {}
@@ -178,13 +193,22 @@ class Session:
         return len(self.drill.steps)
 
     def situation(self) -> str:
-        return (f"{self.key.title()}\n\n{unwrap(situation_of(self.key))}\n\nGiven:\n"
-                + "\n".join(f"  {line}" for line in givens_lines(self.key)))
+        """The title, the situation once and the givens once."""
+        text = f"{self.key.title()}\n\n{unwrap(situation_of(self.key))}"
+        return text if self.givens_per_step else f"{text}\n\n{self.givens_text()}"
+
+    def givens_text(self, step: Step | None = None) -> str:
+        """The givens block alone; in a session whose steps have their own, `step`'s."""
+        key = self.key
+        if self.givens_per_step and step is not None:
+            key = AnswerKey(self.drill, self.key.step_givens(step))
+        return "Given:\n" + "\n".join(f"  {line}" for line in givens_lines(key))
 
     def introduce(self) -> None:
         self.say(self.situation())
-        mode = "exam mode: no feedback until the end" if self.exam else COMMANDS_HELP
-        self.say(f"\nTarget {self.drill.target_minutes} min · {mode}\n")
+        mode = "exam: no feedback until the end · :skip · :back · :help · :quit" \
+            if self.exam else COMMANDS_HELP
+        self.say(f"\nTarget {self.drill.target_minutes} min · {mode}")
 
     def run(self) -> bool:
         """Ask every open step; True when the drill was finished, False when input ended or
@@ -192,17 +216,22 @@ class Session:
         index = self.first_open_step()
         steps = self.drill.steps
         if index < len(steps) and self.ready is not None and not self.ready(START_MESSAGE):
-            return self._saved()
+            return self._stopped()
         while index < len(steps):
             outcome = self._ask_step(index)
             if outcome == "quit":
-                return self._saved()
+                return self._stopped()
             index = max(0, index - 1) if outcome == "back" else index + 1
         self.store.finish(self.attempt_id, "complete")
         return True
 
-    def _saved(self) -> bool:
-        self.say(f"Saved. Resume with: kvdrill practice --resume {self.attempt_id}")
+    def _stopped(self) -> bool:
+        """Say what is saved (each answer was stored as it was given), and how to go on."""
+        kept = len(self.answers)
+        total = len(self.drill.steps)
+        saved = f"{kept} of {total} steps saved" if kept else "no step answered yet"
+        self.say(f"Stopped: {saved}. Resume with: kvdrill practice --resume "
+                 f"{self.attempt_id}")
         return False
 
     def _ask_step(self, index: int) -> str:
@@ -222,7 +251,7 @@ class Session:
             before = self.answers[step.id]
             given = "skipped" if before is None or not before.strip() else \
                 f"you gave {' '.join(before.split())[:40]!r}"
-            self.say(f"Revising step {index + 1} ({given}); its clock goes on from "
+            self.say(f"Revising step {step.id} ({given}); its clock goes on from "
                      f"{earlier:.0f}s.")
         start = self.clock()
 
@@ -231,10 +260,14 @@ class Session:
 
         hints = self.hints.get(step.id, 0)
         show_question = True
+        draft = ""
         while True:
-            raw = self.ask(replace(prompt, spent=spent(), show_question=show_question))
+            raw = self.ask(replace(prompt, spent=spent(), show_question=show_question,
+                                   draft=draft))
             if raw is None:
                 return "quit"
+            stop_after = isinstance(raw, SendThenStop)
+            draft = ""
             command = raw.strip().lower()
             show_question = command in (":help", ":givens")  # long: the question again
             if command in ("?", ":hint", ":h"):
@@ -256,7 +289,7 @@ class Session:
                 self.say(help_text(self.attempt_id))
                 continue
             if command == ":givens":
-                self.say(self.situation())
+                self.say(self.givens_text(step))
                 continue
             if command in (":quit", ":q"):
                 return "quit"
@@ -282,8 +315,9 @@ class Session:
                 why = self._unreadable(step, raw, command)
                 if why:
                     self.say(why)
+                    draft = raw if stop_after else ""  # not sent: back in the box
                     continue
-            answer = raw
+            answer = str(raw)
             break
         seconds = spent()
         overtime = seconds > step.seconds
@@ -291,7 +325,7 @@ class Session:
             self.say(f"Time ran out ({step.seconds}s): closed as unanswered (--strict).")
             answer = None
         self._record(step, answer, seconds, hints, overtime)
-        return "next"
+        return "quit" if stop_after else "next"
 
     def _unreadable(self, step: Step, raw: str, command: str) -> str:
         """Why `raw` cannot be taken as the step's answer (with a form that works), or ""."""
@@ -304,7 +338,7 @@ class Session:
             if step.kind == "text":
                 return ("Nothing typed: write your answer (Esc then Enter submits), "
                         "or :skip to skip.")
-            return f"Nothing typed: try e.g. {self._example(step)}, or :skip to skip."
+            return f"Nothing typed: give {self._example(step)}, or :skip to skip."
         if step.kind == "text":
             return ""
         # Only whether this one answer reads: the reader alone, not a re-mark of the sheet.
@@ -318,14 +352,14 @@ class Session:
         if self.exam:
             reason = reason.split("; expected")[0]
             return f"Could not read that: {reason}. Asked again; nothing recorded."
-        return (f"Could not read that: {reason}.\nTry e.g. {self._example(step)}, or :skip. "
+        return (f"Could not read that: {reason}.\nTry {self._example(step)}, or :skip. "
                 "Nothing recorded; asked again.")
 
     def _example(self, step: Step) -> str:
-        """Forms that work on this step, none near its answer."""
+        """A form that works on this step, far from its answer."""
         if step.kind == "text":
             return TEXT_EXAMPLE
-        return join_forms(example_forms(step, self.key.reference(step.id).value))
+        return example_text(step, self.key.reference(step.id).value)
 
     def _record(self, step: Step, answer: str | None, seconds: float, hints: int,
                 overtime: bool) -> None:

@@ -3,26 +3,29 @@
 A bottom toolbar counts down the step's budget and the whole drill's, refreshed twice a
 second; when a budget passes it turns to overtime in another colour (the answer still counts).
 The step's clock includes the seconds already spent on it (earlier visits, earlier asks). Text
-steps take several lines: Esc then Enter (or Meta+Enter) submits."""
+steps take several lines: Esc then Enter (or Meta+Enter) submits. What is typed wraps between
+words on the screen (the text itself is unchanged), and Ctrl-C with an answer typed but not
+sent asks whether to send it before stopping."""
 
 from __future__ import annotations
 
+import bisect
 import re
 import shutil
-import textwrap
 import time
 from collections.abc import Callable
 from typing import Any
 
 from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout.processors import Processor, Transformation, TransformationInput
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from trainer.app.session import StepPrompt, wrap_lines
+from trainer.app.session import SendThenStop, StepPrompt, wrap_lines
 from trainer.printable import printable
 from trainer.views.terminal_text import Line, render
 
@@ -47,9 +50,21 @@ def clock_text(seconds: float) -> str:
     return f"{sign}{seconds // 60}:{seconds % 60:02d}"
 
 
+def step_commands(prompt: StepPrompt) -> list[str]:
+    """The commands that work at this step, as the toolbar offers them: a hint only where the
+    step has one (and not in exam mode), :back only after the first step."""
+    commands = ["? hint", ":skip", ":back", ":help"]
+    if prompt.exam or not prompt.step.hints:
+        commands.remove("? hint")
+    if prompt.number == 1:
+        commands.remove(":back")
+    return commands
+
+
 def toolbar(prompt: StepPrompt, started: float, now: Callable[[], float],
             width: int | None = None) -> Any:
-    """The clocks and the commands, as many of these as fit on one line of `width`."""
+    """The clocks and the commands that work at this step: on one line of `width` when they
+    fit, else the commands on a second line (none is left out)."""
     spent = prompt.spent + now() - started
     step_left = prompt.budget - spent
     drill_left = prompt.drill_budget - prompt.drill_elapsed - spent
@@ -61,16 +76,12 @@ def toolbar(prompt: StepPrompt, started: float, now: Callable[[], float],
     parts = [f"{prompt.number}/{prompt.total}", step, drill]
     if prompt.multiline:
         parts.append("Esc Enter submits")
-    commands = ["? hint", ":skip", ":back", ":help"]
-    if prompt.exam:  # no hints in exam mode, so none offered
-        commands.remove("? hint")
+    commands = step_commands(prompt)
     fits = (width or shutil.get_terminal_size().columns) - 2
-    for dropped in (":back", "? hint", ":skip", ":help"):  # the least needed first
-        if len(" · ".join(parts + commands)) <= fits:
-            break
-        if dropped in commands:
-            commands.remove(dropped)
-    return FormattedText([(f"class:{style}", f" {' · '.join(parts + commands)} ")])
+    line = " · ".join(parts + commands)
+    if len(line) > fits:
+        line = " · ".join(parts) + " \n " + " · ".join(commands)
+    return FormattedText([(f"class:{style}", f" {line} ")])
 
 
 def is_command(text: str) -> bool:
@@ -94,6 +105,70 @@ def _enter_bindings(multiline: Callable[[], bool]) -> KeyBindings:
             buffer.insert_text("\n")
 
     return bindings
+
+
+PROMPT = "> "
+CONTINUATION = " " * len(PROMPT)  # wrapped and further lines of an answer, under its text
+
+
+class WordWrap(Processor):
+    """Shows each line of the answer wrapped between words: spaces are inserted on the screen
+    before a word that would not fit on the rest of a row (the window then wraps it whole to
+    the next). Only what is displayed changes; the cursor is mapped through the padding. A
+    word longer than a row is left to wrap where it must."""
+
+    def apply_transformation(self, ti: TransformationInput) -> Transformation:
+        room = ti.width - len(PROMPT)  # every row starts with the prompt or its continuation
+        text = "".join(fragment[1] for fragment in ti.fragments)
+        if room <= 0 or len(text) <= room:
+            return Transformation(ti.fragments)
+        pads: list[tuple[int, int]] = []  # (source index of a word, spaces put before it)
+        column = 0
+        index = 0
+        while index < len(text):
+            if text[index] == " ":
+                column = (column + 1) % room
+                index += 1
+                continue
+            end = index
+            while end < len(text) and text[end] != " ":
+                end += 1
+            size = end - index
+            # The space after a word must fit too, or it would start the next row.
+            need = size + (1 if end < len(text) else 0)
+            if column and column + need > room and size <= room:
+                pads.append((index, room - column))
+                column = 0
+            column = (column + size) % room
+            index = end
+        if not pads:
+            return Transformation(ti.fragments)
+        starts = [start for start, _ in pads]
+        before = [0]  # spaces inserted before the nth padded word, cumulatively
+        for _, count in pads:
+            before.append(before[-1] + count)
+        fragments: StyleAndTextTuples = []
+        position = 0
+        for style, piece, *_ in ti.fragments:
+            for char in piece:
+                at = bisect.bisect_left(starts, position)
+                if at < len(starts) and starts[at] == position:
+                    fragments.append(("", " " * pads[at][1]))
+                fragments.append((style, char))
+                position += 1
+
+        def to_display(i: int) -> int:
+            return i + before[bisect.bisect_right(starts, i)]
+
+        def to_source(j: int) -> int:
+            for n, start in enumerate(starts):  # the padding before a word maps to the word
+                if j < start + before[n]:
+                    return j - before[n]
+                if j < start + before[n + 1]:
+                    return start
+            return j - before[-1]
+
+        return Transformation(fragments, to_display, to_source)
 
 
 def terminal_width() -> int:
@@ -147,33 +222,61 @@ def show_markdown(markdown: str, output: Output | None = None,
     show_lines(render(printable(markdown), width or terminal_width()), output)
 
 
+def question_text(prompt: StepPrompt, width: int) -> str:
+    """The question as shown above the answer box: labelled by its step id, wrapped between
+    words (each line of a prompt that has several on its own)."""
+    unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
+    return wrap_lines(printable(f"{prompt.label} {prompt.text.strip()}{unit}"), width)
+
+
 def make_ask(input: Input | None = None, output: Output | None = None,
              now: Callable[[], float] = time.monotonic) -> Callable[[StepPrompt], str | None]:
     """An `ask` for Session that reads from the terminal (or the given pipe input)."""
-    session: PromptSession[str] = PromptSession(input=input, output=output, style=STYLE)
+    session: PromptSession[str] = PromptSession(
+        input=input, output=output, style=STYLE, input_processors=[WordWrap()],
+        prompt_continuation=CONTINUATION)
     # The session's own flag, set by each prompt() call (its buffer reports multiline always).
     session.key_bindings = _enter_bindings(lambda: bool(session.multiline))
 
     def ask(prompt: StepPrompt) -> str | None:
         started = now()
-        unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
         if prompt.show_question:
-            lines = textwrap.wrap(printable(f"{prompt.number}. {prompt.text}{unit}"),
-                                  width=terminal_width())
-            print_formatted_text("\n" + "\n".join(lines), output=session.output)
+            print_formatted_text("\n" + question_text(prompt, terminal_width()),
+                                 output=session.output)
         try:
             return session.prompt(
-                "> ",
+                PROMPT,
                 multiline=prompt.multiline,
                 bottom_toolbar=lambda: toolbar(prompt, started, now),
                 refresh_interval=0.5,
+                default=prompt.draft,
             )
         except EOFError:
             return None
         except KeyboardInterrupt:
-            return ":quit"
+            typed = session.default_buffer.text
+            if not typed.strip() or is_command(typed):
+                return ":quit"
+            return _unsent(typed, session)
 
     return ask
+
+
+def _unsent(typed: str, session: PromptSession[str]) -> str:
+    """Ctrl-C with an answer typed and not sent: ask whether to send it before stopping. Not
+    sent, it is printed, so nothing typed vanishes unseen."""
+    print_formatted_text(wrap_lines("You typed an answer and did not send it.", terminal_width()),
+                         output=session.output)
+    try:
+        reply = session.prompt("Send it, then stop? [Y/n] ", multiline=False, default="",
+                               bottom_toolbar=None)
+    except (EOFError, KeyboardInterrupt):
+        reply = "n"
+    if reply.strip().lower() in ("", "y", "yes"):
+        return SendThenStop(typed)
+    print_formatted_text(f"Not sent, so not saved: {printable(typed)!r}",
+                         output=session.output)
+    return ":quit"
 
 
 def make_ready(input: Input | None = None,

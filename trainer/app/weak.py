@@ -3,8 +3,10 @@
 The skills to practise are ranked from their cards (schedule.SkillCard): missed at their last
 rating first, then the most overdue, then the most often wrong. Each step of the session is a
 numeric step of a shipped drill tagged with one of them, asked with a fresh variant of that drill
-(so the numbers are new) and with the givens it needs printed beside it. A ratio step brings the
-two steps it divides along.
+(so the numbers are new). A question names its drill and variant in one line, gives inline the
+figures of the earlier steps of its drill that it builds on (they are not asked here), and
+`:givens` shows its givens. A ratio step brings the two steps it divides along, and steps whose
+prompts stand alone are preferred.
 
 The session is written as an ordinary drill file (id `weak-skills`) whose steps carry their own
 givens in `with`, loaded through the same loader as any drill, and stored with its text like any
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -138,6 +141,16 @@ def _steps_by_skill(drills: list[Drill]) -> dict[str, list[tuple[Drill, Step]]]:
     return found
 
 
+# Words by which a prompt may point at an earlier step of its own drill ("that budget").
+_REFERS_BACK = re.compile(r"\b(that|those|this|these|it|same|again|above|before|earlier|"
+                          r"instead|back|now|then)\b", re.IGNORECASE)
+
+
+def stands_alone(step: Step) -> bool:
+    """Whether a step's prompt reads without the steps before it in its drill."""
+    return not step.depends_on and not _REFERS_BACK.search(step.prompt)
+
+
 def _fresh_key(drill: Drill, step: Step,
                rng: random.Random) -> tuple[AnswerKey, int | None, bool]:
     """A variant of `drill` whose reference for `step` differs from the drill's own, and True;
@@ -174,6 +187,7 @@ def pick(cards: list[SkillCard], drills: list[Drill], steps: int,
     pool = _steps_by_skill(drills)
     for options in pool.values():
         rng.shuffle(options)
+        options.sort(key=lambda option: not stands_alone(option[1]))  # stable: still shuffled
     fresh: dict[tuple[str, str], tuple[AnswerKey, int | None, bool]] = {}
 
     def key_for(drill: Drill, step: Step) -> tuple[AnswerKey, int | None, bool]:
@@ -230,11 +244,36 @@ def _step_givens(chosen: Chosen) -> dict[str, Any]:
             if v is not None}
 
 
-def _givens_line(chosen: Chosen, givens: dict[str, Any]) -> str:
-    from trainer.drills.reference import AnswerKey
-    from trainer.views.sheets import givens_lines
+def _earlier_figures(chosen: Chosen, members: set[str]) -> str:
+    """The figures of the earlier steps of its drill that a step builds on, with its own
+    numbers (those steps are not asked here, or are asked with other numbers): "From earlier
+    in that drill: kv-budget = 52 GB; bytes-per-token = 131,072 B (128 KiB)." Empty when it
+    builds on none, or only on steps that come with it (a ratio's)."""
+    figures = [f"{other} = {chosen.key.reference(other).display}"
+               for other in chosen.step.depends_on
+               if other not in members and chosen.drill.step(other).kind == "numeric"]
+    return f"From earlier in that drill: {'; '.join(figures)}." if figures else ""
 
-    return "; ".join(givens_lines(AnswerKey(chosen.drill, givens)))
+
+def _skill_lines(cards: list[SkillCard], skills: list[str]) -> list[str]:
+    """The session's skills: those with a recorded miss under "Missed", the others apart, so
+    a skill never practised is never called one you miss."""
+    by_skill = {card.skill: card for card in cards if card.reviews}
+    missed = [s for s in skills if s in by_skill and (
+        by_skill[s].wrong or by_skill[s].last_rating == "Again")]
+    right = [s for s in skills if s in by_skill and s not in missed]
+    new = [s for s in skills if s not in by_skill]
+    lines: list[str] = []
+    for title, group in (("Missed:", missed), ("Practised, no miss recorded:", right),
+                         ("Not practised yet:", new)):
+        if not group:
+            continue
+        lines.append(title)
+        for skill in group:
+            card = by_skill.get(skill)
+            told = f": {mistake_text(card)}" if card is not None and skill in missed else ""
+            lines.append(f"- {skill} ({SKILLS[skill]}){told}")
+    return lines
 
 
 def _clip(text: str, size: int) -> str:
@@ -252,24 +291,18 @@ def session_text(cards: list[SkillCard], chosen: list[Chosen], steps: int) -> st
            for n, c in enumerate(chosen, 1)}
     all_givens = [_step_givens(c) for c in chosen]
     base = all_givens[0]
-    by_skill = {card.skill: card for card in cards}
     skills = list(dict.fromkeys(c.skill for c in chosen))
-    intro = [f"A short timed session on the skills you miss most ({len(chosen)} steps). "
-             "Each step comes from a drill that exercises the skill, with new numbers; its "
-             "givens are printed with it.", ""]
-    for skill in skills:
-        card = by_skill.get(skill)
-        told = f": {mistake_text(card)}" if card is not None else ""
-        intro.append(f"- {skill} ({SKILLS[skill]}){told}")
-    intro += ["", "Steps:"]
+    intro = [f"A short timed session of {len(chosen)} steps, each from a drill that exercises "
+             "its skill, with new numbers. Each question names its drill; :givens shows its "
+             "givens.", "", *_skill_lines(cards, skills)]
     rows = []
-    for number, (c, givens) in enumerate(zip(chosen, all_givens, strict=True), 1):
-        line = _givens_line(c, givens)
+    for c, givens in zip(chosen, all_givens, strict=True):
         variant = f"variant {c.variant}" if c.variant is not None else "its own givens"
-        intro.append(f"{number}. {c.skill}, from {c.drill.id} ({variant}): {line}")
         display = c.key.display_givens()
-        prompt = (f"[{c.skill} · {c.drill.id}] {prompt_of(c.key, c.step.id).strip()}\n"
-                  f"Given: {line}")
+        earlier = _earlier_figures(c, set(c.step.ratio_of or ()))
+        prompt = "\n".join(part for part in (
+            f"[{c.skill} · {c.drill.id}, {variant}]", earlier,
+            prompt_of(c.key, c.step.id).strip()) if part)
         row: dict[str, Any] = {
             "id": ids[(c.drill.id, c.step.id)],
             "prompt": _clip(prompt, MAX_PROMPT_CHARS),

@@ -27,6 +27,19 @@ class WrongPath:
     change: Callable[[Deployment], Deployment | None]  # None: the path does not apply
     # A second form of the same mistake, where a quantity can make it in two places.
     also: Callable[[Deployment], Deployment | None] | None = None
+    # The mistake in a given deployment's terms (its real dtype), where `mistake` is general.
+    describe: Callable[[Deployment], str] | None = None
+
+    def mistake_in(self, d: Deployment | None) -> str:
+        """What the candidate did, in `d`'s terms where the path has them."""
+        return self.describe(d) if self.describe is not None and d is not None else \
+            self.mistake
+
+
+def _bits_for_bytes_text(d: Deployment) -> str:
+    bits = d.kv_bytes_per_element * 8
+    shown = str(bits.numerator) if bits.denominator == 1 else f"{float(bits):g}"
+    return f"used the dtype's bits as bytes ({shown} for {d.kv_dtype})"
 
 
 def _query_heads(d: Deployment) -> Deployment | None:
@@ -103,9 +116,10 @@ WRONG_PATHS: dict[str, WrongPath] = {
         ),
         WrongPath(
             "bits-for-bytes",
-            "used the dtype's bits as bytes (16 for bf16)",
+            "used the dtype's bits as bytes (16 for a 16-bit dtype)",
             "bf16/fp16 are 2 bytes per element, fp8/int8 1, fp32 4: divide bits by 8.",
             lambda d: d.changed(kv_bytes_override=d.kv_bytes_per_element * 8),
+            describe=_bits_for_bytes_text,
         ),
         WrongPath(
             "fp32-kv",

@@ -99,11 +99,14 @@ def unit_slips(value: Fraction, unit: str) -> list[tuple[str, Fraction]]:
 
 def show(value: Fraction, unit: str) -> str:
     """A value (base units) in a step's unit; bytes with no unit chosen read naturally: exact
-    below 10 MB (327,680 B (320 KiB)), else in SI units (10.7 GB)."""
+    below 10 MB (327,680 B (320 KiB)), else in SI units (10.7 GB). A byte count that is not a
+    whole number of bytes (a mistake's value, GB and GiB mixed) is only rounded (2.75 MB),
+    from 1 KB up."""
     if not unit:
         return format_number(value)
     if unit == "B":
-        return format_bytes(value, system="both" if value < 10**7 else "si")
+        exact = value < 10**7 and (value.denominator == 1 or value < 1000)
+        return format_bytes(value, system="both" if exact else "auto")
     if unit == "s":
         return format_seconds(value)
     if unit == "sequences" and value == 1:

@@ -19,6 +19,7 @@ from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_ans
 from trainer.reading.units import DIMENSIONLESS, Dim
 
 if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
+    from trainer.capacity.deployment import Deployment
     from trainer.marking.diagnosis import Diagnosis
 
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
@@ -80,55 +81,62 @@ def check_text(step: Step, answer: str | None) -> Mark:
     return Mark(step.id, "text", answer, "answered")
 
 
-# Forms that read on a step of each display unit: two examples, each some forms of one value
-# (in base units). The second example is used when the first lies near the step's reference, so
-# an example never gives the answer away.
-Example = tuple[tuple[str, ...], Fraction]
-# Figures chosen to be no answer of the seed drills (131,072 B, 52 GB, 96 sessions, 34.1 ms …),
-# so an example for one step never gives away another's.
+# One form that reads on a step of each display unit, at two values a hundredfold apart: the
+# one used lies ten times or more from the step's reference (the other is then too near), so an
+# example never gives the answer away or hints at its size. None is an answer of a seed drill.
+Example = tuple[str, Fraction]
 EXAMPLES: dict[str, tuple[Example, Example]] = {
-    "B": ((("6144", "6 KiB", "3 × 2^11"), Fraction(6144)), (("12 B",), Fraction(12))),
-    "KiB": ((("6 KiB", "6144 B"), Fraction(6144)), (("900 KiB",), Fraction(900 * 2**10))),
-    "MiB": ((("6 MiB", "6144 KiB"), Fraction(6 * 2**20)),
-            (("0.75 MiB", "768 KiB"), Fraction(768 * 2**10))),
-    "GiB": ((("6.5 GiB",), Fraction(13 * 2**29)), (("30 GiB",), Fraction(30 * 2**30))),
-    "MB": ((("650 MB",), Fraction(650 * 10**6)), (("35 MB",), Fraction(35 * 10**6))),
-    "GB": ((("61.5 GB", "61.5"), Fraction(615 * 10**8)), (("7.5 GB",), Fraction(75 * 10**8))),
-    "ms": ((("27 ms", "0.027 s"), Fraction(27, 1000)), (("6 ms",), Fraction(6, 1000))),
-    "%": ((("45%", "0.45"), Fraction(45, 100)), (("7%",), Fraction(7, 100))),
-    "tokens": ((("250k tokens", "250,000"), Fraction(250_000)),
-               (("18,000 tokens",), Fraction(18_000))),
-    "tokens/s": ((("230 tok/s",), Fraction(230)), (("45 tokens/s",), Fraction(45))),
-    "sequences": ((("61", "about 61 sessions"), Fraction(61)),
-                  (("13", "13 sequences"), Fraction(13))),
-    "GFLOP": ((("15 GFLOP",), Fraction(15 * 10**9)), (("2.5 GFLOP",), Fraction(25 * 10**8))),
-    "TFLOP": ((("45 TFLOP",), Fraction(45 * 10**12)), (("1.5 TFLOP",), Fraction(15 * 10**11))),
+    "B": (("5 KiB", Fraction(5120)), ("600 MB", Fraction(600 * 10**6))),
+    "KiB": (("5 KiB", Fraction(5120)), ("600 KiB", Fraction(600 * 2**10))),
+    "MiB": (("3 MiB", Fraction(3 * 2**20)), ("300 MiB", Fraction(300 * 2**20))),
+    "GiB": (("0.3 GiB", Fraction(3 * 2**30, 10)), ("30 GiB", Fraction(30 * 2**30))),
+    "MB": (("3 MB", Fraction(3 * 10**6)), ("300 MB", Fraction(300 * 10**6))),
+    "GB": (("0.75 GB", Fraction(75 * 10**7)), ("75 GB", Fraction(75 * 10**9))),
+    "ms": (("0.3 ms", Fraction(3, 10000)), ("30 ms", Fraction(30, 1000))),
+    "s": (("0.3 s", Fraction(3, 10)), ("30 s", Fraction(30))),
+    "%": (("0.3%", Fraction(3, 1000)), ("30%", Fraction(30, 100))),
+    "tokens": (("700 tokens", Fraction(700)), ("70,000 tokens", Fraction(70_000))),
+    "tokens/s": (("45 tokens/s", Fraction(45)), ("4,500 tokens/s", Fraction(4500))),
+    "sequences": (("14 sequences", Fraction(14)), ("1,400 sequences", Fraction(1400))),
+    "GFLOP": (("1.5 GFLOP", Fraction(15 * 10**8)), ("150 GFLOP", Fraction(150 * 10**9))),
+    "TFLOP": (("0.5 TFLOP", Fraction(5 * 10**11)), ("50 TFLOP", Fraction(50 * 10**12))),
 }
-RATIO_EXAMPLES: tuple[Example, ...] = ((("5x", "5:1"), Fraction(5)), (("3x",), Fraction(3)),
-                                       (("12x",), Fraction(12)))  # a third for ratios near 3
-COUNT_EXAMPLES: tuple[Example, Example] = ((("48",), Fraction(48)), (("7",), Fraction(7)))
+RATIO_EXAMPLES: tuple[Example, Example] = (("1.3x", Fraction(13, 10)), ("130x", Fraction(130)))
+COUNT_EXAMPLES: tuple[Example, Example] = (("14", Fraction(14)), ("1,400", Fraction(1400)))
+FAR = 10  # an example lies this many times (or more) above or below the reference
 
 
 def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:
-    """Forms of one answer that read on numeric `step`, none near its reference `expected`."""
+    """A form that reads on numeric `step`, at a value ten times or more from its reference
+    `expected` (a hundredfold range of examples always holds one)."""
     unit = step.unit or ""
-    choices: tuple[Example, ...]
+    choices: tuple[Example, Example]
     if unit in EXAMPLES:
         choices = EXAMPLES[unit]
     elif step.ratio_of is not None:
         choices = RATIO_EXAMPLES
     elif not unit:
         choices = COUNT_EXAMPLES
-    else:  # a unit with no examples of its own: a round number well away from the answer
+    else:  # a unit with no examples of its own: a round number of it
         scale = unit_factor(unit).value
-        for number in (12, 3, 40):
-            if not expected or not Fraction(1, 2) <= number * scale / abs(expected) <= 2:
-                return (f"{number} {unit}",)
-        return (f"12 {unit}",)
-    for forms, value in choices:
-        if not expected or not Fraction(1, 2) <= value / abs(expected) <= 2:
-            return forms
-    return choices[-1][0]
+        choices = ((f"3 {unit}", 3 * scale), (f"300 {unit}", 300 * scale))
+
+    def distance(example: Example) -> Fraction:
+        if not expected:
+            return Fraction(FAR)
+        ratio = example[1] / abs(expected)
+        return max(ratio, 1 / ratio)
+
+    far = [example for example in choices if distance(example) >= FAR]
+    return ((far or [max(choices, key=distance)])[0][0],)
+
+
+def example_text(step: Step, expected: Fraction | None) -> str:
+    """"a number with its unit, e.g. 75 GB" (a count: "a number, e.g. 300")."""
+    form = example_forms(step, expected)[0]
+    if step.unit:
+        return f"a number with its unit, e.g. {form}"
+    return f"{'a ratio' if step.ratio_of is not None else 'a number'}, e.g. {form}"
 
 
 def join_forms(forms: tuple[str, ...] | list[str]) -> str:
@@ -149,12 +157,14 @@ def check_numeric(
     carried: Fraction | None = None,
     pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
     diagnose_slip: Callable[[Fraction, Fraction | None], Diagnosis | None] | None = None,
+    deployment: Callable[[], Deployment] | None = None,
 ) -> Mark:
     """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
     earlier answers (error carried forward), when they differ from the references; `pairs`
     gives the values of two mistakes made together, asked for only when no single one
     explains the answer; `diagnose_slip` (value, typed resolution) the likely slip, asked
-    for only when nothing else explains it."""
+    for only when nothing else explains it; `deployment` the step's, to name a mistake in
+    its terms (its KV dtype)."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -200,13 +210,15 @@ def check_numeric(
         if not (is_carried or paths):
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
+        d = deployment() if deployment is not None and paths else None
         if together:
             one_slip, other_slip = paths
-            feedback += (f" This is the value you get if you {one_slip.mistake}, and also "
-                         f"{other_slip.mistake}. {one_slip.advice} {other_slip.advice}")
+            feedback += (f" This is the value you get if you {one_slip.mistake_in(d)}, and "
+                         f"also {other_slip.mistake_in(d)}. {one_slip.advice} "
+                         f"{other_slip.advice}")
         for n, path in enumerate([] if together else paths):
             lead = "It is also what you get if you" if n else "This is the value you get if you"
-            feedback += f" {lead} {path.mistake}. {path.advice}"
+            feedback += f" {lead} {path.mistake_in(d)}. {path.advice}"
         if is_carried:
             assert carried is not None
             feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
@@ -404,7 +416,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         carried = carried_value(key, step, marks)
         mark = check_numeric(step, answer, reference, carried,
                              functools.partial(key.paired_wrong, step.id),
-                             functools.partial(_diagnose, key, step.id))
+                             functools.partial(_diagnose, key, step.id),
+                             functools.partial(key.deployment, step.id))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "

@@ -4,6 +4,7 @@ the worked solution, for the drill's givens and a few variants."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -94,11 +95,29 @@ def lint_drill(drill: Drill, path: Path, report: Report) -> None:
         report.errors.append(
             f"{where}: target_minutes {drill.target_minutes} disagrees with the steps' "
             f"budgets, which sum to {drill.budget_seconds} s: write target_minutes: {minutes}")
+    stated = stated_minutes(drill.situation)
+    if stated is not None and stated != drill.target_minutes:
+        report.errors.append(
+            f"{where}: the situation's time budget sums to {stated} minutes, but "
+            f"target_minutes is {drill.target_minutes} (the steps' budgets): make them agree, "
+            "or leave the budget out (practice shows the target)")
     if report.errors:
         return
     _lint_values(drill, where, report)
     if not report.errors:
         _lint_anchors(drill, rubric, where, report)
+
+
+_TIME_BUDGET = re.compile(r"time budget:(.*?)(?:\n\s*\n|$)", re.IGNORECASE | re.DOTALL)
+_MINUTES = re.compile(r"\b(\d+)\s+(?:minutes?|for|to)\b")  # "4 minutes for …, 3 for …"
+
+
+def stated_minutes(situation: str) -> int | None:
+    """The minutes a situation's "Time budget:" paragraph gives, summed (None: it has none)."""
+    found = _TIME_BUDGET.search(situation)
+    if found is None:
+        return None
+    return sum(int(number) for number in _MINUTES.findall(found.group(1)))
 
 
 def lint_rubric(rubric: Rubric, path: Path, report: Report) -> None:

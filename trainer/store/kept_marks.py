@@ -404,6 +404,11 @@ def _history_row(attempt: AttemptRow, answered: int, summary: dict[str, Any] | N
                            "status": attempt.status, "answered": answered, "scored": False,
                            "scores": {}, "maxima": {}, "share": None, "level": None,
                            "note": None, "candidate": candidate}
+    steps = summary.get("steps") if summary is not None else None
+    row["steps"] = len(steps) if isinstance(steps, dict) else None
+    row["skipped"] = None if not isinstance(steps, dict) else sum(
+        1 for marks in steps.values() if marks and marks[0] == "unanswered")
+    row["status_text"] = status_text(attempt.status, answered, row["steps"], row["skipped"])
     if summary is None:
         row["note"] = (f"imported (candidate {candidate}), incomplete: not scored"
                        if candidate is not None else
@@ -413,6 +418,17 @@ def _history_row(attempt: AttemptRow, answered: int, summary: dict[str, Any] | N
     row.update({k: summary.get(k) for k in ("scores", "maxima", "share", "level", "note")})
     row["scored"] = summary.get("share") is not None
     return row
+
+
+def status_text(status: str, answered: int, steps: int | None, skipped: int | None) -> str:
+    """An attempt's state in words that say how much of it was done: "complete, 31 of 31
+    answered"; "ended, 6 of 31 answered" when it ran to the end with steps skipped (or left
+    unanswered); "incomplete, 6 answered" (of 31, when known) when it stopped part-way."""
+    of = f" of {steps}" if steps is not None else ""
+    if status == "complete":
+        word = "ended" if skipped or (steps is not None and answered < steps) else "complete"
+        return f"{word}, {answered}{of} answered"
+    return f"{status}, {answered}{of} answered"
 
 
 def _difference(before: dict[str, Any], after: dict[str, Any]) -> str:

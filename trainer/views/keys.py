@@ -120,7 +120,9 @@ def key_rows(key: AnswerKey) -> list[dict[str, Any]]:
         reference = key.reference(step.id)
         shown = dict.fromkeys((path, show(value, reference.unit))
                               for path, value in reference.wrong)  # one row per value shown
-        wrong = [{"misconception": path, "value": value, "mistake": WRONG_PATHS[path].mistake}
+        deployment = key.deployment(step.id)
+        wrong = [{"misconception": path, "value": value,
+                  "mistake": WRONG_PATHS[path].mistake_in(deployment)}
                  for path, value in shown]
         slips = [{"value": show(value, reference.unit), "means": means}
                  for value, means in slip_values(key, step.id)]

@@ -92,15 +92,14 @@ def _history_cells(row: dict[str, Any]) -> list[str]:
     if row.get("candidate") is not None:
         detail = f"candidate {row['candidate']}: {detail}"
     return [str(row["id"]), row["started_at"][:16].replace("T", " "), row["drill"],
-            str(row["status"]), str(row["answered"]), detail]
+            str(row.get("status_text") or row["status"]), detail]
 
 
 def _history_columns() -> list[Any]:
     from trainer.text_layout import Column
 
     return [Column("ID", ">", wrap=False), Column("Started (UTC)", wrap=False),
-            Column("Drill"), Column("Status"), Column("Answered", ">", wrap=False),
-            Column("Scores", least=16)]
+            Column("Drill"), Column("Status", least=14), Column("Scores", least=16)]
 
 
 def _emit_json_rows(rows: Iterator[dict[str, Any]]) -> None:

@@ -37,9 +37,10 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
 
     In a terminal: Enter starts the clock once you have read the givens; a live countdown and
     commands (? hint, :skip, :back, :formula, :givens, :help, :quit); an answer that cannot be
-    read is asked again. Through a pipe: one answer per line in step order (an unreadable line
-    is recorded as invalid); at end of input the attempt is saved with the rest unanswered.
-    With --weak (and no DRILL): a short session on the skills you miss most, new numbers.
+    read is asked again; Ctrl-C stops (with an answer typed and not sent, it asks first).
+    Through a pipe: one answer per line in step order (an unreadable line is recorded as
+    invalid); at end of input the attempt is saved with the rest unanswered. With --weak (and
+    no DRILL): a short session on the skills you have missed, with new numbers.
     """
     import random
     import time
@@ -104,12 +105,15 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     # A terminal asks again after an unreadable answer and starts the clock on Enter; a pipe
     # keeps one line per step (an unreadable line is recorded invalid) and never waits.
     run = session.Session(key, db, attempt_id, ask=ask, say=say, clock=time.monotonic,
-                          exam=exam, strict=strict, reask_unreadable=not piped, ready=ready)
+                          exam=exam, strict=strict, reask_unreadable=not piped, ready=ready,
+                          givens_per_step=drill.id == weak_drill_id())
     if resume is None or not piped:
         run.introduce()
     if resume is not None:  # in a terminal, just above "Press Enter to start the clock"
-        echo(f"Resuming attempt {attempt_id} of {drill.id} at step "
-                   f"{run.first_open_step() + 1}.")
+        at = run.first_open_step()
+        where = f"step {drill.steps[at].id} ({at + 1} of {len(drill.steps)})" \
+            if at < len(drill.steps) else "its end"
+        echo(f"Resuming attempt {attempt_id} of {drill.id} at {where}.")
     finished = run.run()
     if finished:
         from trainer.store import kept_marks
@@ -178,5 +182,5 @@ def _piped_ask(prompt: Any) -> str | None:
     shown = answer if len(answer) <= 200 else answer[:199] + "…"
     unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""
     # A transcript: the question as a terminal shows it, then the answer read for it.
-    echo(f"\n{prompt.number}. {prompt.text}{unit}\n{prompt.step.id}> {shown}")
+    echo(f"\n{prompt.label} {prompt.text.strip()}{unit}\n{prompt.step.id}> {shown}")
     return answer
