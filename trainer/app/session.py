@@ -415,14 +415,17 @@ def _clip(text: str, width: int) -> str:
 def summary(session: Session, width: int | None = None) -> str:
     """The end-of-drill table (answer, reference, verdict, time against budget), then the
     rubric's dimensions with evidence, the level and red flags. With `width` (a terminal's),
-    the answer, verdict and step columns are clipped to fit and the rest is wrapped."""
+    the table narrows and wraps inside its cells (nothing is cut) and the rest is wrapped."""
     from trainer.marking.grading import VERDICT_MARKS, grade, score_text
+    from trainer.text_layout import Column, table
 
     graded = grade(session.drill, session.key, session.answers, None, session.revealed())
-    rows = [("step", "answer", "reference", "verdict", "time")]
+    rows = []
     for step in session.drill.steps:
         mark = graded.marks[step.id]
-        answer = _clip((mark.answer or "").strip().replace("\n", " "), 28)
+        answer = (mark.answer or "").strip().replace("\n", " ")
+        if step.kind == "text":
+            answer = _clip(answer, 60)  # an essay is read in the review, not in this table
         reference = show(mark.expected, mark.unit) if mark.expected is not None else "(rubric)"
         verdict = f"{VERDICT_MARKS[mark.verdict]} {mark.verdict}"
         if mark.carried_forward:
@@ -432,16 +435,9 @@ def summary(session: Session, width: int | None = None) -> str:
         spent = session.seconds.get(step.id)
         time_text = "" if spent is None else f"{spent:.0f}/{step.seconds}s" + (
             " over" if spent > step.seconds else "")
-        rows.append((step.id, answer, reference, verdict, time_text))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    if width is not None:
-        for column, least in ((1, 8), (3, 10), (0, 12)):  # answer, verdict, then step
-            over = sum(widths) + 2 * 4 - width
-            if over > 0:
-                widths[column] = max(least, widths[column] - over)
-    lines = ["  ".join(_clip(cell, size).ljust(size)
-                       for cell, size in zip(row[:4], widths[:4], strict=True)) + "  " + row[4]
-             for row in rows]
-    lines.insert(1, "-" * len(lines[0]))
-    text = "\n".join([*lines, "", score_text(graded.score)])
+        rows.append([step.id, answer, reference, verdict, time_text])
+    columns = [Column("step", wrap=False), Column("answer"), Column("reference"),
+               Column("verdict", least=12), Column("time", wrap=False)]
+    laid_out = table(columns, rows, width)
+    text = "\n".join([laid_out, "", score_text(graded.score, width)])
     return text if width is None else wrap_lines(text, width)
