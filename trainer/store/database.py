@@ -461,6 +461,13 @@ class Store:
                                    (drill_id,)).fetchone()
         return int(row[0])
 
+    def count_own(self, status: str) -> int:
+        """How many of your own attempts (not imported) have this status."""
+        with self._guard() as conn:
+            row = conn.execute(f"SELECT COUNT(*) FROM attempts WHERE status = ?{self._own()}",
+                               (status,)).fetchone()
+        return int(row[0])
+
     def drill_ids(self) -> list[str]:
         """The drills that have attempts, by id."""
         with self._guard() as conn:
