@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from probes import imported_after
 from terminal_screen import broken_words, printed_lines, screen_lines
 
 from trainer.app.cli import cli
@@ -172,7 +173,7 @@ def test_a_skill_missed_at_its_last_answer_is_named_weakest_with_its_mistake(
                                                            "Again"]
     assert (weakest["last_mistake"], weakest["last_drill"]) == ("query-heads", SECOND)
     assert "query (attention) heads" in weakest["last_mistake_text"]
-    assert "weakest skills (recall): kv-bytes-per-token" in run("progress").stdout
+    assert "weakest skills: kv-bytes-per-token (missed last time)" in run("progress").stdout
 
 
 def test_imported_attempts_stay_out(run: Run, home: Path) -> None:
@@ -231,6 +232,13 @@ def test_misuse_is_one_line_and_exit_2(run: Run) -> None:
         result = run("progress", *args, ok=False)
         assert result.exit_code == 2, args
         assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+
+
+def test_the_command_is_imported_only_when_it_runs_and_never_imports_sympy(
+        home: Path, tmp_path: Path) -> None:
+    ours = ("trainer.store.progress", "trainer.views.progress", "sympy")
+    assert imported_after(["list"], tmp_path, ours) == []
+    assert imported_after(["progress"], home, ours) == list(ours[:2])
 
 
 @pytest.mark.parametrize("columns", [80, 60])

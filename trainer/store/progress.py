@@ -86,7 +86,7 @@ def _drills(store: Store, keeper: Keeper, shipped: set[str]
         attempts = list(reversed(store.complete_attempts(drill_id, limit=SERIES_POINTS)))
         keeper.marked.clear()
         rows = keeper.summaries(attempts, count_answered=False, remember=True)
-        answers = store.latest_answers(a.id for a in attempts)
+        times = store.step_times(a.id for a in attempts)
         points: list[dict[str, Any]] = []
         maxima: dict[str, Any] = {}
         note = None
@@ -94,25 +94,26 @@ def _drills(store: Store, keeper: Keeper, shipped: set[str]
             if row["share"] is None:  # not re-markable today: its scores are not to be trusted
                 note = row["note"]
                 continue
-            given = {r.step_id: r for r in answers.get(attempt.id, [])}
+            given = times.get(attempt.id, {})
             points.append({
                 "attempt": attempt.id, "started_at": attempt.started_at,
                 "finished_at": attempt.finished_at,
                 "scores": dict(row["scores"]), "share": round(float(row["share"]), 4),
                 "level": row["level"],
-                "seconds": round(sum(r.seconds for r in given.values()), 1),
-                "budget_seconds": sum(r.budget_seconds for r in given.values()),
+                "seconds": round(sum(t[0] for t in given.values()), 1),
+                "budget_seconds": sum(t[1] for t in given.values()),
             })
             maxima = dict(row["maxima"])
             steps = (keeper.marked.get(attempt.id) or {}).get("steps", {})
             skills: dict[str, list[tuple[str, str]]] = {}
             for step_id, skill in keeper.skills_of(attempt).items():
                 verdict = (steps.get(step_id) or ["unanswered", None])[0] or "unanswered"
-                answer = given.get(step_id)
-                rating = schedule.step_rating(verdict, answer.hints if answer else 0,
-                                              answer.overtime if answer else False)
+                _, _, hints, overtime = given.get(step_id, (0.0, 0, 0, False))
+                rating = schedule.step_rating(verdict, hints, overtime)
                 skills.setdefault(skill, []).append((verdict, rating.name))
-            recent.append({"when": _finished(attempt), "id": attempt.id, "skills": skills})
+            when = _finished(attempt)
+            recent.append({"when": when, "id": attempt.id, "skills": skills,
+                           "week": _monday(when) if when.year > 1 else None})
         level = points[-1]["level"] if points else None
         drills.append({"drill": drill_id, "shipped": drill_id in shipped,
                        "complete": complete, "shown": len(points),
@@ -142,7 +143,7 @@ def _monday(when: datetime) -> date:
 
 def _weeks(recent: list[dict[str, Any]]) -> list[date]:
     """The weeks (their Mondays) from the first practised to the newest, the newest WEEKS."""
-    mondays = [_monday(r["when"]) for r in recent if r["when"].year > 1]
+    mondays = [r["week"] for r in recent if r["week"] is not None]
     if not mondays:
         return []
     last = max(mondays)
@@ -158,7 +159,7 @@ def _by_week(skill: str, recent: list[dict[str, Any]], weeks: list[date]
     cells: dict[date, dict[str, int]] = {}
     for attempt in recent:
         steps = attempt["skills"].get(skill)
-        monday = _monday(attempt["when"]) if attempt["when"].year > 1 else None
+        monday = attempt["week"]
         if not steps or monday is None or monday < weeks[0]:
             continue
         cell = cells.setdefault(monday, {"right": 0, "steps": 0})

@@ -67,8 +67,9 @@ def _plural(count: int, word: str) -> str:
 def empty_text(data: dict[str, Any]) -> str:
     """What an empty store says: how to start (and how to finish what was started)."""
     unfinished = data["unfinished_attempts"]
+    them = "it" if unfinished == 1 else "them"
     started = (f" You have {_plural(unfinished, 'unfinished attempt')}: kvdrill history "
-               "lists them, and kvdrill practice --resume ID finishes one."
+               f"lists {them}, and kvdrill practice --resume ID finishes one."
                if unfinished else "")
     return ("No complete attempts of your own yet, so there is no progress to show."
             f"{started} Start with kvdrill list, then kvdrill practice DRILL (the first: "
