@@ -108,7 +108,7 @@ def due_text(skill: dict[str, Any]) -> str:
     if days is None:
         return "—"
     if days <= 0:
-        return "now" if days > -1 else f"overdue {round(-days)} d"
+        return "now" if days > -1 else f"overdue {_plural(round(-days), 'day')}"
     return "in <1 day" if days < 1 else f"in {_plural(round(days), 'day')}"
 
 
