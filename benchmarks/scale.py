@@ -1,4 +1,4 @@
-"""history, next and review against stores of growing size, as ratios to `kvdrill --help`.
+"""history, next, review and progress against stores of growing size, as ratios to `kvdrill --help`.
 
 Run inside the project's virtual environment:
 
@@ -121,6 +121,8 @@ def measure(home: Path, repeat: int) -> list[dict[str, Any]]:
         f"review {newest} (newest)": ["review", str(newest)],
         f"review {oldest} (oldest)": ["review", str(oldest)],
         "history --all --json": ["history", "--all", "--json"],
+        "progress": ["progress"],
+        "progress --json": ["progress", "--json"],
     }
     for args in commands.values():  # warm the caches a first run fills (catalog, parses)
         timed(args, env)
@@ -143,7 +145,7 @@ def cold(home: Path) -> list[dict[str, Any]]:
 
     rows = []
     for name, args in (("history --json", ["history", "--json"]), ("history", ["history"]),
-                       ("next", ["next"])):
+                       ("next", ["next"]), ("progress", ["progress"])):
         with tempfile.TemporaryDirectory(dir=home.parent) as copy:
             shutil.copy(home / "kvdrill.sqlite3", copy)
             conn = sqlite3.connect(Path(copy) / "kvdrill.sqlite3")

@@ -1,6 +1,7 @@
-"""The HTML files in a real browser: headless Chromium loads a review, a variant key and a
-cohort with no console error, every chart is drawn with a size, and a screenshot of the review
-is kept in artifacts/review.png for a person to look at."""
+"""The HTML files in a real browser: headless Chromium loads a review, a variant key, a cohort
+and a candidate's progress with no console error, every chart is drawn with a size, and
+screenshots of the review and of the progress page are kept in artifacts/ for a person to look
+at."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
+from click.testing import CliRunner
 
+from trainer.app.cli import cli
 from trainer.app.session import Session, StepPrompt, new_attempt
 from trainer.drills import variants
 from trainer.drills.loader import find_drill
@@ -40,9 +44,10 @@ def chromium() -> str:
     return found
 
 
-def _attempt(store: Store, answers: list[str], seconds: list[float]) -> int:
+def _attempt(store: Store, answers: list[str], seconds: list[float],
+             drill_id: str = "llama31-8b-h100") -> int:
     """One attempt through the drill loop, with a fake clock so the times are not all 0."""
-    drill, path = find_drill("llama31-8b-h100")
+    drill, path = find_drill(drill_id)
     key = AnswerKey(drill)
     attempt_id = new_attempt(store, key, path, None, exam=False, strict=False)
     feed = iter(zip(answers, seconds, strict=True))
@@ -82,7 +87,8 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
         key = folder / "key.html"
         key.write_text(report.key_html(AnswerKey(drill, givens), variant),
                        encoding="utf-8")
-        yield {"review": review, "key": key, "cohort": _cohort_page(folder, patch)}
+        yield {"review": review, "key": key, "cohort": _cohort_page(folder, patch),
+               "progress": _progress_page(folder, patch)}
 
 
 def _cohort_page(folder: Path, patch: pytest.MonkeyPatch) -> Path:
@@ -109,6 +115,33 @@ def _cohort_page(folder: Path, patch: pytest.MonkeyPatch) -> Path:
         page = folder / "cohort.html"
         page.write_text(cohort.render(cohort.cohort_data(store, "llama31-8b-h100"), "html"),
                         encoding="utf-8")
+    return page
+
+
+def _progress_page(folder: Path, patch: pytest.MonkeyPatch) -> Path:
+    """A candidate who practised two drills over several attempts, getting better and faster
+    (one attempt over its budget), and wrote `kvdrill progress --format html`."""
+    patch.setenv("KVDRILL_HOME", str(folder / "progress"))
+    sheets = ROOT / "tests" / "sheets"
+    with Store() as store:
+        for drill_id, tries in (("llama31-8b-h100", [
+                ({"shape-kv-heads": "32", "bytes-per-token": "512 KiB", "kv-budget": "72 GB",
+                  "policy": "no idea", "followup-128k-policy": "no idea"}, 2.5),
+                ({"sessions-32k": "40"}, 1.4), ({}, 0.9), ({}, 0.6)]),
+                                ("llama2-70b-mi300x", [
+                ({"2a-bytes-per-token": "2.5 MiB", "2b-bytes-per-token": "2.5 MiB",
+                  "2c-ratio": "1", "2c-why": "no idea"}, 1.1), ({}, 0.7)])):
+            sheet = yaml.safe_load((sheets / f"{drill_id}-correct.yaml").read_text("utf-8"))
+            budgets = {step.id: step.seconds for step in find_drill(drill_id)[0].steps}
+            for changes, pace in tries:
+                answers = {str(k): " ".join(str(v).split()) for k, v in sheet.items()}
+                answers.update(changes)
+                store.finish(_attempt(store, list(answers.values()),
+                                      [budgets[step] * pace / 2 for step in answers],
+                                      drill_id))
+    page = folder / "progress.html"
+    result = CliRunner().invoke(cli, ["progress", "--format", "html", "--out", str(page)])
+    assert result.exit_code == 0, result.output
     return page
 
 
@@ -183,3 +216,31 @@ def test_a_screenshot_of_the_review_is_a_png(
     assert data.startswith(PNG_SIGNATURE) and len(data) > 10_000
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (1200, 1600)
+
+
+def test_the_progress_page_loads_without_console_errors_and_every_chart_has_a_size(
+        chromium: str, pages: dict[str, Path], tmp_path: Path) -> None:
+    result = _chromium(chromium, pages["progress"], tmp_path / "profile", "--dump-dom")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert _page_errors(result.stderr, pages["progress"].as_uri()) == []
+    sizes = _chart_sizes(result.stdout)
+    assert len(sizes) == 1 + 2 * 2  # recall by skill; per drill its rubric and its time
+    assert all(width > 200 and height > 100 for width, height in sizes), sizes
+    assert "Ready: Solid or better on 2 of 20 drills" in result.stdout
+    assert "Skills by week" in result.stdout
+
+
+def test_a_screenshot_of_the_progress_page_is_a_png(
+        chromium: str, pages: dict[str, Path], tmp_path: Path) -> None:
+    artifacts = ROOT / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    shot = artifacts / "progress.png"
+    shot.unlink(missing_ok=True)
+    result = _chromium(chromium, pages["progress"], tmp_path / "profile",
+                       f"--screenshot={shot}", "--window-size=1200,2400")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert _page_errors(result.stderr, pages["progress"].as_uri()) == []
+    data = shot.read_bytes()
+    assert data.startswith(PNG_SIGNATURE) and len(data) > 10_000
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1200, 2400)

@@ -23,7 +23,7 @@ def _commands() -> list[tuple[str, click.Command]]:
 
 def test_every_command_is_listed() -> None:
     ctx = click.Context(cli)
-    assert len(_commands()) == len(cli.list_commands(ctx)) == 15
+    assert len(_commands()) == len(cli.list_commands(ctx)) == 16
 
 
 def test_every_command_module_command_is_in_the_group() -> None:
@@ -55,7 +55,7 @@ def test_every_option_has_help(name: str, command: click.Command) -> None:
 def test_every_command_that_prints_data_has_json(name: str, command: click.Command) -> None:
     options = {opt for param in command.params for opt in param.opts}
     prints_data = name in {"list", "show", "calc", "grade", "variants", "history", "next",
-                           "lint", "review"}
+                           "lint", "review", "progress"}
     if prints_data:
         assert "--json" in options or "--format" in options, name
 

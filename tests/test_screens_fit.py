@@ -52,6 +52,7 @@ COMMANDS = [
     ["list"],
     ["history"],
     ["next"],
+    ["progress"],
     ["review", "1"],
     ["review", "2"],
     ["cohort", "llama31-8b-h100"],

@@ -250,3 +250,28 @@ def column_blocks(columns: Sequence[Column], rows: Sequence[Sequence[str]], widt
             out.append("")
         out += table.lines([[_cell(row, i) for i in picked] for row in rows])
     return out
+
+
+def pack(items: Sequence[str], width: int | None, first: str = "", rest: str = "",
+         separator: str = " · ") -> list[str]:
+    """Items joined by `separator` on lines of at most `width`, each item kept whole on one line
+    (a phrase such as "levers ▁▄█ 3.5/4"), unless it is longer than a line; lines after the
+    first start with `rest`. Width None: one line."""
+    if width is None:
+        return [first + separator.join(items)]
+    lines: list[str] = []
+    line, empty = first, True
+    for item in items:
+        piece = item if empty else separator + item
+        if not empty and len(line) + len(piece) > width:
+            lines.append(line.rstrip())
+            line, piece = rest, item
+        if len(line) + len(piece) > width:  # too long for a line of its own: wrapped
+            wrapped = wrap_words(piece, width, line, rest)
+            lines += wrapped[:-1]
+            line = wrapped[-1]
+        else:
+            line += piece
+        empty = False
+    lines.append(line.rstrip())
+    return lines

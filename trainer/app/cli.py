@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("drills", "list_drills"),
     "next": ("attempts", "next_drill"),
     "practice": ("practice", "practice"),
+    "progress": ("attempts", "progress"),
     "review": ("attempts", "review"),
     "schema": ("drills", "schema"),
     "show": ("drills", "show"),

@@ -461,6 +461,13 @@ class Store:
                                    (drill_id,)).fetchone()
         return int(row[0])
 
+    def count_own(self, status: str) -> int:
+        """How many of your own attempts (not imported) have this status."""
+        with self._guard() as conn:
+            row = conn.execute(f"SELECT COUNT(*) FROM attempts WHERE status = ?{self._own()}",
+                               (status,)).fetchone()
+        return int(row[0])
+
     def drill_ids(self) -> list[str]:
         """The drills that have attempts, by id."""
         with self._guard() as conn:
@@ -629,6 +636,30 @@ class Store:
                     for row in rows:
                         found[int(row["attempt_id"])].append(self._answer_from(row))
                 except (IndexError, KeyError, TypeError, ValueError) as exc:
+                    raise damaged_error(
+                        self.path, f"an answer row is not kvdrill's ({exc})") from None
+        return found
+
+    def step_times(self, attempt_ids: Iterable[int]
+                   ) -> dict[int, dict[str, tuple[float, int, int, bool]]]:
+        """attempt id → step id → (seconds, budget seconds, hints, overtime) of each step's
+        latest revision: what progress needs of many attempts' answers, without their text."""
+        ids = [i for i in attempt_ids if _storable_id(i)]
+        found: dict[int, dict[str, tuple[float, int, int, bool]]] = {i: {} for i in ids}
+        with self._guard() as conn:
+            for row in _for_ids(
+                conn,
+                "SELECT a.attempt_id, a.step_id, a.seconds, a.budget_seconds, a.hints,"
+                " a.overtime FROM answers AS a JOIN ("
+                "  SELECT attempt_id, step_id, MAX(revision) AS latest FROM answers"
+                "  WHERE attempt_id IN ({ids}) GROUP BY attempt_id, step_id"
+                ") AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
+                " AND a.revision = s.latest",
+                ids):
+                try:
+                    found[int(row[0])][str(row[1])] = (float(row[2]), int(row[3]), int(row[4]),
+                                                       bool(row[5]))
+                except (TypeError, ValueError) as exc:
                     raise damaged_error(
                         self.path, f"an answer row is not kvdrill's ({exc})") from None
         return found

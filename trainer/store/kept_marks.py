@@ -277,7 +277,7 @@ class Keeper:
                 rows = {row.step_id: row for row in answers.get(attempt.id, [])}
                 by_skill: dict[str, list[Any]] = {}
                 mistakes: dict[str, str] = {}
-                for step_id, skill in self._skills_of(attempt).items():
+                for step_id, skill in self.skills_of(attempt).items():
                     verdict, mistake = (summary.get("steps", {}).get(step_id)
                                         or ["unanswered", None])
                     row = rows.get(step_id)
@@ -298,7 +298,7 @@ class Keeper:
                                        [a.id for a in batch])
         return [states[skill].skill_card() for skill in sorted(states)]
 
-    def _skills_of(self, attempt: AttemptRow) -> dict[str, str]:
+    def skills_of(self, attempt: AttemptRow) -> dict[str, str]:
         """step id → skill, for the steps of the attempt's drill that name one ({} when the
         drill cannot be had)."""
         if attempt.drill_hash not in self._skills_by_hash:

@@ -70,6 +70,17 @@ class CardState:
                          self.last_rating, due)
 
 
+def recall(card: dict[str, Any], now: datetime | None = None) -> float:
+    """FSRS's retrievability of a kept card at `now` (default: now): the predicted chance of
+    a right answer, 0 to 1; 0 for a card never rated or one that no longer reads."""
+    try:
+        value = _scheduler().get_card_retrievability(
+            Card.from_dict(card), now or datetime.now(UTC))  # type: ignore[arg-type]
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return 0.0
+    return min(1.0, max(0.0, float(value))) if value == value else 0.0
+
+
 def card_for(drill_id: str, reviews: list[tuple[datetime, float]]) -> DrillCard:
     """Replay a drill's scored attempts (time, share of points) into its card."""
     scheduler = _scheduler()
@@ -138,6 +149,7 @@ class SkillCard:
     last_mistake: str | None  # the wrong-path id the last mistake matched
     last_drill: str | None  # the drill of that mistake
     due: datetime | None
+    recall: float = 0.0  # FSRS retrievability when read: the chance of a right answer now
 
     @property
     def wrong_share(self) -> float:
@@ -171,10 +183,11 @@ class SkillState:
         return SkillState(self.skill, state, self.steps + len(ratings), self.wrong + wrong,
                           mistake or self.last_mistake, drill if mistake else self.last_drill)
 
-    def skill_card(self) -> SkillCard:
+    def skill_card(self, now: datetime | None = None) -> SkillCard:
         due = self.card.drill_card(self.skill).due
         return SkillCard(self.skill, self.card.reviews, self.steps, self.wrong,
-                         self.card.last_rating, self.last_mistake, self.last_drill, due)
+                         self.card.last_rating, self.last_mistake, self.last_drill, due,
+                         recall(self.card.card, now) if self.card.reviews else 0.0)
 
 
 def skill_json(card: SkillCard) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""The commands over stored attempts: `history`, `export`, `next`, `review`, `import` and
-`cohort`."""
+"""The commands over stored attempts: `history`, `export`, `next`, `review`, `import`,
+`cohort` and `progress`."""
 
 from __future__ import annotations
 
@@ -330,3 +330,26 @@ def cohort(drill_id: str, variant: int | None, fmt: str, out: str | None) -> Non
         db.close()
     to_screen = out is None or out == "-"
     print_or_write(cohorts.render(data, fmt, screen_width() if to_screen else None), out)
+
+
+@click.command()
+@format_options("text", "md", "html", "json",
+                 what="What to write: text for the terminal, Markdown, a page of charts (HTML), "
+                      "or the data as JSON.", to="fmt")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="Write to this file ('-': standard output, the default).")
+def progress(fmt: str, out: str | None) -> None:
+    """Show your progress at a glance: on how many drills you are Solid or better, each
+    skill's recall now, when it is due, its last answers and last mistake, and each drill's
+    scores, level and time across your complete attempts (imported attempts stay out)."""
+    from trainer.store import database as store
+    from trainer.store import progress as gathered
+    from trainer.views import progress as shown
+
+    db = store.Store(read_only=True)
+    try:
+        data = gathered.progress_data(db)
+    finally:
+        db.close()
+    to_screen = out is None or out == "-"
+    print_or_write(shown.render(data, fmt, screen_width() if to_screen else None), out)

@@ -1,0 +1,204 @@
+"""What `kvdrill progress` shows, gathered from your own attempts (imported ones are other
+people's and stay out): whether you are ready (the shipped drills whose newest complete attempt
+sounds Solid or better, and the weakest skills), each skill's card (its recall now, when it is
+due, how its last answers went, the last mistake it matched) and each drill's series, a point
+per complete attempt (the rubric's dimensions, the level, the time against the budget).
+
+The work is bounded, so it costs the same with a hundred stored attempts or ten thousand: per
+drill, the newest SERIES_POINTS complete attempts, with their kept marks (re-marked once when
+stale, as history's trends are) and their answers read in a few queries; the skill cards as
+`next` keeps them. A skill's last answers and its weeks come from those same attempts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from trainer.errors import KvdrillError
+from trainer.store import schedule
+from trainer.store.database import AttemptRow, Store
+from trainer.store.kept_marks import Keeper
+
+SERIES_POINTS = 50  # the newest complete attempts of each drill in its series
+LAST_ANSWERS = 8  # ratings shown per skill, oldest to newest
+WEEKS = 12  # the newest weeks in the skills-by-week grid
+WEAKEST = 3  # skills named in the readiness line
+WEAK_RECALL = 0.9  # below this a skill is slipping, whatever its last rating
+RATING_ORDER = ("Again", "Hard", "Good", "Easy")
+
+
+def progress_data(store: Store, now: datetime | None = None) -> dict[str, Any]:
+    """Everything `kvdrill progress` shows, as plain JSON-able values."""
+    now = now or datetime.now(UTC)
+    shipped = _shipped()
+    with Keeper(store) as keeper:
+        cards = keeper.skill_cards()
+        drills, recent = _drills(store, keeper, set(shipped))
+    by_skill = _answers_by_skill(recent)
+    weeks = _weeks(recent)
+    skills = [_skill_entry(card, by_skill.get(card.skill, []),
+                           _by_week(card.skill, recent, weeks), now)
+              for card in _ranked(cards)]
+    weakest = [s["skill"] for s in skills if s["weak"]][:WEAKEST]
+    solid = sorted(d["drill"] for d in drills if d["solid"] and d["shipped"])
+    return {
+        "complete_attempts": store.count_own("complete"),
+        "unfinished_attempts": store.count_own("incomplete"),
+        "readiness": {"solid": len(solid), "drills": len(shipped), "solid_drills": solid,
+                      "weakest": weakest},
+        "skills": skills,
+        "drills": drills,
+        "weeks": [week.isoformat() for week in weeks],
+        "series_points": SERIES_POINTS,
+    }
+
+
+def _shipped() -> list[str]:
+    """The drills `kvdrill list` shows (none when there is no drills folder)."""
+    from trainer.drills import catalog
+
+    try:
+        return [str(entry["id"]) for entry in catalog.drill_list()]
+    except KvdrillError:
+        return []
+
+
+def _finished(attempt: AttemptRow) -> datetime:
+    try:
+        when = datetime.fromisoformat(attempt.finished_at or attempt.started_at)
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _drills(store: Store, keeper: Keeper, shipped: set[str]
+            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each drill with complete attempts of your own: its series, oldest first; and, per
+    attempt in those series, when it finished and each skill's steps (verdict, rating)."""
+    drills: list[dict[str, Any]] = []
+    recent: list[dict[str, Any]] = []
+    for drill_id in store.drill_ids():
+        complete = store.count_complete(drill_id)
+        if not complete:
+            continue
+        attempts = list(reversed(store.complete_attempts(drill_id, limit=SERIES_POINTS)))
+        keeper.marked.clear()
+        rows = keeper.summaries(attempts, count_answered=False, remember=True)
+        times = store.step_times(a.id for a in attempts)
+        points: list[dict[str, Any]] = []
+        maxima: dict[str, Any] = {}
+        note = None
+        for attempt, row in zip(attempts, rows, strict=True):
+            if row["share"] is None:  # not re-markable today: its scores are not to be trusted
+                note = row["note"]
+                continue
+            given = times.get(attempt.id, {})
+            points.append({
+                "attempt": attempt.id, "started_at": attempt.started_at,
+                "finished_at": attempt.finished_at,
+                "scores": dict(row["scores"]), "share": round(float(row["share"]), 4),
+                "level": row["level"],
+                "seconds": round(sum(t[0] for t in given.values()), 1),
+                "budget_seconds": sum(t[1] for t in given.values()),
+            })
+            maxima = dict(row["maxima"])
+            steps = (keeper.marked.get(attempt.id) or {}).get("steps", {})
+            skills: dict[str, list[tuple[str, str]]] = {}
+            for step_id, skill in keeper.skills_of(attempt).items():
+                verdict = (steps.get(step_id) or ["unanswered", None])[0] or "unanswered"
+                _, _, hints, overtime = given.get(step_id, (0.0, 0, 0, False))
+                rating = schedule.step_rating(verdict, hints, overtime)
+                skills.setdefault(skill, []).append((verdict, rating.name))
+            when = _finished(attempt)
+            recent.append({"when": when, "id": attempt.id, "skills": skills,
+                           "week": _monday(when) if when.year > 1 else None})
+        level = points[-1]["level"] if points else None
+        drills.append({"drill": drill_id, "shipped": drill_id in shipped,
+                       "complete": complete, "shown": len(points),
+                       "maxima": maxima, "level": level, "solid": level is not None,
+                       "note": None if points else note, "points": points})
+    keeper.marked.clear()
+    drills.sort(key=lambda d: d["drill"])
+    recent.sort(key=lambda r: (r["when"], r["id"]))
+    return drills, recent
+
+
+def _answers_by_skill(recent: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+    """skill → the rating of each attempt that asked it (the worst of its steps, as its card
+    was rated), oldest first, the newest LAST_ANSWERS."""
+    found: dict[str, list[str]] = {}
+    for attempt in recent:
+        for skill, steps in attempt["skills"].items():
+            worst = min((rating for _, rating in steps), key=RATING_ORDER.index)
+            found.setdefault(skill, []).append(worst)
+    return {skill: ratings[-LAST_ANSWERS:] for skill, ratings in found.items()}
+
+
+def _monday(when: datetime) -> date:
+    day = when.astimezone(UTC).date()
+    return day - timedelta(days=day.weekday())
+
+
+def _weeks(recent: list[dict[str, Any]]) -> list[date]:
+    """The weeks (their Mondays) from the first practised to the newest, the newest WEEKS."""
+    mondays = [r["week"] for r in recent if r["week"] is not None]
+    if not mondays:
+        return []
+    last = max(mondays)
+    first = max(min(mondays), last - timedelta(weeks=WEEKS - 1))
+    return [first + timedelta(weeks=n) for n in range((last - first).days // 7 + 1)]
+
+
+def _by_week(skill: str, recent: list[dict[str, Any]], weeks: list[date]
+             ) -> list[dict[str, int] | None]:
+    """Per week: how many of the skill's steps were answered, and how many right."""
+    if not weeks:
+        return []
+    cells: dict[date, dict[str, int]] = {}
+    for attempt in recent:
+        steps = attempt["skills"].get(skill)
+        monday = attempt["week"]
+        if not steps or monday is None or monday < weeks[0]:
+            continue
+        cell = cells.setdefault(monday, {"right": 0, "steps": 0})
+        cell["steps"] += len(steps)
+        cell["right"] += sum(1 for verdict, _ in steps if verdict == "correct")
+    return [cells.get(week) for week in weeks]
+
+
+def _ranked(cards: Iterable[schedule.SkillCard]) -> list[schedule.SkillCard]:
+    """The rated skills, weakest first: the lowest recall (to two figures), then missed at the
+    last answer, then over time, then the most often wrong."""
+    def order(card: schedule.SkillCard) -> tuple[Any, ...]:
+        rating = RATING_ORDER.index(card.last_rating) if card.last_rating in RATING_ORDER \
+            else len(RATING_ORDER)
+        return (round(card.recall, 2), rating, -card.wrong_share, card.skill)
+
+    return sorted((card for card in cards if card.reviews), key=order)
+
+
+def _skill_entry(card: schedule.SkillCard, ratings: list[str],
+                 by_week: list[dict[str, int] | None], now: datetime) -> dict[str, Any]:
+    from trainer.capacity.wrong_paths import WRONG_PATHS
+
+    path = WRONG_PATHS.get(card.last_mistake or "")
+    weak = card.last_rating in ("Again", "Hard") or card.recall < WEAK_RECALL
+    return {
+        "skill": card.skill,
+        "recall": round(card.recall, 3),
+        "due": card.due.isoformat() if card.due else None,
+        "due_in_days": None if card.due is None else
+        round((card.due - now).total_seconds() / 86400, 2),
+        "last_rating": card.last_rating,
+        "last_answers": ratings or ([card.last_rating] if card.last_rating else []),
+        "answers": card.steps,
+        "wrong": card.wrong,
+        "attempts": card.reviews,
+        "last_mistake": card.last_mistake,
+        "last_mistake_text": path.mistake if path else None,
+        "last_drill": card.last_drill,
+        "weak": weak,
+        "by_week": by_week,
+    }
