@@ -17,7 +17,7 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 from probes import imported_after
-from terminal_screen import broken_words, printed_lines, screen_lines
+from screen import broken_words, printed_lines, screen_lines
 
 from trainer.app.cli import cli
 from trainer.drills.loader import find_drill
