@@ -19,7 +19,7 @@ from trainer.printable import json_text, printable
 KV_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8")
 
 
-WEIGHT_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+WEIGHT_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 
 
 class ExactNumber(click.ParamType):  # type: ignore[type-arg]

@@ -55,6 +55,16 @@ class ModelPreset:
     vocab: int | None = None  # sizes the embedding table and LM head (prefill FLOP count)
     tied_embeddings: bool = False
     tables_dtype: str | None = None  # embedding and LM head, when not in the weights' dtype
+    published_params: Fraction | None = None  # the count its makers publish, for checking
+    # A model read from a config.json (not a shipped preset): the file, how each field was
+    # read, and why its weights cannot be sized when they cannot.
+    config_path: str | None = None
+    config_notes: tuple[str, ...] = ()
+    weights_unknown: str | None = None
+
+    @property
+    def from_config(self) -> bool:
+        return self.config_path is not None
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,7 @@ class GpuPreset:
 
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
-    "fp8_tflops", "reported_mib", "attention_params",
+    "fp8_tflops", "reported_mib", "attention_params", "published_params",
 }
 
 
@@ -150,6 +160,87 @@ def find_model(name: str) -> ModelPreset:
     return preset
 
 
+def looks_like_path(text: str) -> bool:
+    """A model named by a path rather than a preset: a slash (either way), a .json ending, or
+    a leading ~ or ."""
+    stripped = text.strip()
+    return ("/" in stripped or "\\" in stripped or stripped.lower().endswith(".json")
+            or stripped.startswith(("~", ".")))
+
+
+def resolve_model(name: str | ModelPreset) -> ModelPreset:
+    """The one rule for naming a model: a preset name, a path to a config.json, or a folder that
+    holds one. A path is what exists, or what looks like one (a slash, a .json ending); a slash
+    that names no file may still be a Hugging Face id of a preset (meta-llama/Llama-3.1-8B).
+    Only local files are read; nothing is downloaded."""
+    if isinstance(name, ModelPreset):
+        return name
+    import os
+    from pathlib import Path
+
+    text = name.strip()
+    if not text:
+        raise UnknownName("--model names nothing: give a preset (kvdrill calc --list-presets), "
+                          "a config.json or a folder that holds one")
+    try:
+        path = Path(os.path.expanduser(text))
+        exists = path.exists()
+    except (OSError, ValueError):
+        exists = False
+    if exists:
+        return model_from_config(path, text)
+    if looks_like_path(text):
+        try:
+            return find_model(text)
+        except UnknownName:
+            from trainer.capacity.model_config import ConfigError
+
+            raise ConfigError(
+                f"{text}: no such file or folder, and no preset by that name: give a "
+                "config.json, a folder that holds one, or a preset (kvdrill calc "
+                "--list-presets)") from None
+    return find_model(text)
+
+
+def model_from_config(path: Any, shown: str) -> ModelPreset:
+    """A model preset made of a local config.json (or the one in a folder)."""
+    from trainer.capacity import model_config
+
+    file = model_config.config_path(path)
+    if file is not path and not file.exists():
+        raise model_config.ConfigError(f"{shown}: a folder with no config.json in it: give the "
+                                       "folder of a model, or the config.json itself")
+    read = model_config.read_config(file, shown if file is path else f"{shown}/config.json")
+    return preset_of_config(read)
+
+
+def preset_of_config(read: Any) -> ModelPreset:
+    """A ConfigModel (model_config) as a ModelPreset."""
+    from trainer.capacity.model_config import slug
+
+    f = dict(read.fields)
+    name = str(f.pop("name"))
+    weights_gb = f.pop("weights_gb")
+    return ModelPreset(
+        id=slug(name), name=name, aliases=(), source=f"config.json at {read.where}",
+        params=Fraction(f.pop("params")), weights_dtype=str(f.pop("weights_dtype")),
+        max_context=int(f.pop("max_context") or 0),
+        weights_gb=None if weights_gb is None else Fraction(weights_gb),
+        weights_source=None if weights_gb is None else f"{read.where}: quantization_config",
+        active_params=None if f["active_params"] is None else Fraction(f.pop("active_params")),
+        attention_params=Fraction(f.pop("attention_params")),
+        config_path=read.where, config_notes=tuple(read.notes),
+        **{key: value for key, value in f.items() if key != "active_params"},
+    )
+
+
+def model_of(value: Any) -> ModelPreset:
+    """The model a drill's givens name: a preset id, or a model read from a config.json."""
+    if isinstance(value, ModelPreset):
+        return value
+    return find_model(str(value))
+
+
 def find_gpu(name: str) -> GpuPreset:
     preset: GpuPreset = _find("GPU", name, gpus())
     return preset
@@ -159,8 +250,8 @@ def find_gpu(name: str) -> GpuPreset:
 class Setting:
     """One input of a deployment and where it came from.
 
-    `source` is "preset", "option", "drill", "variant" or "default"; `detail` says which
-    preset, or why the default is what it is."""
+    `source` is "preset", "config" (a config.json), "option", "drill", "variant" or
+    "default"; `detail` says which preset or file, or why the default is what it is."""
 
     name: str
     value: Any
@@ -203,7 +294,7 @@ ALL_INPUTS = (
 
 
 def build_deployment(
-    model: str | None = None,
+    model: str | ModelPreset | None = None,
     gpu: str | None = None,
     values: Mapping[str, Any] | None = None,
     origin: str = "option",
@@ -225,13 +316,17 @@ def build_deployment(
         take(name, value, origin)
     if "params" in explicit and "weights_gb" not in explicit:
         chosen["weights_gb"] = Setting("weights_gb", None, origin)  # size from the given params
-    model_preset = find_model(model) if model else None
+    model_preset = model_of(model) if model else None
     if "checkpoint" in selected:
         _take_checkpoint(model_preset, str(selected["checkpoint"]), take)
     if model_preset is not None:
+        source, detail = (("config", str(model_preset.config_path))
+                          if model_preset.from_config else ("preset", model_preset.id))
+        if model_preset.weights_unknown and "weights_gb" not in chosen:
+            raise InvalidInput(model_preset.weights_unknown)
         for name in MODEL_FIELDS:
-            take(name, getattr(model_preset, name), "preset", model_preset.id)
-        take("native_weights_dtype", model_preset.weights_dtype, "preset", model_preset.id)
+            take(name, getattr(model_preset, name), source, detail)
+        take("native_weights_dtype", model_preset.weights_dtype, source, detail)
     memory = str(selected.get("memory", "marketed"))
     if memory not in MEMORY_FIGURES:
         raise InvalidInput(f"unknown memory figure {memory!r}: use marketed or reported")
