@@ -120,6 +120,10 @@ SEED = WholeNumber("SEED", 0, 2**63 - 1)
 
 CONTEXT_HELP = "4k = 4,096 and 128k = 131,072 tokens"
 
+MODEL_HELP = ("A preset (llama-3.1-8b, also written llama31-8b or Meta-Llama-3.1-8B), a "
+              "Hugging Face config.json, or a folder that holds one (read locally; nothing is "
+              "downloaded).")
+
 
 def chosen_format(fmt: str | None, json_shorthand: bool, default: str) -> str:
     if json_shorthand and fmt not in (None, "json"):
@@ -186,10 +190,16 @@ def complete_drills(ctx: click.Context, param: click.Parameter, incomplete: str)
     return [drill for drill in ids if drill.startswith(incomplete)]
 
 
-def complete_presets(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
-    """Shell completion of --model or --gpu: the canonical preset names."""
+def complete_presets(ctx: click.Context, param: click.Parameter,
+                     incomplete: str) -> list[Any]:
+    """Shell completion of --model or --gpu: the canonical preset names; a model that starts
+    like a path (./, /, ~) completes as a file or folder, for a config.json."""
     from trainer.capacity import presets
 
+    if param.name != "gpu" and presets.looks_like_path(incomplete):
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(incomplete, type="file")]
     table = presets.gpus() if param.name == "gpu" else presets.models()
     return [name for name in table if name.startswith(incomplete.lower())]
 
