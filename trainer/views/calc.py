@@ -138,7 +138,7 @@ def model_shape(model: ModelPreset, deployment: Deployment) -> str:
         parts.append(f"attention in {n(d.attention_layers)} of {n(d.layers)} layers, "
                      f"{n(d.state_elements or 0)} state values in each of the others")
     if d.experts is not None:
-        parts.append(f"{n(d.experts)} experts, {n(d.experts_per_token)} per token")
+        parts.append(f"{n(d.experts)} experts, {n(d.experts_per_token or 0)} per token")
     params = format_number((d.params or 0) / 10**9, sig=4)
     parts.append(f"{params}B params")
     if d.active_params is not None:
