@@ -288,7 +288,11 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
     }
     mla = _mla(f, model_type)
     if mla is not None:
-        fields.update(attention="mla", mla_latent=mla[0], mla_rope=mla[1])
+        # head_dim does not size an MLA cache; the query/key head width without its rope part
+        # (qk_nope_head_dim, DeepSeek-V3: 128) stands in the shape, as the presets have it
+        nope = f.count("qk_nope_head_dim", least=0)
+        fields.update(attention="mla", mla_latent=mla[0], mla_rope=mla[1],
+                      head_dim=nope or head_dim)
     attention_layer_ids = _attention_layers(f, model_type, layers, fields)
     if mla is None:
         _windows(f, model_type, layers, fields)

@@ -144,10 +144,10 @@ def _print_presets(as_json: bool) -> None:
     echo("Models (the canonical name first; llama31-8b or Meta-Llama-3.1-8B also work):")
     for key, m in models.items():
         also = f" (also {', '.join(m.aliases)})" if m.aliases else ""
-        echo(f"  {key:<16} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
+        echo(f"  {key:<17} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
                    f"{m.head_dim} — {m.name}{also}")
     echo("GPUs:")
     for key, g in gpus.items():
         reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
-        echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
+        echo(f"  {key:<17} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
                    f"{g.name}{reported}")
