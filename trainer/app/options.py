@@ -196,11 +196,12 @@ def complete_presets(ctx: click.Context, param: click.Parameter,
     like a path (./, /, ~) completes as a file or folder, for a config.json."""
     from trainer.capacity import presets
 
-    if param.name != "gpu" and presets.looks_like_path(incomplete):
+    is_gpu = param.name in ("gpu", "target_gpu")
+    if not is_gpu and presets.looks_like_path(incomplete):
         from click.shell_completion import CompletionItem
 
         return [CompletionItem(incomplete, type="file")]
-    table = presets.gpus() if param.name == "gpu" else presets.models()
+    table = presets.gpus() if is_gpu else presets.models()
     return [name for name in table if name.startswith(incomplete.lower())]
 
 
@@ -264,3 +265,35 @@ def variant_option(function: Any) -> Any:
     return click.option("--variant", type=SEED,
                         help="Use interviewer variant SEED instead of the drill's own givens.")(
         function)
+
+
+def target_options(function: Any) -> Any:
+    """--model and --gpu on a drill: re-target it at a model and a card of your choosing."""
+    function = click.option(
+        "--gpu", "target_gpu", metavar="NAME", shell_complete=complete_presets,
+        help="Re-target the drill at this GPU preset (h100, h200, mi300x...).")(function)
+    return click.option(
+        "--model", "target_model", metavar="MODEL", shell_complete=complete_presets,
+        help="Re-target the drill at this model: " + MODEL_HELP)(function)
+
+
+def drill_target(model: str | None, gpu: str | None) -> dict[str, Any] | None:
+    """The re-target --model and --gpu ask for (stored with an attempt), or None."""
+    if model is None and gpu is None:
+        return None
+    from trainer.capacity import presets
+    from trainer.drills import variants
+
+    return variants.make_target(presets.resolve_model(model) if model else None, gpu)
+
+
+def target_args(model: str | None, gpu: str | None) -> str:
+    """The options that name a re-target again, for a command a user is told to run."""
+    import shlex
+
+    parts = []
+    if model is not None:
+        parts += ["--model", shlex.quote(model)]
+    if gpu is not None:
+        parts += ["--gpu", shlex.quote(gpu)]
+    return (" " + " ".join(parts)) if parts else ""

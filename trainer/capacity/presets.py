@@ -425,3 +425,99 @@ def _require(chosen: Mapping[str, Setting]) -> None:
     has_weights = chosen.get("weights_gb") is not None and chosen["weights_gb"].value is not None
     if not (has_params or has_weights):
         raise InvalidInput("the weight size is unknown: give --params, --weights-gb or --model")
+
+
+# ---------------------------------------------------------------------------------------------
+# A model as stored with an attempt (a drill re-targeted at it): a preset by its id, a model
+# read from a config.json by every field the capacity model uses, so the attempt is re-marked
+# the same way after the file is moved or changed. Read back as untrusted data.
+
+SPEC_INTS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "mla_latent",
+             "mla_rope", "window", "windowed_layers", "experts", "experts_per_token",
+             "attention_layers", "state_elements", "max_context")
+SPEC_EXACT = ("params", "active_params", "weights_gb", "attention_params")
+SPEC_TEXT = ("name", "path", "weights_dtype", "tables_dtype", "attention")
+
+
+def model_spec(model: ModelPreset) -> dict[str, Any]:
+    """The model as plain JSON: {"preset": id}, or {"config": {field: value}}."""
+    if not model.from_config:
+        return {"preset": model.id}
+    fields: dict[str, Any] = {"name": model.name, "path": model.config_path,
+                              "tied_embeddings": model.tied_embeddings}
+    for name in SPEC_INTS:
+        value = getattr(model, name)
+        if value is not None:
+            fields[name] = int(value)
+    for name in SPEC_EXACT:
+        value = getattr(model, name)
+        if value is not None:
+            fraction = Fraction(value)
+            fields[name] = str(fraction.numerator) if fraction.denominator == 1 else str(fraction)
+    for name in ("weights_dtype", "tables_dtype", "attention"):
+        value = getattr(model, name)
+        if value is not None:
+            fields[name] = str(value)
+    return {"config": fields}
+
+
+def model_from_spec(spec: Any) -> ModelPreset:
+    """A stored model spec read back (model_spec); InvalidInput naming the field that is not
+    one it could have written."""
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise InvalidInput("model: a stored model is {\"preset\": id} or {\"config\": {...}}")
+    if "preset" in spec:
+        if not isinstance(spec["preset"], str) or len(spec["preset"]) > 100:
+            raise InvalidInput("model.preset: not a preset id")
+        return find_model(spec["preset"])
+    fields = spec.get("config")
+    if not isinstance(fields, dict):
+        raise InvalidInput("model: a stored model is {\"preset\": id} or {\"config\": {...}}")
+    unknown = sorted(set(fields) - {*SPEC_INTS, *SPEC_EXACT, *SPEC_TEXT, "tied_embeddings"})
+    if unknown:
+        raise InvalidInput(f"model.config.{unknown[0]}: not a field of a stored model")
+    values: dict[str, Any] = {}
+    for name, value in fields.items():
+        if name in SPEC_INTS:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**12:
+                raise InvalidInput(f"model.config.{name}: {value!r} is not a whole number")
+            values[name] = value
+        elif name in SPEC_EXACT:
+            try:
+                number = Fraction(value) if isinstance(value, str) and len(value) <= 60 \
+                    else None
+            except (ValueError, ZeroDivisionError):
+                number = None
+            if number is None or not 0 < number < 10**16:
+                raise InvalidInput(f"model.config.{name}: {value!r} is not a count")
+            values[name] = number
+        elif name == "tied_embeddings":
+            if not isinstance(value, bool):
+                raise InvalidInput("model.config.tied_embeddings: not true or false")
+            values[name] = value
+        else:
+            if not isinstance(value, str) or not 0 < len(value) <= 300:
+                raise InvalidInput(f"model.config.{name}: not a name")
+            values[name] = value
+    for name in ("name", "layers", "heads", "kv_heads", "head_dim", "params", "weights_dtype"):
+        if name not in values:
+            raise InvalidInput(f"model.config.{name}: missing")
+    name = str(values.pop("name"))
+    path = str(values.pop("path", name))
+    return ModelPreset(
+        id=_spec_slug(name), name=name, aliases=(), source=f"config.json at {path}",
+        max_context=int(values.pop("max_context", 0)), config_path=path, **values)
+
+
+def _spec_slug(name: str) -> str:
+    from trainer.capacity.model_config import slug
+
+    return slug(name)
+
+
+def model_label(value: Any) -> Any:
+    """A drill given's model as plain data: a preset id stays, a model read from a config.json
+    is named by its name and file."""
+    if isinstance(value, ModelPreset):
+        return value.id if not value.from_config else f"{value.name} ({value.config_path})"
+    return value
