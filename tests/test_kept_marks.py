@@ -289,7 +289,7 @@ def test_a_schema_2_store_upgrades_in_place_losing_nothing() -> None:
         after = (store.attempts(), store.answers(1, latest_only=False), store.overrides(1))
     assert after == before
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == \
-        SCHEMA_VERSION == 4
+        SCHEMA_VERSION == 5
 
 
 def test_an_upgraded_store_scores_its_old_attempts_once(run: Run, remarks: list[Any]) -> None:

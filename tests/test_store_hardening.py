@@ -191,7 +191,7 @@ def test_a_schema_1_store_upgrades_in_place_losing_nothing(tmp_path: Path) -> No
         assert store.attempt(second).drill_text == "id: x\n"
     assert after == before and before[0][0].drill_text is None
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     conn.close()
 
 

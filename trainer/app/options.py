@@ -19,7 +19,7 @@ from trainer.printable import json_text, printable
 KV_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8")
 
 
-WEIGHT_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+WEIGHT_DTYPE_CHOICES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 
 
 class ExactNumber(click.ParamType):  # type: ignore[type-arg]
@@ -120,6 +120,10 @@ SEED = WholeNumber("SEED", 0, 2**63 - 1)
 
 CONTEXT_HELP = "4k = 4,096 and 128k = 131,072 tokens"
 
+MODEL_HELP = ("A preset (llama-3.1-8b, also written llama31-8b or Meta-Llama-3.1-8B), a "
+              "Hugging Face config.json, or a folder that holds one (read locally; nothing is "
+              "downloaded).")
+
 
 def chosen_format(fmt: str | None, json_shorthand: bool, default: str) -> str:
     if json_shorthand and fmt not in (None, "json"):
@@ -186,11 +190,18 @@ def complete_drills(ctx: click.Context, param: click.Parameter, incomplete: str)
     return [drill for drill in ids if drill.startswith(incomplete)]
 
 
-def complete_presets(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
-    """Shell completion of --model or --gpu: the canonical preset names."""
+def complete_presets(ctx: click.Context, param: click.Parameter,
+                     incomplete: str) -> list[Any]:
+    """Shell completion of --model or --gpu: the canonical preset names; a model that starts
+    like a path (./, /, ~) completes as a file or folder, for a config.json."""
     from trainer.capacity import presets
 
-    table = presets.gpus() if param.name == "gpu" else presets.models()
+    is_gpu = param.name in ("gpu", "target_gpu")
+    if not is_gpu and presets.looks_like_path(incomplete):
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(incomplete, type="file")]
+    table = presets.gpus() if is_gpu else presets.models()
     return [name for name in table if name.startswith(incomplete.lower())]
 
 
@@ -254,3 +265,35 @@ def variant_option(function: Any) -> Any:
     return click.option("--variant", type=SEED,
                         help="Use interviewer variant SEED instead of the drill's own givens.")(
         function)
+
+
+def target_options(function: Any) -> Any:
+    """--model and --gpu on a drill: re-target it at a model and a card of your choosing."""
+    function = click.option(
+        "--gpu", "target_gpu", metavar="NAME", shell_complete=complete_presets,
+        help="Re-target the drill at this GPU preset (h100, h200, mi300x...).")(function)
+    return click.option(
+        "--model", "target_model", metavar="MODEL", shell_complete=complete_presets,
+        help="Re-target the drill at this model: " + MODEL_HELP)(function)
+
+
+def drill_target(model: str | None, gpu: str | None) -> dict[str, Any] | None:
+    """The re-target --model and --gpu ask for (stored with an attempt), or None."""
+    if model is None and gpu is None:
+        return None
+    from trainer.capacity import presets
+    from trainer.drills import variants
+
+    return variants.make_target(presets.resolve_model(model) if model else None, gpu)
+
+
+def target_args(model: str | None, gpu: str | None) -> str:
+    """The options that name a re-target again, for a command a user is told to run."""
+    import shlex
+
+    parts = []
+    if model is not None:
+        parts += ["--model", shlex.quote(model)]
+    if gpu is not None:
+        parts += ["--gpu", shlex.quote(gpu)]
+    return (" " + " ".join(parts)) if parts else ""

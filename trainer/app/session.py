@@ -144,7 +144,9 @@ def _drill_bytes(path: Path) -> bytes:
 
 
 def params_json(givens: dict[str, Any]) -> dict[str, Any]:
-    return {k: str(v) if isinstance(v, Fraction) else v for k, v in givens.items()}
+    from trainer.capacity.presets import model_label
+
+    return {k: str(v) if isinstance(v, Fraction) else model_label(v) for k, v in givens.items()}
 
 
 class Session:
@@ -397,14 +399,14 @@ def feedback_line(mark: Mark, seconds: float, budget: int) -> str:
 
 
 def new_attempt(store: Store, key: AnswerKey, path: Path, variant: int | None, *, exam: bool,
-                strict: bool) -> int:
+                strict: bool, target: dict[str, Any] | None = None) -> int:
     """A new attempt, keeping the drill file's text and hash (read once, so they agree), so
     the attempt can be shown after the file is moved, changed or deleted."""
     data = _drill_bytes(path)
     return store.create_attempt(
         key.drill.id, hashlib.sha256(data).hexdigest(), variant, params_json(key.givens),
         SOLVER_VERSION, "exam" if exam else "practice", strict,
-        drill_text=data.decode("utf-8", "replace"),
+        drill_text=data.decode("utf-8", "replace"), target=target,
     )
 
 

@@ -23,9 +23,12 @@ DTYPE_BYTES: dict[str, Fraction] = {
     "fp8": Fraction(1),
     "int8": Fraction(1),
     "int4": Fraction(1, 2),
+    # OCP MX FP4: 4-bit values and one 8-bit (E8M0) scale per block of 32, so 4.25 bits
+    # (GPT-OSS's experts; vLLM's Mxfp4Config).
+    "mxfp4": Fraction(17, 32),
 }
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
-WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 
 # Upper bounds on every input: a user can type any number, the solver only computes sane ones.
 _LIMITS: dict[str, int] = {

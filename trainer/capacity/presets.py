@@ -55,6 +55,16 @@ class ModelPreset:
     vocab: int | None = None  # sizes the embedding table and LM head (prefill FLOP count)
     tied_embeddings: bool = False
     tables_dtype: str | None = None  # embedding and LM head, when not in the weights' dtype
+    published_params: Fraction | None = None  # the count its makers publish, for checking
+    # A model read from a config.json (not a shipped preset): the file, how each field was
+    # read, and why its weights cannot be sized when they cannot.
+    config_path: str | None = None
+    config_notes: tuple[str, ...] = ()
+    weights_unknown: str | None = None
+
+    @property
+    def from_config(self) -> bool:
+        return self.config_path is not None
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,7 @@ class GpuPreset:
 
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
-    "fp8_tflops", "reported_mib", "attention_params",
+    "fp8_tflops", "reported_mib", "attention_params", "published_params",
 }
 
 
@@ -150,6 +160,87 @@ def find_model(name: str) -> ModelPreset:
     return preset
 
 
+def looks_like_path(text: str) -> bool:
+    """A model named by a path rather than a preset: a slash (either way), a .json ending, or
+    a leading ~ or ."""
+    stripped = text.strip()
+    return ("/" in stripped or "\\" in stripped or stripped.lower().endswith(".json")
+            or stripped.startswith(("~", ".")))
+
+
+def resolve_model(name: str | ModelPreset) -> ModelPreset:
+    """The one rule for naming a model: a preset name, a path to a config.json, or a folder that
+    holds one. A path is what exists, or what looks like one (a slash, a .json ending); a slash
+    that names no file may still be a Hugging Face id of a preset (meta-llama/Llama-3.1-8B).
+    Only local files are read; nothing is downloaded."""
+    if isinstance(name, ModelPreset):
+        return name
+    import os
+    from pathlib import Path
+
+    text = name.strip()
+    if not text:
+        raise UnknownName("--model names nothing: give a preset (kvdrill calc --list-presets), "
+                          "a config.json or a folder that holds one")
+    try:
+        path = Path(os.path.expanduser(text))
+        exists = path.exists()
+    except (OSError, ValueError):
+        exists = False
+    if exists:
+        return model_from_config(path, text)
+    if looks_like_path(text):
+        try:
+            return find_model(text)
+        except UnknownName:
+            from trainer.capacity.model_config import ConfigError
+
+            raise ConfigError(
+                f"{text}: no such file or folder, and no preset by that name: give a "
+                "config.json, a folder that holds one, or a preset (kvdrill calc "
+                "--list-presets)") from None
+    return find_model(text)
+
+
+def model_from_config(path: Any, shown: str) -> ModelPreset:
+    """A model preset made of a local config.json (or the one in a folder)."""
+    from trainer.capacity import model_config
+
+    file = model_config.config_path(path)
+    if file is not path and not file.exists():
+        raise model_config.ConfigError(f"{shown}: a folder with no config.json in it: give the "
+                                       "folder of a model, or the config.json itself")
+    read = model_config.read_config(file, shown if file is path else f"{shown}/config.json")
+    return preset_of_config(read)
+
+
+def preset_of_config(read: Any) -> ModelPreset:
+    """A ConfigModel (model_config) as a ModelPreset."""
+    from trainer.capacity.model_config import slug
+
+    f = dict(read.fields)
+    name = str(f.pop("name"))
+    weights_gb = f.pop("weights_gb")
+    return ModelPreset(
+        id=slug(name), name=name, aliases=(), source=f"config.json at {read.where}",
+        params=Fraction(f.pop("params")), weights_dtype=str(f.pop("weights_dtype")),
+        max_context=int(f.pop("max_context") or 0),
+        weights_gb=None if weights_gb is None else Fraction(weights_gb),
+        weights_source=None if weights_gb is None else f"{read.where}: quantization_config",
+        active_params=None if f["active_params"] is None else Fraction(f.pop("active_params")),
+        attention_params=Fraction(f.pop("attention_params")),
+        config_path=read.where, config_notes=tuple(read.notes),
+        **{key: value for key, value in f.items() if key != "active_params"},
+    )
+
+
+def model_of(value: Any) -> ModelPreset:
+    """The model a drill's givens name: a preset id, or a model read from a config.json."""
+    if isinstance(value, ModelPreset):
+        return value
+    return find_model(str(value))
+
+
 def find_gpu(name: str) -> GpuPreset:
     preset: GpuPreset = _find("GPU", name, gpus())
     return preset
@@ -159,8 +250,8 @@ def find_gpu(name: str) -> GpuPreset:
 class Setting:
     """One input of a deployment and where it came from.
 
-    `source` is "preset", "option", "drill", "variant" or "default"; `detail` says which
-    preset, or why the default is what it is."""
+    `source` is "preset", "config" (a config.json), "option", "drill", "variant" or
+    "default"; `detail` says which preset or file, or why the default is what it is."""
 
     name: str
     value: Any
@@ -203,7 +294,7 @@ ALL_INPUTS = (
 
 
 def build_deployment(
-    model: str | None = None,
+    model: str | ModelPreset | None = None,
     gpu: str | None = None,
     values: Mapping[str, Any] | None = None,
     origin: str = "option",
@@ -225,13 +316,17 @@ def build_deployment(
         take(name, value, origin)
     if "params" in explicit and "weights_gb" not in explicit:
         chosen["weights_gb"] = Setting("weights_gb", None, origin)  # size from the given params
-    model_preset = find_model(model) if model else None
+    model_preset = model_of(model) if model else None
     if "checkpoint" in selected:
         _take_checkpoint(model_preset, str(selected["checkpoint"]), take)
     if model_preset is not None:
+        source, detail = (("config", str(model_preset.config_path))
+                          if model_preset.from_config else ("preset", model_preset.id))
+        if model_preset.weights_unknown and "weights_gb" not in chosen:
+            raise InvalidInput(model_preset.weights_unknown)
         for name in MODEL_FIELDS:
-            take(name, getattr(model_preset, name), "preset", model_preset.id)
-        take("native_weights_dtype", model_preset.weights_dtype, "preset", model_preset.id)
+            take(name, getattr(model_preset, name), source, detail)
+        take("native_weights_dtype", model_preset.weights_dtype, source, detail)
     memory = str(selected.get("memory", "marketed"))
     if memory not in MEMORY_FIGURES:
         raise InvalidInput(f"unknown memory figure {memory!r}: use marketed or reported")
@@ -330,3 +425,99 @@ def _require(chosen: Mapping[str, Setting]) -> None:
     has_weights = chosen.get("weights_gb") is not None and chosen["weights_gb"].value is not None
     if not (has_params or has_weights):
         raise InvalidInput("the weight size is unknown: give --params, --weights-gb or --model")
+
+
+# ---------------------------------------------------------------------------------------------
+# A model as stored with an attempt (a drill re-targeted at it): a preset by its id, a model
+# read from a config.json by every field the capacity model uses, so the attempt is re-marked
+# the same way after the file is moved or changed. Read back as untrusted data.
+
+SPEC_INTS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "mla_latent",
+             "mla_rope", "window", "windowed_layers", "experts", "experts_per_token",
+             "attention_layers", "state_elements", "max_context")
+SPEC_EXACT = ("params", "active_params", "weights_gb", "attention_params")
+SPEC_TEXT = ("name", "path", "weights_dtype", "tables_dtype", "attention")
+
+
+def model_spec(model: ModelPreset) -> dict[str, Any]:
+    """The model as plain JSON: {"preset": id}, or {"config": {field: value}}."""
+    if not model.from_config:
+        return {"preset": model.id}
+    fields: dict[str, Any] = {"name": model.name, "path": model.config_path,
+                              "tied_embeddings": model.tied_embeddings}
+    for name in SPEC_INTS:
+        value = getattr(model, name)
+        if value is not None:
+            fields[name] = int(value)
+    for name in SPEC_EXACT:
+        value = getattr(model, name)
+        if value is not None:
+            fraction = Fraction(value)
+            fields[name] = str(fraction.numerator) if fraction.denominator == 1 else str(fraction)
+    for name in ("weights_dtype", "tables_dtype", "attention"):
+        value = getattr(model, name)
+        if value is not None:
+            fields[name] = str(value)
+    return {"config": fields}
+
+
+def model_from_spec(spec: Any) -> ModelPreset:
+    """A stored model spec read back (model_spec); InvalidInput naming the field that is not
+    one it could have written."""
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise InvalidInput("model: a stored model is {\"preset\": id} or {\"config\": {...}}")
+    if "preset" in spec:
+        if not isinstance(spec["preset"], str) or len(spec["preset"]) > 100:
+            raise InvalidInput("model.preset: not a preset id")
+        return find_model(spec["preset"])
+    fields = spec.get("config")
+    if not isinstance(fields, dict):
+        raise InvalidInput("model: a stored model is {\"preset\": id} or {\"config\": {...}}")
+    unknown = sorted(set(fields) - {*SPEC_INTS, *SPEC_EXACT, *SPEC_TEXT, "tied_embeddings"})
+    if unknown:
+        raise InvalidInput(f"model.config.{unknown[0]}: not a field of a stored model")
+    values: dict[str, Any] = {}
+    for name, value in fields.items():
+        if name in SPEC_INTS:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**12:
+                raise InvalidInput(f"model.config.{name}: {value!r} is not a whole number")
+            values[name] = value
+        elif name in SPEC_EXACT:
+            try:
+                number = Fraction(value) if isinstance(value, str) and len(value) <= 60 \
+                    else None
+            except (ValueError, ZeroDivisionError):
+                number = None
+            if number is None or not 0 < number < 10**16:
+                raise InvalidInput(f"model.config.{name}: {value!r} is not a count")
+            values[name] = number
+        elif name == "tied_embeddings":
+            if not isinstance(value, bool):
+                raise InvalidInput("model.config.tied_embeddings: not true or false")
+            values[name] = value
+        else:
+            if not isinstance(value, str) or not 0 < len(value) <= 300:
+                raise InvalidInput(f"model.config.{name}: not a name")
+            values[name] = value
+    for name in ("name", "layers", "heads", "kv_heads", "head_dim", "params", "weights_dtype"):
+        if name not in values:
+            raise InvalidInput(f"model.config.{name}: missing")
+    name = str(values.pop("name"))
+    path = str(values.pop("path", name))
+    return ModelPreset(
+        id=_spec_slug(name), name=name, aliases=(), source=f"config.json at {path}",
+        max_context=int(values.pop("max_context", 0)), config_path=path, **values)
+
+
+def _spec_slug(name: str) -> str:
+    from trainer.capacity.model_config import slug
+
+    return slug(name)
+
+
+def model_label(value: Any) -> Any:
+    """A drill given's model as plain data: a preset id stays, a model read from a config.json
+    is named by its name and file."""
+    if isinstance(value, ModelPreset):
+        return value.id if not value.from_config else f"{value.name} ({value.config_path})"
+    return value

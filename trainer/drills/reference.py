@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from trainer.capacity.deployment import Deployment
-from trainer.capacity.presets import build_deployment, find_gpu, find_model
+from trainer.capacity.presets import build_deployment, find_gpu, model_of
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
 from trainer.capacity.solver import FORMULAS, INPUT_UNITS, Solution, value_of
@@ -148,6 +148,9 @@ class AnswerKey:
         # is computed once however many steps ask for it.
         self._solutions: dict[int, tuple[Deployment, Solution]] = {}
         self.base = self._build(self.givens, "givens")
+        # "Qwen3-32B on NVIDIA H200" when the drill was re-targeted (variants.answer_key)
+        self.retargeted: str | None = None
+        self.fit_note: str | None = None  # what does not fit on a re-targeted card
 
     # -- deployments -------------------------------------------------------------------------
 
@@ -303,7 +306,7 @@ class AnswerKey:
         gpu = self.givens.get("gpu")
         weights = value_of(d, "weights_bytes")
         shown: dict[str, str] = {
-            "model_name": find_model(model).name if model else "the model",
+            "model_name": model_of(model).name if model else "the model",
             "gpu_name": find_gpu(gpu).name if gpu else "the GPU",
             "hbm_gb": format_number(d.hbm_gb, sig=4),
             "bandwidth_tbs": format_number(d.bandwidth_tbs, sig=4),
@@ -330,7 +333,7 @@ class AnswerKey:
             "window": _count_or(d.window, "no window"),
             **serving_display(d, format_number),
         }
-        released = (find_model(model).checkpoints or {}) if model else {}
+        released = (model_of(model).checkpoints or {}) if model else {}
         fp8 = released.get("fp8")
         shown["fp8_checkpoint_gb"] = (format_number(Fraction(str(fp8["weights_gb"])), sig=4)
                                       if fp8 else "unknown")

@@ -6,8 +6,18 @@ an interviewer's sheet, the candidate's practice and the grading all see one var
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
+from trainer.capacity.presets import (
+    GPU_FIELDS,
+    MODEL_FIELDS,
+    ModelPreset,
+    find_gpu,
+    model_from_spec,
+    model_of,
+    model_spec,
+)
 from trainer.capacity.solver import value_of
 from trainer.drills.model import Drill, linked_names
 from trainer.drills.reference import AnswerKey
@@ -73,6 +83,144 @@ def space_size(drill: Drill) -> int:
     return size
 
 
-def answer_key(drill: Drill, variant: int | None) -> AnswerKey:
-    """The key of the drill's own givens (variant None) or of a drawn variant."""
-    return AnswerKey(drill) if variant is None else AnswerKey(drill, draw(drill, variant))
+def answer_key(drill: Drill, variant: int | None, target: Any = None) -> AnswerKey:
+    """The key of the drill's own givens (variant None) or of a drawn variant, re-targeted at
+    another model or GPU when `target` (make_target) says so."""
+    if target is None:
+        return AnswerKey(drill) if variant is None else AnswerKey(drill, draw(drill, variant))
+    givens = dict(drill.givens) if variant is None else draw(drill, variant)
+    key = AnswerKey(drill, retarget(drill, givens, target))
+    key.retargeted = target_label(target)
+    key.fit_note = fit_note(key)
+    return key
+
+
+# ---------------------------------------------------------------------------------------------
+# A drill re-targeted at a model and a GPU of the user's choosing (--model, --gpu): the drill's
+# own givens (or a variant's draw) with the model and the card replaced, everything the old
+# model fixed (its shape, its stated weights, its released checkpoint) dropped, and the serving
+# choices (context, utilisation, reserve, KV dtype, a deliberate weights dtype) kept. The
+# target is stored with the attempt (plain JSON, presets.model_spec), so review, export and
+# cohort re-derive the same numbers.
+
+Target = dict[str, Any]
+# Givens that belong to the drill's own model or card, replaced with it.
+_MODEL_GIVENS = frozenset({*MODEL_FIELDS, "native_weights_dtype", "checkpoint"})
+_GPU_GIVENS = frozenset({*GPU_FIELDS, "memory"})
+# A drill's lesson needs the model to have what the lesson is about: tag → (what, test).
+LESSONS: dict[str, tuple[str, str, Callable[[ModelPreset], bool]]] = {
+    "mla": ("multi-head latent attention (MLA)", "a model with kv_lora_rank, such as "
+            "deepseek-v3", lambda m: m.attention == "mla"),
+    "sliding-window": ("sliding-window attention", "a model with a sliding window, such as "
+                       "gpt-oss-20b, gemma-3-27b or mistral-7b-v0.1",
+                       lambda m: bool(m.window and m.windowed_layers)),
+    "moe": ("mixture-of-experts", "an MoE model, such as qwen3-30b-a3b, gpt-oss-20b or "
+            "mixtral-8x7b", lambda m: m.experts is not None),
+    "hybrid": ("a hybrid of attention and recurrent (Mamba) layers", "a hybrid model, such as "
+               "jamba-1.5-mini", lambda m: m.attention_layers is not None),
+}
+
+
+def make_target(model: ModelPreset | None, gpu: str | None) -> Target | None:
+    """The target as stored with an attempt, or None for the drill as written."""
+    if model is None and gpu is None:
+        return None
+    return {"model": None if model is None else model_spec(model),
+            "gpu": None if gpu is None else find_gpu(gpu).id}
+
+
+def target_parts(target: Any) -> tuple[ModelPreset | None, str | None]:
+    """A stored target read back (untrusted): the model and the GPU preset id; UsageError
+    naming what is wrong."""
+    if not isinstance(target, dict) or set(target) - {"model", "gpu"}:
+        raise UsageError("target: a re-target is {\"model\": ..., \"gpu\": ...}")
+    try:
+        model = None if target.get("model") is None else model_from_spec(target["model"])
+        gpu = target.get("gpu")
+        if gpu is not None and (not isinstance(gpu, str) or len(gpu) > 100):
+            raise UsageError("target.gpu: not a GPU preset id")
+        gpu_id = None if gpu is None else find_gpu(gpu).id
+    except KvdrillError as error:
+        raise UsageError(f"target: {error}") from None
+    if model is None and gpu_id is None:
+        raise UsageError("target: names neither a model nor a GPU")
+    return model, gpu_id
+
+
+def target_label(target: Target | None) -> str | None:
+    """"Qwen3-32B on H200", for titles and lists; None for the drill as written."""
+    if target is None:
+        return None
+    model, gpu = target_parts(target)
+    parts = [model.name if model is not None else "its own model",
+             find_gpu(gpu).name if gpu is not None else "its own GPU"]
+    return " on ".join(parts)
+
+
+def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, Any]:
+    """The givens with the target's model and GPU in place of the drill's; UsageError with one
+    sentence when the drill's lesson needs what the model lacks or the numbers cannot work."""
+    model, gpu = target_parts(target)
+    changed = dict(givens)
+    if model is not None:
+        _check_lesson(drill, model)
+        own = changed.get("model")
+        released = model_of(own).weights_dtype if own else None
+        for name in _MODEL_GIVENS:
+            changed.pop(name, None)
+        # A weights dtype that restates the old model's release goes with it; a deliberate one
+        # (FP8 weights for a BF16 model) is a serving choice and stays.
+        if changed.get("weights_dtype") in (None, released):
+            changed.pop("weights_dtype", None)
+        changed["model"] = model.id if not model.from_config else model
+    if gpu is not None:
+        for name in _GPU_GIVENS:
+            changed.pop(name, None)
+        if givens.get("memory") == "reported" and find_gpu(gpu).reported_mib is not None:
+            changed["memory"] = "reported"
+        changed["gpu"] = gpu
+    why = _not_sensible(drill, changed)
+    if why is not None:
+        who = target_label(target)
+        raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: {why}")
+    return changed
+
+
+def _check_lesson(drill: Drill, model: ModelPreset) -> None:
+    for tag, (what, instead, has) in LESSONS.items():
+        if tag in drill.tags and not has(model):
+            raise UsageError(f"drill {drill.id} is a lesson in {what}, which {model.name} does "
+                             f"not have: choose {instead}")
+
+
+def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
+    """Why these givens cannot carry the drill (a step that cannot be computed for this model
+    and card), or None. Weights too large for the card are not refused: the shape and the
+    bytes per token are still worth asking, and fit_note says what does not fit."""
+    try:
+        key = AnswerKey(drill, givens)
+        for step in drill.steps:
+            if step.kind == "numeric":
+                key.reference(step.id)
+    except KvdrillError as error:
+        return str(error).split(": ", 2)[-1] if str(error).startswith("drill ") else str(error)
+    except ZeroDivisionError:
+        return "a step divides by zero for this model"
+    return None
+
+
+def fit_note(key: AnswerKey) -> str | None:
+    """What does not fit when a drill is re-targeted at a model too large for the card."""
+    budget = value_of(key.base, "kv_budget_bytes")
+    if budget <= 0:
+        from trainer.reading.formatting import format_bytes
+
+        weights = format_bytes(value_of(key.base, "weights_bytes"))
+        return (f"the weights ({weights}) leave no memory for the KV cache on "
+                f"{key.display_givens()['gpus']} × {key.display_givens()['gpu_name']}: the "
+                "budget and session steps come out at or below zero; choose a larger card "
+                "with --gpu")
+    if value_of(key.base, "max_concurrency") < 1:
+        return "not one sequence of the drill's context fits on that card: choose a larger one"
+    return None
+

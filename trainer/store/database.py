@@ -74,6 +74,8 @@ class AttemptRow:
     finished_at: str | None
     status: str
     drill_text: str | None = None  # the drill file as practised; None before schema 2
+    # the model and GPU the drill was re-targeted at (--model, --gpu); None: as written
+    target: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -355,23 +357,27 @@ class Store:
         mode: str,
         strict: bool,
         drill_text: str | None = None,
+        target: dict[str, Any] | None = None,
     ) -> int:
         """A new incomplete attempt, committed; returns its id. `drill_text` is the drill
         file's text (whose SHA-256 is `drill_hash`), kept so the attempt can be shown and
-        re-marked when the file is gone or changed."""
+        re-marked when the file is gone or changed; `target` the model and GPU the drill was
+        re-targeted at."""
         if mode not in MODES:
             raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
         try:
             params_json = json.dumps(params, sort_keys=True, allow_nan=False)
+            target_json = None if target is None else json.dumps(target, sort_keys=True,
+                                                                 allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"params must be plain JSON values: {exc}") from exc
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version,"
-                " mode, strict, started_at, status, drill_text)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " mode, strict, started_at, status, drill_text, target)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (drill_id, drill_hash, variant, params_json, solver_version, mode,
-                 int(bool(strict)), _now(), "incomplete", drill_text),
+                 int(bool(strict)), _now(), "incomplete", drill_text, target_json),
             )
             attempt_id = cursor.lastrowid
         assert attempt_id is not None
@@ -407,7 +413,7 @@ class Store:
                       with_text: bool = False, batch: int = 500) -> Iterator[AttemptRow]:
         """Attempts newest first, read `batch` rows at a time, so a long history is never
         held in memory at once."""
-        columns = "*" if with_text else ", ".join(self._LIST_COLUMNS)
+        columns = "*" if with_text else self._list_columns()
         remaining = limit
         before: int | None = None
         while remaining is None or remaining > 0:
@@ -439,6 +445,12 @@ class Store:
     _LIST_COLUMNS = ("id", "drill_id", "drill_hash", "variant", "params", "solver_version",
                      "mode", "strict", "started_at", "finished_at", "status")
 
+    def _list_columns(self, prefix: str = "") -> str:
+        """The columns a list of attempts reads (not the drill's text); the re-target where
+        the file's schema has it."""
+        names = (*self._LIST_COLUMNS, "target") if self.version >= 5 else self._LIST_COLUMNS
+        return ", ".join(prefix + name for name in names)
+
     def own_attempts_started_at(self, drill_id: str, started_at: str) -> list[AttemptRow]:
         """The attempts of a drill practised here (not imported) that started at that moment:
         the only ones an export of this store can be. One indexed query, however many attempts
@@ -447,7 +459,7 @@ class Store:
             " AND NOT EXISTS (SELECT 1 FROM imports AS i WHERE i.attempt_id = a.id)"
         with self._guard() as conn:
             rows = conn.execute(
-                f"SELECT {', '.join('a.' + c for c in self._LIST_COLUMNS)} FROM attempts AS a"
+                f"SELECT {self._list_columns('a.')} FROM attempts AS a"
                 f" WHERE a.drill_id = ? AND a.started_at = ?{not_imported} ORDER BY a.id",
                 (drill_id, started_at)).fetchall()
         return [self._attempt_row(row) for row in rows]
@@ -484,7 +496,7 @@ class Store:
     def complete_attempts(self, drill_id: str, *, limit: int) -> list[AttemptRow]:
         """A drill's newest complete attempts of your own (not imported), newest first (no
         drill_text)."""
-        columns = ", ".join(self._LIST_COLUMNS)
+        columns = self._list_columns()
         with self._guard() as conn:
             rows = conn.execute(
                 f"SELECT {columns} FROM attempts WHERE drill_id = ? AND status = 'complete'"
@@ -516,7 +528,20 @@ class Store:
             status=str(row["status"]),
             # absent from a schema-1 file read read-only (it is upgraded on the next write)
             drill_text=_text(row["drill_text"]) if "drill_text" in row.keys() else None,  # noqa: SIM118
+            target=self._target(row),
         )
+
+    def _target(self, row: sqlite3.Row) -> dict[str, Any] | None:
+        if "target" not in row.keys() or row["target"] is None:  # noqa: SIM118
+            return None
+        try:
+            target = json.loads(row["target"])
+        except ValueError as exc:
+            raise damaged_error(self.path, f"attempt {row['id']} has an unreadable target") \
+                from exc
+        if not isinstance(target, dict):
+            raise damaged_error(self.path, f"attempt {row['id']} has an unreadable target")
+        return target
 
     # -- answers ----------------------------------------------------------------------------
 
@@ -808,7 +833,7 @@ class Store:
     def unscheduled(self, drill_id: str) -> list[AttemptRow]:
         """A drill's complete attempts whose rating is not in its card yet, in the order they
         were finished (no drill_text)."""
-        columns = ", ".join(self._LIST_COLUMNS)
+        columns = self._list_columns()
         pending = " AND scheduled = 0" if self.version >= 3 else ""
         with self._guard() as conn:
             rows = conn.execute(
@@ -873,7 +898,7 @@ class Store:
         first, at most `limit` (no drill_text); none before schema 4."""
         if self.version < 4:
             return []
-        columns = ", ".join(self._LIST_COLUMNS)
+        columns = self._list_columns()
         with self._guard() as conn:
             rows = conn.execute(
                 f"SELECT {columns} FROM attempts WHERE status = 'complete' AND"
@@ -912,6 +937,9 @@ class Store:
         try:
             params_json = json.dumps(attempt["params"] or {}, sort_keys=True, allow_nan=False)
             flags_json = json.dumps(flags, sort_keys=True, allow_nan=False)
+            target = attempt.get("target")
+            target_json = None if target is None else json.dumps(target, sort_keys=True,
+                                                                 allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"params and flags must be plain JSON values: {exc}") from exc
         with self._write() as conn:
@@ -921,11 +949,11 @@ class Store:
             cursor = conn.execute(
                 "INSERT INTO attempts (drill_id, drill_hash, variant, params, solver_version,"
                 " mode, strict, started_at, finished_at, status, drill_text, scheduled,"
-                " skills_scheduled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1)",
+                " skills_scheduled, target) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?)",
                 (attempt["drill"], attempt["drill_hash"] or "", attempt["variant"], params_json,
                  str(attempt["solver_version"] or ""), attempt["mode"],
                  int(bool(attempt["strict"])), attempt["started_at"], attempt["finished_at"],
-                 attempt["status"], attempt["drill_text"]))
+                 attempt["status"], attempt["drill_text"], target_json))
             attempt_id = cursor.lastrowid
             assert attempt_id is not None
             for answer in answers:

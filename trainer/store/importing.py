@@ -45,12 +45,15 @@ def visited(step: dict[str, Any]) -> bool:
                 and step.get("hints") is None)
 
 
-def content_sha(drill: str, variant: int | None, steps: list[dict[str, Any]]) -> str:
-    """What makes two transcripts the same attempt: the drill, the variant and each visited
-    step's answer as typed, with its seconds and hints (a re-export or a copy gives the same,
-    whether the attempt was finished or not)."""
-    content = [drill, variant, [[s["id"], s.get("answer"), s.get("seconds"), s.get("hints")]
-                                for s in steps if visited(s)]]
+def content_sha(drill: str, variant: int | None, steps: list[dict[str, Any]],
+                target: dict[str, Any] | None = None) -> str:
+    """What makes two transcripts the same attempt: the drill, the variant (and the model and
+    GPU it was re-targeted at) and each visited step's answer as typed, with its seconds and
+    hints (a re-export or a copy gives the same, whether the attempt was finished or not)."""
+    content: list[Any] = [drill, variant, [[s["id"], s.get("answer"), s.get("seconds"),
+                                            s.get("hints")] for s in steps if visited(s)]]
+    if target is not None:
+        content.append(target)
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8",
                                                                      "replace")).hexdigest()
 
@@ -84,7 +87,7 @@ def _local_duplicate(store: Store, drill: str, started_at: str, sha: str) -> int
     for attempt in same_start:
         steps = [{"id": r.step_id, "answer": r.raw, "seconds": r.seconds, "hints": r.hints}
                  for r in answers[attempt.id]]
-        if content_sha(attempt.drill_id, attempt.variant, steps) == sha:
+        if content_sha(attempt.drill_id, attempt.variant, steps, attempt.target) == sha:
             return attempt.id
     return None
 
@@ -96,7 +99,7 @@ def import_file(store: Store, path: Path) -> Imported:
     record = transcript_schema.load(path)
     transcript = transcripts.from_file(path)
     given = [step.model_dump() for step in record.steps]
-    sha = content_sha(record.drill, record.variant, given)
+    sha = content_sha(record.drill, record.variant, given, record.target)
     local = _local_duplicate(store, record.drill, record.started_at, sha)
     if local is not None:
         raise DuplicateImport(f"{path}: already in the store as attempt {local} (same drill, "

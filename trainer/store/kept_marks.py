@@ -145,7 +145,8 @@ class Keeper:
         from trainer.store import transcripts
 
         content = (stamp, attempt.drill_hash, attempt.variant,
-                   json.dumps(attempt.params, sort_keys=True), answers)
+                   json.dumps(attempt.params, sort_keys=True),
+                   json.dumps(attempt.target, sort_keys=True), answers)
         summary = self._by_content.get(content)
         if summary is None:
             full = self.store.attempt(attempt.id)  # with its drill's text, to mark against

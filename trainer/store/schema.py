@@ -124,6 +124,13 @@ MIGRATIONS: list[tuple[str, ...]] = [
             imported_at TEXT NOT NULL
         )""",
     ),
+    (
+        # A drill re-targeted at another model or GPU (--model, --gpu): the model as plain
+        # JSON (a preset id, or every field read from a config.json) and the GPU preset id, so
+        # the attempt is re-marked with the same numbers (variants.make_target); NULL for the
+        # drill as written.
+        "ALTER TABLE attempts ADD COLUMN target TEXT",
+    ),
 ]
 
 

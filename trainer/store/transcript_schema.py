@@ -68,6 +68,8 @@ class TranscriptFile(_Strict):
     status: Literal["incomplete", "complete"]
     steps: Annotated[list[StepRecord], Field(max_length=MAX_STEPS)]
     drill_text: Annotated[str, Field(max_length=256 * 1024)] | None = None
+    # the model and GPU a drill was re-targeted at: checked by variants.target_parts on load
+    target: dict[str, Any] | None = None
 
 
 def _malformed(path: Path, field: str, why: str) -> UsageError:
@@ -172,6 +174,13 @@ def load(path: Path) -> TranscriptFile:
                 datetime.fromisoformat(value)
             except ValueError:
                 raise _malformed(path, name, "not an ISO date and time") from None
+    if record.target is not None:
+        from trainer.drills.variants import target_parts
+
+        try:
+            target_parts(record.target)
+        except KvdrillError as error:
+            raise _malformed(path, "target", str(error).removeprefix("target: ")) from None
     return record
 
 
@@ -200,7 +209,9 @@ def _hash_finding(recorded: str | None, drill_path: Path | None,
 
 
 def _params(givens: dict[str, Any]) -> dict[str, Any]:
-    return {k: str(v) if isinstance(v, Fraction) else v for k, v in givens.items()}
+    from trainer.capacity.presets import model_label
+
+    return {k: str(v) if isinstance(v, Fraction) else model_label(v) for k, v in givens.items()}
 
 
 def tampering(record: TranscriptFile, drill: Drill, drill_path: Path | None,

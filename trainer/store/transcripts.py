@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the drill and the marking code are imported when an attempt
 
 
 ATTEMPT_FIELDS = ("id", "drill", "drill_hash", "variant", "params", "solver_version", "mode",
-                  "strict", "started_at", "finished_at", "status", "drill_text")
+                  "strict", "started_at", "finished_at", "status", "drill_text", "target")
 PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 
 
@@ -43,7 +43,7 @@ def attempt_meta(attempt: AttemptRow) -> dict[str, Any]:
             "solver_version": attempt.solver_version, "mode": attempt.mode,
             "strict": attempt.strict, "started_at": attempt.started_at,
             "finished_at": attempt.finished_at, "status": attempt.status,
-            "drill_text": attempt.drill_text}
+            "drill_text": attempt.drill_text, "target": attempt.target}
 
 
 def _sha256(data: bytes) -> str:
@@ -176,7 +176,7 @@ def _sources(meta: dict[str, Any]) -> str | None:
     when one of them cannot be read (it is then re-marked, and nothing is kept)."""
     text = meta.get("drill_text")
     found: dict[str, Any] = {
-        "attempt": {k: meta.get(k) for k in ("drill", "drill_hash", "variant")},
+        "attempt": {k: meta.get(k) for k in ("drill", "drill_hash", "variant", "target")},
         "stored": _sha256(text.encode("utf-8", "surrogatepass")) if isinstance(text, str)
         else None,
     }
@@ -224,7 +224,7 @@ def _remarked(meta: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any
     )
 
     drill, note = drill_for(meta)
-    key = answer_key(drill, meta["variant"])
+    key = answer_key(drill, meta["variant"], meta.get("target"))
     by_step = {row["id"]: row for row in rows}
     graded = grade(drill, key, {k: v.get("answer") for k, v in by_step.items()},
                    meta["variant"], frozenset(k for k, v in by_step.items() if v.get("revealed")))
@@ -287,7 +287,7 @@ def from_file(path: Path) -> dict[str, Any]:
         drill_path: Path | None = find_drill(record.drill)[1]
     except (KvdrillError, OSError):
         drill_path = None
-    givens = answer_key(drill, record.variant).givens
+    givens = answer_key(drill, record.variant, record.target).givens
     findings = transcript_schema.tampering(record, drill, drill_path, givens)
     for step in result["steps"]:
         step["tampered"] = [f["field"] for f in findings if f["step"] == step["id"]]
@@ -308,7 +308,8 @@ def solution_markdown(transcript: dict[str, Any]) -> str | None:
         sources, templates = None, ""
     key = None if sources is None else (
         f"review's worked solution\n{package_digest()}\n{sources}\n"
-        f"{templates}\n{transcript.get('variant')!r}")
+        f"{templates}\n{transcript.get('variant')!r}\n"
+        f"{json.dumps(transcript.get('target'), sort_keys=True)}")
     if key is not None:
         found, kept = parsed_cache.lookup(key)
         if found and (kept is None or isinstance(kept, str)):
@@ -319,7 +320,8 @@ def solution_markdown(transcript: dict[str, Any]) -> str | None:
     text: str | None
     try:
         drill, _ = drill_for(transcript)
-        text = worked_solution(answer_key(drill, transcript["variant"]))
+        text = worked_solution(answer_key(drill, transcript["variant"],
+                                          transcript.get("target")))
     except (DrillUnavailable, DrillFileError, UsageError):
         text = None
     if key is not None:
@@ -358,12 +360,25 @@ def parse_overrides(settings: Iterable[str], store: Store,
     return parsed
 
 
+def _target_line(t: dict[str, Any]) -> list[str]:
+    """The model and GPU a re-targeted attempt was practised on, as one line."""
+    if not t.get("target"):
+        return []
+    from trainer.drills.variants import target_label
+
+    try:
+        return [f"- re-targeted at {target_label(t['target'])}"]
+    except KvdrillError:
+        return ["- re-targeted (the stored target cannot be read)"]
+
+
 def markdown(t: dict[str, Any]) -> str:
     """A transcript as Markdown, for `kvdrill export --format md`."""
     variant = "none (the drill as written)" if t["variant"] is None else t["variant"]
     lines = [f"# Attempt {t['id']}: {t['drill']}", "",
              f"- started {t['started_at']}, {t['status']}, mode {t['mode']}",
-             f"- variant {variant}", *([f"- note: {t['note']}"] if t.get("note") else []), "",
+             f"- variant {variant}", *_target_line(t),
+             *([f"- note: {t['note']}"] if t.get("note") else []), "",
              "| step | answer | reference | verdict | mistake | seconds / budget | hints |",
              "|---|---|---|---|---|---|---|"]
     for s in t["steps"]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from trainer.capacity.deployment import GB, Deployment
 from trainer.capacity.derivation import derivation, warnings
-from trainer.capacity.presets import Setting
+from trainer.capacity.presets import ModelPreset, Setting
 from trainer.capacity.solver import Solution
 from trainer.reading.formatting import format_bytes
 from trainer.reading.numbers import format_number
@@ -48,6 +48,8 @@ def json_number(value: Fraction | int | None) -> int | float | None:
 
 
 def _json_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
     if isinstance(value, int | Fraction):
         return json_number(value)
     return value
@@ -110,6 +112,47 @@ def calc_text(
     return "\n".join(lines)
 
 
+def config_json(model: ModelPreset) -> dict[str, Any]:
+    """Where a model read from a config.json came from and how each field was read."""
+    return {"path": model.config_path, "name": model.name, "notes": list(model.config_notes)}
+
+
+def model_shape(model: ModelPreset, deployment: Deployment) -> str:
+    """One line of the shape a config.json gives, the way a person would say it."""
+    from trainer.reading.numbers import format_number as n
+
+    d = deployment
+    if d.attention == "mla":
+        attention = f"MLA: latent {n(d.mla_latent)} + rope {n(d.mla_rope)} per token and layer"
+    else:
+        attention = (f"{n(d.heads)} query heads, {n(d.kv_heads)} KV heads × head_dim "
+                     f"{n(d.head_dim)}")
+    parts = [f"{n(d.layers)} layers", attention]
+    if d.hidden is not None:
+        parts.append(f"hidden {n(d.hidden)}")
+    if d.vocab is not None:
+        parts.append(f"vocab {n(d.vocab)}{' (tied)' if d.tied_embeddings else ''}")
+    if d.window is not None and d.windowed_layers:
+        parts.append(f"window {n(d.window)} on {n(d.windowed_layers)} of {n(d.layers)} layers")
+    if d.attention_layers is not None:
+        parts.append(f"attention in {n(d.attention_layers)} of {n(d.layers)} layers, "
+                     f"{n(d.state_elements or 0)} state values in each of the others")
+    if d.experts is not None:
+        parts.append(f"{n(d.experts)} experts, {n(d.experts_per_token or 0)} per token")
+    params = format_number((d.params or 0) / 10**9, sig=4)
+    parts.append(f"{params}B params")
+    if d.active_params is not None:
+        parts.append(f"{format_number(d.active_params / 10**9, sig=3)}B active")
+    return ", ".join(parts)
+
+
+def config_text(model: ModelPreset, deployment: Deployment) -> str:
+    """The shape read from a config.json and how each trap in it was read."""
+    lines = [f"Read from {model.config_path}: {model_shape(model, deployment)}."]
+    lines += [f"  - {note}" for note in model.config_notes]
+    return "\n".join(lines)
+
+
 def shown_settings(deployment: Deployment, settings: list[Setting]) -> list[Setting]:
     """The settings that matter for this deployment (no MLA sizes for a GQA model...)."""
     hidden = set()
@@ -121,6 +164,8 @@ def shown_settings(deployment: Deployment, settings: list[Setting]) -> list[Sett
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, int | Fraction):
         return format_number(Fraction(value), sig=6)
     return str(value)

@@ -59,6 +59,8 @@ def _candidate(attempt_id: int, transcript: dict[str, Any], imported: Any) -> di
         "name": imported.candidate if imported is not None else f"attempt {attempt_id}",
         "source": imported.source if imported is not None else "practised in this store",
         "variant": transcript.get("variant"),
+        # the model and GPU the drill was re-targeted at, in words (None: as written)
+        "retargeted": _retargeted(transcript.get("target")),
         "status": transcript.get("status"),
         "started_at": transcript.get("started_at"),
         "note": transcript.get("note"),
@@ -73,6 +75,12 @@ def _candidate(attempt_id: int, transcript: dict[str, Any], imported: Any) -> di
         "overtime": sum(1 for s in steps if s.get("overtime")),
         "flags": list(imported.flags) if imported is not None else [],
     }
+
+
+def _retargeted(target: Any) -> str | None:
+    from trainer.views.report import retargeted_label
+
+    return retargeted_label(target)
 
 
 def _cell(step: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from trainer.capacity.presets import find_gpu
+from trainer.capacity.presets import find_gpu, model_label
 from trainer.capacity.solver import value_of
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.model import Drill
@@ -61,7 +61,8 @@ def pick_variants(drill: Drill, count: int, seed: int) -> list[tuple[int, dict[s
 def params_of(key: AnswerKey) -> dict[str, Any]:
     """The variant's parameters under calc's option names (snake case)."""
     d = key.base
-    params: dict[str, Any] = {"model": key.givens.get("model"), "gpu": key.givens.get("gpu")}
+    params: dict[str, Any] = {"model": model_label(key.givens.get("model")),
+                              "gpu": key.givens.get("gpu")}
     for name in PARAM_NAMES:
         value = getattr(d, name)
         if name == "weights_gb":
@@ -157,12 +158,13 @@ def key_as_sheet(key: AnswerKey, variant: int | None = None) -> str:
     return text
 
 
-def blank_sheet(key: AnswerKey, variant: int | None = None) -> str:
+def blank_sheet(key: AnswerKey, variant: int | None = None, again: str = "") -> str:
     """An answer sheet for the candidate to fill in: the drill and variant it is for, then
-    every step id with nothing after it; `kvdrill grade` reads it back."""
+    every step id with nothing after it; `kvdrill grade` reads it back. `again`: the options
+    that re-target the drill (--model, --gpu), for the grading command."""
     lines = [f"# {key.title(variant)}",
              "# Answer after each step id: numbers with their unit (52 GB), text in quotes.",
-             f"# Graded with: kvdrill grade {key.drill.id} --answers THIS-FILE",
+             f"# Graded with: kvdrill grade {key.drill.id}{again} --answers THIS-FILE",
              f"drill: {key.drill.id}", f"variant: {'null' if variant is None else variant}"]
     lines += [f"{step.id}:" for step in key.drill.steps]
     return "\n".join(lines) + "\n"

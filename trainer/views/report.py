@@ -193,6 +193,9 @@ def review_data(transcript: dict[str, Any], overrides: dict[str, tuple[float, st
         "drill": transcript["drill"],
         "attempt": {key: transcript.get(key) for key in
                     ("id", "variant", "mode", "status", "started_at", "finished_at")},
+        # the model and GPU the drill was re-targeted at (--model, --gpu), and in words
+        "target": transcript.get("target"),
+        "retargeted": retargeted_label(transcript.get("target")),
         "source": source,
         "steps": steps,
         # What a file transcript says that its own fields or its drill contradict (seconds,
@@ -292,6 +295,7 @@ def _review_text(data: dict[str, Any], screen: int | None = None) -> str:
         f"Review of attempt {attempt['id']}: {data['drill']}",
         f"variant {variant} · {attempt['mode']} · {attempt['status']} · started "
         f"{when_text(attempt['started_at'])}",
+        *([f"re-targeted at {one_line(data['retargeted'])}"] if data.get("retargeted") else []),
         f"source: {one_line(data['source'])}",
         f"{summary['correct']} of {summary['numeric']} numeric answers correct · "
         f"{_count(summary['mistakes'], 'mistake')} named · {summary['flagged']} flagged",
@@ -401,6 +405,19 @@ def _demote_headings(markdown: str, levels: int) -> str:
     return "\n".join(lines)
 
 
+def retargeted_label(target: Any) -> str | None:
+    """A stored re-target in words ("Qwen3-32B on NVIDIA H200"), or None."""
+    if not target:
+        return None
+    from trainer.drills.variants import target_label
+    from trainer.errors import KvdrillError
+
+    try:
+        return target_label(target)
+    except KvdrillError:
+        return "a model and GPU the stored target no longer names"
+
+
 def _review_markdown(data: dict[str, Any]) -> str:
     attempt, steps, summary = data["attempt"], data["steps"], data["summary"]
     variant = "none" if attempt["variant"] is None else str(attempt["variant"])
@@ -409,6 +426,8 @@ def _review_markdown(data: dict[str, Any]) -> str:
         "| variant | mode | status | started | source |", "|---|---|---|---|---|",
         f"| {variant} | {_cell(attempt['mode'])} | {_cell(attempt['status'])} | "
         f"{when_text(attempt['started_at'])} | {md_escape(data['source'])} |", "",
+        *([f"Re-targeted at {md_escape(data['retargeted'])}.", ""]
+          if data.get("retargeted") else []),
         f"**{summary['correct']} of {summary['numeric']}** numeric answers correct, "
         f"**{summary['mistakes']}** named mistakes, **{summary['flagged']}** flagged.", "",
         "## Steps", "",

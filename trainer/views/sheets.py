@@ -14,7 +14,13 @@ def prompt_of(key: AnswerKey, step_id: str) -> str:
 
 
 def situation_of(key: AnswerKey) -> str:
-    return fill(key.drill.situation, key.display_givens()).strip()
+    text = fill(key.drill.situation, key.display_givens()).strip()
+    if key.retargeted:
+        text += (f"\n\nRe-targeted at {key.retargeted}: every number is that model's and "
+                 "card's; a hint written for the drill's own model may not fit it.")
+        if key.fit_note:
+            text += f" Note: {key.fit_note}."
+    return text
 
 
 # A drill that asks for the model's shape must not print it among the givens.

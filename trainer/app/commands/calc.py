@@ -11,6 +11,7 @@ from trainer.app.options import (
     CONTEXT_HELP,
     EXACT,
     KV_DTYPE_CHOICES,
+    MODEL_HELP,
     WEIGHT_DTYPE_CHOICES,
     ContextLength,
     ParamCount,
@@ -24,9 +25,8 @@ from trainer.app.options import (
 
 
 @click.command()
-@click.option("--model", "--preset", "model", metavar="NAME", shell_complete=complete_presets,
-              help="Model preset (e.g. llama-3.1-8b, also written llama31-8b or "
-                   "Meta-Llama-3.1-8B); options below override it.")
+@click.option("--model", "--preset", "model", metavar="MODEL", shell_complete=complete_presets,
+              help=MODEL_HELP + " Options below override it.")
 @click.option("--layers", type=WholeNumber("LAYERS"), help="Transformer layers.")
 @click.option("--heads", type=WholeNumber("HEADS"), help="Query (attention) heads.")
 @click.option("--kv-heads", type=WholeNumber("HEADS"),
@@ -101,18 +101,24 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         return
     values = {key: value.lower() if key.endswith("dtype") and value else value
               for key, value in options.items()}
-    deployment, settings = presets.build_deployment(model, gpu, values)
+    model_preset = presets.resolve_model(model) if model else None
+    deployment, settings = presets.build_deployment(model_preset, gpu, values)
     solution = solver.solve(deployment)
-    model_preset = presets.find_model(model) if model else None
     gpu_preset = presets.find_gpu(gpu) if gpu else None
     if as_json:
         ids = {"model": model_preset.id if model_preset else None,
                "gpu": gpu_preset.id if gpu_preset else None}
-        emit_json(calc_view.calc_json(deployment, solution, settings, ids))
+        payload = calc_view.calc_json(deployment, solution, settings, ids)
+        if model_preset is not None and model_preset.from_config:
+            payload["config"] = calc_view.config_json(model_preset)
+        emit_json(payload)
         return
     names = {"model": model_preset.name if model_preset else "custom model",
              "gpu": gpu_preset.name if gpu_preset else "custom GPU"}
-    echo(calc_view.calc_text(deployment, solution, settings, names, screen_width()))
+    width = screen_width()
+    echo(calc_view.calc_text(deployment, solution, settings, names, width))
+    if model_preset is not None and model_preset.from_config:
+        echo("\n" + calc_view.config_text(model_preset, deployment))
     if symbolic:
         echo("\nFormulas:")
         for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
@@ -138,10 +144,10 @@ def _print_presets(as_json: bool) -> None:
     echo("Models (the canonical name first; llama31-8b or Meta-Llama-3.1-8B also work):")
     for key, m in models.items():
         also = f" (also {', '.join(m.aliases)})" if m.aliases else ""
-        echo(f"  {key:<16} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
+        echo(f"  {key:<17} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
                    f"{m.head_dim} — {m.name}{also}")
     echo("GPUs:")
     for key, g in gpus.items():
         reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
-        echo(f"  {key:<16} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
+        echo(f"  {key:<17} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
                    f"{g.name}{reported}")

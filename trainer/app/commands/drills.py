@@ -16,10 +16,13 @@ from trainer.app.options import (
     WholeNumber,
     as_path,
     complete_drills,
+    drill_target,
     echo,
     emit_json,
     format_options,
     screen_width,
+    target_args,
+    target_options,
     variant_option,
 )
 from trainer.printable import json_text
@@ -47,24 +50,33 @@ def list_drills(as_json: bool) -> None:
 @click.command()
 @click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
 @variant_option
+@target_options
 @format_options("text", "json", what="What to print: text, or one JSON object.")
-def show(drill_id: str, variant: int | None, as_json: bool) -> None:
-    """Show a drill as the candidate sees it: the situation and every question, no answers."""
+def show(drill_id: str, variant: int | None, target_model: str | None, target_gpu: str | None,
+         as_json: bool) -> None:
+    """Show a drill as the candidate sees it: the situation and every question, no answers.
+
+    With --model (a preset, a config.json or its folder) and --gpu, the drill is re-targeted
+    at that model and card: the same questions with their numbers."""
     from trainer.app.kept_output import kept_output
 
     width = None if as_json else screen_width()
+    target = drill_target(target_model, target_gpu)
 
     def make() -> str:
         from trainer.drills import loader, variants
         from trainer.views import sheets
 
         drill, _ = loader.find_drill(drill_id)
-        key = variants.answer_key(drill, variant)
+        key = variants.answer_key(drill, variant, target)
         if as_json:
-            return json_text(sheets.drill_json(key, variant))
+            payload = sheets.drill_json(key, variant)
+            if target is not None:
+                payload["target"] = target
+            return json_text(payload)
         return sheets.drill_text(key, variant, width)
 
-    text = kept_output("show", drill_id, (variant, as_json, width), make)
+    text = kept_output("show", drill_id, (variant, as_json, width, _target_key(target)), make)
     if as_json:
         click.echo(text)
     else:
@@ -77,18 +89,24 @@ def show(drill_id: str, variant: int | None, as_json: bool) -> None:
               type=click.Path(exists=True, dir_okay=False),
               help="YAML file mapping step id to the answer as typed (1a: 44 GB).")
 @variant_option
+@target_options
 @format_options("text", "json", what="What to print: text, or one JSON object.")
-def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) -> None:
+def grade(drill_id: str, answers_path: str, variant: int | None, target_model: str | None,
+          target_gpu: str | None, as_json: bool) -> None:
     """Grade an answer sheet: every step checked, mistakes named, the rubric scored.
 
-    Exits 0 when every numeric answer is correct, 1 otherwise.
+    With --model and --gpu the sheet is marked against the drill re-targeted at that model and
+    card. Exits 0 when every numeric answer is correct, 1 otherwise.
     """
     from trainer.drills import loader, variants
     from trainer.marking import grading
 
     drill, _ = loader.find_drill(drill_id)
+    target = drill_target(target_model, target_gpu)
     variant = grading.sheet_variant(as_path(answers_path), drill, variant)
-    key = variants.answer_key(drill, variant)
+    key = variants.answer_key(drill, variant, target)
+    if key.fit_note:
+        echo(f"Note: {key.fit_note}.", err=True)
     sheet = grading.read_sheet(as_path(answers_path), drill)
     graded = grading.grade(drill, key, sheet, variant)
     if as_json:
@@ -102,13 +120,17 @@ def grade(drill_id: str, answers_path: str, variant: int | None, as_json: bool) 
 @click.command()
 @click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
 @variant_option
+@target_options
 @click.option("--format", "fmt", type=click.Choice(["md", "text"], case_sensitive=False),
               default=None, help="What to print: Markdown, or text laid out for the terminal.  "
                                  "[default: text on a terminal, md into a pipe or file]")
-def solution(drill_id: str, variant: int | None, fmt: str | None) -> None:
-    """Print the worked solution of a drill (or of one of its variants), with its numbers."""
+def solution(drill_id: str, variant: int | None, target_model: str | None,
+             target_gpu: str | None, fmt: str | None) -> None:
+    """Print the worked solution of a drill (or of one of its variants, or of the drill
+    re-targeted at --model and --gpu), with its numbers."""
     from trainer.app.kept_output import kept_output
 
+    target = drill_target(target_model, target_gpu)
     screen = screen_width()
     width = None
     if (fmt or ("text" if screen else "md")).lower() == "text":
@@ -120,14 +142,23 @@ def solution(drill_id: str, variant: int | None, fmt: str | None) -> None:
         from trainer.drills import loader, solutions, variants
 
         drill, _ = loader.find_drill(drill_id)
-        text = solutions.worked_solution(variants.answer_key(drill, variant))
+        text = solutions.worked_solution(variants.answer_key(drill, variant, target))
         if width is None:
             return text
         from trainer.views import terminal_text
 
         return terminal_text.plain(terminal_text.render(text, width)) + "\n"
 
-    echo(kept_output("solution", drill_id, (variant, width), make, templates=True), nl=False)
+    echo(kept_output("solution", drill_id, (variant, width, _target_key(target)), make,
+                     templates=True), nl=False)
+
+
+def _target_key(target: dict[str, Any] | None) -> str | None:
+    """A re-target as part of a kept output's key: every field of the model, so a config.json
+    that changed is read again."""
+    import json
+
+    return None if target is None else json.dumps(target, sort_keys=True)
 
 
 @click.command()
@@ -199,10 +230,12 @@ def schema(rubric: bool, as_json: bool) -> None:
               help="The draw's seed: the same seed gives byte-identical files.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Folder for the files, created if missing ('-': standard output).")
+@target_options
 @format_options("md", "html", "json",
                  what="What to write: a sheet and a key per variant in Markdown or HTML, or "
                       "the variants' parameters and answers as JSON.", to="fmt")
-def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str) -> None:
+def variants(drill_id: str, count: int, seed: int, out_dir: str | None,
+             target_model: str | None, target_gpu: str | None, fmt: str) -> None:
     """Draw interviewer variants: a sheet for the candidate and a key for you, per variant.
 
     Each variant is physically sensible (the weights fit, at least one sequence fits) and
@@ -214,21 +247,30 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
     """
     from trainer.app.outfiles import write_output
     from trainer.drills import loader
+    from trainer.drills import variants as drawing
     from trainer.drills.reference import AnswerKey
     from trainer.views import keys
 
     drill, _ = loader.find_drill(drill_id)
+    target = drill_target(target_model, target_gpu)
+    again = target_args(target_model, target_gpu)
     folder = None if out_dir in (None, "-") else as_path(out_dir)
     if folder is None and fmt == "html":
         raise click.UsageError("HTML is written as files, a sheet and a key per variant: "
                                "give --out DIR")
     chosen = keys.pick_variants(drill, count, seed)
     payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
+    if target is not None:
+        payload["target"] = target
     printed: list[str] = []
     writes: list[tuple[Path, str]] = []  # written once every variant has rendered: a variant
     # that fails leaves no half-written set behind
     for variant, givens in chosen:
-        key = AnswerKey(drill, givens)
+        if target is None:
+            key = AnswerKey(drill, givens)
+        else:
+            key = AnswerKey(drill, drawing.retarget(drill, givens, target))
+            key.retargeted = drawing.target_label(target)
         payload["variants"].append(keys.variant_json(key, variant))
         if fmt == "json":
             files = []
@@ -246,7 +288,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None, fmt: str
         stem = folder / f"{drill.id}-{variant}"
         writes += [(as_path(f"{stem}-{suffix}"), text) for suffix, text in (
             *files, ("answers.yaml", keys.key_as_sheet(key, variant)),
-            ("blank.yaml", keys.blank_sheet(key, variant)))]
+            ("blank.yaml", keys.blank_sheet(key, variant, again)))]
     if folder is not None:
         if fmt == "json":
             writes.append((folder / f"{drill.id}-variants.json", json_text(payload) + "\n"))

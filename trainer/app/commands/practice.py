@@ -14,7 +14,10 @@ from trainer.app.options import (
     WholeNumber,
     as_path,
     complete_drills,
+    drill_target,
     echo,
+    target_args,
+    target_options,
     variant_option,
 )
 
@@ -24,6 +27,7 @@ from trainer.app.options import (
 @click.option("--exam", is_flag=True, help="No feedback or hints until the end (interviews).")
 @click.option("--strict", is_flag=True, help="A step whose time runs out closes unanswered.")
 @variant_option
+@target_options
 @click.option("--random", "random_variant", is_flag=True, help="Practise a random variant.")
 @click.option("--resume", type=AttemptId(), metavar="ID",
               help="Continue attempt ID where it stopped.")
@@ -32,7 +36,8 @@ from trainer.app.options import (
 @click.option("--steps", "weak_steps", type=WholeNumber("N", 1, 20), default=6, show_default=True,
               metavar="N", help="How many steps --weak asks.")
 def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None,
-             random_variant: bool, resume: int | None, weak: bool, weak_steps: int) -> None:
+             target_model: str | None, target_gpu: str | None, random_variant: bool,
+             resume: int | None, weak: bool, weak_steps: int) -> None:
     """Practise a drill, timed, one step at a time; every answer is saved as you give it.
 
     In a terminal: Enter starts the clock once you have read the givens; a live countdown and
@@ -40,7 +45,9 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     read is asked again; Ctrl-C stops (with an answer typed and not sent, it asks first).
     Through a pipe: one answer per line in step order (an unreadable line is recorded as
     invalid); at end of input the attempt is saved with the rest unanswered. With --weak (and
-    no DRILL): a short session on the skills you have missed, with new numbers.
+    no DRILL): a short session on the skills you have missed, with new numbers. With --model
+    (a preset, a config.json or its folder) and --gpu: the drill re-targeted at that model and
+    card, kept with the attempt so review, export and cohort re-derive it.
     """
     import random
     import time
@@ -49,9 +56,15 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     from trainer.drills import loader, variants
     from trainer.store import database as store
 
-    if weak and (drill_id or resume is not None or variant is not None or random_variant):
+    retargeted = target_model is not None or target_gpu is not None
+    if weak and (drill_id or resume is not None or variant is not None or random_variant
+                 or retargeted):
         raise click.UsageError("--weak builds its own session: give it without DRILL, "
-                               "--resume, --variant or --random")
+                               "--resume, --variant, --random, --model or --gpu")
+    if resume is not None and retargeted:
+        raise click.UsageError("--resume continues an attempt on the model and GPU it began "
+                               "with: give it without --model and --gpu")
+    target = drill_target(target_model, target_gpu)
     steps_source = click.get_current_context().get_parameter_source("weak_steps")
     if not weak and steps_source is not None and steps_source.name == "COMMANDLINE":
         raise click.UsageError("--steps goes with --weak (kvdrill practice --weak --steps N)")
@@ -81,7 +94,8 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         if note:
             echo(f"Note: {note}.", err=True)
         variant = attempt.variant
-        key = variants.answer_key(drill, variant)
+        target = attempt.target
+        key = variants.answer_key(drill, variant, target)
         attempt_id = resume
         exam, strict = attempt.mode == "exam", attempt.strict
     else:
@@ -90,8 +104,9 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         drill, path = loader.find_drill(drill_id)
         if random_variant:
             variant = random.SystemRandom().randrange(1, 10**6)
-        key = variants.answer_key(drill, variant)
-        attempt_id = session.new_attempt(db, key, path, variant, exam=exam, strict=strict)
+        key = variants.answer_key(drill, variant, target)
+        attempt_id = session.new_attempt(db, key, path, variant, exam=exam, strict=strict,
+                                         target=target)
     piped = not sys.stdin.isatty()
     ask: Callable[[Any], str | None]
     ready: Callable[[str], bool] | None = None
@@ -123,6 +138,11 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         echo("")
         echo(session.summary(run, None if piped else tui.terminal_width()))
         chosen = f" --variant {variant}" if variant is not None else ""
+        chosen += target_args(target_model, target_gpu)
+        if resume is not None and target is not None:
+            chosen = ""  # the stored target names no path to type: review shows it
+            echo(f"\nRe-targeted at {key.retargeted}: kvdrill review {attempt_id} shows the "
+                 "worked solution with its numbers.")
         if drill.id == weak_drill_id():  # a session of its own: no worked solution to show
             echo(f"\nAttempt {attempt_id} saved. kvdrill review {attempt_id} · "
                  f"kvdrill export {attempt_id}")
