@@ -215,3 +215,19 @@ def test_a_kept_review_follows_a_new_answer(tmp_path: Path) -> None:
     after = _cli(["review", "1", "--json"], home)
     answered = [s for s in json.loads(after)["steps"] if s["answer"] is not None]
     assert len(answered) == 2 and before != after
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG rule is Linux's")
+@pytest.mark.parametrize("xdg", [None, "/tmp/kvdrill-xdg", "relative/path", ""])
+def test_the_cache_folder_is_where_platformdirs_puts_it(
+        xdg: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import platformdirs
+
+    from trainer.files.paths import cache_folder
+
+    monkeypatch.delenv("KVDRILL_HOME", raising=False)
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert cache_folder() == platformdirs.user_cache_path("kvdrill")
