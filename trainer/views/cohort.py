@@ -16,20 +16,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from trainer.errors import KvdrillError, UsageError
-from trainer.printable import printable
+from trainer.errors import KvdrillError
 from trainer.store.database import Store
 from trainer.views.pages import (
     BAR_H,
     BAR_W,
     CHART_W,
     LABEL_W,
+    REPORT_FORMATS,
     ROW_H,
     TOP,
     chart_axis,
     html_page,
     md_escape,
+    one_line,
     px,
+    render_report,
     score_text,
     time_chart,
 )
@@ -38,7 +40,7 @@ MAX_CANDIDATES = 50  # the newest; a cohort wider than this is not read side by 
 SEPARATING = 3  # steps listed as separating candidates most
 CELL_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·", "answered": "✎",
               "revealed": "⊘"}
-FORMATS = ("text", "md", "html", "json")
+FORMATS = REPORT_FORMATS
 
 
 def _credit(step: dict[str, Any]) -> float | None:
@@ -146,24 +148,10 @@ def cohort_data(store: Store, drill_id: str, variant: int | None = None) -> dict
 
 
 def render(data: dict[str, Any], fmt: str, width: int | None = None) -> str:
-    if fmt == "json":
-        from trainer.printable import json_text
-
-        return json_text(data) + "\n"
-    if fmt == "text":
-        return cohort_text(data, width)
-    if fmt == "md":
-        return cohort_markdown(data)
-    if fmt == "html":
-        return cohort_html(data)
-    raise UsageError(f"unknown cohort format {fmt!r}: use one of {', '.join(FORMATS)}")
+    return render_report(data, fmt, "cohort", cohort_text, cohort_markdown, cohort_html, width)
 
 
 # -- shared wording ---------------------------------------------------------------------------
-
-def _one_line(text: Any) -> str:
-    return " ".join(printable(str(text if text is not None else "")).split())
-
 
 def _score(value: float) -> str:
     return f"{value:g}"
@@ -228,8 +216,8 @@ def cohort_text(data: dict[str, Any], width: int | None = None) -> str:
     for c in candidates:
         dims = [f"{_score(c['dimensions'][d]['score'])}/{c['dimensions'][d]['max']}"
                 if d in c["dimensions"] else "—" for d in data["dimensions"]]
-        rows.append([_one_line(c["name"]), str(c["attempt"]), *dims,
-                     _one_line(c["level"] or "—"), f"{c['correct']}/{c['numeric']}",
+        rows.append([one_line(c["name"]), str(c["attempt"]), *dims,
+                     one_line(c["level"] or "—"), f"{c['correct']}/{c['numeric']}",
                      f"{_seconds(c['seconds'])} / {c['budget_seconds']} s", str(c["overtime"]),
                      f"⚑ {len(c['flags'])}" if c["flags"] else ""])
     columns = [Column(head[0]), Column(head[1], ">", wrap=False),
@@ -244,7 +232,7 @@ def cohort_text(data: dict[str, Any], width: int | None = None) -> str:
                                         and any(row[i] for row in rows)], width)
     lines += ["", "Steps (✓ right, ✗ wrong with the mistake matched, cf carried forward, "
               "· unanswered, (over) over budget):"]
-    columns = [Column("step", wrap=False), *(Column(_one_line(c["name"])) for c in candidates)]
+    columns = [Column("step", wrap=False), *(Column(one_line(c["name"])) for c in candidates)]
     rows = [[step["id"], *(cell_text(cell) for cell in step["cells"])]
             for step in data["steps"]]
     lines += column_blocks(columns, rows, width)
@@ -252,21 +240,21 @@ def cohort_text(data: dict[str, Any], width: int | None = None) -> str:
         lines += ["", "Steps that separate candidates most:"]
         by_id = {s["id"]: s for s in data["steps"]}
         for step_id in data["separating"]:
-            lines.append(f"  {step_id}: {_one_line(separation_text(by_id[step_id]))}")
+            lines.append(f"  {step_id}: {one_line(separation_text(by_id[step_id]))}")
     flags = _flag_lines(data)
     if flags:
         lines += ["", "⚑ Flagged: what an imported transcript contradicts (kvdrill review ID):"]
-        lines += [f"  {_one_line(name)}: {_one_line(text)}" for name, text in flags]
+        lines += [f"  {one_line(name)}: {one_line(text)}" for name, text in flags]
     notes = [(c["name"], c["note"]) for c in candidates if c["note"]]
     if notes:
-        lines += ["", "Notes:"] + [f"  {_one_line(n)}: {_one_line(t)}" for n, t in notes]
+        lines += ["", "Notes:"] + [f"  {one_line(n)}: {one_line(t)}" for n, t in notes]
     return "\n".join(lines) + "\n"
 
 
 # -- Markdown ---------------------------------------------------------------------------------
 
 def _md(text: Any) -> str:
-    return md_escape(_one_line(text))
+    return md_escape(one_line(text))
 
 
 def cohort_markdown(data: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ import base64
 import hashlib
 import math
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # Jinja is imported by the pages that need it: text and md st
     from markupsafe import Markup
 
 
+from trainer.errors import UsageError
 from trainer.printable import printable
 
 # Runs once the page is laid out: the size of every chart, for the browser test (and for anyone
@@ -41,8 +43,8 @@ CONTENT_SECURITY_POLICY = (
 TEMPLATES = Path(__file__).parent / "templates"
 
 
-def one_line(text: str | None, width: int | None = None) -> str:
-    line = " ".join(printable(text or "").split())
+def one_line(text: Any, width: int | None = None) -> str:
+    line = " ".join(printable("" if text is None else str(text)).split())
     if width is not None and len(line) > width:
         line = line[: width - 1] + "…"
     return line
@@ -190,3 +192,25 @@ def time_chart(steps: list[dict[str, Any]]) -> dict[str, Any]:
             "ticks": chart_axis(scale, count, " s"),
             "bar_x": LABEL_W, "value_x": LABEL_W + BAR_W + 12, "label_x": LABEL_W - 10,
             "grid_bottom": height - 6, "bar_h": BAR_H}
+
+
+REPORT_FORMATS = ("text", "md", "html", "json")
+
+
+def render_report(data: dict[str, Any], fmt: str, what: str,
+                  text: Callable[[dict[str, Any], int | None], str],
+                  markdown: Callable[[dict[str, Any]], str],
+                  html: Callable[[dict[str, Any]], str], width: int | None = None) -> str:
+    """A report's data in the format asked for: text laid out for `width`, Markdown, one
+    self-contained HTML page, or JSON."""
+    if fmt == "json":
+        from trainer.printable import json_text
+
+        return json_text(data) + "\n"
+    if fmt == "text":
+        return text(data, width)
+    if fmt == "md":
+        return markdown(data)
+    if fmt == "html":
+        return html(data)
+    raise UsageError(f"unknown {what} format {fmt!r}: use one of {', '.join(REPORT_FORMATS)}")

@@ -14,26 +14,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainer.errors import UsageError
-from trainer.printable import printable
 from trainer.reading.sparkline import sparkline
 from trainer.views.pages import (
     BAR_H,
     BAR_W,
     CHART_W,
     LABEL_W,
+    REPORT_FORMATS,
     ROW_H,
     TOP,
     chart_axis,
     html_page,
     md_escape,
+    one_line,
     px,
+    render_report,
     score_text,
     seconds_text,
     when_text,
 )
 
-FORMATS = ("text", "md", "html", "json")
+FORMATS = REPORT_FORMATS
 TEXT_POINTS = 12  # the newest attempts a sparkline shows in the terminal
 RATING_MARKS = {"Easy": "✓", "Good": "✓", "Hard": "~", "Again": "✗"}
 MARKS_LEGEND = ("✓ right in time, ~ right but over time, ✗ wrong, skipped or with a hint")
@@ -41,24 +42,11 @@ FIRST_DRILL = "llama31-8b-h100"
 
 
 def render(data: dict[str, Any], fmt: str, width: int | None = None) -> str:
-    if fmt == "json":
-        from trainer.printable import json_text
-
-        return json_text(data) + "\n"
-    if fmt == "text":
-        return progress_text(data, width)
-    if fmt == "md":
-        return progress_markdown(data)
-    if fmt == "html":
-        return progress_html(data)
-    raise UsageError(f"unknown progress format {fmt!r}: use one of {', '.join(FORMATS)}")
+    return render_report(data, fmt, "progress", progress_text, progress_markdown, progress_html,
+                         width)
 
 
 # -- shared wording ---------------------------------------------------------------------------
-
-def _one_line(text: Any) -> str:
-    return " ".join(printable(str(text if text is not None else "")).split())
-
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
@@ -83,11 +71,11 @@ def _level_title(level: str | None) -> str:
 def readiness_text(data: dict[str, Any]) -> str:
     ready = data["readiness"]
     solid = ready["solid_drills"]
-    named = f" ({', '.join(_one_line(d) for d in solid)})" if 0 < len(solid) <= 4 else ""
+    named = f" ({', '.join(one_line(d) for d in solid)})" if 0 < len(solid) <= 4 else ""
     line = f"Ready: Solid or better on {ready['solid']} of {ready['drills']} drills{named}"
     skills = {s["skill"]: s for s in data["skills"]}
     if ready["weakest"]:
-        weakest = ", ".join(f"{_one_line(name)} ({why_weak(skills[name])})"
+        weakest = ", ".join(f"{one_line(name)} ({why_weak(skills[name])})"
                             for name in ready["weakest"])
         return f"{line}; weakest skills: {weakest}."
     if data["skills"]:
@@ -120,9 +108,9 @@ def mistake_text(skill: dict[str, Any]) -> str:
     """"query-heads in llama31-8b-h100: used the query (attention) heads where …"."""
     if not skill["last_mistake"]:
         return ""
-    where = f" in {_one_line(skill['last_drill'])}" if skill["last_drill"] else ""
-    what = f": {_one_line(skill['last_mistake_text'])}" if skill["last_mistake_text"] else ""
-    return f"{_one_line(skill['last_mistake'])}{where}{what}"
+    where = f" in {one_line(skill['last_drill'])}" if skill["last_drill"] else ""
+    what = f": {one_line(skill['last_mistake_text'])}" if skill["last_mistake_text"] else ""
+    return f"{one_line(skill['last_mistake'])}{where}{what}"
 
 
 def _ratio(point: dict[str, Any]) -> float:
@@ -153,7 +141,7 @@ def dimension_items(drill: dict[str, Any], points: int = TEXT_POINTS) -> list[st
     for dim, top in drill["maxima"].items():
         values = [float(p["scores"].get(dim, 0.0)) for p in shown]
         if values:
-            items.append(f"{_one_line(dim)} {sparkline(values, float(top) or 1.0)} "
+            items.append(f"{one_line(dim)} {sparkline(values, float(top) or 1.0)} "
                          f"{score_text(values[-1])}/{top}")
     return items
 
@@ -183,7 +171,7 @@ def progress_text(data: dict[str, Any], width: int | None = None) -> str:
         lines += ["", "Skills, weakest first (recall: the chance of a right answer now, 0–1):"]
         columns = [Column("Skill"), Column("Recall", ">", wrap=False), Column("Due"),
                    Column("Last answers", wrap=False), Column("Wrong", ">", wrap=False)]
-        rows = [[_one_line(s["skill"]), f"{s['recall']:.2f}", due_text(s),
+        rows = [[one_line(s["skill"]), f"{s['recall']:.2f}", due_text(s),
                  marks_text(s["last_answers"]), f"{s['wrong']} of {s['answers']}"]
                 for s in data["skills"]]
         lines += table(columns, rows, width).split("\n")
@@ -192,7 +180,7 @@ def progress_text(data: dict[str, Any], width: int | None = None) -> str:
         if mistakes:
             lines += ["", "The last mistake named, per skill:"]
             for s in mistakes:
-                lines += pack([f"{_one_line(s['skill'])}: {mistake_text(s)}"], width, "  ",
+                lines += pack([f"{one_line(s['skill'])}: {mistake_text(s)}"], width, "  ",
                               "    ")
     if data["drills"]:
         longest = max(len(d["points"]) for d in data["drills"])
@@ -201,7 +189,7 @@ def progress_text(data: dict[str, Any], width: int | None = None) -> str:
         columns = [Column("Drill"), Column("Attempts", ">", wrap=False),
                    Column("Score", wrap=False), Column("Time/budget", wrap=False),
                    Column("Level now")]
-        rows = [[_one_line(d["drill"]), _attempts_text(d), score_spark(d), time_spark(d),
+        rows = [[one_line(d["drill"]), _attempts_text(d), score_spark(d), time_spark(d),
                  _level_title(d["level"]) if d["points"] else "not scored"]
                 for d in data["drills"]]
         lines += table(columns, rows, width).split("\n")
@@ -210,8 +198,8 @@ def progress_text(data: dict[str, Any], width: int | None = None) -> str:
             items = dimension_items(drill)
             if not items:
                 note = drill["note"] or "no scored attempt"
-                items = [f"not scored today: {_one_line(note)}"]
-            lines += pack(items, width, f"  {_one_line(drill['drill'])}: ", "    ")
+                items = [f"not scored today: {one_line(note)}"]
+            lines += pack(items, width, f"  {one_line(drill['drill'])}: ", "    ")
     text = "\n".join(lines)
     return (wrap(text, width) if width is not None else text) + "\n"
 
@@ -219,7 +207,7 @@ def progress_text(data: dict[str, Any], width: int | None = None) -> str:
 # -- Markdown ---------------------------------------------------------------------------------
 
 def _md(text: Any) -> str:
-    return md_escape(_one_line(text))
+    return md_escape(one_line(text))
 
 
 def progress_markdown(data: dict[str, Any]) -> str:
