@@ -21,6 +21,8 @@ from trainer.reading.units import DIMENSIONLESS, Dim
 if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
     from trainer.marking.diagnosis import Diagnosis
 
+# (the answer as read, the step's tolerance, listed mistakes that give its value)
+Diagnoser = Callable[[ParsedAnswer, Fraction, tuple[str, ...]], "Diagnosis | None"]
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
 
 ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
@@ -148,13 +150,15 @@ def check_numeric(
     reference: Reference,
     carried: Fraction | None = None,
     pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
-    diagnose_slip: Callable[[Fraction, Fraction | None], Diagnosis | None] | None = None,
+    diagnose_slip: Diagnoser | None = None,
 ) -> Mark:
     """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
     earlier answers (error carried forward), when they differ from the references; `pairs`
     gives the values of two mistakes made together, asked for only when no single one
-    explains the answer; `diagnose_slip` (value, typed resolution) the likely slip, asked
-    for only when nothing else explains it."""
+    explains the answer; `diagnose_slip` (the reading, tolerance, the listed mistakes that
+    give its value) the likely slip: when nothing else explains the answer, or
+    a slip of one input that gives the same value as a listed mistake (a tie, named after
+    it)."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -211,14 +215,19 @@ def check_numeric(
             assert carried is not None
             feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
                          "carried forward.")
+        tie = None
+        if paths and not is_carried and diagnose_slip is not None:
+            tie = diagnose_slip(reading, tolerance, tuple(p.id for p in paths))
+            feedback += f" {tie.sentence}" if tie is not None else ""
         feedback += _working_note(read, reading, tolerance)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                        read_unit=reading.unit, carried_forward=is_carried,
-                       misconceptions=tuple(p.id for p in paths), feedback=feedback)
+                       misconceptions=tuple(p.id for p in paths), feedback=feedback,
+                       diagnosis=tie)
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     diagnosis = None if diagnose_slip is None else \
-        diagnose_slip(first.quantity.value, first.resolution)
+        diagnose_slip(first, tolerance, ())
     if diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
     else:  # no slip explains it: if it is near, it is the rounding
@@ -413,8 +422,9 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     return marks
 
 
-def _diagnose(key: AnswerKey, step_id: str, value: Fraction,
-              resolution: Fraction | None = None) -> Diagnosis | None:
+def _diagnose(key: AnswerKey, step_id: str, reading: ParsedAnswer, tolerance: Fraction,
+              explained: tuple[str, ...]) -> Diagnosis | None:
     from trainer.marking.diagnosis import diagnose
 
-    return diagnose(key, step_id, value, resolution)
+    return diagnose(key, step_id, reading.quantity.value, reading.resolution, tolerance,
+                    explained)
