@@ -23,9 +23,9 @@ listed mistake explains with no diagnosis beside it, is left out: only slips the
 is asked about count.
 
 Random answers: the reference × U(0.3, 3) and × U(0.8, 1.25), typed to 2, 3 and 4
-significant figures, over every numeric step of every drill; the share of the wrong ones no
-listed mistake explains that get a diagnosis. Everything is seeded; the same run prints the
-same numbers. Not part of the test run.
+significant figures, over every numeric step of every drill; the share of the wrong ones that
+get a diagnosis (a slip named alone, or beside a listed mistake). Everything is seeded; the
+same run prints the same numbers. Not part of the test run.
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def random_answers(count: int, show: bool) -> None:
                 value = key.reference(step.id).value * Fraction(rng.uniform(low, high))
                 answer = typed(value, step.unit or "", sig, False, rng)
                 mark = mark_sheet(key, {step.id: answer})[step.id]
-                if mark.verdict != "wrong" or mark.misconceptions:
+                if mark.verdict != "wrong":
                     continue
                 wrong += 1
                 diagnosed += mark.diagnosis is not None

@@ -6,7 +6,7 @@ significant figures as the one being diagnosed matches it when it rounds to the 
 number (a whole count: when it is the value's floor or its rounding). A random wrong answer,
 the reference × U(0.3, 3), or near it × U(0.8, 1.25), lands on one of those typed numbers with
 a probability that is their share of the range (the answers within the step's tolerance of
-the reference, right, or of a listed mistake's value, named as that mistake, left out). The
+the reference, right, left out; a slip named beside a listed mistake counts). The
 candidates are taken strongest first, and one is admitted only while the share stays within
 the budget in both ranges; the rest are not evidence at that precision. So an answer typed to
 two figures is explained only by the few strongest candidates, and one typed to four by almost
@@ -20,12 +20,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 WINDOWS = ((0.3, 3.0), (0.8, 1.25))
-BUDGET = 0.04  # of the wrong answers in each range that chance may explain, at most
+BUDGET = 0.04  # of the wrong answers in the whole range that chance may explain, at most
+NEAR_BUDGET = 0.03  # and of those near the reference, where the likeliest slips land
 # Near the reference an answer typed to two figures (54 GB for 52) matches one candidate in a
 # few dozen neighbours: the drill's strongest readings there may explain this share of such
 # answers, which are themselves a small share (a number typed to three figures ends in 0 one
 # time in ten).
-COARSE_BUDGETS = (0.03, 0.06)  # two figures or fewer: the whole range, near the reference
+COARSE_BUDGETS = (0.03, 0.20)  # two figures or fewer: the whole range, near the reference
 # A value worked out with rounded intermediate figures lands this close (relative) to the
 # exact one: no answer's digits are held to less.
 ROUNDING = Fraction(1, 10000)
@@ -38,14 +39,14 @@ def figures_of(value: Fraction, resolution: Fraction) -> int:
 
 def reach(value: float, figures: int, whole: bool) -> tuple[float, float]:
     """The answers typed to `figures` significant figures that match a candidate giving
-    `value`: those it rounds to (with the rounding slack); a whole count, its floor or its
-    rounding."""
+    `value`: those it rounds to (with the rounding slack); a whole count (typed whole, to as
+    many digits as it has), its floor or its rounding."""
     if value <= 0:
         return value, value
+    if whole:  # counts are typed whole, however many digits they take
+        return value - 1, value + 0.5
     magnitude = math.floor(math.log10(value))
     place = 10.0 ** (magnitude - figures + 1)
-    if whole and place <= 1:
-        return value - 1, value + 0.5
     half = max(place / 2, value * float(ROUNDING))
     high = value + half
     if value + 5 * place >= 10.0 ** (magnitude + 1):
@@ -54,19 +55,16 @@ def reach(value: float, figures: int, whole: bool) -> tuple[float, float]:
 
 
 def admitted(values: Sequence[float | None], figures: int, whole: bool, reference: float,
-             tolerance: float, listed: Sequence[float] = (), budget: float = BUDGET
-             ) -> frozenset[int]:
+             tolerance: float, budget: float = BUDGET) -> frozenset[int]:
     """The indices of the candidate values (strongest first) admitted for answers typed to
     `figures` significant figures: each in turn while the answers they cover stay within the
     budget; one that would overrun it is left out and the next one tried. Answers within the
-    tolerance of the reference (right) or of a `listed` mistake's value (named as that
-    mistake) cost nothing."""
+    tolerance of the reference (right) cost nothing."""
     if reference <= 0:
         return frozenset(range(len(values)))
-    spared = _union([(v * (1 - tolerance), v * (1 + tolerance))
-                     for v in (reference, *listed) if v > 0])
+    spared = [(reference * (1 - tolerance), reference * (1 + tolerance))]
     ranges = [(low * reference, high * reference) for low, high in WINDOWS]
-    budgets = COARSE_BUDGETS if figures <= 2 else (budget, budget)
+    budgets = COARSE_BUDGETS if figures <= 2 and not whole else (budget, NEAR_BUDGET)
     room = [share * _measure(window, spared) for share, window in zip(budgets, ranges,
                                                                        strict=True)]
     covered: list[_Union] = [_Union() for _ in ranges]

@@ -215,15 +215,19 @@ def check_numeric(
             assert carried is not None
             feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
                          "carried forward.")
-        tie = None
+        # A slip of one input may give this answer as well: beside a listed mistake that
+        # gives the same number it is a tie; beside one that is only within the tolerance,
+        # the likelier reading of the digits typed.
+        beside = None
         if paths and not is_carried and diagnose_slip is not None:
-            tie = diagnose_slip(reading, tolerance, tuple(p.id for p in paths))
-            feedback += f" {tie.sentence}" if tie is not None else ""
+            beside = diagnose_slip(reading, tolerance,
+                                   _same_number(value, reading.resolution, reference, paths))
+            feedback += f" {beside.sentence}" if beside is not None else ""
         feedback += _working_note(read, reading, tolerance)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                        read_unit=reading.unit, carried_forward=is_carried,
                        misconceptions=tuple(p.id for p in paths), feedback=feedback,
-                       diagnosis=tie)
+                       diagnosis=beside)
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     diagnosis = None if diagnose_slip is None else \
@@ -300,6 +304,17 @@ def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> lis
         if path_id not in named and (not named or close(wrong, matches[0][3], PAIR_TOLERANCE)):
             named.append(path_id)
     return [WRONG_PATHS[path_id] for path_id in named]
+
+
+def _same_number(value: Fraction, resolution: Fraction | None, reference: Reference,
+                 paths: list[WrongPath]) -> tuple[str, ...]:
+    """The listed mistakes among `paths` whose value is the answer as typed (within half its
+    last digit, not just within the step's tolerance): only then can a slip of one input that
+    gives the same number be said beside them, as a tie."""
+    half = max((resolution or Fraction(0)) / 2, abs(value) * SAME_VALUE / 10)
+    ids = {p.id for p in paths}
+    return tuple(dict.fromkeys(path_id for path_id, wrong in reference.wrong
+                               if path_id in ids and abs(wrong - value) <= half))
 
 
 def _two_mistakes(value: Fraction, tolerance: Fraction,
@@ -427,4 +442,16 @@ def _diagnose(key: AnswerKey, step_id: str, reading: ParsedAnswer, tolerance: Fr
     from trainer.marking.diagnosis import diagnose
 
     return diagnose(key, step_id, reading.quantity.value, reading.resolution, tolerance,
-                    explained)
+                    explained, _typed_exactly(reading))
+
+
+def _typed_exactly(reading: ParsedAnswer) -> Fraction | None:
+    """For a whole number typed with trailing zeros ("320 KiB", whose resolution is 10 KiB),
+    the resolution its digits would have if the zeros were meant (1 KiB); else None."""
+    if reading.resolution is None:
+        return None
+    unit = unit_factor(reading.unit).value if reading.unit else Fraction(1)
+    typed, resolution = reading.quantity.value / unit, reading.resolution / unit
+    if typed.denominator != 1 or resolution < 10 or resolution.denominator != 1:
+        return None
+    return unit

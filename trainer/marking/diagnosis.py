@@ -40,6 +40,7 @@ from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.reference import AnswerKey
 from trainer.errors import KvdrillError
 from trainer.marking import chance, world
+from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 
 # How strong a candidate's reason is, strongest first: the classic slips (the utilisation
@@ -56,6 +57,11 @@ CLASSIC, OWN, WORLD, KEYS, DERIVED, SHAPES, TYPO, PAIR = range(8)
 # in this one's place is a weaker one (SHAPES).
 _WORLD_FIELDS = frozenset({"layers", "params", "active_params", "draft_params", "draft_layers",
                            "weights_gb"})
+# Another model's size in this one's place is a likely slip only for a model of about the same
+# size (Llama-3.1-70B's 141 GB for Llama-2-70B's 138 GB); this model's parameters at another
+# dtype's bytes always are.
+_SIZES = frozenset({"weights_gb", "params", "active_params"})
+SAME_SIZE = Fraction(5, 4)
 # An answer whose last typed digit is worth more than this share of it says too little.
 NO_DIAGNOSIS_GRAIN = Fraction(1, 10)
 WHOLE_NO_DIAGNOSIS_GRAIN = Fraction(1, 20)  # a whole count below 20
@@ -260,7 +266,7 @@ class _Problem:
     # sequences it is, rather than the unrounded quotient.
     pins: tuple[tuple[str, Fraction], ...] = ()
     tolerance: Fraction = Fraction(1, 100)
-    listed: tuple[Fraction, ...] = ()  # the values listed mistakes give (they name those)
+    scale: Fraction = Fraction(1)  # the step's unit in base units: answers are typed in it
 
 
 _PROBLEMS: weakref.WeakKeyDictionary[AnswerKey, dict[str, _Problem]] = \
@@ -271,15 +277,22 @@ _VARIANTS: weakref.WeakKeyDictionary[AnswerKey, tuple[tuple[str, Fraction, str],
 
 def diagnose(key: AnswerKey, step_id: str, value: Fraction,
              resolution: Fraction | None = None, tolerance: Fraction | None = None,
-             explained: tuple[str, ...] = ()) -> Diagnosis | None:
+             explained: tuple[str, ...] = (), exact: Fraction | None = None
+             ) -> Diagnosis | None:
     """The likely slip behind `value` (base units) on a numeric step, or None when nothing
     plausible gives it. `resolution`: what the typed digits claim (1 for "52 GB" in GB, 10
-    for "320 KiB"); `tolerance`: the step's; `explained`: listed mistakes that already give
-    this value (the diagnosis then names only other readings that give it too, as a tie)."""
+    for "320 KiB"); `exact`: the resolution a whole number's trailing zeros would give if
+    they were meant (1 for "320 KiB"), tried first; `tolerance`: the step's; `explained`:
+    listed mistakes that already give this value (the diagnosis then names only other
+    readings that give it too, as a tie)."""
     if value <= 0:
         return None
     problem = _problem_of(key, step_id, tolerance)
-    found = _diagnose(problem, value, resolution)
+    found = None
+    if exact is not None and resolution is not None and exact < resolution:
+        found = _diagnose(problem, value, exact, exactly=True)
+    if found is None:
+        found = _diagnose(problem, value, resolution)
     if found is None or not explained:
         return found
     return _beside_listed(problem, found, explained)
@@ -304,9 +317,9 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
     pins = (("batch_size", Solution(deployment)["batch_size"]),)
     relaxed = relaxed_value(deployment, step.answer, dict(pins))
     rounds = step.answer in ROUNDS
-    listed = tuple(sorted({value for _, value in key.reference(step_id).wrong if value > 0}))
+    scale = unit_factor(step.unit).value if step.unit else Fraction(1)
     return _Problem(deployment, step.answer, reference, relaxed, rounds,
-                    _figures(key, deployment), has_unit, pins, tolerance, listed)
+                    _figures(key, deployment), has_unit, pins, tolerance, scale)
 
 
 def _figures(key: AnswerKey, deployment: Deployment
@@ -466,9 +479,15 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
             add(value, world_why.get(value, why) if generic else why, tier)
     _structural(problem, spec, true, add)
     model_field = spec.family == "shape" or spec.name in ("vocab", "state_elements")
+    card = world.card_of(spec.name, true)
     for figure in figures:
         if 1 / FAR <= figure.value / true <= FAR:
-            strong = not model_field or spec.name in _WORLD_FIELDS
+            # Another model's heads or head_dim, or another card's driver-reported memory or
+            # sparse TFLOP/s, are weaker slips than its layer count or its datasheet figure.
+            strong = (not model_field or spec.name in _WORLD_FIELDS) and \
+                (not figure.alternate or figure.card == card) and \
+                (spec.name not in _SIZES or figure.card == "self"
+                 or abs(math.log(figure.value / true)) <= math.log(SAME_SIZE))
             add(figure.value, figure.why, WORLD if strong else SHAPES)
     for factor, why in ((Fraction(2), "doubled"), (Fraction(1, 2), "halved")):
         add(true * factor, f"{shown} {why}", WORLD)
@@ -510,7 +529,8 @@ def _world_figures(problem: _Problem, spec: _Input) -> tuple[world.Figure, ...]:
                                   f"{figure.why} parameters at {format_number(per_param)} B"))
     if d.params is not None:
         for value, why in world.dtype_bytes():
-            found.append(world.Figure(d.params * value / GB, f"the weights at {why}"))
+            found.append(world.Figure(d.params * value / GB, f"the weights at {why}",
+                                      "self"))
     return tuple(found)
 
 
@@ -898,8 +918,10 @@ def _pool(problem: _Problem) -> tuple[_Entry, ...]:
 @lru_cache(maxsize=4096)
 def _admitted(problem: _Problem, figures: int, whole: bool) -> frozenset[tuple[str, Fraction]]:
     pool = _pool(problem)
-    chosen = chance.admitted([e.value for e in pool], figures, whole, float(problem.reference),
-                             float(problem.tolerance), [float(v) for v in problem.listed])
+    scale = float(problem.scale)  # figures are counted in the unit answers are typed in
+    chosen = chance.admitted([None if e.value is None else e.value / scale for e in pool],
+                             figures, whole, float(problem.reference / problem.scale),
+                             float(problem.tolerance))
     return frozenset(pool[i].key for i in chosen)
 
 
@@ -917,8 +939,12 @@ class _Found:
 
 
 @lru_cache(maxsize=1024)
-def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None
-              ) -> Diagnosis | None:
+def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
+              exactly: bool = False) -> Diagnosis | None:
+    """`exactly`: the number taken as typed to the last digit (a whole number's trailing
+    zeros meant: 320 KiB is what 80 layers give, not 315 to 325 KiB), so a reading must give
+    it exactly, and only the strong readings count (round numbers are what random answers
+    typed to two figures are)."""
     whole = problem.rounds and value.denominator == 1 and (resolution or 0) <= 1
     # How much the answer says: the share of its value its last typed digit is worth.
     grain = 1 / value if whole else (resolution or Fraction(0)) / value
@@ -930,7 +956,7 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None
         if whole or resolution else 3
     admitted = _admitted(problem, figures, whole)
     typed = max((resolution or Fraction(0)) / 2, MIN_WINDOW * value)
-    window = max(typed, chance.ROUNDING * value)
+    window = MIN_WINDOW * value if exactly else max(typed, chance.ROUNDING * value)
 
     def closeness(exact: Fraction | None, relaxed: Fraction | None) -> float | None:
         """How far the candidate's value lies from the answer, in windows; None: no match."""
@@ -946,10 +972,13 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None
 
     found = _factor_slips(problem, closeness)
     if problem.deployment is not None:
-        found += _input_slips(problem, value, window, whole, closeness, typed)
+        found += _input_slips(problem, value, window, whole, closeness,
+                              None if exactly else typed)
     if not found:
         return None
-    found = [f for f in found if f.key in admitted or f.key[0] == "clean"]
+    strongest = WORLD if exactly else PAIR
+    found = [f for f in found if (f.key in admitted or f.key[0] == "clean")
+             and f.tier <= strongest]
     if not found:
         return None
     # An exact reading before one the typed digits only allow (54 GB is a 2 GB headroom
@@ -1009,9 +1038,9 @@ def _factor_slips(problem: _Problem, closeness: Closeness) -> list[_Found]:
 
 
 def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bool,
-                 closeness: Closeness, typed: Fraction) -> list[_Found]:
+                 closeness: Closeness, typed: Fraction | None) -> list[_Found]:
     """Every candidate of every input that gives the answer; where none does, a clean value
-    the typed digits (`typed`: half their resolution) pin down."""
+    the typed digits (`typed`: half their resolution; None: no clean values) pin down."""
     found: list[_Found] = []
     targets = (value - 1, value + 1) if whole else (value - window, value + window)
     follows = _batch_follows(problem)
@@ -1040,7 +1069,7 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
             rank = order if _possible(problem, spec.name, candidate.value) else 100 + order
             found.append(_Found(candidate.tier, near, rank, (spec.name, candidate.value),
                                 Diagnosis("input", (slip,), _phrase(spec, slip))))
-        if not matched and not whole:
+        if not matched and not whole and typed is not None:
             clean = _clean_slip(problem, spec, x0, value, typed)
             if clean is not None:
                 found.append(_Found(TYPO, 0.5, 200 + order, ("clean", clean.slip.implied),

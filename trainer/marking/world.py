@@ -20,10 +20,15 @@ GB = 10**9
 
 @dataclass(frozen=True)
 class Figure:
-    """A value an input takes somewhere, and where ("an H200's", "a common block size")."""
+    """A value an input takes somewhere, and where ("an H200's", "a common block size").
+    `card` names the GPU preset a figure belongs to, and `alternate` marks the card's other
+    figures for the field (memory as the driver reports it, FP8 or sparse TFLOP/s): likely in
+    place of the same card's main figure, much less in place of another card's."""
 
     value: Fraction
     why: str
+    card: str = ""
+    alternate: bool = False
 
 
 # Settings people use, by the input they set (the issue's list: utilisation 0.8–0.95, a
@@ -115,19 +120,26 @@ def _gpu_figures(name: str) -> list[Figure]:
     for gpu in gpus().values():
         label = gpu_label(gpu)
         if name == "hbm_gb":
-            found.append(Figure(gpu.hbm_gb, f"{label}'s"))
+            found.append(Figure(gpu.hbm_gb, f"{label}'s", gpu.id))
             if gpu.reported_gb is not None:
-                found.append(Figure(gpu.reported_gb, f"{label}'s, as its driver reports it"))
+                found.append(Figure(gpu.reported_gb, f"{label}'s, as its driver reports it",
+                                    gpu.id, alternate=True))
         elif name == "bandwidth_tbs":
-            found.append(Figure(gpu.bandwidth_tbs, f"{label}'s"))
-        else:
-            for rate, what in ((gpu.bf16_tflops, "BF16"), (gpu.fp8_tflops, "FP8")):
-                if rate is not None:
-                    found.append(Figure(rate, f"{label}'s dense {what}"))
-            for rate, what in ((gpu.bf16_tflops, "BF16"), (gpu.fp8_tflops, "FP8")):
-                if rate is not None:
-                    found.append(Figure(2 * rate, f"{label}'s {what} with sparsity"))
+            found.append(Figure(gpu.bandwidth_tbs, f"{label}'s", gpu.id))
+        elif gpu.bf16_tflops is not None:
+            found.append(Figure(gpu.bf16_tflops, f"{label}'s dense BF16", gpu.id))
+            others = [(2 * gpu.bf16_tflops, "BF16 with sparsity")]
+            if gpu.fp8_tflops is not None:
+                others += [(gpu.fp8_tflops, "dense FP8"), (2 * gpu.fp8_tflops, "FP8 with sparsity")]
+            found += [Figure(rate, f"{label}'s {what}", gpu.id, alternate=True)
+                      for rate, what in others]
     return found
+
+
+def card_of(name: str, value: Fraction) -> str:
+    """The GPU preset whose main figure for the field `name` is `value` ("" if none)."""
+    return next((f.card for f in _figures(name) if f.value == value and f.card
+                 and not f.alternate), "")
 
 
 def _model_figures(field: str) -> list[Figure]:
