@@ -221,7 +221,8 @@ def check_numeric(
         beside = None
         if paths and not is_carried and diagnose_slip is not None:
             beside = diagnose_slip(reading, tolerance,
-                                   _same_number(value, reading.resolution, reference, paths))
+                                   _same_number(value, reading.resolution, reference, paths,
+                                                step.misconceptions))
             feedback += f" {beside.sentence}" if beside is not None else ""
         feedback += _working_note(read, reading, tolerance)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
@@ -307,12 +308,12 @@ def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> lis
 
 
 def _same_number(value: Fraction, resolution: Fraction | None, reference: Reference,
-                 paths: list[WrongPath]) -> tuple[str, ...]:
-    """The listed mistakes among `paths` whose value is the answer as typed (within half its
-    last digit, not just within the step's tolerance): only then can a slip of one input that
-    gives the same number be said beside them, as a tie."""
+                 paths: list[WrongPath], own: tuple[str, ...]) -> tuple[str, ...]:
+    """The step's own listed mistakes (`own`) among `paths` whose value is the answer as
+    typed (within half its last digit, not just within the step's tolerance): a slip of one
+    input that gives the same number is said beside them, as a tie."""
     half = max((resolution or Fraction(0)) / 2, abs(value) * SAME_VALUE / 10)
-    ids = {p.id for p in paths}
+    ids = {p.id for p in paths} & set(own)
     return tuple(dict.fromkeys(path_id for path_id, wrong in reference.wrong
                                if path_id in ids and abs(wrong - value) <= half))
 

@@ -289,10 +289,11 @@ def diagnose(key: AnswerKey, step_id: str, value: Fraction,
         return None
     problem = _problem_of(key, step_id, tolerance)
     found = None
+    tie = bool(explained)
     if exact is not None and resolution is not None and exact < resolution:
-        found = _diagnose(problem, value, exact, exactly=True)
+        found = _diagnose(problem, value, exact, exactly=True, tie=tie)
     if found is None:
-        found = _diagnose(problem, value, resolution)
+        found = _diagnose(problem, value, resolution, tie=tie)
     if found is None or not explained:
         return found
     return _beside_listed(problem, found, explained)
@@ -848,8 +849,10 @@ def _factors(problem: _Problem) -> list[_Factor]:
 @lru_cache(maxsize=4096)
 def _factor_sets(problem: _Problem) -> tuple[tuple[_Factor, ...], ...]:
     """Single factor slips, then two at once (never two of one input, nor a product that one
-    factor already gives)."""
-    if problem.reference == 0:
+    factor already gives). None where the step asks for an input itself (a context, a layer
+    count): a wrong value of it is just that."""
+    if problem.reference == 0 or (problem.deployment is not None
+                                  and problem.quantity not in FORMULAS):
         return ()
     singles = _factors(problem)
     sets: list[tuple[_Factor, ...]] = [(one,) for one in singles]
@@ -940,11 +943,12 @@ class _Found:
 
 @lru_cache(maxsize=1024)
 def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
-              exactly: bool = False) -> Diagnosis | None:
+              exactly: bool = False, tie: bool = False) -> Diagnosis | None:
     """`exactly`: the number taken as typed to the last digit (a whole number's trailing
     zeros meant: 320 KiB is what 80 layers give, not 315 to 325 KiB), so a reading must give
     it exactly, and only the strong readings count (round numbers are what random answers
-    typed to two figures are)."""
+    typed to two figures are). `tie`: a listed mistake gives this very number, so it is named
+    whatever chance says; a strong reading that gives it just as exactly is said beside it."""
     whole = problem.rounds and value.denominator == 1 and (resolution or 0) <= 1
     # How much the answer says: the share of its value its last typed digit is worth.
     grain = 1 / value if whole else (resolution or Fraction(0)) / value
@@ -977,7 +981,8 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     if not found:
         return None
     strongest = WORLD if exactly else PAIR
-    found = [f for f in found if (f.key in admitted or f.key[0] == "clean")
+    found = [f for f in found if (f.key in admitted or f.key[0] == "clean"
+                                  or (tie and f.tier <= WORLD and f.closeness <= EXACT))
              and f.tier <= strongest]
     if not found:
         return None
@@ -996,9 +1001,11 @@ def _with_ties(found: list[_Found]) -> Diagnosis:
     others: list[Slip] = []
     for other in found[1:]:
         slip = other.diagnosis.slip
-        if other.diagnosis.kind != "input" or slip.input in seen \
-                or other.tier > max(best.tier, KEYS) \
-                or other.closeness > best.closeness + TIE_CLOSENESS:
+        exact_tie = other.closeness <= EXACT and best.closeness <= EXACT \
+            and other.tier <= DERIVED
+        if other.diagnosis.kind != "input" or slip.input in seen or not exact_tie and (
+                other.tier > max(best.tier, KEYS)
+                or other.closeness > best.closeness + TIE_CLOSENESS):
             continue
         seen.add(slip.input)
         others.append(slip)
