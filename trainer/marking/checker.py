@@ -21,8 +21,10 @@ from trainer.reading.units import DIMENSIONLESS, Dim
 if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
     from trainer.marking.diagnosis import Diagnosis
 
-# (the answer as read, the step's tolerance, listed mistakes that give its value)
-Diagnoser = Callable[[ParsedAnswer, Fraction, tuple[str, ...]], "Diagnosis | None"]
+# (the answer as read, the step's tolerance, known mistakes that give its very value, the
+# step's own listed mistakes)
+Diagnoser = Callable[[ParsedAnswer, Fraction, tuple[str, ...], tuple[str, ...]],
+                     "Diagnosis | None"]
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
 
 ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
@@ -155,10 +157,10 @@ def check_numeric(
     """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
     earlier answers (error carried forward), when they differ from the references; `pairs`
     gives the values of two mistakes made together, asked for only when no single one
-    explains the answer; `diagnose_slip` (the reading, tolerance, the listed mistakes that
-    give its value) the likely slip: when nothing else explains the answer, or
-    a slip of one input that gives the same value as a listed mistake (a tie, named after
-    it)."""
+    explains the answer; `diagnose_slip` (the reading, tolerance, the known mistakes that
+    give its very value, the step's own) the likely slip of one input: alone when nothing
+    else explains the answer, else after the mistake or the carried-forward value (a tie when
+    a mistake gives the very number)."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -216,13 +218,13 @@ def check_numeric(
             feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
                          "carried forward.")
         # A slip of one input may give this answer as well: beside a listed mistake that
-        # gives the same number it is a tie; beside one that is only within the tolerance,
-        # the likelier reading of the digits typed.
+        # gives the same number it is a tie; beside one that is only within the tolerance, or
+        # beside the earlier answers it follows from, the likelier reading of the digits.
         beside = None
-        if paths and not is_carried and diagnose_slip is not None:
+        if diagnose_slip is not None:
             beside = diagnose_slip(reading, tolerance,
-                                   _same_number(value, reading.resolution, reference, paths,
-                                                step.misconceptions))
+                                   _same_number(value, reading.resolution, reference, paths),
+                                   step.misconceptions)
             feedback += f" {beside.sentence}" if beside is not None else ""
         feedback += _working_note(read, reading, tolerance)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
@@ -232,7 +234,7 @@ def check_numeric(
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     diagnosis = None if diagnose_slip is None else \
-        diagnose_slip(first, tolerance, ())
+        diagnose_slip(first, tolerance, (), step.misconceptions)
     if diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
     else:  # no slip explains it: if it is near, it is the rounding
@@ -308,12 +310,12 @@ def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> lis
 
 
 def _same_number(value: Fraction, resolution: Fraction | None, reference: Reference,
-                 paths: list[WrongPath], own: tuple[str, ...]) -> tuple[str, ...]:
-    """The step's own listed mistakes (`own`) among `paths` whose value is the answer as
-    typed (within half its last digit, not just within the step's tolerance): a slip of one
-    input that gives the same number is said beside them, as a tie."""
+                 paths: list[WrongPath]) -> tuple[str, ...]:
+    """The mistakes among `paths` whose value is the answer as typed (within half its last
+    digit, not just within the step's tolerance): a slip of one input that gives the same
+    number is said beside them, as a tie."""
     half = max((resolution or Fraction(0)) / 2, abs(value) * SAME_VALUE / 10)
-    ids = {p.id for p in paths} & set(own)
+    ids = {p.id for p in paths}
     return tuple(dict.fromkeys(path_id for path_id, wrong in reference.wrong
                                if path_id in ids and abs(wrong - value) <= half))
 
@@ -439,11 +441,11 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
 
 
 def _diagnose(key: AnswerKey, step_id: str, reading: ParsedAnswer, tolerance: Fraction,
-              explained: tuple[str, ...]) -> Diagnosis | None:
+              explained: tuple[str, ...], own: tuple[str, ...]) -> Diagnosis | None:
     from trainer.marking.diagnosis import diagnose
 
     return diagnose(key, step_id, reading.quantity.value, reading.resolution, tolerance,
-                    explained, _typed_exactly(reading))
+                    explained, _typed_exactly(reading), bool(set(explained) & set(own)))
 
 
 def _typed_exactly(reading: ParsedAnswer) -> Fraction | None:

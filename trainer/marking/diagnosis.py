@@ -277,19 +277,20 @@ _VARIANTS: weakref.WeakKeyDictionary[AnswerKey, tuple[tuple[str, Fraction, str],
 
 def diagnose(key: AnswerKey, step_id: str, value: Fraction,
              resolution: Fraction | None = None, tolerance: Fraction | None = None,
-             explained: tuple[str, ...] = (), exact: Fraction | None = None
-             ) -> Diagnosis | None:
+             explained: tuple[str, ...] = (), exact: Fraction | None = None,
+             own: bool = False) -> Diagnosis | None:
     """The likely slip behind `value` (base units) on a numeric step, or None when nothing
     plausible gives it. `resolution`: what the typed digits claim (1 for "52 GB" in GB, 10
     for "320 KiB"); `exact`: the resolution a whole number's trailing zeros would give if
     they were meant (1 for "320 KiB"), tried first; `tolerance`: the step's; `explained`:
     listed mistakes that already give this value (the diagnosis then names only other
-    readings that give it too, as a tie)."""
+    readings that give it too, as a tie); `own`: one of them is the step's own listed mistake,
+    so a strong reading that ties with it is said whatever chance allows."""
     if value <= 0:
         return None
     problem = _problem_of(key, step_id, tolerance)
     found = None
-    tie = bool(explained)
+    tie = bool(explained) and own
     if exact is not None and resolution is not None and exact < resolution:
         found = _diagnose(problem, value, exact, exactly=True, tie=tie)
     if found is None:
@@ -491,7 +492,8 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
                  or abs(math.log(figure.value / true)) <= math.log(SAME_SIZE))
             add(figure.value, figure.why, WORLD if strong else SHAPES)
     for factor, why in ((Fraction(2), "doubled"), (Fraction(1, 2), "halved")):
-        add(true * factor, f"{shown} {why}", WORLD)
+        # A setting doubled or halved is a slip; a model's shape doubled is one only by chance.
+        add(true * factor, f"{shown} {why}", SHAPES if spec.family == "shape" else WORLD)
     if spec.family == "tokens":
         add(true * Fraction(1000, 1024), f"{shown} with 'k' read as 1,000", WORLD)
         add(true * Fraction(1024, 1000), f"{shown} with 'k' read as 1,024", WORLD)
