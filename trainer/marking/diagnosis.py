@@ -1205,26 +1205,28 @@ def _listed_changes(problem: _Problem, explained: tuple[str, ...]
 
 
 def slip_values(key: AnswerKey, step_id: str, limit: int = 4) -> list[tuple[Fraction, str]]:
-    """(value, what it betrays) for a numeric step: the strongest plausible slips of each
-    input, evaluated forward, leaving out the reference and the listed wrong values."""
+    """(value, what it betrays) for a numeric step: the classic slips and the drill's own
+    values of each input, evaluated forward, strongest first, leaving out the reference and
+    the listed wrong values."""
     step = key.drill.step(step_id)
     if step.answer is None:
         return []
     problem = _problem_of(key, step_id, None)
     reference = key.reference(step_id)
-    taken = {reference.value, *(v for _, v in reference.wrong)}
-    found: list[tuple[int, int, Fraction, str]] = []
+    strongest: list[tuple[int, int, _Input, _Candidate]] = []
     for order, (spec, x0) in enumerate(_inputs_of(problem)):
-        true = x0 / spec.scale
-        for candidate in _candidates(problem, spec, true):
-            if candidate.tier > OWN:
-                break
-            value = _evaluate(problem, {spec.slot: candidate.value * spec.scale},
-                              relaxed=False)
-            if value is None or value <= 0 or value in taken:
-                continue
-            taken.add(value)
-            found.append((candidate.tier, order, value,
-                          f"{spec.name} = {_shown(candidate.value, spec)} ({candidate.why})"))
-    found.sort(key=lambda item: (item[0], item[1]))
-    return [(value, what) for _, _, value, what in found[:limit]]
+        strongest += [(candidate.tier, order, spec, candidate)
+                      for candidate in _candidates(problem, spec, x0 / spec.scale)
+                      if candidate.tier <= OWN]
+    strongest.sort(key=lambda item: item[:2])
+    taken = {reference.value, *(v for _, v in reference.wrong)}
+    found: list[tuple[Fraction, str]] = []
+    for _, _, spec, candidate in strongest:
+        value = _evaluate(problem, {spec.slot: candidate.value * spec.scale}, relaxed=False)
+        if value is None or value <= 0 or value in taken:
+            continue
+        taken.add(value)
+        found.append((value, f"{spec.name} = {_shown(candidate.value, spec)} ({candidate.why})"))
+        if len(found) == limit:
+            break
+    return found
