@@ -21,8 +21,8 @@ from trainer.reading.units import DIMENSIONLESS, Dim
 if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
     from trainer.marking.diagnosis import Diagnosis
 
-# (the answer as read, the step's tolerance, known mistakes that give its very value, the
-# step's own listed mistakes)
+# (the answer as read, the step's tolerance, the known mistakes named for it, those of them
+# that give its very value)
 Diagnoser = Callable[[ParsedAnswer, Fraction, tuple[str, ...], tuple[str, ...]],
                      "Diagnosis | None"]
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
@@ -157,8 +157,8 @@ def check_numeric(
     """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
     earlier answers (error carried forward), when they differ from the references; `pairs`
     gives the values of two mistakes made together, asked for only when no single one
-    explains the answer; `diagnose_slip` (the reading, tolerance, the known mistakes that
-    give its very value, the step's own) the likely slip of one input: alone when nothing
+    explains the answer; `diagnose_slip` (the reading, tolerance, the known mistakes named,
+    those that give its very value) the likely slip of one input: alone when nothing
     else explains the answer, else after the mistake or the carried-forward value (a tie when
     a mistake gives the very number)."""
     unit = reference.unit
@@ -222,9 +222,8 @@ def check_numeric(
         # beside the earlier answers it follows from, the likelier reading of the digits.
         beside = None
         if diagnose_slip is not None:
-            beside = diagnose_slip(reading, tolerance,
-                                   _same_number(value, reading.resolution, reference, paths),
-                                   step.misconceptions)
+            beside = diagnose_slip(reading, tolerance, tuple(p.id for p in paths),
+                                   _same_number(value, reading.resolution, reference, paths))
             feedback += f" {beside.sentence}" if beside is not None else ""
         feedback += _working_note(read, reading, tolerance)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
@@ -234,7 +233,7 @@ def check_numeric(
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     diagnosis = None if diagnose_slip is None else \
-        diagnose_slip(first, tolerance, (), step.misconceptions)
+        diagnose_slip(first, tolerance, (), ())
     if diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
     else:  # no slip explains it: if it is near, it is the rounding
@@ -441,11 +440,11 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
 
 
 def _diagnose(key: AnswerKey, step_id: str, reading: ParsedAnswer, tolerance: Fraction,
-              explained: tuple[str, ...], own: tuple[str, ...]) -> Diagnosis | None:
+              named: tuple[str, ...], ties: tuple[str, ...]) -> Diagnosis | None:
     from trainer.marking.diagnosis import diagnose
 
     return diagnose(key, step_id, reading.quantity.value, reading.resolution, tolerance,
-                    explained, _typed_exactly(reading), bool(set(explained) & set(own)))
+                    named, ties, _typed_exactly(reading), key.drill.step(step_id).misconceptions)
 
 
 def _typed_exactly(reading: ParsedAnswer) -> Fraction | None:

@@ -277,27 +277,28 @@ _VARIANTS: weakref.WeakKeyDictionary[AnswerKey, tuple[tuple[str, Fraction, str],
 
 def diagnose(key: AnswerKey, step_id: str, value: Fraction,
              resolution: Fraction | None = None, tolerance: Fraction | None = None,
-             explained: tuple[str, ...] = (), exact: Fraction | None = None,
-             own: bool = False) -> Diagnosis | None:
+             named: tuple[str, ...] = (), ties: tuple[str, ...] = (),
+             exact: Fraction | None = None, own: tuple[str, ...] = ()) -> Diagnosis | None:
     """The likely slip behind `value` (base units) on a numeric step, or None when nothing
     plausible gives it. `resolution`: what the typed digits claim (1 for "52 GB" in GB, 10
     for "320 KiB"); `exact`: the resolution a whole number's trailing zeros would give if
-    they were meant (1 for "320 KiB"), tried first; `tolerance`: the step's; `explained`:
-    listed mistakes that already give this value (the diagnosis then names only other
-    readings that give it too, as a tie); `own`: one of them is the step's own listed mistake,
-    so a strong reading that ties with it is said whatever chance allows."""
+    they were meant (1 for "320 KiB"), tried first; `tolerance`: the step's. `named`: the
+    known mistakes already named for this answer (a reading that says the same is left out);
+    `ties`: those that give its very number (the slip is then said as a tie); `own`: the
+    step's listed mistakes (a strong reading that ties with one of them is said whatever
+    chance allows)."""
     if value <= 0:
         return None
     problem = _problem_of(key, step_id, tolerance)
     found = None
-    tie = bool(explained) and own
+    tie = bool(set(ties) & set(own))
     if exact is not None and resolution is not None and exact < resolution:
         found = _diagnose(problem, value, exact, exactly=True, tie=tie)
     if found is None:
         found = _diagnose(problem, value, resolution, tie=tie)
-    if found is None or not explained:
+    if found is None or not named:
         return found
-    return _beside_listed(problem, found, explained)
+    return _beside_listed(problem, found, named, bool(ties))
 
 
 def _problem_of(key: AnswerKey, step_id: str, tolerance: Fraction | None) -> _Problem:
@@ -503,7 +504,7 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
     if spec.family == "gb":
         add(true * Fraction(GIB, GB), f"{shown} read as GiB", DERIVED)
         add(true * Fraction(GB, GIB), f"a GiB figure for {shown}", DERIVED)
-    if spec.whole and spec.family != "batch" and true > 0:
+    if spec.whole and spec.family not in ("batch", "gpus") and true > 0:
         typo_of = f"a typo for {format_number(true)}"
         for typo in _typos(int(true)):
             # A token count is copied from the question: its digits get swapped or dropped,
@@ -1078,7 +1079,7 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
             rank = order if _possible(problem, spec.name, candidate.value) else 100 + order
             found.append(_Found(candidate.tier, near, rank, (spec.name, candidate.value),
                                 Diagnosis("input", (slip,), _phrase(spec, slip))))
-        if not matched and not whole and typed is not None:
+        if not matched and not whole and typed is not None and typed > MIN_WINDOW * value:
             clean = _clean_slip(problem, spec, x0, value, typed)
             if clean is not None:
                 found.append(_Found(TYPO, 0.5, 200 + order, ("clean", clean.slip.implied),
@@ -1160,11 +1161,12 @@ def _clean_grid(spec: _Input, clean: Fraction, spacing: Fraction) -> Fraction:
 # Beside a listed mistake: the readings that tie with it
 
 
-def _beside_listed(problem: _Problem, found: Diagnosis, explained: tuple[str, ...]
+def _beside_listed(problem: _Problem, found: Diagnosis, named: tuple[str, ...], tie: bool
                    ) -> Diagnosis | None:
-    """The input readings a listed mistake does not already say: fp32 KV is the listed
-    `fp32-kv`, not a second reading, but a doubled context is."""
-    said = _listed_changes(problem, explained)
+    """The input readings the mistakes already named do not say: fp32 KV is the known
+    `fp32-kv`, not a second reading, but a doubled context is. `tie`: one of them gives the
+    very number typed."""
+    said = _listed_changes(problem, named)
     readings = [s for s in (found.slip, *found.others)
                 if found.kind == "input" and (s.input, s.implied) not in said]
     if not readings:
@@ -1176,7 +1178,7 @@ def _beside_listed(problem: _Problem, found: Diagnosis, explained: tuple[str, ..
         phrase += "; " + "; ".join(
             f"it is also what it gives with {s.input} = {_value_text(s)} instead of "
             f"{_true_text(s)} ({s.why})" for s in others)
-    return Diagnosis("input", (first,), phrase, tuple(others), tie=True)
+    return Diagnosis("input", (first,), phrase, tuple(others), tie=tie)
 
 
 def _listed_changes(problem: _Problem, explained: tuple[str, ...]
