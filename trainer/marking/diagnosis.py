@@ -1,26 +1,27 @@
-"""A wrong number that no listed mistake explains, solved backwards: which one input, set to a
-value it takes somewhere in the world, gives exactly this answer at the precision typed?
+"""A wrong number solved backwards: which one input, set to a value it takes somewhere in the
+world, gives exactly this answer at the precision typed?
 
 For each input the step's value depends on, the value of that input that gives the answer
-(every other input at its reference value) is solved for: in closed form where the value is a
+(every other input at its reference value) is solved for in closed form where the value is a
 power of the input or a ratio of two affine functions of it (checked exactly, with Fractions;
-almost always), otherwise by sympy on the step's own formula in that one unknown. The interval
-the typed digits allow is carried through, and the input's candidates inside it are checked
-forward through the exact solver, floors included. Candidates are what that kind of input
-takes elsewhere (trainer/marking/world.py: every preset's figure for the field, common
-settings, powers of two and their decimal neighbours), the drill's own values of it (its other
-givens, its other questions, its variant space), the true value doubled, halved, rounded or
+almost always). The interval the typed digits allow is carried through, and the input's
+candidates inside it are checked forward through the exact solver, floors included; where no
+closed form holds (an MoE's expert share, a prefill's attention), each of the input's few
+candidates is checked forward. Candidates are what that kind of input takes elsewhere
+(trainer/marking/world.py: every preset's figure for the field, common settings, powers of two
+and their decimal neighbours), the drill's own values of it (its other givens, its other
+questions, its variant space), the classic slips, the true value doubled, halved, rounded or
 read in the other unit, a slip of the keys; and factors people slip by (2 for K and V, 8 for
 bits and bytes, GB and GiB, a unit prefix, the GPU count, the utilisation).
 
 Many candidates would explain random answers, so a candidate counts only while chance stays
 small at the precision typed (trainer/marking/chance.py): the strongest first, each admitted
-while the candidates admitted so far would explain at most 3% of random wrong answers typed
-as precisely. Where several readings give the answer, all of them are named (a tie), the
-strongest and closest first.
+while the candidates admitted so far would explain a few percent of random wrong answers
+typed as precisely. Where several readings give the answer, all of them are named (a tie),
+the exact and strongest first; beside a listed mistake, the readings it does not already say.
 
-The answer enters only as a Fraction; sympy sees only the solver's formulas with numbers in
-them. A diagnosis is a likely cause, never a verdict.
+The answer enters only as a Fraction, and every search is over bounded candidate lists. A
+diagnosis is a likely cause, never a verdict.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any, Literal
 
 from trainer.capacity.deployment import GB, GIB, Deployment
 from trainer.capacity.presets import find_gpu, find_model
-from trainer.capacity.solver import FORMULAS, Solution, expression_in, relaxed_value
+from trainer.capacity.solver import FORMULAS, Solution, relaxed_value
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.reference import AnswerKey
 from trainer.errors import KvdrillError
@@ -71,6 +72,7 @@ MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float roundin
 # uncertainty, both sides, at most this share of the spacing of clean values.
 CLEAN_CHANCE = Fraction(2, 1000)
 SLACK = Fraction(2, 100)  # around an implied value, for floors and branches
+FOLLOW_SIEVE = 8  # how far a batch that follows an input may move the step's value
 # Bounds on the work: candidates per input, readings named, and sympy's steps.
 MAX_CANDIDATES = 96
 FAR = 8  # a figure of the world more than this far from the true value is no likely slip
@@ -79,8 +81,6 @@ MAX_READINGS = 4
 # within half a window as close to the answer.
 TIE_CLOSENESS = 0.5
 EXACT = 0.25  # a reading this close to the answer, in windows, gives it as typed
-MAX_DEGREE = 4
-MAX_NSOLVE_STEPS = 40
 ROUNDS = frozenset({"max_concurrency", "max_tokens", "num_blocks", "max_concurrency_with_prefix",
                     "shared_prefix_tokens", "blocks_per_sequence", "tokens_held_per_sequence",
                     "window_tokens_held_per_sequence", "spec_max_concurrency",
@@ -660,11 +660,23 @@ class _Curve:
         except ZeroDivisionError:
             return None
 
+    def approximate(self, x: float) -> float | None:
+        """`forward` in floats: what chance needs, for a few hundred candidates at once."""
+        if self.power is not None:
+            return float(self.f0) * (x / float(self.x0)) ** self.power
+        (x1, y1), (x2, y2), (x3, y3) = ((float(a), float(b)) for a, b in self.points)
+        try:
+            k = (x3 - x1) * (x - x2) / ((x3 - x2) * (x - x1))
+            return (y2 * (y3 - y1) - k * y1 * (y3 - y2)) / ((y3 - y1) - k * (y3 - y2))
+        except ZeroDivisionError:
+            return y1 if x == x1 else None
+
     def inverse(self, y: Fraction) -> float | None:
         if self.power is not None:
             if self.f0 == 0 or y / self.f0 <= 0:
                 return None
-            return float(self.x0) * float(y / self.f0) ** (1 / self.power)
+            root: float = float(y / self.f0) ** (1 / self.power)
+            return float(self.x0) * root
         (x1, y1), (x2, y2), (x3, y3) = self.points
         try:
             k = _cross_ratio(y1, y2, y3, y)
@@ -719,80 +731,13 @@ def _cross_ratio(a: Fraction, b: Fraction, c: Fraction, d: Fraction) -> Fraction
 
 def _implied_range(problem: _Problem, spec: _Input, x0: Fraction,
                    targets: tuple[Fraction, Fraction]) -> tuple[float, float] | None:
-    """The values of the input (slot units) that give the targets, every other input fixed:
-    closed form when the step is a monomial or affine in it, else sympy."""
+    """The values of the input (slot units) that give the targets, every other input fixed,
+    where the step is a power or a Möbius map of it; None elsewhere (its few candidates are
+    then checked forward instead)."""
     roots = _closed_form(problem, spec.slot, x0, targets)
-    if roots is None:
-        roots = _solve_symbolic(problem, spec.slot, x0, targets)
     if not roots:
         return None
     return min(roots), max(roots)
-
-
-def _solve_symbolic(problem: _Problem, slot: str, x0: Fraction,
-                    targets: tuple[Fraction, ...]) -> list[float]:
-    """The step's formula in one unknown, solved by sympy: a polynomial's real positive roots
-    (degree four at most), else nsolve from the true value with a bounded number of steps."""
-    import sympy  # only here: most inversions are closed form
-
-    assert problem.deployment is not None
-    try:
-        expression, x = expression_in(problem.quantity, problem.deployment, slot,
-                                      dict(problem.pins))
-    except (ZeroDivisionError, TypeError, ValueError, AttributeError):
-        return []
-    expression = _resolve_branches(expression, x, x0)
-    try:
-        numerator, denominator = sympy.fraction(sympy.together(expression))
-        polys = _low_degree(sympy, (numerator, denominator), x)
-    except (ValueError, ZeroDivisionError, TypeError, sympy.PolynomialError):
-        return []
-    roots: list[float] = []
-    for target in targets:
-        value = sympy.Rational(target.numerator, target.denominator)
-        try:
-            if polys is not None:  # expression = target: numerator − target × denominator = 0
-                found = (polys[0] - polys[1] * value).nroots(n=15, maxsteps=50)
-                roots += [float(sympy.re(r)) for r in found
-                          if abs(sympy.im(r)) < 1e-9 and sympy.re(r) > 0]
-                continue
-            root = sympy.nsolve(expression - value, x, float(x0), maxsteps=MAX_NSOLVE_STEPS)
-            if root.is_real and root > 0:
-                roots.append(float(root))
-        except (ValueError, ZeroDivisionError, TypeError, sympy.PolynomialError):
-            continue
-    return roots
-
-
-def _low_degree(sympy: Any, parts: tuple[Any, Any], x: Any) -> tuple[Any, Any] | None:
-    """Both parts as polynomials in x of degree MAX_DEGREE at most, or None (then nsolve).
-    A power above that degree is refused before anything is expanded: the MoE expert share
-    (1 − k/E)^batch would otherwise expand into a thousand terms."""
-    for part in parts:
-        if not part.is_polynomial(x):
-            return None
-        for power in part.atoms(sympy.Pow):
-            if power.has(x) and (not power.exp.is_Integer or abs(power.exp) > MAX_DEGREE):
-                return None
-    polys = tuple(sympy.Poly(part, x) for part in parts)
-    if max(p.degree() for p in polys) > MAX_DEGREE or polys[0].degree() + polys[1].degree() == 0:
-        return None
-    return polys[0], polys[1]
-
-
-def _resolve_branches(expression: Any, x: Any, x0: Fraction) -> Any:
-    """Max and Min replaced by the branch that holds at the true value (a KV head per GPU at
-    least; the MoE batch cap), so the rest is a plain function of x."""
-    import sympy
-
-    at = {x: sympy.Rational(x0.numerator, x0.denominator)}
-
-    def branch(node: Any) -> Any:
-        values = [(float(arg.xreplace(at)), arg) for arg in node.args]
-        pick = max if isinstance(node, sympy.Max) else min
-        return pick(values, key=lambda pair: pair[0])[1]
-
-    return expression.replace(lambda node: isinstance(node, sympy.Max | sympy.Min), branch)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -908,10 +853,13 @@ def _pool(problem: _Problem) -> tuple[_Entry, ...]:
         for candidate in _candidates(problem, spec, true):
             rank = ranks[candidate.tier] = ranks.get(candidate.tier, -1) + 1
             slot_value = candidate.value * spec.scale
-            value = curve.forward(slot_value) if curve is not None else \
-                _evaluate(problem, {spec.slot: slot_value}, relaxed=True)
+            if curve is not None:
+                value: float | None = curve.approximate(float(slot_value))
+            else:
+                exact = _evaluate(problem, {spec.slot: slot_value}, relaxed=True)
+                value = None if exact is None else float(exact)
             entries.append(_Entry((spec.name, candidate.value), candidate.tier,
-                                  rank * 64 + order, None if value is None else float(value)))
+                                  rank * 64 + order, value))
     for rank, factors in enumerate(_factor_sets(problem)):
         product = math.prod((f.factor for f in factors), start=Fraction(1))
         tier = DERIVED if len(factors) == 1 else PAIR
@@ -959,8 +907,10 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
         return None
     # What chance allows is judged for answers typed to as many figures; a number with no
     # figures to count (an expression's exact result) as one typed to three.
-    figures = chance.figures_of(value, Fraction(1) if whole else resolution) \
-        if whole or resolution else 3
+    if whole or resolution is None:
+        figures = chance.figures_of(value, Fraction(1)) if whole else 3
+    else:
+        figures = chance.figures_of(value, resolution)
     admitted = _admitted(problem, figures, whole)
     typed = max((resolution or Fraction(0)) / 2, MIN_WINDOW * value)
     window = MIN_WINDOW * value if exactly else max(typed, chance.ROUNDING * value)
@@ -1006,9 +956,9 @@ def _with_ties(found: list[_Found]) -> Diagnosis:
         slip = other.diagnosis.slip
         exact_tie = other.closeness <= EXACT and best.closeness <= EXACT \
             and other.tier <= DERIVED
-        if other.diagnosis.kind != "input" or slip.input in seen or not exact_tie and (
+        if other.diagnosis.kind != "input" or slip.input in seen or (not exact_tie and (
                 other.tier > max(best.tier, KEYS)
-                or other.closeness > best.closeness + TIE_CLOSENESS):
+                or other.closeness > best.closeness + TIE_CLOSENESS)):
             continue
         seen.add(slip.input)
         others.append(slip)
@@ -1057,19 +1007,30 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
     for order, (spec, x0) in enumerate(_inputs_of(problem)):
         true = x0 / spec.scale
         candidates = _candidates(problem, spec, true)
+        # Where the batch follows an input through a floor, or the step is no closed form
+        # of it (an MoE's expert share, a prefill's attention), every candidate is checked
+        # forward: a few dozen exact evaluations, far cheaper than solving.
         span = None if follows else _implied_range(problem, spec, x0, targets)
-        if span is None and not follows:
-            continue
+        closed = span is not None
         low, high = (0.0, math.inf) if span is None else \
             (span[0] * float(1 - SLACK), span[1] * float(1 + SLACK))
+        # With the batch following, the value with the batch pinned is still within a few
+        # times the exact one (a batch of 4 falls to 1 at most): a cheap first sieve.
+        pinned = _curve(problem, spec.slot, x0) if follows else None
         matched = False
         for candidate in candidates:
             slot_value = candidate.value * spec.scale
             if not low <= float(slot_value) <= high:
                 continue
+            guess = None if pinned is None else pinned.approximate(float(slot_value))
+            if guess is not None and not float(value) / FOLLOW_SIEVE <= guess \
+                    <= float(value) * FOLLOW_SIEVE:
+                continue
             overrides = {spec.slot: slot_value}
-            near = closeness(_evaluate(problem, overrides, relaxed=False),
-                             _evaluate(problem, overrides, relaxed=True))
+            exact = _evaluate(problem, overrides, relaxed=False)
+            near = closeness(exact, None)
+            if near is None:  # the floors left out, only when the exact value misses
+                near = closeness(exact, _evaluate(problem, overrides, relaxed=True))
             if near is None:
                 continue
             matched = True
@@ -1079,7 +1040,8 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
             rank = order if _possible(problem, spec.name, candidate.value) else 100 + order
             found.append(_Found(candidate.tier, near, rank, (spec.name, candidate.value),
                                 Diagnosis("input", (slip,), _phrase(spec, slip))))
-        if not matched and not whole and typed is not None and typed > MIN_WINDOW * value:
+        if not matched and not whole and closed and typed is not None \
+                and typed > MIN_WINDOW * value:
             clean = _clean_slip(problem, spec, x0, value, typed)
             if clean is not None:
                 found.append(_Found(TYPO, 0.5, 200 + order, ("clean", clean.slip.implied),
