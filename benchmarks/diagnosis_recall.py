@@ -12,7 +12,8 @@ bandwidth, dense BF16 and FP8 TFLOP/s and their sparse doubles), another model p
 make at the drill's bytes per parameter), the drill's own other values of it (its variants,
 its other questions), a common setting (utilisation 0.8–0.95, headroom 1–8 GB, blocks of
 8–128 tokens, batches in powers of two, contexts in powers of two and their decimal
-neighbours), the true value doubled or halved, or rounded to one or two figures. The list is
+neighbours), the true value doubled or halved, or rounded to one or two figures; within a
+factor of 8 of the true value (a 512-token context in a 32k question is no slip). The list is
 built here from the presets, not taken from the diagnosis. N of them are drawn (seeded), each
 computed forward through the exact solver with that one input changed, typed to 2, 3 or 4
 significant figures in the step's unit ("~" and "about" now and then), and marked as `kvdrill
@@ -57,6 +58,7 @@ DRILLS = ("llama31-8b-h100", "llama2-70b-mi300x", "llama31-70b-tp2-h100",
           "mixtral-moe-decode", "prefill-vs-decode", "decode-roofline-vs-measured",
           "littles-law-capacity")
 SEED = 2026
+FAR = 8  # a value more than this far from the true one is no slip anyone makes
 COUNT_STEPS = frozenset({"max_concurrency", "max_tokens", "num_blocks",
                          "max_concurrency_with_prefix", "shared_prefix_tokens",
                          "blocks_per_sequence", "spec_max_concurrency", "cpu_tier_sessions",
@@ -203,7 +205,8 @@ def slips_of(drill: Drill, key: AnswerKey) -> Iterator[tuple[str, Slip, Fraction
             for slip in world(spec.name, true, d, key):
                 if slip.value <= 0 or slip.value == true or slip.value in seen or (
                         spec.name in WHOLE and slip.value.denominator != 1) or (
-                        spec.name == "utilization" and slip.value > 1):
+                        spec.name == "utilization" and slip.value > 1) or not (
+                        1 / FAR <= slip.value / true <= FAR):
                     continue
                 seen.add(slip.value)
                 wrong = evaluate(d, step.answer, {spec.slot: slip.value * spec.scale})

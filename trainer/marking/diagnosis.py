@@ -73,12 +73,12 @@ MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float roundin
 CLEAN_CHANCE = Fraction(2, 1000)
 SLACK = Fraction(2, 100)  # around an implied value, for floors and branches
 FOLLOW_SIEVE = 8  # how far a batch that follows an input may move the step's value
-# Bounds on the work: candidates per input, readings named, and sympy's steps.
+# Bounds on the work: candidates per input, and readings named.
 MAX_CANDIDATES = 96
-FAR = 8  # a figure of the world more than this far from the true value is no likely slip
 MAX_READINGS = 4
-# Another reading ties with the first when it is as strong (or a world figure) and lands
-# within half a window as close to the answer.
+FAR = 8  # a figure of the world more than this far from the true value is no likely slip
+# Another reading ties with the first when it is as exact, or as strong (a slip of the keys at
+# the weakest) and within half a window as close to the answer.
 TIE_CLOSENESS = 0.5
 EXACT = 0.25  # a reading this close to the answer, in windows, gives it as typed
 ROUNDS = frozenset({"max_concurrency", "max_tokens", "num_blocks", "max_concurrency_with_prefix",

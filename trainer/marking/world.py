@@ -21,9 +21,10 @@ GB = 10**9
 @dataclass(frozen=True)
 class Figure:
     """A value an input takes somewhere, and where ("an H200's", "a common block size").
-    `card` names the GPU preset a figure belongs to, and `alternate` marks the card's other
-    figures for the field (memory as the driver reports it, FP8 or sparse TFLOP/s): likely in
-    place of the same card's main figure, much less in place of another card's."""
+    `card` names the GPU preset a figure belongs to ("self" for the drill's own model's weights
+    at another dtype), and `alternate` marks a card's other figures for the field (memory as
+    the driver reports it, FP8 or sparse TFLOP/s): likely in place of the same card's main
+    figure, much less in place of another card's."""
 
     value: Fraction
     why: str
