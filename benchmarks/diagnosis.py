@@ -2,10 +2,11 @@
 solved backwards), as a ratio to the feedback on a right answer at the same step.
 
 Run inside the project's virtual environment: python benchmarks/diagnosis.py [--repeat N]
-Each measurement is a fresh process (so the first diagnosis pays for any lazy import, sympy
-included): a practice session whose earlier steps are skipped, then one answer; the time is
-from the answer's Enter (the prompt returning it) to its feedback line. Prints the median
-milliseconds of each case, the ratio to the right answer's feedback, and the slowest run.
+Each measurement is a fresh process (so the first diagnosis pays for any lazy import and for
+its step's candidates and what chance allows among them): a practice session whose earlier
+steps are skipped, then one answer; the time is from the answer's Enter (the prompt returning
+it) to its feedback line. Prints the median milliseconds of each case, the ratio to the right
+answer's feedback, and the slowest run.
 Nothing here runs in the test suite.
 """
 
@@ -26,10 +27,12 @@ CASES = (
      "52 GB"),
     ("closed form: a rate over a changed batch", "decode-roofline-vs-measured", "plan-tokens",
      "4,129.8 tokens/s", "4,772 tokens/s"),
-    ("sympy (nsolve): the MoE expert read, batch 2", "mixtral-moe-decode", "read-batch1",
-     "42.67 GB", "25.8 GB"),
-    ("sympy (nsolve): the MoE expert read, nothing fits", "mixtral-moe-decode", "read-batch64",
-     "61.23 GB", "93.4 GB"),
+    ("no closed form, candidates checked forward: the MoE expert read, batch 2",
+     "mixtral-moe-decode", "read-batch1", "42.67 GB", "25.8 GB"),
+    ("no closed form, candidates checked forward: the MoE expert read, nothing fits",
+     "mixtral-moe-decode", "read-batch64", "61.23 GB", "93.4 GB"),
+    ("the world: an H200's memory in an H100 question", "llama31-8b-h100", "kv-budget",
+     "106.9 GB", "52 GB"),
     ("nothing plausible: every input tried", "llama2-70b-mi300x", "3a-step-time", "47.3 ms",
      "34.1 ms"),
 )

@@ -154,6 +154,10 @@ class AnswerKey:
 
     # -- deployments -------------------------------------------------------------------------
 
+    def build(self, givens: Givens) -> Deployment:
+        """The deployment another set of givens makes (a variant's, one choice changed)."""
+        return self._build(givens, "variant")
+
     def _build(self, givens: Givens, what: str) -> Deployment:
         values = {k: _as_number(v) for k, v in givens.items() if k not in ("model", "gpu")}
         try:

@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
     from trainer.capacity.deployment import Deployment
     from trainer.marking.diagnosis import Diagnosis
 
+# (the answer as read, the step's tolerance, the known mistakes named for it, those of them
+# that give its very value)
+Diagnoser = Callable[[ParsedAnswer, Fraction, tuple[str, ...], tuple[str, ...]],
+                     "Diagnosis | None"]
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
 
 ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
@@ -156,14 +160,16 @@ def check_numeric(
     reference: Reference,
     carried: Fraction | None = None,
     pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
-    diagnose_slip: Callable[[Fraction, Fraction | None], Diagnosis | None] | None = None,
+    diagnose_slip: Diagnoser | None = None,
     deployment: Callable[[], Deployment] | None = None,
 ) -> Mark:
     """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
     earlier answers (error carried forward), when they differ from the references; `pairs`
     gives the values of two mistakes made together, asked for only when no single one
-    explains the answer; `diagnose_slip` (value, typed resolution) the likely slip, asked
-    for only when nothing else explains it; `deployment` the step's, to name a mistake in
+    explains the answer; `diagnose_slip` (the reading, tolerance, the known mistakes named,
+    those that give its very value) the likely slip of one input: alone when nothing
+    else explains the answer, else after the mistake or the carried-forward value (a tie when
+    a mistake gives the very number); `deployment` the step's, to name a mistake in
     its terms (its KV dtype)."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
@@ -223,14 +229,23 @@ def check_numeric(
             assert carried is not None
             feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
                          "carried forward.")
+        # A slip of one input may give this answer as well: beside a listed mistake that
+        # gives the same number it is a tie; beside one that is only within the tolerance, or
+        # beside the earlier answers it follows from, the likelier reading of the digits.
+        beside = None
+        if diagnose_slip is not None:
+            beside = diagnose_slip(reading, tolerance, tuple(p.id for p in paths),
+                                   _same_number(value, reading.resolution, reference, paths))
+            feedback += f" {beside.sentence}" if beside is not None else ""
         feedback += _working_note(read, reading, tolerance)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                        read_unit=reading.unit, carried_forward=is_carried,
-                       misconceptions=tuple(p.id for p in paths), feedback=feedback)
+                       misconceptions=tuple(p.id for p in paths), feedback=feedback,
+                       diagnosis=beside)
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     diagnosis = None if diagnose_slip is None else \
-        diagnose_slip(first.quantity.value, first.resolution)
+        diagnose_slip(first, tolerance, (), ())
     if diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
     else:  # no slip explains it: if it is near, it is the rounding
@@ -303,6 +318,17 @@ def _mistakes(value: Fraction, reference: Reference, tolerance: Fraction) -> lis
         if path_id not in named and (not named or close(wrong, matches[0][3], PAIR_TOLERANCE)):
             named.append(path_id)
     return [WRONG_PATHS[path_id] for path_id in named]
+
+
+def _same_number(value: Fraction, resolution: Fraction | None, reference: Reference,
+                 paths: list[WrongPath]) -> tuple[str, ...]:
+    """The mistakes among `paths` whose value is the answer as typed (within half its last
+    digit, not just within the step's tolerance): a slip of one input that gives the same
+    number is said beside them, as a tie."""
+    half = max((resolution or Fraction(0)) / 2, abs(value) * SAME_VALUE / 10)
+    ids = {p.id for p in paths}
+    return tuple(dict.fromkeys(path_id for path_id, wrong in reference.wrong
+                               if path_id in ids and abs(wrong - value) <= half))
 
 
 def _two_mistakes(value: Fraction, tolerance: Fraction,
@@ -426,8 +452,21 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     return marks
 
 
-def _diagnose(key: AnswerKey, step_id: str, value: Fraction,
-              resolution: Fraction | None = None) -> Diagnosis | None:
+def _diagnose(key: AnswerKey, step_id: str, reading: ParsedAnswer, tolerance: Fraction,
+              named: tuple[str, ...], ties: tuple[str, ...]) -> Diagnosis | None:
     from trainer.marking.diagnosis import diagnose
 
-    return diagnose(key, step_id, value, resolution)
+    return diagnose(key, step_id, reading.quantity.value, reading.resolution, tolerance,
+                    named, ties, _typed_exactly(reading), key.drill.step(step_id).misconceptions)
+
+
+def _typed_exactly(reading: ParsedAnswer) -> Fraction | None:
+    """For a whole number typed with trailing zeros ("320 KiB", whose resolution is 10 KiB),
+    the resolution its digits would have if the zeros were meant (1 KiB); else None."""
+    if reading.resolution is None:
+        return None
+    unit = unit_factor(reading.unit).value if reading.unit else Fraction(1)
+    typed, resolution = reading.quantity.value / unit, reading.resolution / unit
+    if typed.denominator != 1 or resolution < 10 or resolution.denominator != 1:
+        return None
+    return unit

@@ -1,72 +1,90 @@
-"""A wrong number that no listed mistake explains, solved backwards: which slip, or which one
-input set to a value a person plausibly used, gives exactly this answer?
+"""A wrong number solved backwards: which one input, set to a value it takes somewhere in the
+world, gives exactly this answer at the precision typed?
 
-Two checks, in this order:
+For each input the step's value depends on, the value of that input that gives the answer
+(every other input at its reference value) is solved for in closed form where the value is a
+power of the input or a ratio of two affine functions of it (checked exactly, with Fractions;
+almost always). The interval the typed digits allow is carried through, and the input's
+candidates inside it are checked forward through the exact solver, floors included; where no
+closed form holds (an MoE's expert share, a prefill's attention), each of the input's few
+candidates is checked forward. Candidates are what that kind of input takes elsewhere
+(trainer/marking/world.py: every preset's figure for the field, common settings, powers of two
+and their decimal neighbours), the drill's own values of it (its other givens, its other
+questions, its variant space), the classic slips, the true value doubled, halved, rounded or
+read in the other unit, a slip of the keys; and factors people slip by (2 for K and V, 8 for
+bits and bytes, GB and GiB, a unit prefix, the GPU count, the utilisation).
 
-1. Factors people slip by: the answer ÷ the reference against 2 (K and V), 8 (bits and
-   bytes), 1.0737 and 0.9313 (GB and GiB), 1,000 and 1,024 (a unit prefix), the GPU count and
-   the utilisation, alone or two at once.
-2. Solve backwards: for each input the step's value depends on, the value of that input that
-   gives the answer, every other input at its reference value. Where the value is a monomial
-   or affine in the input (checked exactly, with Fractions; almost always) the inversion is
-   closed form; otherwise sympy solves the step's own formula in that one unknown (the roots
-   of a polynomial of degree four at most, else nsolve with a bounded number of steps). An
-   implied value is kept only when it is plausible for the input (a figure of the givens or
-   the preset, a round form of the true value, a dtype's byte count, a typo of a count ...),
-   and the candidate is then checked forward through the exact solver, floors included.
+Many candidates would explain random answers, so a candidate counts only while chance stays
+small at the precision typed (trainer/marking/chance.py): the strongest first, each admitted
+while the candidates admitted so far would explain a few percent of random wrong answers
+typed as precisely. Where several readings give the answer, all of them are named (a tie),
+the exact and strongest first; beside a listed mistake, the readings it does not already say.
 
-The answer enters only as a Fraction; sympy sees only the solver's formulas with numbers in
-them. A diagnosis is a likely cause, never a verdict. The less an answer says (a count of 12
-fits many slips; 94,208 B fits few), the stronger the reason a candidate needs, so that random
-numbers are not explained: each candidate must match within the digits typed, and weak reasons
-(a typo) need more digits than strong ones (the hidden size where head_dim belongs).
+The answer enters only as a Fraction, and every search is over bounded candidate lists. A
+diagnosis is a likely cause, never a verdict.
 """
 
 from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Literal
 
 from trainer.capacity.deployment import GB, GIB, Deployment
-from trainer.capacity.solver import FORMULAS, Solution, expression_in, relaxed_value
+from trainer.capacity.presets import find_gpu, find_model
+from trainer.capacity.solver import FORMULAS, Solution, relaxed_value
+from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.reference import AnswerKey
+from trainer.errors import KvdrillError
+from trainer.marking import chance, world
+from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 
-# Strength of a candidate's reason, and the widest relative gap it may leave to the answer
-# (the answer's own digits decide below that).
-FIGURE, ROUND, TYPO = 3, 2, 1
-CAPS = {FIGURE: Fraction(5, 1000), ROUND: Fraction(3, 1000), TYPO: Fraction(2, 1000)}
-THREE_FIGURES = Fraction(5, 1000)  # half the last place of a number typed to 3 figures, at most
-FOUR_FIGURES = Fraction(1, 1000)  # the grain of an answer typed to 4 figures, at most
-# Near the reference, weak reasons crowd: 30 to 39 for 32 layers each give an answer there, so
-# a random answer typed to 3 figures would often match one. Within this ratio to the reference
-# (either side) a typo needs 4 figures; so does another utilisation setting, or a factor
-# near 1 (GB for GiB), closer in.
-NEAR_TYPO = Fraction(5, 4)
-NEAR_SETTING = Fraction(10, 9)
+# How strong a candidate's reason is, strongest first: the classic slips (the utilisation
+# applied after the weights, the reserve once per node, the TP degree twice, the hidden size
+# for head_dim, a dtype's bytes); the drill's own values of the input (its variants, its other
+# questions); what the input takes in the world (another card's figure, another model's layer
+# count or parameters, a common setting, a power of two or its decimal neighbour, the true
+# value doubled or halved); a slip of the keys (digits swapped, dropped, doubled, or one typed
+# again in its neighbour's place); the true value rounded or read in the other unit, or a
+# single factor (GB for GiB, K and V twice); another model's other shape figures (its heads,
+# head_dim, hidden size); any other digit typed wrong; two factors at once.
+CLASSIC, OWN, WORLD, KEYS, DERIVED, SHAPES, TYPO, PAIR = range(8)
+# The fields whose other models' figures are a world slip; another model's heads or head_dim
+# in this one's place is a weaker one (SHAPES).
+_WORLD_FIELDS = frozenset({"layers", "params", "active_params", "draft_params", "draft_layers",
+                           "weights_gb"})
+# Another model's size in this one's place is a likely slip only for a model of about the same
+# size (Llama-3.1-70B's 141 GB for Llama-2-70B's 138 GB); this model's parameters at another
+# dtype's bytes always are.
+_SIZES = frozenset({"weights_gb", "params", "active_params"})
+SAME_SIZE = Fraction(5, 4)
+# An answer whose last typed digit is worth more than this share of it says too little.
+NO_DIAGNOSIS_GRAIN = Fraction(1, 10)
+WHOLE_NO_DIAGNOSIS_GRAIN = Fraction(1, 20)  # a whole count below 20
 MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float rounding only
 # A clean value of an input (a whole number of layers, a round GB figure) that the answer
 # implies counts only when chance could not have put it there: the implied value's own
 # uncertainty, both sides, at most this share of the spacing of clean values.
 CLEAN_CHANCE = Fraction(2, 1000)
-# A whole count on a floored step says little: 1 in 12 is no evidence of any slip, 1 in 60
-# only of a strong one.
-NO_DIAGNOSIS_GRAIN = Fraction(1, 20)
-STRONG_ONLY_GRAIN = Fraction(1, 30)
-ROUND_GRAIN = Fraction(1, 50)
 SLACK = Fraction(2, 100)  # around an implied value, for floors and branches
-# Bounds on the work: candidates per input, and sympy's steps where no closed form applies.
-MAX_CANDIDATES = 64
-MAX_DEGREE = 4
-MAX_NSOLVE_STEPS = 40
+FOLLOW_SIEVE = 8  # how far a batch that follows an input may move the step's value
+# Bounds on the work: candidates per input, and readings named.
+MAX_CANDIDATES = 96
+MAX_READINGS = 4
+FAR = 8  # a figure of the world more than this far from the true value is no likely slip
+# Another reading ties with the first when it is as exact, or as strong (a slip of the keys at
+# the weakest) and within half a window as close to the answer.
+TIE_CLOSENESS = 0.5
+EXACT = 0.25  # a reading this close to the answer, in windows, gives it as typed
 ROUNDS = frozenset({"max_concurrency", "max_tokens", "num_blocks", "max_concurrency_with_prefix",
                     "shared_prefix_tokens", "blocks_per_sequence", "tokens_held_per_sequence",
-                    "window_tokens_held_per_sequence"})
+                    "window_tokens_held_per_sequence", "spec_max_concurrency",
+                    "cpu_tier_sessions", "latency_bound_batch", "operating_batch"})
 
 
 @dataclass(frozen=True)
@@ -77,7 +95,7 @@ class Slip:
     implied: Fraction
     true: Fraction
     unit: str
-    why: str  # "the hidden size", "'k' read as 1,000"
+    why: str  # "an H200's", "'k' read as 1,000"
 
     def json(self) -> dict[str, Any]:
         return {"input": self.input, "implied": _plain(self.implied), "true": _plain(self.true),
@@ -87,12 +105,13 @@ class Slip:
 @dataclass(frozen=True)
 class Diagnosis:
     """The likely slip behind a wrong answer: one input the formula was fed, or one or two
-    factors the answer is off by."""
+    factors the answer is off by; with the other readings that give the same answer."""
 
     kind: Literal["input", "factor"]
     slips: tuple[Slip, ...]
     phrase: str
-    others: tuple[Slip, ...] = ()  # other inputs that would give the same answer, as strong
+    others: tuple[Slip, ...] = ()  # other readings that give the same answer (a tie)
+    tie: bool = False  # a listed mistake gives the same answer, and is named first
 
     @property
     def slip(self) -> Slip:
@@ -100,13 +119,17 @@ class Diagnosis:
 
     @property
     def sentence(self) -> str:
+        if self.tie:
+            return f"A slip of one input gives the same number: {self.phrase}."
         return f"Likely slip (a guess, not a certainty): {self.phrase}."
 
     def json(self) -> dict[str, Any]:
         first = self.slip.json()
         return {**first, "kind": self.kind, "phrase": self.sentence,
                 "also": [s.json() for s in self.slips[1:]],
-                "or": [s.json() for s in self.others]}
+                "or": [s.json() for s in self.others],
+                "readings": [first, *(s.json() for s in self.others)],
+                "tie": self.tie}
 
 
 def _plain(value: Fraction) -> int | float:
@@ -123,55 +146,112 @@ class _Input:
     slot: str  # what is set in the solver's namespace (an input, or weights_bytes, batch_size)
     unit: str
     label: str
+    as_if: str  # the slip in words: "the GPU had {}"
     whole: bool = False
     scale: int = 1  # slot value = shown value × scale
     family: str = ""
 
 
+# In the order a tie names them: what a deployment sets (the context, the batch, the card,
+# the settings) before the model's shape, which the givens state.
 _INPUTS: tuple[_Input, ...] = (
-    _Input("head_dim", "head_dim", "", "head_dim", True, family="shape"),
-    _Input("kv_heads", "kv_heads", "", "the KV heads", True, family="shape"),
-    _Input("layers", "layers", "", "the layer count", True, family="shape"),
-    _Input("context", "context", "tokens", "the context", True, family="tokens"),
-    _Input("kv_bytes_per_element", "kv_bytes_per_element", "B", "bytes per KV element"),
-    _Input("gpus", "gpus", "", "the GPU count", True, family="gpus"),
-    _Input("reserve_gb", "reserve_gb", "GB", "the reserve", family="gb"),
-    _Input("weights_gb", "weights_bytes", "GB", "the weights", scale=GB, family="gb"),
-    _Input("utilization", "utilization", "", "the utilisation"),
-    _Input("hbm_gb", "hbm_gb", "GB", "the HBM", family="gb"),
-    _Input("batch", "batch_size", "sequences", "the batch", True, family="batch"),
-    _Input("bandwidth_tbs", "bandwidth_tbs", "TB/s", "the bandwidth"),
-    _Input("block_size", "block_size", "tokens", "the block size", True, family="tokens"),
-    _Input("prompt_tokens", "prompt_tokens", "tokens", "the prompt", True, family="tokens"),
-    _Input("prefix_tokens", "prefix_tokens", "tokens", "the shared prefix", True,
+    _Input("context", "context", "tokens", "the context", "the context were {}", True,
            family="tokens"),
-    _Input("window", "window", "tokens", "the window", True, family="tokens"),
-    _Input("windowed_layers", "windowed_layers", "", "the windowed layers", True,
+    _Input("batch", "batch_size", "sequences", "the batch", "the batch were {} sequences", True,
+           family="batch"),
+    _Input("hbm_gb", "hbm_gb", "GB", "the HBM", "the GPU had {}", family="gb"),
+    _Input("bandwidth_tbs", "bandwidth_tbs", "TB/s", "the bandwidth", "the bandwidth were {}"),
+    _Input("tflops", "tflops", "TFLOPS", "the TFLOPS", "the GPU ran {}"),
+    _Input("reserve_gb", "reserve_gb", "GB", "the reserve", "the headroom were {}",
+           family="gb"),
+    _Input("utilization", "utilization", "", "the utilisation", "the utilisation were {}"),
+    _Input("weights_gb", "weights_bytes", "GB", "the weights", "the weights were {}",
+           scale=GB, family="gb"),
+    _Input("block_size", "block_size", "tokens", "the block size", "a block held {}", True,
+           family="tokens"),
+    _Input("gpus", "gpus", "", "the GPU count", "there were {} GPUs", True, family="gpus"),
+    _Input("prompt_tokens", "prompt_tokens", "tokens", "the prompt", "the prompt were {}",
+           True, family="tokens"),
+    _Input("prefix_tokens", "prefix_tokens", "tokens", "the shared prefix",
+           "the shared prefix were {}", True, family="tokens"),
+    _Input("window", "window", "tokens", "the window", "the window were {}", True,
+           family="tokens"),
+    _Input("output_tokens", "output_tokens", "tokens", "the reply length",
+           "a reply were {}", True, family="tokens"),
+    _Input("long_prompt_tokens", "long_prompt_tokens", "tokens", "the long prompt",
+           "the long prompt were {}", True, family="tokens"),
+    _Input("link_gbs", "link_gbs", "GB/s", "the link", "the link carried {}"),
+    _Input("tpot_ms", "tpot_ms", "ms", "the TPOT target", "the TPOT target were {}"),
+    _Input("arrival_rate", "arrival_rate", "requests/s", "the arrival rate",
+           "requests arrived at {}"),
+    _Input("think_seconds", "think_seconds", "s", "the think time", "a user paused for {}"),
+    _Input("reply_seconds", "reply_seconds", "s", "the reply time", "a reply took {}"),
+    _Input("cpu_kv_gb", "cpu_kv_gb", "GB", "the host KV tier", "the host tier held {}",
+           family="gb"),
+    _Input("measured_step_ms", "measured_step_ms", "ms", "the measured step",
+           "the measured step were {}"),
+    _Input("spec_tokens", "spec_tokens", "", "the drafted tokens", "{} tokens were drafted",
+           True),
+    _Input("acceptance_rate", "acceptance_rate", "", "the acceptance rate",
+           "the acceptance rate were {}"),
+    _Input("layers", "layers", "", "the layer count", "the model had {} layers", True,
            family="shape"),
-    _Input("heads", "heads", "", "the query heads", True, family="shape"),
-    _Input("mla_latent", "mla_latent", "", "the MLA latent", True, family="shape"),
-    _Input("mla_rope", "mla_rope", "", "the rope dims", True, family="shape"),
-    _Input("experts", "experts", "", "the experts", True, family="shape"),
-    _Input("experts_per_token", "experts_per_token", "", "the experts per token", True,
+    _Input("kv_bytes_per_element", "kv_bytes_per_element", "B", "bytes per KV element",
+           "a KV element took {}"),
+    _Input("kv_heads", "kv_heads", "", "the KV heads", "the model had {} KV heads", True,
            family="shape"),
-    _Input("tflops", "tflops", "TFLOPS", "the TFLOPS"),
-    _Input("measured_step_ms", "measured_step_ms", "ms", "the measured step"),
-    _Input("params", "params", "", "the parameter count"),
-    _Input("active_params", "active_params", "", "the active parameters"),
+    _Input("head_dim", "head_dim", "", "head_dim", "head_dim were {}", True, family="shape"),
+    _Input("heads", "heads", "", "the query heads", "the model had {} query heads", True,
+           family="shape"),
+    _Input("hidden", "hidden", "", "the hidden size", "the hidden size were {}", True,
+           family="shape"),
+    _Input("vocab", "vocab", "", "the vocabulary", "the vocabulary were {}", True),
+    _Input("params", "params", "", "the parameter count", "the model had {} parameters"),
+    _Input("active_params", "active_params", "", "the active parameters",
+           "{} parameters were active"),
+    _Input("windowed_layers", "windowed_layers", "", "the windowed layers",
+           "{} layers were windowed", True, family="shape"),
+    _Input("mla_latent", "mla_latent", "", "the MLA latent", "the MLA latent were {} wide",
+           True, family="shape"),
+    _Input("mla_rope", "mla_rope", "", "the rope dims", "the rope part were {} wide", True,
+           family="shape"),
+    _Input("experts", "experts", "", "the experts", "the model had {} experts", True,
+           family="shape"),
+    _Input("experts_per_token", "experts_per_token", "", "the experts per token",
+           "each token went to {} experts", True, family="shape"),
+    _Input("draft_params", "draft_params", "", "the draft's parameters",
+           "the draft had {} parameters"),
+    _Input("draft_layers", "draft_layers", "", "the draft's layers", "the draft had {} layers",
+           True, family="shape"),
+    _Input("draft_kv_heads", "draft_kv_heads", "", "the draft's KV heads",
+           "the draft had {} KV heads", True, family="shape"),
+    _Input("draft_head_dim", "draft_head_dim", "", "the draft's head_dim",
+           "the draft's head_dim were {}", True, family="shape"),
+    _Input("attention_layers", "attention_layers", "", "the attention layers",
+           "{} layers held KV", True, family="shape"),
+    _Input("state_elements", "state_elements", "", "the state per layer",
+           "a recurrent layer kept {} values", True),
 )
 _BY_NAME = {i.name: i for i in _INPUTS}
-# Which shape figure a person puts where another belongs (the hidden size for head_dim).
+# Which shape figure a person puts where another belongs (the hidden size for head_dim), and
+# which of them are classic (the rest are no likelier than another model's figure).
 _SHAPE_MIXUPS = {"head_dim": ("hidden", "hidden ÷ heads", "heads"),
                  "kv_heads": ("heads", "layers"), "layers": ("heads", "kv_heads"),
                  "heads": ("kv_heads", "layers")}
+_CLASSIC_MIXUPS = {("head_dim", "hidden"), ("head_dim", "hidden ÷ heads"), ("kv_heads", "heads")}
 _SHAPE_LABELS = {"layers": "the layer count", "heads": "the query heads",
                  "kv_heads": "the KV heads", "head_dim": "head_dim", "hidden": "the hidden size"}
-_DTYPE_BYTES = {Fraction(1, 2): "int4's half byte", Fraction(1): "fp8's 1 byte",
-                Fraction(2): "bf16's 2 bytes", Fraction(4): "fp32's 4 bytes"}
-SETTING = "another utilisation setting"
-_UTILIZATIONS = tuple(Fraction(n, 100) for n in (80, 85, 90, 92, 95, 98))
 
-Candidates = dict[Fraction, tuple[str, int]]  # value (as shown) → (why, strength)
+
+@dataclass(frozen=True)
+class _Candidate:
+    value: Fraction  # as shown (GB for the weights)
+    why: str
+    tier: int
+    # Within the strong tiers, a value people reach for less often (a rare card's figure, a
+    # setting few use, a power of two far from the true one, a value only a variant of the
+    # drill has): chance admits it after every strong tier's common values.
+    rare: bool = False
 
 
 @dataclass(frozen=True)
@@ -183,47 +263,78 @@ class _Problem:
     reference: Fraction
     relaxed: Fraction  # the reference with floors left out
     rounds: bool
-    figures: tuple[tuple[str, Fraction, str], ...]  # (input, value as shown, why)
+    # (input, value as shown, why, tier): the drill's own values of its inputs
+    figures: tuple[tuple[str, Fraction, str, int], ...]
     has_unit: bool
     # Set in every continuous evaluation: the batch a step runs at stays the whole number of
     # sequences it is, rather than the unrounded quotient.
     pins: tuple[tuple[str, Fraction], ...] = ()
+    tolerance: Fraction = Fraction(1, 100)
+    scale: Fraction = Fraction(1)  # the step's unit in base units: answers are typed in it
 
 
 _PROBLEMS: weakref.WeakKeyDictionary[AnswerKey, dict[str, _Problem]] = \
     weakref.WeakKeyDictionary()
+_VARIANTS: weakref.WeakKeyDictionary[AnswerKey, tuple[tuple[str, Fraction, str], ...]] = \
+    weakref.WeakKeyDictionary()
 
 
 def diagnose(key: AnswerKey, step_id: str, value: Fraction,
-             resolution: Fraction | None = None) -> Diagnosis | None:
+             resolution: Fraction | None = None, tolerance: Fraction | None = None,
+             named: tuple[str, ...] = (), ties: tuple[str, ...] = (),
+             exact: Fraction | None = None, own: tuple[str, ...] = ()) -> Diagnosis | None:
     """The likely slip behind `value` (base units) on a numeric step, or None when nothing
-    plausible gives it. `resolution`: what the typed digits claim (1 for "52 GB" in GB)."""
+    plausible gives it. `resolution`: what the typed digits claim (1 for "52 GB" in GB, 10
+    for "320 KiB"); `exact`: the resolution a whole number's trailing zeros would give if
+    they were meant (1 for "320 KiB"), tried first; `tolerance`: the step's. `named`: the
+    known mistakes already named for this answer (a reading that says the same is left out);
+    `ties`: those that give its very number (the slip is then said as a tie); `own`: the
+    step's listed mistakes (a strong reading that ties with one of them is said whatever
+    chance allows)."""
     if value <= 0:
         return None
+    problem = _problem_of(key, step_id, tolerance)
+    found = None
+    tie = bool(set(ties) & set(own))
+    if exact is not None and resolution is not None and exact < resolution:
+        found = _diagnose(problem, value, exact, exactly=True, tie=tie)
+    if found is None:
+        found = _diagnose(problem, value, resolution, tie=tie)
+    if found is None or not named:
+        return found
+    return _beside_listed(problem, found, named, bool(ties))
+
+
+def _problem_of(key: AnswerKey, step_id: str, tolerance: Fraction | None) -> _Problem:
     problems = _PROBLEMS.setdefault(key, {})
     if step_id not in problems:
-        problems[step_id] = _problem(key, step_id)
-    return _diagnose(problems[step_id], value, resolution)
+        problems[step_id] = _problem(key, step_id, tolerance)
+    return problems[step_id]
 
 
-def _problem(key: AnswerKey, step_id: str) -> _Problem:
+def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) -> _Problem:
     step = key.drill.step(step_id)
     reference = key.reference(step_id).value
     has_unit = bool(step.unit)
+    tolerance = Fraction(str(step.tolerance)) if tolerance is None else tolerance
     if step.answer is None:  # a ratio of two steps: only factors apply
-        return _Problem(None, "", reference, reference, False, (), has_unit)
+        return _Problem(None, "", reference, reference, False, (), has_unit,
+                        tolerance=tolerance)
     deployment = key.deployment(step_id)
     pins = (("batch_size", Solution(deployment)["batch_size"]),)
     relaxed = relaxed_value(deployment, step.answer, dict(pins))
     rounds = step.answer in ROUNDS
+    scale = unit_factor(step.unit).value if step.unit else Fraction(1)
     return _Problem(deployment, step.answer, reference, relaxed, rounds,
-                    _figures(key, deployment), has_unit, pins)
+                    _figures(key, deployment), has_unit, pins, tolerance, scale)
 
 
-def _figures(key: AnswerKey, deployment: Deployment) -> tuple[tuple[str, Fraction, str], ...]:
-    """Figures a person might put in an input's place: the other shape figures of this model,
-    and the value the same input has in the givens or in another question of the drill."""
-    found: list[tuple[str, Fraction, str]] = []
+def _figures(key: AnswerKey, deployment: Deployment
+             ) -> tuple[tuple[str, Fraction, str, int, bool], ...]:
+    """The drill's own values a person might put in an input's place: the other shape figures
+    of this model, the value the same input has in the givens, in another question of the
+    drill, or in one of its variants."""
+    found: list[tuple[str, Fraction, str, int, bool]] = []
     d = deployment
     shape = {name: getattr(d, name) for name in _SHAPE_LABELS if getattr(d, name) is not None}
     if d.hidden is not None:
@@ -231,7 +342,9 @@ def _figures(key: AnswerKey, deployment: Deployment) -> tuple[tuple[str, Fractio
     for target, sources in _SHAPE_MIXUPS.items():
         for name in sources:
             if name in shape:
-                found.append((target, Fraction(shape[name]), _SHAPE_LABELS.get(name, name)))
+                tier = CLASSIC if (target, name) in _CLASSIC_MIXUPS else WORLD
+                found.append((target, Fraction(shape[name]), _SHAPE_LABELS.get(name, name),
+                              tier, False))
     others: list[Deployment] = [key.base]
     for step in key.drill.steps:
         if step.kind == "numeric" and step.answer is not None and step.with_:
@@ -244,8 +357,53 @@ def _figures(key: AnswerKey, deployment: Deployment) -> tuple[tuple[str, Fractio
             value = getattr(other, spec.name)
             if value is not None and value != mine:
                 label = "the givens' value" if other is key.base else "another question's value"
-                found.append((spec.name, Fraction(value), f"{spec.label}: {label}"))
+                found.append((spec.name, Fraction(value), f"{spec.label}: {label}", OWN,
+                              False))
+    found += ((name, value, why, OWN, True) for name, value, why in _variant_figures(key))
     return tuple(dict.fromkeys(found))
+
+
+def _variant_figures(key: AnswerKey) -> tuple[tuple[str, Fraction, str], ...]:
+    """The values each input takes in the drill's variants (its `vary` choices, one at a
+    time), with the preset's name where a model or GPU was drawn."""
+    if key in _VARIANTS:
+        return _VARIANTS[key]
+    found: list[tuple[str, Fraction, str]] = []
+    base = key.base
+    for names, choices in key.drill.vary.items():
+        fields = [name.strip() for name in names.split(",")]
+        for choice in choices:
+            values = choice if isinstance(choice, tuple) else (choice,)
+            givens = {**key.givens, **dict(zip(fields, values, strict=False))}
+            try:
+                variant = key.build(givens)
+            except KvdrillError:
+                continue
+            for spec in _INPUTS:
+                if spec.slot != spec.name and spec.name != "weights_gb":
+                    continue
+                value = variant.weights_gb if spec.name == "weights_gb" else \
+                    getattr(variant, spec.name, None)
+                mine = base.weights_gb if spec.name == "weights_gb" else getattr(base, spec.name)
+                if value is None or value == mine or isinstance(value, bool | str):
+                    continue
+                found.append((spec.name, Fraction(value),
+                              _variant_why(spec, Fraction(value), fields, values)))
+    _VARIANTS[key] = tuple(dict.fromkeys(found))
+    return _VARIANTS[key]
+
+
+def _variant_why(spec: _Input, value: Fraction, fields: list[str], values: Sequence[Any]
+                 ) -> str:
+    chosen = dict(zip(fields, values, strict=False))
+    try:
+        if "gpu" in chosen and spec.name in ("hbm_gb", "bandwidth_tbs", "tflops"):
+            return world.gpu_label(find_gpu(str(chosen["gpu"]))) + "'s"
+        if "model" in chosen:
+            return world.model_label(find_model(str(chosen["model"]))) + "'s"
+    except KvdrillError:
+        pass
+    return f"{spec.label}: another variant of this drill"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,7 +418,7 @@ def _evaluate(problem: _Problem, overrides: dict[str, Fraction], relaxed: bool
             return relaxed_value(problem.deployment, problem.quantity,
                                  {**dict(problem.pins), **overrides})
         return Solution(problem.deployment, overrides)[problem.quantity]
-    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError, KvdrillError):
         return None
 
 
@@ -271,9 +429,9 @@ def _true_slot(problem: _Problem, spec: _Input) -> Fraction | None:
             value = Solution(problem.deployment)[spec.slot]
         else:
             value = relaxed_value(problem.deployment, spec.slot)
-    except (AttributeError, ZeroDivisionError, TypeError):
+    except (AttributeError, ZeroDivisionError, TypeError, KvdrillError):
         return None
-    return None if value is None else Fraction(value)
+    return None if value is None or isinstance(value, bool | str) else Fraction(value)
 
 
 def _depends(problem: _Problem, slot: str, x0: Fraction) -> bool:
@@ -282,104 +440,164 @@ def _depends(problem: _Problem, slot: str, x0: Fraction) -> bool:
     return value is not None and value != problem.relaxed
 
 
+@lru_cache(maxsize=4096)
+def _inputs_of(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
+    """The inputs the step's value depends on, each with its true value (slot units)."""
+    if problem.deployment is None:
+        return ()
+    found = []
+    for spec in _INPUTS:
+        if spec.slot == problem.quantity:
+            continue  # the step asks for this input: a wrong value of it is no slip of it
+        x0 = _true_slot(problem, spec)
+        if x0 is not None and x0 > 0 and _depends(problem, spec.slot, x0):
+            found.append((spec, x0))
+    return tuple(found)
+
+
 # ---------------------------------------------------------------------------------------------
 # Candidates: what a person plausibly put in an input's place
 
 
-def _candidates(problem: _Problem, spec: _Input, true: Fraction, least: int = TYPO
-                ) -> Candidates:
-    """Plausible values of an input (in the unit it is shown in), each with why and how
-    strongly (at least `least`); the true value is left out."""
-    found: Candidates = {}
+@lru_cache(maxsize=4096)
+def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candidate, ...]:
+    """Plausible values of an input (in the unit it is shown in), strongest first, each once;
+    the true value is left out."""
+    found: dict[Fraction, _Candidate] = {}
     shown = _shown(true, spec)
+    d = problem.deployment
+    assert d is not None
 
-    def add(value: Fraction, why: str, strength: int, typed: bool = False) -> None:
-        if strength < least:
-            return
+    def add(value: Fraction, why: str, tier: int, typed: bool = False,
+            rare: bool = False) -> None:
         if value <= 0 or value == true or (spec.whole and value.denominator != 1):
             return
         # A typo is what the person typed, not a shape some model has: 126 for head_dim 128
         # need not be a multiple of 16, nor 3 KV heads divide the query heads.
         if not typed and not _possible(problem, spec.name, value):
             return
-        if value not in found or found[value][1] < strength:
-            found[value] = (why, strength)
+        if value in found and (found[value].tier, found[value].rare) <= (tier, rare):
+            return
+        found[value] = _Candidate(value, why, tier, rare)
 
-    for name, value, why in problem.figures:
+    figures = _world_figures(problem, spec)
+    world_why = {f.value: f.why for f in figures}
+    common = {f.value for f in figures if _common(spec, f, true)}
+    for name, value, why, tier, variant in problem.figures:
         if name == spec.name:
-            add(value, why, FIGURE)
-    d = problem.deployment
-    assert d is not None
+            generic = "another variant" in why or "value" in why
+            add(value, world_why.get(value, why) if generic else why, tier,
+                rare=variant and value not in common)
+    _structural(problem, spec, true, add)
+    model_field = spec.family == "shape" or spec.name in ("vocab", "state_elements")
+    card = world.card_of(spec.name, true)
+    for figure in figures:
+        if 1 / FAR <= figure.value / true <= FAR:
+            # Another model's heads or head_dim, or another card's driver-reported memory or
+            # sparse TFLOP/s, are weaker slips than its layer count or its datasheet figure.
+            strong = (not model_field or spec.name in _WORLD_FIELDS) and \
+                (not figure.alternate or figure.card == card) and \
+                (spec.name not in _SIZES or figure.card == "self"
+                 or abs(math.log(figure.value / true)) <= math.log(SAME_SIZE))
+            add(figure.value, figure.why, WORLD if strong else SHAPES,
+                rare=figure.value not in common)
+    for factor, why in ((Fraction(2), "doubled"), (Fraction(1, 2), "halved")):
+        # A setting doubled or halved is a slip; a model's shape doubled is one only by chance.
+        add(true * factor, f"{shown} {why}", SHAPES if spec.family == "shape" else WORLD)
     if spec.family == "tokens":
-        add(true * Fraction(1000, 1024), f"{shown} with 'k' read as 1,000", ROUND)
-        add(true * Fraction(1024, 1000), f"{shown} with 'k' read as 1,024", ROUND)
-    if spec.family in ("tokens", "gb") or spec.name in (
-            "bandwidth_tbs", "tflops", "measured_step_ms", "params", "active_params"):
+        add(true * Fraction(1000, 1024), f"{shown} with 'k' read as 1,000", WORLD)
+        add(true * Fraction(1024, 1000), f"{shown} with 'k' read as 1,024", WORLD)
+    if not spec.whole or spec.family in ("tokens", "gb"):
         for digits in (1, 2):
-            add(_round_sig(true, digits), f"{shown} rounded", ROUND)
+            add(_round_sig(true, digits), f"{shown} rounded", DERIVED)
     if spec.family == "gb":
-        add(true * Fraction(GIB, GB), f"{shown} read as GiB", ROUND)
-        add(true * Fraction(GB, GIB), f"a GiB figure for {shown}", ROUND)
-    if spec.whole and spec.family != "batch" and least <= TYPO and true > 0:
+        add(true * Fraction(GIB, GB), f"{shown} read as GiB", DERIVED)
+        add(true * Fraction(GB, GIB), f"a GiB figure for {shown}", DERIVED)
+    if spec.whole and spec.family not in ("batch", "gpus") and true > 0:
         typo_of = f"a typo for {format_number(true)}"
         for typo in _typos(int(true)):
             # A token count is copied from the question: its digits get swapped or dropped,
             # not replaced (4,096 as 7,096 is no slip anyone makes copying).
-            if spec.family != "tokens" or _key_slip(int(true), typo) == "keys":
-                add(Fraction(typo), typo_of, TYPO, typed=True)
+            kind = _key_slip(int(true), typo)
+            if spec.family != "tokens" or kind == "keys":
+                add(Fraction(typo), typo_of, TYPO if kind is None else KEYS, typed=True)
+    # Within a tier, the values nearest the true one first: an H200's memory is a likelier
+    # slip for an H100's than an L4's, a 2 GB headroom for 4 GB likelier than 8 for 1.
+    ordered = sorted(found.values(),
+                     key=lambda c: (c.tier, c.rare, abs(math.log(c.value / true))))
+    return tuple(ordered[:MAX_CANDIDATES])
+
+
+# The cards most questions and most people name; another's figure is a rarer slip.
+_COMMON_CARDS = frozenset({"h100", "h200", "a100-80gb", "a100-40gb", "b200", "mi300x", "l40s"})
+_COMMON_SETTINGS = {"utilization": frozenset({Fraction(n, 100) for n in (80, 85, 90, 95)}),
+                    "reserve_gb": frozenset({Fraction(n) for n in (1, 2, 4, 8)})}
+NEAR_POWERS = 4  # a power of two (or its decimal neighbour) this far from the true value
+
+
+def _common(spec: _Input, figure: world.Figure, true: Fraction) -> bool:
+    """Whether a figure of the world is one people reach for in this input's place: a common
+    card's datasheet figure, a usual setting, a power of two near the true value."""
+    if figure.card:
+        return figure.card in _COMMON_CARDS or figure.card == "self"
+    if spec.name == "weights_gb":
+        return False  # another model's weights: this model's at another dtype are "self"
+    if spec.name in _COMMON_SETTINGS:
+        return figure.value in _COMMON_SETTINGS[spec.name]
+    if spec.family in ("tokens", "batch") and spec.name != "block_size":
+        return 1 / NEAR_POWERS <= figure.value / true <= NEAR_POWERS
+    return True
+
+
+def _world_figures(problem: _Problem, spec: _Input) -> tuple[world.Figure, ...]:
+    """What this input takes in the world; weights are another model's parameters at this
+    drill's bytes per parameter, or this model's at another dtype's."""
+    if spec.name != "weights_gb":
+        return world.figures(spec.name)
+    d = problem.deployment
+    assert d is not None
+    per_param = d.weight_bytes_per_param
+    found = list(world.figures("weights_gb"))
+    for figure in world.figures("params"):
+        found.append(world.Figure(figure.value * per_param / GB,
+                                  f"{figure.why} parameters at {format_number(per_param)} B"))
+    if d.params is not None:
+        for value, why in world.dtype_bytes():
+            found.append(world.Figure(d.params * value / GB, f"the weights at {why}",
+                                      "self"))
+    return tuple(found)
+
+
+def _structural(problem: _Problem, spec: _Input, true: Fraction,
+                add: Callable[..., None]) -> None:
+    """The classic slips of one input: the parallelism left out or applied twice, the reserve
+    once per node, the utilisation applied after the weights, a dtype's bytes."""
+    d = problem.deployment
+    assert d is not None
     if spec.name == "gpus":
-        add(Fraction(1), "one GPU: the parallelism left out", FIGURE)
-        add(true * true, "the TP degree applied twice", FIGURE)
-        add(Fraction(8), "a whole 8-GPU node", ROUND)
-        for power in range(7):
-            add(Fraction(2**power), "another GPU count", TYPO)
+        add(Fraction(1), "one GPU: the parallelism left out", CLASSIC)
+        add(true * true, "the TP degree applied twice", CLASSIC)
+        add(Fraction(8), "a whole 8-GPU node", DERIVED)
     elif spec.name == "reserve_gb" and d.gpus > 1:
-        add(true / d.gpus, "the reserve counted once per node instead of per GPU", FIGURE)
-        add(true * d.gpus, "the reserve multiplied by the GPUs twice", ROUND)
-    elif spec.name == "weights_gb":
+        add(true / d.gpus, "the reserve counted once per node instead of per GPU", CLASSIC)
+        add(true * d.gpus, "the reserve multiplied by the GPUs twice", DERIVED)
+    elif spec.name == "weights_gb" and d.utilization != 1:
         # vLLM's gpu_memory_utilization is a share of the whole card, weights included;
         # TensorRT-LLM's fraction is of the memory left after the weights load (source:
         # shared/reference/serving-engines.md, from both engines' docs and source).
-        if d.utilization != 1:
-            add(true * d.utilization, "the utilisation applied to the memory left after the "
-                "weights, TensorRT-LLM's meaning of the fraction", FIGURE)
-        add(true * 2, "the weights at twice the bytes per parameter", ROUND)
-        add(true / 2, "the weights at half the bytes per parameter", ROUND)
+        add(true * d.utilization, "the utilisation applied to the memory left after the "
+            "weights, TensorRT-LLM's meaning of the fraction", CLASSIC)
     elif spec.name == "utilization":
-        for value in _UTILIZATIONS:
-            add(value, SETTING, ROUND)
-        add(1 - true, "the headroom taken for the utilisation", ROUND)
+        add(1 - true, "the headroom taken for the utilisation", DERIVED)
     elif spec.name == "kv_bytes_per_element":
-        for value, why in _DTYPE_BYTES.items():
-            add(value, why, FIGURE)
-    elif spec.name == "head_dim":
-        for width in (64, 128, 256):
-            add(Fraction(width), "another common head_dim", ROUND)
+        for figure in world.figures(spec.name):
+            add(figure.value, figure.why, CLASSIC)
     elif spec.name == "kv_heads":
-        add(Fraction(1), "one KV head (MQA)", ROUND)
+        add(Fraction(1), "one KV head (MQA)", SHAPES)
     elif spec.name == "batch":
-        add(true + 1, "one sequence more", ROUND)
+        add(true + 1, "one sequence more", DERIVED)
         if true > 1:
-            add(true - 1, "one sequence fewer", ROUND)
-    return dict(list(found.items())[:MAX_CANDIDATES])
-
-
-def _near(spec: _Input, true: Fraction, candidate: Fraction, strength: int, why: str,
-          to_the_unit: bool) -> Fraction:
-    """How close to the reference an answer this candidate explains may lie and still count
-    at 3 significant figures (see NEAR_TYPO). A slip of the keys in a shape count (32 typed
-    23, 128 typed 12) is its own kind of evidence; a digit typed in its neighbour's place
-    (80 as 88) is, when the answer is the candidate's value to the unit; any other wrong
-    digit is not."""
-    if why == SETTING:
-        return NEAR_SETTING
-    if strength != TYPO:
-        return Fraction(1)
-    if spec.family == "shape" and candidate.denominator == 1:
-        kind = _key_slip(int(true), int(candidate))
-        if kind == "keys" or (kind == "repeated" and to_the_unit):
-            return Fraction(1)
-    return NEAR_TYPO
+            add(true - 1, "one sequence fewer", DERIVED)
 
 
 def _key_slip(true: int, typed: int) -> Literal["keys", "repeated"] | None:
@@ -424,6 +642,23 @@ def _typos(value: int) -> Iterator[int]:
             yield int(text[:i] + text[i + 1] + text[i] + text[i + 2:])
 
 
+def _possible(problem: _Problem, name: str, value: Fraction) -> bool:
+    """Whether a model or a deployment could have this value at all: KV heads divide the
+    query heads, head_dim comes in multiples of 16, GPUs split the KV heads evenly, a rate
+    stays below 1."""
+    d = problem.deployment
+    assert d is not None
+    if name == "kv_heads":
+        return (d.heads / value).denominator == 1
+    if name == "head_dim":
+        return (value / 16).denominator == 1
+    if name == "gpus" and d.attention != "mla":
+        return (d.kv_heads / value).denominator == 1 or (value / d.kv_heads).denominator == 1
+    if name in ("utilization", "acceptance_rate"):
+        return value < 1 or (name == "utilization" and value == 1)
+    return True
+
+
 def _shown(value: Fraction, spec: _Input) -> str:
     number = format_number(value, sig=4)
     return f"{number} {spec.unit}" if spec.unit and spec.unit != "sequences" else number
@@ -433,317 +668,110 @@ def _shown(value: Fraction, spec: _Input) -> str:
 # Solving backwards
 
 
-def _implied_range(problem: _Problem, spec: _Input, x0: Fraction,
-                   targets: tuple[Fraction, Fraction]) -> tuple[float, float] | None:
-    """The values of the input (slot units) that give the targets, every other input fixed:
-    closed form when the step is a monomial or affine in it, else sympy."""
-    roots = _closed_form(problem, spec.slot, x0, targets)
-    if roots is None:
-        roots = _solve_symbolic(problem, spec.slot, x0, targets)
-    if not roots:
-        return None
-    return min(roots), max(roots)
+@dataclass(frozen=True)
+class _Curve:
+    """The step's value (floors left out) as a function of one input, every other input
+    fixed: f0 × (x ÷ x0)^power, or a Möbius map (ax + b) ÷ (cx + d) through three points."""
+
+    x0: Fraction
+    f0: Fraction
+    power: int | None
+    points: tuple[tuple[Fraction, Fraction], ...] = ()
+
+    def forward(self, x: Fraction) -> Fraction | None:
+        if self.power is not None:
+            return self.f0 * (x / self.x0) ** self.power
+        (x1, y1), (x2, y2), (x3, y3) = self.points
+        if x == x1:
+            return y1
+        try:
+            k = _cross_ratio(x1, x2, x3, x)
+            return (y2 * (y3 - y1) - k * y1 * (y3 - y2)) / ((y3 - y1) - k * (y3 - y2))
+        except ZeroDivisionError:
+            return None
+
+    def approximate(self, x: float) -> float | None:
+        """`forward` in floats: what chance needs, for a few hundred candidates at once."""
+        if self.power is not None:
+            return float(self.f0) * (x / float(self.x0)) ** self.power
+        (x1, y1), (x2, y2), (x3, y3) = ((float(a), float(b)) for a, b in self.points)
+        try:
+            k = (x3 - x1) * (x - x2) / ((x3 - x2) * (x - x1))
+            return (y2 * (y3 - y1) - k * y1 * (y3 - y2)) / ((y3 - y1) - k * (y3 - y2))
+        except ZeroDivisionError:
+            return y1 if x == x1 else None
+
+    def inverse(self, y: Fraction) -> float | None:
+        if self.power is not None:
+            if self.f0 == 0 or y / self.f0 <= 0:
+                return None
+            root: float = float(y / self.f0) ** (1 / self.power)
+            return float(self.x0) * root
+        (x1, y1), (x2, y2), (x3, y3) = self.points
+        try:
+            k = _cross_ratio(y1, y2, y3, y)
+            return float((x2 * (x3 - x1) - k * x1 * (x3 - x2)) / ((x3 - x1) - k * (x3 - x2)))
+        except ZeroDivisionError:
+            return None
 
 
-def _closed_form(problem: _Problem, slot: str, x0: Fraction,
-                 targets: tuple[Fraction, ...]) -> list[float] | None:
+@lru_cache(maxsize=8192)
+def _curve(problem: _Problem, slot: str, x0: Fraction) -> _Curve | None:
     """Exact tests at a few points: f(λx) = λ^p f(x) (a monomial), or f a ratio of two affine
     functions (ax + b) ÷ (cx + d), which covers the affine (a budget against the weights) and
-    a rate over an affine cost (tokens/s against the batch). None when none holds."""
+    a rate over an affine cost (tokens/s against the batch). None when neither holds."""
     def f(x: Fraction) -> Fraction | None:
         return _evaluate(problem, {slot: x}, relaxed=True)
 
     f0 = problem.relaxed
     if x0 > 0 and f0 != 0:
-        ratios = [f(x0 * lam) for lam in (Fraction(9, 8), Fraction(5, 4))]
+        lams = (Fraction(9, 8), Fraction(5, 4))
+        ratios = [f(x0 * lam) for lam in lams]
         if all(r is not None for r in ratios):
             for p in (1, -1, 2, -2):
-                if all(r == f0 * lam**p for r, lam in
-                       zip(ratios, (Fraction(9, 8), Fraction(5, 4)), strict=True)):
-                    return [float(x0) * (float(t / f0)) ** (1 / p)
-                            for t in targets if t / f0 > 0]
+                if all(r == f0 * lam**p for r, lam in zip(ratios, lams, strict=True)):
+                    return _Curve(x0, f0, p)
     delta = x0 / 8 if x0 else Fraction(1)
     xs = [x0 - delta, x0, x0 + delta, x0 + 2 * delta]
     ys = [f(x) for x in xs]
-    if any(y is None for y in ys):
-        return None
     known = [y for y in ys if y is not None]
-    try:  # a Möbius map keeps cross-ratios: the fourth point checks, a target is solved
-        x1, x2, x3, x4 = xs
-        y1, y2, y3, y4 = known
-        if _cross_ratio(x1, x2, x3, x4) != _cross_ratio(y1, y2, y3, y4):
+    if len(known) < 4:
+        return None
+    try:  # a Möbius map keeps cross-ratios: the fourth point checks
+        if _cross_ratio(*xs) != _cross_ratio(*known):
             return None
-        roots = []
-        for target in targets:
-            k = _cross_ratio(y1, y2, y3, target)
-            roots.append(float((x2 * (x3 - x1) - k * x1 * (x3 - x2))
-                               / ((x3 - x1) - k * (x3 - x2))))
-        return roots
     except ZeroDivisionError:
         return None
+    return _Curve(x0, f0, None, tuple(zip(xs[:3], known[:3], strict=True)))
+
+
+def _closed_form(problem: _Problem, slot: str, x0: Fraction,
+                 targets: tuple[Fraction, ...]) -> list[float] | None:
+    """The input's values (slot units) that give the targets, in closed form; None when the
+    step is neither a power nor a Möbius map of the input."""
+    curve = _curve(problem, slot, x0)
+    if curve is None:
+        return None
+    return [x for x in (curve.inverse(t) for t in targets) if x is not None]
 
 
 def _cross_ratio(a: Fraction, b: Fraction, c: Fraction, d: Fraction) -> Fraction:
     return (c - a) * (d - b) / ((c - b) * (d - a))
 
 
-def _solve_symbolic(problem: _Problem, slot: str, x0: Fraction,
-                    targets: tuple[Fraction, ...]) -> list[float]:
-    """The step's formula in one unknown, solved by sympy: a polynomial's real positive roots
-    (degree four at most), else nsolve from the true value with a bounded number of steps."""
-    import sympy  # only here: most inversions are closed form
-
-    assert problem.deployment is not None
-    try:
-        expression, x = expression_in(problem.quantity, problem.deployment, slot,
-                                      dict(problem.pins))
-    except (ZeroDivisionError, TypeError, ValueError, AttributeError):
-        return []
-    expression = _resolve_branches(expression, x, x0)
-    try:
-        numerator, denominator = sympy.fraction(sympy.together(expression))
-        polys = _low_degree(sympy, (numerator, denominator), x)
-    except (ValueError, ZeroDivisionError, TypeError, sympy.PolynomialError):
-        return []
-    roots: list[float] = []
-    for target in targets:
-        value = sympy.Rational(target.numerator, target.denominator)
-        try:
-            if polys is not None:  # expression = target: numerator − target × denominator = 0
-                found = (polys[0] - polys[1] * value).nroots(n=15, maxsteps=50)
-                roots += [float(sympy.re(r)) for r in found
-                          if abs(sympy.im(r)) < 1e-9 and sympy.re(r) > 0]
-                continue
-            root = sympy.nsolve(expression - value, x, float(x0), maxsteps=MAX_NSOLVE_STEPS)
-            if root.is_real and root > 0:
-                roots.append(float(root))
-        except (ValueError, ZeroDivisionError, TypeError, sympy.PolynomialError):
-            continue
-    return roots
-
-
-def _low_degree(sympy: Any, parts: tuple[Any, Any], x: Any) -> tuple[Any, Any] | None:
-    """Both parts as polynomials in x of degree MAX_DEGREE at most, or None (then nsolve).
-    A power above that degree is refused before anything is expanded: the MoE expert share
-    (1 − k/E)^batch would otherwise expand into a thousand terms."""
-    for part in parts:
-        if not part.is_polynomial(x):
-            return None
-        for power in part.atoms(sympy.Pow):
-            if power.has(x) and (not power.exp.is_Integer or abs(power.exp) > MAX_DEGREE):
-                return None
-    polys = tuple(sympy.Poly(part, x) for part in parts)
-    if max(p.degree() for p in polys) > MAX_DEGREE or polys[0].degree() + polys[1].degree() == 0:
+def _implied_range(problem: _Problem, spec: _Input, x0: Fraction,
+                   targets: tuple[Fraction, Fraction]) -> tuple[float, float] | None:
+    """The values of the input (slot units) that give the targets, every other input fixed,
+    where the step is a power or a Möbius map of it; None elsewhere (its few candidates are
+    then checked forward instead)."""
+    roots = _closed_form(problem, spec.slot, x0, targets)
+    if not roots:
         return None
-    return polys[0], polys[1]
-
-
-def _resolve_branches(expression: Any, x: Any, x0: Fraction) -> Any:
-    """Max and Min replaced by the branch that holds at the true value (a KV head per GPU at
-    least; the MoE batch cap), so the rest is a plain function of x."""
-    import sympy
-
-    at = {x: sympy.Rational(x0.numerator, x0.denominator)}
-
-    def branch(node: Any) -> Any:
-        values = [(float(arg.xreplace(at)), arg) for arg in node.args]
-        pick = max if isinstance(node, sympy.Max) else min
-        return pick(values, key=lambda pair: pair[0])[1]
-
-    return expression.replace(lambda node: isinstance(node, sympy.Max | sympy.Min), branch)
+    return min(roots), max(roots)
 
 
 # ---------------------------------------------------------------------------------------------
-# The diagnosis
-
-
-@dataclass(frozen=True)
-class _Found:
-    strength: int
-    order: int
-    diagnosis: Diagnosis
-
-
-@lru_cache(maxsize=1024)
-def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None
-              ) -> Diagnosis | None:
-    whole = problem.rounds and value.denominator == 1 and (resolution or 0) <= 1
-    # How much the answer says: the share of its value its last typed digit is worth.
-    grain = 1 / value if whole else (resolution or Fraction(0)) / value
-    if grain > NO_DIAGNOSIS_GRAIN:
-        return None
-    least = FIGURE if grain > STRONG_ONLY_GRAIN else ROUND if grain > ROUND_GRAIN else TYPO
-    if resolution is None and not whole:
-        least = max(least, ROUND)  # one significant figure ("3e4"): not enough for a typo
-    half = (resolution or Fraction(0)) / 2
-
-    ratio = value / problem.reference if problem.reference > 0 else Fraction(0)
-
-    def window_of(strength: int) -> Fraction:
-        # The typed digits' own rounding, down to 3 significant figures, is never held
-        # against a candidate: "228 KiB" is what 227.5 KiB looks like typed.
-        cap = max(CAPS[strength], THREE_FIGURES)
-        return min(max(half, MIN_WINDOW * value), cap * value)
-
-    def matches(exact: Fraction | None, relaxed: Fraction | None, strength: int,
-                near: Fraction = Fraction(1)) -> bool:
-        if grain > FOUR_FIGURES and 1 / near <= ratio <= near:
-            return False
-        if whole:
-            return exact == value
-        window = window_of(strength)
-        return any(v is not None and abs(v - value) <= window for v in (exact, relaxed))
-
-    found = _factor_slips(problem, value, least, matches)
-    if problem.deployment is not None:
-        found += _input_slips(problem, value, least, matches, whole, window_of)
-    if not found:
-        return None
-    found.sort(key=lambda f: (-f.strength, f.order))
-    best = found[0]
-    others = tuple(f.diagnosis.slip for f in found[1:3]
-                   if f.strength == best.strength and f.diagnosis.kind == "input"
-                   and f.diagnosis.slip.input != best.diagnosis.slip.input)
-    if others:
-        names = " or ".join(f"{s.input} = {_value_text(s)}" for s in others)
-        return Diagnosis(best.diagnosis.kind, best.diagnosis.slips,
-                         f"{best.diagnosis.phrase} (or with {names})", others)
-    return best.diagnosis
-
-
-def _value_text(slip: Slip) -> str:
-    number = format_number(slip.implied, sig=4)
-    return f"{number} {slip.unit}" if slip.unit and slip.unit != "sequences" else number
-
-
-# (exact, relaxed, strength, near): `near`, the ratio to the reference (either side) within
-# which the answer needs 4 significant figures for this candidate; 1 for none.
-Matcher = Callable[[Fraction | None, Fraction | None, int, Fraction], bool]
-
-
-def _input_slips(problem: _Problem, value: Fraction, least: int, matches: Matcher,
-                 whole: bool, window_of: Callable[[int], Fraction]) -> list[_Found]:
-    found: list[_Found] = []
-    if whole:
-        targets = (value - 1, value + 1)
-    else:
-        targets = (value * (1 - CAPS[FIGURE]), value * (1 + CAPS[FIGURE]))
-    follows = _batch_follows(problem)
-    for order, spec in enumerate(_INPUTS):
-        x0 = _true_slot(problem, spec)
-        if x0 is None or not _depends(problem, spec.slot, x0):
-            continue
-        true = x0 / spec.scale
-        candidates = _candidates(problem, spec, true, least)
-        if not candidates:
-            continue
-        span = None if follows else _implied_range(problem, spec, x0, targets)
-        if span is None and not follows:
-            continue
-        low, high = (0.0, math.inf) if span is None else \
-            (span[0] * float(1 - SLACK), span[1] * float(1 + SLACK))
-        for candidate, (why, strength) in sorted(candidates.items(), key=lambda c: -c[1][1]):
-            slot_value = candidate * spec.scale
-            if not low <= float(slot_value) <= high:
-                continue
-            overrides = {spec.slot: slot_value}
-            exact = _evaluate(problem, overrides, relaxed=False)
-            near = _near(spec, true, candidate, strength, why, to_the_unit=exact == value)
-            if not matches(exact, _evaluate(problem, overrides, relaxed=True), strength, near):
-                continue
-            slip = Slip(spec.name, candidate, true, spec.unit, why)
-            phrase = (f"your answer is what the formula gives with {spec.name} = "
-                      f"{_value_text(slip)} instead of {_shown(true, spec)} ({why})")
-            # Of two typos that give the same answer, the one a model could have (3 KV heads
-            # do not divide 64 query heads; 36 layers could be) is the likelier.
-            rank = 10 + order if _possible(problem, spec.name, candidate) else 30 + order
-            found.append(_Found(strength, rank, Diagnosis("input", (slip,), phrase)))
-            break
-        else:
-            if least <= TYPO and not whole:
-                clean = _clean_slip(problem, spec, x0, value, window_of(TYPO), matches)
-                if clean is not None:
-                    found.append(_Found(TYPO, 50 + order, clean))
-    return found
-
-
-def _batch_follows(problem: _Problem) -> bool:
-    """Whether the step runs at the maximum concurrency (a full batch's tokens/s): the batch
-    then follows an input through a floor that the inversion, batch pinned, cannot see, so
-    every candidate is checked forward instead (a few dozen exact evaluations, cheap)."""
-    assert problem.deployment is not None
-    batch = dict(problem.pins).get("batch_size")
-    return problem.deployment.batch is None and batch is not None and \
-        _depends(problem, "batch_size", batch)
-
-
-def _clean_slip(problem: _Problem, spec: _Input, x0: Fraction, value: Fraction,
-                window: Fraction, matches: Matcher) -> Diagnosis | None:
-    """A clean value of the input (a whole count, a round figure) the answer implies so
-    precisely that chance is ruled out (CLEAN_CHANCE), checked forward."""
-    span = _implied_range(problem, spec, x0, (value - window, value + window))
-    if span is None:
-        return None
-    low, high = (Fraction(v) / spec.scale for v in span)
-    implied = (low + high) / 2
-    spacing = _clean_spacing(spec, implied)
-    if spacing is None or implied <= 0:
-        return None
-    clean = round(implied / spacing) * spacing
-    uncertainty = (high - low) / 2
-    if clean <= 0 or clean == x0 / spec.scale:
-        return None
-    if abs(clean - implied) > uncertainty + spacing / 1000:
-        return None
-    if not _possible(problem, spec.name, clean):
-        return None
-    grid = _clean_grid(spec, clean, spacing)
-    if 2 * max(uncertainty, abs(clean - implied)) > CLEAN_CHANCE * grid:
-        return None
-    overrides = {spec.slot: clean * spec.scale}
-    if not matches(_evaluate(problem, overrides, relaxed=False),
-                   _evaluate(problem, overrides, relaxed=True), TYPO, NEAR_TYPO):
-        return None
-    true = x0 / spec.scale
-    why = "a whole number" if spec.whole else "a round figure"
-    slip = Slip(spec.name, clean, true, spec.unit, why)
-    return Diagnosis("input", (slip,), f"your answer is what the formula gives with "
-                     f"{spec.name} = {_value_text(slip)} instead of {_shown(true, spec)} "
-                     f"({why})")
-
-
-def _possible(problem: _Problem, name: str, value: Fraction) -> bool:
-    """Whether a model or a deployment could have this value at all: KV heads divide the
-    query heads, head_dim comes in multiples of 16, GPUs split the KV heads evenly."""
-    d = problem.deployment
-    assert d is not None
-    if name == "kv_heads":
-        return (d.heads / value).denominator == 1
-    if name == "head_dim":
-        return (value / 16).denominator == 1
-    if name == "gpus" and d.attention != "mla":
-        return (d.kv_heads / value).denominator == 1 or (value / d.kv_heads).denominator == 1
-    return True
-
-
-def _clean_spacing(spec: _Input, implied: Fraction) -> Fraction | None:
-    """The finest step clean values of this input come in."""
-    if spec.whole:
-        return Fraction(1)
-    if spec.family == "gb":
-        return Fraction(1, 2)
-    return {"utilization": Fraction(1, 100), "bandwidth_tbs": Fraction(1, 20),
-            "measured_step_ms": Fraction(1, 10), "tflops": Fraction(1)}.get(spec.name)
-
-
-def _clean_grid(spec: _Input, clean: Fraction, spacing: Fraction) -> Fraction:
-    """How coarse a grid `clean` lies on (4,000 tokens: 1,000; 6 GB: 1 GB): the rounder, the
-    less a coincidence."""
-    grid = spacing
-    for step in (2, 5, 10, 16, 20, 50, 64, 100, 128, 256, 500, 512, 1000, 1024):
-        if step * spacing <= clean and (clean / (step * spacing)).denominator == 1:
-            grid = max(grid, step * spacing)
-    return grid
+# Factor slips
 
 
 @dataclass(frozen=True)
@@ -796,41 +824,25 @@ def _factors(problem: _Problem) -> list[_Factor]:
     return factors
 
 
-def _factor_slips(problem: _Problem, value: Fraction, least: int, matches: Matcher
-                  ) -> list[_Found]:
-    if problem.reference == 0:
-        return []
+@lru_cache(maxsize=4096)
+def _factor_sets(problem: _Problem) -> tuple[tuple[_Factor, ...], ...]:
+    """Single factor slips, then two at once (never two of one input, nor a product that one
+    factor already gives). None where the step asks for an input itself (a context, a layer
+    count): a wrong value of it is just that."""
+    if problem.reference == 0 or (problem.deployment is not None
+                                  and problem.quantity not in FORMULAS):
+        return ()
     singles = _factors(problem)
-    found: list[_Found] = []
-
-    def scaled(factor: Fraction) -> tuple[Fraction, Fraction]:
-        relaxed = problem.relaxed * factor
-        exact = Fraction(math.floor(relaxed)) if problem.rounds else problem.reference * factor
-        return exact, relaxed
-
-    if least <= FIGURE:
-        for order, one in enumerate(singles):
-            # A factor within 10% of 1 (GB for GiB: 1.074) moves the answer no more than a
-            # random answer near the reference: at 3 figures that is no evidence.
-            near = NEAR_SETTING if 1 / NEAR_SETTING <= one.factor <= NEAR_SETTING \
-                else Fraction(1)
-            if matches(*scaled(one.factor), FIGURE, near):
-                found.append(_Found(FIGURE, order, _factor_diagnosis((one,))))
-                break
-    if least <= ROUND and not found:
-        for i, one in enumerate(singles):
-            for other in singles[i + 1:]:
-                product = one.factor * other.factor
-                if one.input == other.input or product == 1:
-                    continue
-                if any(product == s.factor for s in singles):
-                    continue
-                if matches(*scaled(product), ROUND, Fraction(1)):
-                    # Matched as a round slip, but ranked below any single typo that gives
-                    # the same answer: one slip is likelier than two at once.
-                    found.append(_Found(TYPO, 45, _factor_diagnosis((one, other))))
-                    return found
-    return found
+    sets: list[tuple[_Factor, ...]] = [(one,) for one in singles]
+    for i, one in enumerate(singles):
+        for other in singles[i + 1:]:
+            product = one.factor * other.factor
+            if one.input == other.input or product == 1:
+                continue
+            if any(product == s.factor for s in singles):
+                continue
+            sets.append((one, other))
+    return tuple(sets)
 
 
 def _factor_diagnosis(factors: tuple[_Factor, ...]) -> Diagnosis:
@@ -842,33 +854,377 @@ def _factor_diagnosis(factors: tuple[_Factor, ...]) -> Diagnosis:
     return Diagnosis("factor", slips, phrase)
 
 
+def _scaled(problem: _Problem, factor: Fraction) -> tuple[Fraction, Fraction]:
+    relaxed = problem.relaxed * factor
+    exact = Fraction(math.floor(relaxed)) if problem.rounds else problem.reference * factor
+    return exact, relaxed
+
+
+# ---------------------------------------------------------------------------------------------
+# What chance would explain: every candidate of the step, strongest first
+
+
+@dataclass(frozen=True)
+class _Entry:
+    key: tuple[str, Fraction]  # (input name, candidate as shown) or ("×", factor product)
+    tier: int
+    rank: int  # within its tier: each input's strongest candidates first
+    value: float | None  # the step's value with it, floors left out
+    later: bool = True  # a rare value, or a tier weaker than the world's
+
+
+@lru_cache(maxsize=1024)
+def _pool(problem: _Problem) -> tuple[_Entry, ...]:
+    """Every candidate slip of the step with the value it gives, strongest first."""
+    entries: list[_Entry] = []
+    for order, (spec, x0) in enumerate(_inputs_of(problem)):
+        true = x0 / spec.scale
+        curve = _curve(problem, spec.slot, x0)
+        ranks: dict[tuple[int, bool], int] = {}
+        for candidate in _candidates(problem, spec, true):
+            group = (candidate.tier, candidate.rare)
+            rank = ranks[group] = ranks.get(group, -1) + 1
+            slot_value = candidate.value * spec.scale
+            if curve is not None:
+                value: float | None = curve.approximate(float(slot_value))
+            else:
+                exact = _evaluate(problem, {spec.slot: slot_value}, relaxed=True)
+                value = None if exact is None else float(exact)
+            entries.append(_Entry((spec.name, candidate.value), candidate.tier,
+                                  rank * 64 + order, value,
+                                  candidate.rare or candidate.tier > WORLD))
+    for rank, factors in enumerate(_factor_sets(problem)):
+        product = math.prod((f.factor for f in factors), start=Fraction(1))
+        tier = DERIVED if len(factors) == 1 else PAIR
+        entries.append(_Entry(("×", product), tier, rank * 64 + 63,
+                              float(problem.relaxed * product)))
+    # The common values of the strong tiers first, then the rare ones and the weaker tiers.
+    entries.sort(key=lambda e: (e.later, e.tier, e.rank))
+    return tuple(entries)  # the order chance admits them in
+
+
+@lru_cache(maxsize=4096)
+def _admitted(problem: _Problem, figures: int, whole: bool) -> frozenset[tuple[str, Fraction]]:
+    pool = _pool(problem)
+    scale = float(problem.scale)  # figures are counted in the unit answers are typed in
+    chosen = chance.admitted([None if e.value is None else e.value / scale for e in pool],
+                             figures, whole, float(problem.reference / problem.scale),
+                             float(problem.tolerance))
+    return frozenset(pool[i].key for i in chosen)
+
+
+# ---------------------------------------------------------------------------------------------
+# The diagnosis
+
+
+@dataclass(frozen=True)
+class _Found:
+    tier: int
+    closeness: float  # how far from the answer, in windows: 0 is exact
+    order: int
+    key: tuple[str, Fraction]
+    diagnosis: Diagnosis
+
+
+@lru_cache(maxsize=1024)
+def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
+              exactly: bool = False, tie: bool = False) -> Diagnosis | None:
+    """`exactly`: the number taken as typed to the last digit (a whole number's trailing
+    zeros meant: 320 KiB is what 80 layers give, not 315 to 325 KiB), so a reading must give
+    it exactly, and only the strong readings count (round numbers are what random answers
+    typed to two figures are). `tie`: a listed mistake gives this very number, so it is named
+    whatever chance says; a strong reading that gives it just as exactly is said beside it."""
+    whole = problem.rounds and value.denominator == 1 and (resolution or 0) <= 1
+    # How much the answer says: the share of its value its last typed digit is worth.
+    grain = 1 / value if whole else (resolution or Fraction(0)) / value
+    if grain > (WHOLE_NO_DIAGNOSIS_GRAIN if whole else NO_DIAGNOSIS_GRAIN):
+        return None
+    # What chance allows is judged for answers typed to as many figures; a number with no
+    # figures to count (an expression's exact result) as one typed to three.
+    if whole or resolution is None:
+        figures = chance.figures_of(value, Fraction(1)) if whole else 3
+    else:
+        figures = chance.figures_of(value, resolution)
+    admitted = _admitted(problem, figures, whole)
+    typed = max((resolution or Fraction(0)) / 2, MIN_WINDOW * value)
+    window = MIN_WINDOW * value if exactly else max(typed, chance.ROUNDING * value)
+
+    def closeness(exact: Fraction | None, relaxed: Fraction | None) -> float | None:
+        """How far the candidate's value lies from the answer, in windows; None: no match."""
+        if whole:
+            if exact == value:
+                return 0.0
+            if problem.rounds and relaxed is not None and abs(relaxed - value) <= Fraction(1, 2):
+                return float(abs(relaxed - value)) + 0.5
+            return None
+        gaps = [abs(v - value) for v in (exact, relaxed) if v is not None]
+        gap = min(gaps, default=None)
+        return None if gap is None or gap > window else float(gap / window)
+
+    found = _factor_slips(problem, closeness)
+    if problem.deployment is not None:
+        found += _input_slips(problem, value, window, whole, closeness,
+                              None if exactly else typed)
+    if not found:
+        return None
+    strongest = WORLD if exactly else PAIR
+    found = [f for f in found if (f.key in admitted or f.key[0] == "clean"
+                                  or (tie and f.tier <= WORLD and f.closeness <= EXACT))
+             and f.tier <= strongest]
+    if not found:
+        return None
+    # An exact reading before one the typed digits only allow (54 GB is a 2 GB headroom
+    # before it is the 53.6 GB of another setting), then the stronger reason.
+    found.sort(key=lambda f: (f.closeness > EXACT, f.tier, f.diagnosis.kind == "factor",
+                              round(f.closeness, 2), f.order))
+    return _with_ties(found)
+
+
+def _with_ties(found: list[_Found]) -> Diagnosis:
+    """The first reading, with the other readings that give the answer as well as it does (at
+    most one tier weaker, never a slip of the keys beside a figure), one per input."""
+    best = found[0]
+    seen = {best.diagnosis.slip.input}
+    others: list[Slip] = []
+    for other in found[1:]:
+        slip = other.diagnosis.slip
+        exact_tie = other.closeness <= EXACT and best.closeness <= EXACT \
+            and other.tier <= DERIVED
+        if other.diagnosis.kind != "input" or slip.input in seen or (not exact_tie and (
+                other.tier > max(best.tier, KEYS)
+                or other.closeness > best.closeness + TIE_CLOSENESS)):
+            continue
+        seen.add(slip.input)
+        others.append(slip)
+        if len(others) == MAX_READINGS - 1:
+            break
+    if not others:
+        return best.diagnosis
+    said = "; ".join(f"it is also what it gives with {s.input} = {_value_text(s)} instead of "
+                     f"{_true_text(s)} ({s.why})" for s in others)
+    first = best.diagnosis
+    return Diagnosis(first.kind, first.slips, f"{first.phrase}; {said}", tuple(others))
+
+
+def _value_text(slip: Slip) -> str:
+    number = format_number(slip.implied, sig=4)
+    return f"{number} {slip.unit}" if slip.unit and slip.unit != "sequences" else number
+
+
+def _true_text(slip: Slip) -> str:
+    number = format_number(slip.true, sig=4)
+    return f"{number} {slip.unit}" if slip.unit and slip.unit != "sequences" else number
+
+
+Closeness = Callable[[Fraction | None, Fraction | None], float | None]
+
+
+def _factor_slips(problem: _Problem, closeness: Closeness) -> list[_Found]:
+    found: list[_Found] = []
+    for order, factors in enumerate(_factor_sets(problem)):
+        product = math.prod((f.factor for f in factors), start=Fraction(1))
+        near = closeness(*_scaled(problem, product))
+        if near is None:
+            continue
+        tier = DERIVED if len(factors) == 1 else PAIR
+        found.append(_Found(tier, near, order, ("×", product), _factor_diagnosis(factors)))
+    return found
+
+
+def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bool,
+                 closeness: Closeness, typed: Fraction | None) -> list[_Found]:
+    """Every candidate of every input that gives the answer; where none does, a clean value
+    the typed digits (`typed`: half their resolution; None: no clean values) pin down."""
+    found: list[_Found] = []
+    targets = (value - 1, value + 1) if whole else (value - window, value + window)
+    follows = _batch_follows(problem)
+    for order, (spec, x0) in enumerate(_inputs_of(problem)):
+        true = x0 / spec.scale
+        candidates = _candidates(problem, spec, true)
+        # Where the batch follows an input through a floor, or the step is no closed form
+        # of it (an MoE's expert share, a prefill's attention), every candidate is checked
+        # forward: a few dozen exact evaluations, far cheaper than solving.
+        span = None if follows else _implied_range(problem, spec, x0, targets)
+        closed = span is not None
+        low, high = (0.0, math.inf) if span is None else \
+            (span[0] * float(1 - SLACK), span[1] * float(1 + SLACK))
+        # With the batch following, the value with the batch pinned is still within a few
+        # times the exact one (a batch of 4 falls to 1 at most): a cheap first sieve.
+        pinned = _curve(problem, spec.slot, x0) if follows else None
+        matched = False
+        for candidate in candidates:
+            slot_value = candidate.value * spec.scale
+            if not low <= float(slot_value) <= high:
+                continue
+            guess = None if pinned is None else pinned.approximate(float(slot_value))
+            if guess is not None and not float(value) / FOLLOW_SIEVE <= guess \
+                    <= float(value) * FOLLOW_SIEVE:
+                continue
+            overrides = {spec.slot: slot_value}
+            exact = _evaluate(problem, overrides, relaxed=False)
+            near = closeness(exact, None)
+            if near is None:  # the floors left out, only when the exact value misses
+                near = closeness(exact, _evaluate(problem, overrides, relaxed=True))
+            if near is None:
+                continue
+            matched = True
+            slip = Slip(spec.name, candidate.value, true, spec.unit, candidate.why)
+            # Of two typos that give the same answer, the one a model could have (3 KV heads
+            # do not divide 64 query heads; 36 layers could be) is the likelier.
+            rank = order if _possible(problem, spec.name, candidate.value) else 100 + order
+            found.append(_Found(candidate.tier, near, rank, (spec.name, candidate.value),
+                                Diagnosis("input", (slip,), _phrase(spec, slip))))
+        if not matched and not whole and closed and typed is not None \
+                and typed > MIN_WINDOW * value:
+            clean = _clean_slip(problem, spec, x0, value, typed)
+            if clean is not None:
+                found.append(_Found(TYPO, 0.5, 200 + order, ("clean", clean.slip.implied),
+                                    clean))
+    return found
+
+
+def _phrase(spec: _Input, slip: Slip) -> str:
+    words = spec.as_if.format(_value_text(slip))
+    return (f"your answer is what the formula gives with {spec.name} = {_value_text(slip)} "
+            f"instead of {_true_text(slip)}: as if {words} ({slip.why})")
+
+
+def _batch_follows(problem: _Problem) -> bool:
+    """Whether the step runs at the maximum concurrency (a full batch's tokens/s): the batch
+    then follows an input through a floor that the inversion, batch pinned, cannot see, so
+    every candidate is checked forward instead (a few dozen exact evaluations, cheap)."""
+    assert problem.deployment is not None
+    batch = dict(problem.pins).get("batch_size")
+    return problem.deployment.batch is None and batch is not None and \
+        _depends(problem, "batch_size", batch)
+
+
+def _clean_slip(problem: _Problem, spec: _Input, x0: Fraction, value: Fraction,
+                window: Fraction) -> Diagnosis | None:
+    """A clean value of the input (a whole count, a round figure) the answer implies so
+    precisely that chance is ruled out (CLEAN_CHANCE), checked forward."""
+    span = _implied_range(problem, spec, x0, (value - window, value + window))
+    if span is None:
+        return None
+    low, high = (Fraction(v) / spec.scale for v in span)
+    implied = (low + high) / 2
+    spacing = _clean_spacing(spec, implied)
+    if spacing is None or implied <= 0:
+        return None
+    clean = round(implied / spacing) * spacing
+    uncertainty = (high - low) / 2
+    if clean <= 0 or clean == x0 / spec.scale:
+        return None
+    if abs(clean - implied) > uncertainty + spacing / 1000:
+        return None
+    if not _possible(problem, spec.name, clean):
+        return None
+    grid = _clean_grid(spec, clean, spacing)
+    if 2 * max(uncertainty, abs(clean - implied)) > CLEAN_CHANCE * grid:
+        return None
+    overrides = {spec.slot: clean * spec.scale}
+    exact = _evaluate(problem, overrides, relaxed=False)
+    relaxed = _evaluate(problem, overrides, relaxed=True)
+    if not any(v is not None and abs(v - value) <= window for v in (exact, relaxed)):
+        return None
+    true = x0 / spec.scale
+    why = "a whole number" if spec.whole else "a round figure"
+    slip = Slip(spec.name, clean, true, spec.unit, why)
+    return Diagnosis("input", (slip,), _phrase(spec, slip))
+
+
+def _clean_spacing(spec: _Input, implied: Fraction) -> Fraction | None:
+    """The finest step clean values of this input come in."""
+    if spec.whole:
+        return Fraction(1)
+    if spec.family == "gb":
+        return Fraction(1, 2)
+    return {"utilization": Fraction(1, 100), "bandwidth_tbs": Fraction(1, 20),
+            "measured_step_ms": Fraction(1, 10), "tflops": Fraction(1)}.get(spec.name)
+
+
+def _clean_grid(spec: _Input, clean: Fraction, spacing: Fraction) -> Fraction:
+    """How coarse a grid `clean` lies on (4,000 tokens: 1,000; 6 GB: 1 GB): the rounder, the
+    less a coincidence."""
+    grid = spacing
+    for step in (2, 5, 10, 16, 20, 50, 64, 100, 128, 256, 500, 512, 1000, 1024):
+        if step * spacing <= clean and (clean / (step * spacing)).denominator == 1:
+            grid = max(grid, step * spacing)
+    return grid
+
+
+# ---------------------------------------------------------------------------------------------
+# Beside a listed mistake: the readings that tie with it
+
+
+def _beside_listed(problem: _Problem, found: Diagnosis, named: tuple[str, ...], tie: bool
+                   ) -> Diagnosis | None:
+    """The input readings the mistakes already named do not say: fp32 KV is the known
+    `fp32-kv`, not a second reading, but a doubled context is. `tie`: one of them gives the
+    very number typed."""
+    said = _listed_changes(problem, named)
+    readings = [s for s in (found.slip, *found.others)
+                if found.kind == "input" and (s.input, s.implied) not in said]
+    if not readings:
+        return None
+    first, *others = readings
+    spec = _BY_NAME[first.input]
+    phrase = _phrase(spec, first)
+    if others:
+        phrase += "; " + "; ".join(
+            f"it is also what it gives with {s.input} = {_value_text(s)} instead of "
+            f"{_true_text(s)} ({s.why})" for s in others)
+    return Diagnosis("input", (first,), phrase, tuple(others), tie=tie)
+
+
+def _listed_changes(problem: _Problem, explained: tuple[str, ...]
+                    ) -> set[tuple[str, Fraction]]:
+    """(input, value) that each listed mistake sets: forgot-reserve is reserve_gb = 0."""
+    d = problem.deployment
+    said: set[tuple[str, Fraction]] = set()
+    if d is None:
+        return said
+    for path_id in explained:
+        path = WRONG_PATHS.get(path_id)
+        changed = None if path is None else path.change(d)
+        if changed is None:
+            continue
+        for spec in _INPUTS:
+            if spec.slot != spec.name:
+                continue
+            before, after = getattr(d, spec.name), getattr(changed, spec.name)
+            if before != after and after is not None and not isinstance(after, bool | str):
+                said.add((spec.name, Fraction(after)))
+    return said
+
+
 # ---------------------------------------------------------------------------------------------
 # For the interviewer's key: the values that betray each slip
 
 
 def slip_values(key: AnswerKey, step_id: str, limit: int = 4) -> list[tuple[Fraction, str]]:
-    """(value, what it betrays) for a numeric step: the strongest plausible slips of each
-    input, evaluated forward, leaving out the reference and the listed wrong values."""
+    """(value, what it betrays) for a numeric step: the classic slips and the drill's own
+    values of each input, evaluated forward, strongest first, leaving out the reference and
+    the listed wrong values."""
     step = key.drill.step(step_id)
     if step.answer is None:
         return []
-    problems = _PROBLEMS.setdefault(key, {})
-    if step_id not in problems:
-        problems[step_id] = _problem(key, step_id)
-    problem = problems[step_id]
+    problem = _problem_of(key, step_id, None)
     reference = key.reference(step_id)
+    strongest: list[tuple[int, int, _Input, _Candidate]] = []
+    for order, (spec, x0) in enumerate(_inputs_of(problem)):
+        strongest += [(candidate.tier, order, spec, candidate)
+                      for candidate in _candidates(problem, spec, x0 / spec.scale)
+                      if candidate.tier <= OWN]
+    strongest.sort(key=lambda item: item[:2])
     taken = {reference.value, *(v for _, v in reference.wrong)}
-    found: list[tuple[int, Fraction, str]] = []
-    for spec in _INPUTS:
-        x0 = _true_slot(problem, spec)
-        if x0 is None or not _depends(problem, spec.slot, x0):
+    found: list[tuple[Fraction, str]] = []
+    for _, _, spec, candidate in strongest:
+        value = _evaluate(problem, {spec.slot: candidate.value * spec.scale}, relaxed=False)
+        if value is None or value <= 0 or value in taken:
             continue
-        true = x0 / spec.scale
-        for candidate, (why, strength) in _candidates(problem, spec, true, FIGURE).items():
-            value = _evaluate(problem, {spec.slot: candidate * spec.scale}, relaxed=False)
-            if value is None or value <= 0 or value in taken:
-                continue
-            taken.add(value)
-            found.append((strength, value, f"{spec.name} = {_shown(candidate, spec)} ({why})"))
-    found.sort(key=lambda item: -item[0])
-    return [(value, what) for _, value, what in found[:limit]]
+        taken.add(value)
+        found.append((value, f"{spec.name} = {_shown(candidate.value, spec)} ({candidate.why})"))
+        if len(found) == limit:
+            break
+    return found

@@ -715,10 +715,12 @@ def _count_suffix_readings(text: str, unit: str, expected: Dim, approximate: boo
     if scale.dim != expected:
         return ()
     decimal, binary = number * 1000**power, number * 1024**power
-    return (_reading(scale * decimal, name, approximate, had_unit=bool(m.group("tokens"))),
+    place = _place_of(m.group("n"), number)  # "815.6k": a tenth of a thousand
+    return (_reading(scale * decimal, name, approximate, had_unit=bool(m.group("tokens")),
+                     place=place),
             _reading(scale * binary, name, approximate,
                      f"read '{text}' as {exact_text(binary)} (binary {m.group('m')})",
-                     had_unit=bool(m.group("tokens"))))
+                     had_unit=bool(m.group("tokens")), place=place))
 
 
 # Words a tired typist misspells after a number ("96 sesssions", "32 layres"). Byte units are
@@ -806,8 +808,14 @@ def _last_place(toks: list[_Tok]) -> Fraction | None:
     first_unit = next((i for i, t in enumerate(toks) if t.kind == _UNIT), len(toks))
     if any(t.kind == _OP for t in toks[:first_unit]) or numbers[0].value == 0:
         return None
-    m = _LITERAL.fullmatch(re.sub(r"[,_ ]", "", numbers[0].text))
-    if m is None:
+    return _place_of(numbers[0].text, numbers[0].value)
+
+
+def _place_of(text: str, value: Fraction) -> Fraction | None:
+    """The last significant digit's place in the typed number `text` relative to its value,
+    as `_last_place` counts it."""
+    m = _LITERAL.fullmatch(re.sub(r"[,_ ]", "", text))
+    if m is None or value == 0:
         return None
     whole, frac = m.group("int") or "", m.group("frac") or ""
     digits = (whole + frac).lstrip("0")
@@ -817,4 +825,4 @@ def _last_place(toks: list[_Tok]) -> Fraction | None:
             return None  # one figure ("5", "0.3"): the step's tolerance alone decides
         trailing -= 1  # "30", "400": a trailing zero counts as the second figure
     place = Fraction(10) ** (int(m.group("exp") or 0) - len(frac) + trailing)
-    return place / numbers[0].value
+    return place / value

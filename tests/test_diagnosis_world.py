@@ -1,0 +1,138 @@
+"""Diagnosis that holds on slips nobody listed (issue 26): the hand-computed one-input slips
+of tests/corpus/world_slips.yaml (another GPU's or model's figure, a common setting, a power
+of two, the drill's own variants), graded through `kvdrill grade --json`, are named with the
+input changed and its wrong value; random wrong answers are seldom diagnosed; a tie with a
+listed mistake names the mistake first and the slip beside it; and the words say it."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import Result
+
+from trainer.drills.loader import load_drill_file
+from trainer.drills.reference import AnswerKey
+from trainer.drills.variants import answer_key
+from trainer.files.paths import drill_paths
+from trainer.reading.expression import unit_factor
+
+Run = Callable[..., Result]
+CORPUS = Path(__file__).parent / "corpus" / "world_slips.yaml"
+NAMED_AT_LEAST = Fraction(80, 100)
+RANDOM_ANSWERS = 300
+RANDOM_DIAGNOSED_AT_MOST = Fraction(5, 100)
+SAME_VALUE = Fraction(1, 200)  # an implied value as the corpus writes it (141, 150.75 GB)
+
+
+@cache
+def slips() -> tuple[dict[str, Any], ...]:
+    return tuple(yaml.safe_load(CORPUS.read_text(encoding="utf-8"))["entries"])
+
+
+def graded_step(run: Run, tmp_path: Path, drill: str, answers: dict[str, str],
+                step_id: str) -> dict[str, Any]:
+    """One step of `kvdrill grade DRILL --answers SHEET --json`, as the checker reads it."""
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text(yaml.safe_dump(answers, allow_unicode=True), encoding="utf-8")
+    out = json.loads(run("grade", drill, "--answers", str(sheet), "--json", ok=False).output)
+    found: dict[str, Any] = next(s for s in out["steps"] if s["id"] == step_id)
+    return found
+
+
+def names(step: dict[str, Any], input_name: str, value: Fraction) -> bool:
+    """Whether the step's diagnosis names this input at this value, among its readings."""
+    diagnosis = step["diagnosis"]
+    if diagnosis is None:
+        return False
+    return any(r["input"] == input_name
+               and abs(Fraction(str(r["implied"])) - value) <= value * SAME_VALUE
+               for r in diagnosis["readings"])
+
+
+def test_the_world_corpus_has_sixty_slips_across_twelve_drills() -> None:
+    assert len(slips()) >= 60
+    assert len({entry["drill"] for entry in slips()}) >= 12
+
+
+def test_grade_json_names_the_changed_input_and_its_value_for_four_slips_in_five(
+        run: Run, tmp_path: Path) -> None:
+    missed = []
+    for entry in slips():
+        step = graded_step(run, tmp_path, entry["drill"], {entry["step"]: entry["answer"]},
+                           entry["step"])
+        assert step["verdict"] == "wrong", entry
+        if not names(step, entry["input"], Fraction(str(entry["value"]))):
+            missed.append((entry["drill"], entry["step"], entry["answer"], step["diagnosis"]))
+    named = len(slips()) - len(missed)
+    assert named >= NAMED_AT_LEAST * len(slips()), missed
+
+
+@pytest.mark.parametrize("entry", [e for e in slips() if "tie" in e],
+                         ids=lambda e: f"{e['drill']}:{e['step']}:{e['answer']}")
+def test_a_slip_that_gives_a_listed_mistakes_number_is_named_after_it(
+        run: Run, tmp_path: Path, entry: dict[str, Any]) -> None:
+    step = graded_step(run, tmp_path, entry["drill"], {entry["step"]: entry["answer"]},
+                       entry["step"])
+    assert step["misconception"] == entry["tie"]
+    assert names(step, entry["input"], Fraction(str(entry["value"]))), step["feedback"]
+    assert step["feedback"].index("This is the value you get if you") < \
+        step["feedback"].index(f"{entry['input']} = ")
+
+
+def test_the_feedback_says_the_slip_in_words(run: Run, tmp_path: Path) -> None:
+    # 141 × 0.9 − 16 − 4 = 106.9 GB: an H200's memory in an H100 question
+    step = graded_step(run, tmp_path, "llama31-8b-h100", {"kv-budget": "~106.9 GB"},
+                       "kv-budget")
+    assert "as if the GPU had 141 GB (an H200's)" in step["feedback"]
+    assert (step["diagnosis"]["input"], step["diagnosis"]["implied"],
+            step["diagnosis"]["true"]) == ("hbm_gb", 141, 80)
+
+
+def test_a_slip_is_still_named_where_the_earlier_answers_carry_forward(
+        run: Run, tmp_path: Path) -> None:
+    # 72 − 16 − 2 = 54 GB (a 2 GB headroom) makes ~40 sessions carried forward at 320 KiB per
+    # token; 48 is also 52e9 ÷ (131,072 × 8,192) = 48.4: a context of 8,192
+    step = graded_step(run, tmp_path, "llama31-8b-h100",
+                       {"kv-budget": "54 GB", "bytes-per-token": "320 KiB",
+                        "sessions": "about 48"}, "sessions")
+    assert names(step, "context", Fraction(8192)), step["feedback"]
+
+
+@cache
+def keys() -> dict[str, AnswerKey]:
+    drills = [load_drill_file(path) for path in sorted(drill_paths())]
+    return {drill.id: answer_key(drill, None) for drill in drills}
+
+
+def random_answers() -> list[tuple[str, str, str]]:
+    """(drill, step, answer): the reference × U(0.3, 3), written to three significant figures
+    in the step's unit, seeded."""
+    items = [(key.drill.id, step) for key in keys().values() for step in key.drill.steps
+             if step.kind == "numeric"]
+    rng = random.Random(26)
+    answers = []
+    for _ in range(RANDOM_ANSWERS):
+        drill_id, step = rng.choice(items)
+        unit = step.unit or ""
+        scale = unit_factor(unit).value if unit else 1
+        value = float(keys()[drill_id].reference(step.id).value / scale) * rng.uniform(0.3, 3)
+        answers.append((drill_id, step.id, f"{value:.3g} {unit}".strip()))
+    return answers
+
+
+def test_random_wrong_answers_are_diagnosed_at_most_one_time_in_twenty(
+        run: Run, tmp_path: Path) -> None:
+    graded = [graded_step(run, tmp_path, drill, {step_id: answer}, step_id)
+              for drill, step_id, answer in random_answers()]
+    wrong = [step for step in graded if step["verdict"] == "wrong"]
+    diagnosed = [step["feedback"] for step in wrong if step["diagnosis"] is not None]
+    assert len(wrong) >= RANDOM_ANSWERS * 0.9
+    assert len(diagnosed) <= RANDOM_DIAGNOSED_AT_MOST * len(wrong), diagnosed
