@@ -304,6 +304,37 @@ def random_answers(count: int, show: bool) -> None:
         print(f"random × U({low}, {high}) diagnosed: " + "; ".join(cells))
 
 
+def random_counts(count: int, show: bool) -> None:
+    """Random wrong counts on the steps that ask for a whole count (sessions, blocks), typed
+    whole as people type them ("about 48")."""
+    drills = [load_drill_file(path) for path in sorted(drill_paths())]
+    keys = {drill.id: answer_key(drill, None) for drill in drills}
+    items = [(drill.id, step) for drill in drills for step in drill.steps
+             if step.kind == "numeric" and step.answer in COUNT_STEPS]
+    cells = []
+    for low, high in ((0.3, 3.0), (0.8, 1.25)):
+        rng = random.Random(SEED)
+        wrong = diagnosed = 0
+        for _ in range(count):
+            drill_id, step = rng.choice(items)
+            key = keys[drill_id]
+            value = math.floor(key.reference(step.id).value * Fraction(rng.uniform(low, high)))
+            if value <= 0:
+                continue
+            answer = f"{rng.choice(('', '~', 'about '))}{value:,}"
+            mark = mark_sheet(key, {step.id: answer})[step.id]
+            if mark.verdict != "wrong":
+                continue
+            wrong += 1
+            diagnosed += mark.diagnosis is not None
+            if show and mark.diagnosis is not None:
+                slip = mark.diagnosis.slip
+                print(f"  diagnosed {drill_id}:{step.id} {answer!r}: {slip.input} = "
+                      f"{float(slip.implied):g} ({slip.why})")
+        cells.append(f"× U({low}, {high}) {diagnosed}/{wrong} ({percent(diagnosed, wrong)})")
+    print("random whole counts diagnosed: " + "; ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="every drill, not the fourteen")
@@ -322,6 +353,7 @@ def main() -> None:
         simulate(drills, args.slips, args.misses, tuple(args.figures or (2, 3, 4)))
     if args.random:
         random_answers(args.random, args.misses)
+        random_counts(args.random, args.misses)
 
 
 if __name__ == "__main__":

@@ -104,9 +104,10 @@ def test_grade_json_names_head_dim_given_the_hidden_size(run: Run, tmp_path: Pat
 
 
 def test_a_diagnosis_is_phrased_as_a_likely_cause_not_a_certainty() -> None:
-    marked = mark("llama31-8b-h100", "bytes-per-token", "92 KiB")
+    # 2·80·8·128·2 = 327,680 B = 320 KiB: Llama-3.1-70B's 80 layers
+    marked = mark("llama31-8b-h100", "bytes-per-token", "320 KiB")
     assert "Likely slip (a guess, not a certainty): your answer is what the formula gives " \
-           "with layers = 23 instead of 32" in marked.feedback
+           "with layers = 80 instead of 32" in marked.feedback
 
 
 def test_two_factor_slips_at_once_are_both_named() -> None:
@@ -217,17 +218,17 @@ def test_random_wrong_answers_are_rarely_given_a_diagnosis(low: float, high: flo
 
 
 def test_practice_feedback_says_the_likely_slip_at_once(run: Run) -> None:
-    result = run("practice", "llama31-8b-h100", input="32\n8\n128\n2\n92 KiB\n")
-    line = next(line for line in result.output.splitlines() if line.startswith("✗ read as 92"))
-    assert "layers = 23 instead of 32" in line
+    result = run("practice", "llama31-8b-h100", input="32\n8\n128\n2\n320 KiB\n")
+    line = next(line for line in result.output.splitlines() if line.startswith("✗ read as 320"))
+    assert "layers = 80 instead of 32" in line
 
 
 @pytest.mark.parametrize("fmt, shown", [("text", "Likely slips"), ("md", "## Likely slips"),
                                         ("html", "<h2>Likely slips</h2>")])
 def test_the_review_lists_the_likely_slip(run: Run, fmt: str, shown: str) -> None:
-    run("practice", "llama31-8b-h100", input="32\n8\n128\n2\n92 KiB\n")
+    run("practice", "llama31-8b-h100", input="32\n8\n128\n2\n320 KiB\n")
     page = run("review", "1", "--format", fmt).output
-    assert shown in page and "layers = 23 instead of 32" in page
+    assert shown in page and "layers = 80 instead of 32" in page
 
 
 def test_the_key_shows_the_value_each_slip_gives_generated() -> None:
@@ -303,7 +304,7 @@ def _imports_sympy(drill: str, step: str, answer: str, home: Path) -> tuple[bool
 
 
 def test_a_closed_form_diagnosis_does_not_import_sympy(tmp_path: Path) -> None:
-    assert _imports_sympy("llama31-8b-h100", "bytes-per-token", "92 KiB", tmp_path) == (
+    assert _imports_sympy("llama31-8b-h100", "bytes-per-token", "320 KiB", tmp_path) == (
         False, "layers")
 
 

@@ -26,7 +26,8 @@ NEAR_BUDGET = 0.045  # and of those near the reference, where the likeliest slip
 # few dozen neighbours: the drill's strongest readings there may explain this share of such
 # answers, which are themselves a small share (a number typed to three figures ends in 0 one
 # time in ten).
-COARSE_BUDGETS = (0.04, 0.12)  # two figures or fewer: the whole range, near the reference
+COARSE_BUDGETS = (0.05, 0.14)  # two figures or fewer: the whole range, near the reference
+WHOLE_BUDGETS = (0.06, 0.06)  # a whole count typed whole ("about 48"): the same two ranges
 # A value worked out with rounded intermediate figures lands this close (relative) to the
 # exact one: no answer's digits are held to less.
 ROUNDING = Fraction(1, 10000)
@@ -44,7 +45,8 @@ def reach(value: float, figures: int, whole: bool) -> tuple[float, float]:
     if value <= 0:
         return value, value
     if whole:  # counts are typed whole, however many digits they take
-        return value - 1, value + 0.5
+        slack = value * float(ROUNDING)
+        return value - max(1.0, slack), value + max(0.5, slack)
     magnitude = math.floor(math.log10(value))
     place = 10.0 ** (magnitude - figures + 1)
     half = max(place / 2, value * float(ROUNDING))
@@ -55,25 +57,36 @@ def reach(value: float, figures: int, whole: bool) -> tuple[float, float]:
 
 
 def admitted(values: Sequence[float | None], figures: int, whole: bool, reference: float,
-             tolerance: float, budget: float = BUDGET) -> frozenset[int]:
+             tolerance: float, budget: float = BUDGET,
+             classes: Sequence[tuple[int, ...]] | None = None) -> frozenset[int]:
     """The indices of the candidate values (strongest first) admitted for answers typed to
     `figures` significant figures: each in turn while the answers they cover stay within the
     budget; one that would overrun it is left out and the next one tried. Answers within the
-    tolerance of the reference (right) cost nothing."""
+    tolerance of the reference (right) cost nothing. `classes` (sorted, one per value) groups
+    candidates equally likely: within a group the cheapest are tried first, so the budget
+    covers as many of them as it can."""
     if reference <= 0:
         return frozenset(range(len(values)))
     spared = [(reference * (1 - tolerance), reference * (1 + tolerance))]
     ranges = [(low * reference, high * reference) for low, high in WINDOWS]
-    budgets = COARSE_BUDGETS if figures <= 2 and not whole else (budget, NEAR_BUDGET)
+    budgets = WHOLE_BUDGETS if whole else COARSE_BUDGETS if figures <= 2 else \
+        (budget, NEAR_BUDGET)
     room = [share * _measure(window, spared) for share, window in zip(budgets, ranges,
                                                                        strict=True)]
     covered: list[_Union] = [_Union() for _ in ranges]
     chosen = []
+    tried: list[tuple[tuple[int, ...], float, int, list[list[tuple[float, float]]]]] = []
     for index, value in enumerate(values):
         if value is None or value <= 0 or not math.isfinite(value):
             continue
-        low, high = reach(value, figures, whole)
-        pieces = [_clipped((low, high), window, spared) for window in ranges]
+        pieces = [_clipped(reach(value, figures, whole), window, spared) for window in ranges]
+        # its share of the budget, in the window it spends most of
+        cost = max(sum(high - low for low, high in parts) / limit if limit > 0 else math.inf
+                   for parts, limit in zip(pieces, room, strict=True))
+        group = () if classes is None else classes[index]
+        tried.append((group, 0.0 if classes is None else cost, index, pieces))
+    tried.sort(key=lambda item: item[:3])
+    for _, _, index, pieces in tried:
         added = [union.gain(parts) for union, parts in zip(covered, pieces, strict=True)]
         if all(union.total + gain <= limit + 1e-12
                for union, gain, limit in zip(covered, added, room, strict=True)):

@@ -72,6 +72,8 @@ MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float roundin
 # uncertainty, both sides, at most this share of the spacing of clean values.
 CLEAN_CHANCE = Fraction(2, 1000)
 SLACK = Fraction(2, 100)  # around an implied value, for floors and branches
+FLOOR_SHARE = Fraction(1, 8)
+TYPO_FIGURES = 4  # how far above a whole count the value before its floors may be
 FOLLOW_SIEVE = 8  # how far a batch that follows an input may move the step's value
 # Bounds on the work: candidates per input, and readings named.
 MAX_CANDIDATES = 96
@@ -492,7 +494,7 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
     model_field = spec.family == "shape" or spec.name in ("vocab", "state_elements")
     card = world.card_of(spec.name, true)
     for figure in figures:
-        if 1 / FAR <= figure.value / true <= FAR:
+        if 1 / FAR <= figure.value / true <= FAR or figure.card == "self":
             # Another model's heads or head_dim, or another card's driver-reported memory or
             # sparse TFLOP/s, are weaker slips than its layer count or its datasheet figure.
             strong = (not model_field or spec.name in _WORLD_FIELDS) and \
@@ -520,7 +522,7 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
             # not replaced (4,096 as 7,096 is no slip anyone makes copying).
             kind = _key_slip(int(true), typo)
             if spec.family != "tokens" or kind == "keys":
-                add(Fraction(typo), typo_of, TYPO if kind is None else KEYS, typed=True)
+                add(Fraction(typo), typo_of, KEYS if kind == "keys" else TYPO, typed=True)
     # Within a tier, the values nearest the true one first: an H200's memory is a likelier
     # slip for an H100's than an L4's, a 2 GB headroom for 4 GB likelier than 8 for 1.
     ordered = sorted(found.values(),
@@ -529,7 +531,8 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
 
 
 # The cards most questions and most people name; another's figure is a rarer slip.
-_COMMON_CARDS = frozenset({"h100", "h200", "a100-80gb", "a100-40gb", "b200", "mi300x", "l40s"})
+_COMMON_CARDS = frozenset({"h100", "h100-pcie", "h200", "a100-80gb", "a100-40gb", "b200", "mi300x",
+                           "l40s", "l4"})
 _COMMON_SETTINGS = {"utilization": frozenset({Fraction(n, 100) for n in (80, 85, 90, 95)}),
                     "reserve_gb": frozenset({Fraction(n) for n in (1, 2, 4, 8)})}
 NEAR_POWERS = 4  # a power of two (or its decimal neighbour) this far from the true value
@@ -565,6 +568,11 @@ def _world_figures(problem: _Problem, spec: _Input) -> tuple[world.Figure, ...]:
         for value, why in world.dtype_bytes():
             found.append(world.Figure(d.params * value / GB, f"the weights at {why}",
                                       "self"))
+    if d.active_params is not None and d.active_params != d.params:
+        # An MoE's weights from its active parameters (37B of DeepSeek-V3's 671B).
+        found.append(world.Figure(d.active_params * per_param / GB,
+                                  "the active parameters' weights, not all the experts'",
+                                  "self"))
     return tuple(found)
 
 
@@ -907,9 +915,15 @@ def _pool(problem: _Problem) -> tuple[_Entry, ...]:
 def _admitted(problem: _Problem, figures: int, whole: bool) -> frozenset[tuple[str, Fraction]]:
     pool = _pool(problem)
     scale = float(problem.scale)  # figures are counted in the unit answers are typed in
-    chosen = chance.admitted([None if e.value is None else e.value / scale for e in pool],
+    # A digit typed wrong, another model's heads or head_dim: evidence only in an answer typed
+    # to more figures than people usually type (a random three-figure answer is as likely to
+    # be one of the many typos as the typo is).
+    weak = (SHAPES, TYPO) if figures < TYPO_FIGURES else ()
+    chosen = chance.admitted([None if e.value is None or e.tier in weak else e.value / scale
+                              for e in pool],
                              figures, whole, float(problem.reference / problem.scale),
-                             float(problem.tolerance))
+                             float(problem.tolerance),
+                             classes=[(e.later, e.tier) for e in pool])
     return frozenset(pool[i].key for i in chosen)
 
 
@@ -956,6 +970,10 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
                 return 0.0
             if problem.rounds and relaxed is not None and abs(relaxed - value) <= Fraction(1, 2):
                 return float(abs(relaxed - value)) + 0.5
+            # A large count worked out by hand with rounded figures (156,272 for 156,283)
+            slack = value * chance.ROUNDING
+            if exact is not None and slack > 1 and abs(exact - value) <= slack:
+                return float(abs(exact - value) / slack)
             return None
         gaps = [abs(v - value) for v in (exact, relaxed) if v is not None]
         gap = min(gaps, default=None)
@@ -968,16 +986,25 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     if not found:
         return None
     strongest = WORLD if exactly else PAIR
-    found = [f for f in found if (f.key in admitted or f.key[0] == "clean"
-                                  or (tie and f.tier <= WORLD and f.closeness <= EXACT))
-             and f.tier <= strongest]
-    if not found:
+    found = [f for f in found if f.tier <= strongest]
+    chosen = [f for f in found if f.key in admitted or f.key[0] == "clean"
+              or (tie and f.tier <= WORLD and f.closeness <= EXACT)]
+    if not chosen:
         return None
     # An exact reading before one the typed digits only allow (54 GB is a 2 GB headroom
     # before it is the 53.6 GB of another setting), then the stronger reason.
-    found.sort(key=lambda f: (f.closeness > EXACT, f.tier, f.diagnosis.kind == "factor",
-                              round(f.closeness, 2), f.order))
-    return _with_ties(found)
+    def order(f: _Found) -> tuple[bool, int, bool, float, int]:
+        return (f.closeness > EXACT, f.tier, f.diagnosis.kind == "factor",
+                round(f.closeness, 2), f.order)
+
+    chosen.sort(key=order)
+    # A world reading chance did not admit, giving the answer as exactly as the one it did,
+    # is said beside it: the answer is explained either way, so saying it costs nothing.
+    if chosen[0].closeness <= EXACT:
+        chosen[1:] = sorted([*chosen[1:], *(f for f in found if f not in chosen
+                                            and f.tier <= WORLD and f.closeness <= EXACT)],
+                            key=order)
+    return _with_ties(chosen)
 
 
 def _with_ties(found: list[_Found]) -> Diagnosis:
@@ -1036,7 +1063,10 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
     """Every candidate of every input that gives the answer; where none does, a clean value
     the typed digits (`typed`: half their resolution; None: no clean values) pin down."""
     found: list[_Found] = []
-    targets = (value - 1, value + 1) if whole else (value - window, value + window)
+    # A whole count is a floor, sometimes of a share per GPU times the GPUs (DP attention's
+    # 8 × 23 = 184 from 8 × 23.9): the value before the floors lies up to a share above it.
+    targets = (value - 1, value * (1 + FLOOR_SHARE) + 1) if whole else \
+        (value - window, value + window)
     follows = _batch_follows(problem)
     for order, (spec, x0) in enumerate(_inputs_of(problem)):
         true = x0 / spec.scale

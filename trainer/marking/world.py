@@ -116,10 +116,18 @@ def _article(label: str) -> str:
     return "an" if label[0].upper() in sound else "a"
 
 
+# Figures a card is also quoted at (shared/reference/models-and-gpus.md: the B200 as
+# announced, 192 GB and 8 TB/s, against the 180 GB and 7.7 TB/s some configurations ship).
+_ALSO_QUOTED = {("b200", "hbm_gb"): Fraction(192), ("b200", "bandwidth_tbs"): Fraction(8)}
+
+
 def _gpu_figures(name: str) -> list[Figure]:
     found: list[Figure] = []
     for gpu in gpus().values():
         label = gpu_label(gpu)
+        quoted = _ALSO_QUOTED.get((gpu.id, name))
+        if quoted is not None:
+            found.append(Figure(quoted, f"{label}'s, as announced", gpu.id))
         if name == "hbm_gb":
             found.append(Figure(gpu.hbm_gb, f"{label}'s", gpu.id))
             if gpu.reported_gb is not None:
