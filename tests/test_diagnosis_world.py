@@ -22,6 +22,8 @@ from trainer.drills.loader import load_drill_file
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
 from trainer.files.paths import drill_paths
+from trainer.marking import chance
+from trainer.marking.checker import mark_sheet
 from trainer.reading.expression import unit_factor
 
 Run = Callable[..., Result]
@@ -136,3 +138,69 @@ def test_random_wrong_answers_are_diagnosed_at_most_one_time_in_twenty(
     diagnosed = [step["feedback"] for step in wrong if step["diagnosis"] is not None]
     assert len(wrong) >= RANDOM_ANSWERS * 0.9
     assert len(diagnosed) <= RANDOM_DIAGNOSED_AT_MOST * len(wrong), diagnosed
+
+
+# ---------------------------------------------------------------------------------------------
+# Readings the blind corpus asked for (tests/test_diagnosis_blind.py)
+
+
+@cache
+def key_of(drill_id: str) -> AnswerKey:
+    return keys()[drill_id]
+
+
+def readings(drill_id: str, step_id: str, answer: str) -> list[tuple[str, Fraction]]:
+    """(input, implied value) of each reading the diagnosis gives, first first."""
+    mark = mark_sheet(key_of(drill_id), {step_id: answer})[step_id]
+    if mark.diagnosis is None:
+        return []
+    return [(r.input, r.implied) for r in (mark.diagnosis.slip, *mark.diagnosis.others)]
+
+
+def test_an_moe_sized_from_its_active_parameters_is_named() -> None:
+    # 141 × 8 × 0.9 − 37 − 8 × 4 = 1,015.2 − 69 = 946.2 GB: DeepSeek-V3's 37B active
+    # parameters at FP8 for its 671B weights
+    assert readings("deepseek-v3-mla-h200", "kv-budget", "946 GB")[0] == ("weights_gb", 37)
+
+
+def test_a_card_as_announced_is_named() -> None:
+    # 29.29 tokens/s × 8 ÷ 5.3 = 44.21: the B200's announced 8 TB/s in the MI300X's place
+    assert readings("llama2-70b-mi300x", "3b-per-sequence", "44.2 tokens/s")[0] == (
+        "bandwidth_tbs", 8)
+
+
+def test_a_count_floored_per_gpu_is_solved_through_its_floors() -> None:
+    # DP attention: 8 GPUs × ⌊23.9⌋ = 184 sessions at 16,384 tokens (88 at 32,768); fp8 KV
+    # gives 184 too, and is the listed kind of slip, so it comes first
+    assert ("context", 16384) in readings("deepseek-v3-mla-h200", "sessions-dp-attention",
+                                          "184 sequences")
+
+
+def test_a_large_count_worked_with_rounded_figures_is_named() -> None:
+    # a 2 GB headroom for 4: 156,283 tokens exactly; worked by hand with rounded figures,
+    # 156,272 (0.007% off)
+    assert readings("paged-blocks-vllm", "colocated-max-len", "156272") == [
+        ("reserve_gb", 2)]
+
+
+def test_readings_that_give_the_number_exactly_are_all_said() -> None:
+    # 24 sessions at 32k: fp8 KV, an H200's 141 GB (24.9 → 24) and a 16,384 context all give
+    # it; chance admits fp8 alone at two figures, and the others are said beside it
+    found = readings("llama31-8b-h100", "sessions-32k", "24 sequences")
+    assert found[0] == ("kv_bytes_per_element", 1)
+    assert ("hbm_gb", 141) in found and ("context", 16384) in found
+
+
+def test_a_digit_typed_again_needs_four_figures() -> None:
+    # 2·88·8·128·1 = 180,224 B = 176 KiB: 80 layers typed 88
+    assert readings("llama31-70b-tp2-h100", "bytes-per-token", "176 KiB") == []
+    assert readings("llama31-70b-tp2-h100", "bytes-per-token", "176.0 KiB") == [
+        ("layers", 88)]
+
+
+def test_equally_likely_candidates_are_admitted_cheapest_first() -> None:
+    # a budget for one of the two: a value of 200 covers ten times the answers a value of 50
+    # does (at three figures), so the 50 is admitted, though listed second
+    assert chance.admitted([200.0, 50.0], 3, False, 100.0, 0.01, budget=0.0039,
+                           classes=[(0, 2), (0, 2)]) == {1}
+    assert chance.admitted([200.0, 50.0], 3, False, 100.0, 0.01, budget=0.0039) == {0}

@@ -265,8 +265,8 @@ class _Problem:
     reference: Fraction
     relaxed: Fraction  # the reference with floors left out
     rounds: bool
-    # (input, value as shown, why, tier): the drill's own values of its inputs
-    figures: tuple[tuple[str, Fraction, str, int], ...]
+    # (input, value as shown, why, tier, only a variant's): the drill's own values of its inputs
+    figures: tuple[tuple[str, Fraction, str, int, bool], ...]
     has_unit: bool
     # Set in every continuous evaluation: the batch a step runs at stays the whole number of
     # sequences it is, rather than the unrounded quotient.
