@@ -22,7 +22,7 @@ import tempfile
 
 # (what it exercises, drill, step, a slip no listed mistake explains, the right answer)
 CASES = (
-    ("closed form: 23 layers", "llama31-8b-h100", "bytes-per-token", "92 KiB", "128 KiB"),
+    ("closed form: 23 layers", "llama31-8b-h100", "bytes-per-token", "92.0 KiB", "128 KiB"),
     ("closed form: utilisation after the weights", "llama31-8b-h100", "kv-budget", "53.6 GB",
      "52 GB"),
     ("closed form: a rate over a changed batch", "decode-roofline-vs-measured", "plan-tokens",
