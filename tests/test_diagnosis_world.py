@@ -204,3 +204,10 @@ def test_equally_likely_candidates_are_admitted_cheapest_first() -> None:
     assert chance.admitted([200.0, 50.0], 3, False, 100.0, 0.01, budget=0.0039,
                            classes=[(0, 2), (0, 2)]) == {1}
     assert chance.admitted([200.0, 50.0], 3, False, 100.0, 0.01, budget=0.0039) == {0}
+
+
+def test_a_ratio_of_two_steps_is_solved_through_both() -> None:
+    # sessions displaced = a 128k session's bytes ÷ a 4,096-token chat's: 131,072 ÷ 4,096 =
+    # 32; with 128k read as 128,000 the long session is 128,000 tokens and the chat keeps its
+    # own 4,096, so 31.25 (a slip applied to both steps would leave 32)
+    assert readings("long-context-tier", "displaced", "31.25") == [("context", 128000)]

@@ -260,7 +260,8 @@ class _Candidate:
 class _Problem:
     """What a diagnosis of one step needs, hashable so diagnoses are cached."""
 
-    deployment: Deployment | None  # None: a ratio step (factors only)
+    # The givens' deployment; None: a ratio of steps that are ratios themselves (factors only)
+    deployment: Deployment | None
     quantity: str
     reference: Fraction
     relaxed: Fraction  # the reference with floors left out
@@ -273,6 +274,10 @@ class _Problem:
     pins: tuple[tuple[str, Fraction], ...] = ()
     tolerance: Fraction = Fraction(1, 100)
     scale: Fraction = Fraction(1)  # the step's unit in base units: answers are typed in it
+    # A ratio of two steps: each step's deployment, quantity and pins. A slip of a given
+    # changes each step whose deployment has the givens' value of it (a step's own `with:`
+    # value is not the given's).
+    parts: tuple[tuple[Deployment, str, tuple[tuple[str, Fraction], ...]], ...] = ()
 
 
 _PROBLEMS: weakref.WeakKeyDictionary[AnswerKey, dict[str, _Problem]] = \
@@ -319,9 +324,9 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
     reference = key.reference(step_id).value
     has_unit = bool(step.unit)
     tolerance = Fraction(str(step.tolerance)) if tolerance is None else tolerance
-    if step.answer is None:  # a ratio of two steps: only factors apply
-        return _Problem(None, "", reference, reference, False, (), has_unit,
-                        tolerance=tolerance)
+    if step.ratio_of is not None:
+        return _ratio_problem(key, step.ratio_of, reference, has_unit, tolerance)
+    assert step.answer is not None
     deployment = key.deployment(step_id)
     pins = (("batch_size", Solution(deployment)["batch_size"]),)
     relaxed = relaxed_value(deployment, step.answer, dict(pins))
@@ -329,6 +334,26 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
     scale = unit_factor(step.unit).value if step.unit else Fraction(1)
     return _Problem(deployment, step.answer, reference, relaxed, rounds,
                     _figures(key, deployment), has_unit, pins, tolerance, scale)
+
+
+def _ratio_problem(key: AnswerKey, ratio_of: tuple[str, str], reference: Fraction,
+                   has_unit: bool, tolerance: Fraction) -> _Problem:
+    """A step that divides one step's value by another's: a slip of a given moves either or
+    both, and the ratio is evaluated from the two (a ratio of ratios: factors only)."""
+    parts = []
+    for step_id in ratio_of:
+        answer = key.drill.step(step_id).answer
+        if answer is None:
+            return _Problem(None, "", reference, reference, False, (), has_unit,
+                            tolerance=tolerance)
+        deployment = key.deployment(step_id)
+        pins = (("batch_size", Solution(deployment)["batch_size"]),)
+        parts.append((deployment, answer, pins))
+    (d_top, q_top, p_top), (d_bottom, q_bottom, p_bottom) = parts
+    relaxed = relaxed_value(d_top, q_top, dict(p_top)) / relaxed_value(d_bottom, q_bottom,
+                                                                       dict(p_bottom))
+    return _Problem(key.base, "", reference, relaxed, False, _figures(key, key.base), has_unit,
+                    (), tolerance, parts=tuple(parts))
 
 
 def _figures(key: AnswerKey, deployment: Deployment
@@ -415,6 +440,8 @@ def _variant_why(spec: _Input, value: Fraction, fields: list[str], values: Seque
 def _evaluate(problem: _Problem, overrides: dict[str, Fraction], relaxed: bool
               ) -> Fraction | None:
     assert problem.deployment is not None
+    if problem.parts:
+        return _ratio(problem, overrides, relaxed)
     try:
         if relaxed or problem.quantity not in FORMULAS:
             return relaxed_value(problem.deployment, problem.quantity,
@@ -424,13 +451,36 @@ def _evaluate(problem: _Problem, overrides: dict[str, Fraction], relaxed: bool
         return None
 
 
+def _ratio(problem: _Problem, overrides: dict[str, Fraction], relaxed: bool
+           ) -> Fraction | None:
+    assert problem.deployment is not None
+    values = []
+    for deployment, quantity, pins in problem.parts:
+        mine = {slot: value for slot, value in overrides.items()
+                if _slot_value(deployment, slot) == _slot_value(problem.deployment, slot)}
+        try:
+            if relaxed or quantity not in FORMULAS:
+                values.append(relaxed_value(deployment, quantity, {**dict(pins), **mine}))
+            else:
+                values.append(Solution(deployment, mine)[quantity])
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError, KvdrillError):
+            return None
+    top, bottom = values
+    return None if top is None or not bottom else Fraction(top) / Fraction(bottom)
+
+
 def _true_slot(problem: _Problem, spec: _Input) -> Fraction | None:
     assert problem.deployment is not None
+    return _slot_value(problem.deployment, spec.slot)
+
+
+@lru_cache(maxsize=4096)
+def _slot_value(deployment: Deployment, slot: str) -> Fraction | None:
+    """What the solver puts in `slot` for this deployment (an input, or a derived quantity
+    such as the weights' bytes or the batch)."""
     try:
-        if spec.slot in FORMULAS:
-            value = Solution(problem.deployment)[spec.slot]
-        else:
-            value = relaxed_value(problem.deployment, spec.slot)
+        value = Solution(deployment)[slot] if slot in FORMULAS else \
+            relaxed_value(deployment, slot)
     except (AttributeError, ZeroDivisionError, TypeError, KvdrillError):
         return None
     return None if value is None or isinstance(value, bool | str) else Fraction(value)
@@ -837,7 +887,7 @@ def _factor_sets(problem: _Problem) -> tuple[tuple[_Factor, ...], ...]:
     """Single factor slips, then two at once (never two of one input, nor a product that one
     factor already gives). None where the step asks for an input itself (a context, a layer
     count): a wrong value of it is just that."""
-    if problem.reference == 0 or (problem.deployment is not None
+    if problem.reference == 0 or (problem.deployment is not None and not problem.parts
                                   and problem.quantity not in FORMULAS):
         return ()
     singles = _factors(problem)
@@ -1067,7 +1117,8 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
     # 8 × 23 = 184 from 8 × 23.9): the value before the floors lies up to a share above it.
     targets = (value - 1, value * (1 + FLOOR_SHARE) + 1) if whole else \
         (value - window, value + window)
-    follows = _batch_follows(problem)
+    # A ratio's two steps may each floor: every candidate is checked forward.
+    follows = _batch_follows(problem) or bool(problem.parts)
     for order, (spec, x0) in enumerate(_inputs_of(problem)):
         true = x0 / spec.scale
         candidates = _candidates(problem, spec, true)
