@@ -211,3 +211,11 @@ def test_a_ratio_of_two_steps_is_solved_through_both() -> None:
     # 32; with 128k read as 128,000 the long session is 128,000 tokens and the chat keeps its
     # own 4,096, so 31.25 (a slip applied to both steps would leave 32)
     assert readings("long-context-tier", "displaced", "31.25") == [("context", 128000)]
+
+
+def test_an_input_a_step_sets_from_another_given_is_named_as_that_given() -> None:
+    # the estimate sizes each chat at the dashboard's prompt (`with: {context: prompt_tokens}`):
+    # 51.94 GB ÷ (131,072 B × 1,024) = 386.97 → 386 with a 1,024-token prompt for 1,280; the
+    # slip is of prompt_tokens, the given the candidate read, not of the context
+    assert ("prompt_tokens", 1024) in readings("multi-turn-growth", "prompt-only-sessions",
+                                               "386 sequences")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Literal
@@ -278,6 +278,9 @@ class _Problem:
     # changes each step whose deployment has the givens' value of it (a step's own `with:`
     # value is not the given's).
     parts: tuple[tuple[Deployment, str, tuple[tuple[str, Fraction], ...]], ...] = ()
+    # An input the step sets from another given (`with: {context: prompt_tokens}`): a slip of
+    # it is a slip of that given, and is named so.
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 _PROBLEMS: weakref.WeakKeyDictionary[AnswerKey, dict[str, _Problem]] = \
@@ -332,8 +335,11 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
     relaxed = relaxed_value(deployment, step.answer, dict(pins))
     rounds = step.answer in ROUNDS
     scale = unit_factor(step.unit).value if step.unit else Fraction(1)
+    aliases = tuple((name, value) for name, value in step.with_.items()
+                    if isinstance(value, str) and name in _BY_NAME and value in _BY_NAME)
     return _Problem(deployment, step.answer, reference, relaxed, rounds,
-                    _figures(key, deployment), has_unit, pins, tolerance, scale)
+                    _figures(key, deployment), has_unit, pins, tolerance, scale,
+                    aliases=aliases)
 
 
 def _ratio_problem(key: AnswerKey, ratio_of: tuple[str, str], reference: Fraction,
@@ -498,12 +504,16 @@ def _inputs_of(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
     if problem.deployment is None:
         return ()
     found = []
+    aliases = dict(problem.aliases)
     for spec in _INPUTS:
         if spec.slot == problem.quantity:
             continue  # the step asks for this input: a wrong value of it is no slip of it
         x0 = _true_slot(problem, spec)
         if x0 is not None and x0 > 0 and _depends(problem, spec.slot, x0):
-            found.append((spec, x0))
+            given = _BY_NAME.get(aliases.get(spec.name, ""))
+            # the given's name, words and candidates, set in this input's slot
+            found.append((spec if given is None else
+                          replace(given, slot=spec.slot, scale=spec.scale), x0))
     return tuple(found)
 
 
