@@ -72,8 +72,8 @@ MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float roundin
 # uncertainty, both sides, at most this share of the spacing of clean values.
 CLEAN_CHANCE = Fraction(2, 1000)
 SLACK = Fraction(2, 100)  # around an implied value, for floors and branches
-FLOOR_SHARE = Fraction(1, 8)
-TYPO_FIGURES = 4  # how far above a whole count the value before its floors may be
+FLOOR_SHARE = Fraction(1, 8)  # how far above a whole count the value before its floors may be
+TYPO_FIGURES = 4  # a wrong digit, or another model's heads, counts from this many figures
 FOLLOW_SIEVE = 8  # how far a batch that follows an input may move the step's value
 # Bounds on the work: candidates per input, and readings named.
 MAX_CANDIDATES = 96
@@ -998,6 +998,7 @@ class _Found:
     order: int
     key: tuple[str, Fraction]
     diagnosis: Diagnosis
+    rare: bool = False  # a value people seldom reach for (a rare card, a setting few use)
 
 
 @lru_cache(maxsize=1024)
@@ -1053,17 +1054,21 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
         return None
     # An exact reading before one the typed digits only allow (54 GB is a 2 GB headroom
     # before it is the 53.6 GB of another setting), then the stronger reason.
-    def order(f: _Found) -> tuple[bool, int, bool, float, int]:
-        return (f.closeness > EXACT, f.tier, f.diagnosis.kind == "factor",
-                round(f.closeness, 2), f.order)
+    def order(f: _Found) -> tuple[bool, int, bool, bool, float, int]:
+        # Readings that give the number as typed, each a strong one (a classic slip, the
+        # drill's own value, the world's common figures): what a deployment sets first (the
+        # context, the batch, the card, the settings), then the dtype and the model's shape.
+        exact = f.closeness <= EXACT
+        tier = max(f.tier, WORLD) if exact else f.tier
+        return (not exact, tier, f.rare, f.diagnosis.kind == "factor",
+                0 if exact else round(f.closeness, 2), f.order)
 
     chosen.sort(key=order)
     # A world reading chance did not admit, giving the answer as exactly as the one it did,
     # is said beside it: the answer is explained either way, so saying it costs nothing.
     if chosen[0].closeness <= EXACT:
-        chosen[1:] = sorted([*chosen[1:], *(f for f in found if f not in chosen
-                                            and f.tier <= WORLD and f.closeness <= EXACT)],
-                            key=order)
+        chosen = sorted([*chosen, *(f for f in found if f not in chosen
+                                    and f.tier <= WORLD and f.closeness <= EXACT)], key=order)
     return _with_ties(chosen)
 
 
@@ -1164,7 +1169,8 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
             # do not divide 64 query heads; 36 layers could be) is the likelier.
             rank = order if _possible(problem, spec.name, candidate.value) else 100 + order
             found.append(_Found(candidate.tier, near, rank, (spec.name, candidate.value),
-                                Diagnosis("input", (slip,), _phrase(spec, slip))))
+                                Diagnosis("input", (slip,), _phrase(spec, slip)),
+                                candidate.rare))
         if not matched and not whole and closed and typed is not None \
                 and typed > MIN_WINDOW * value:
             clean = _clean_slip(problem, spec, x0, value, typed)
