@@ -50,6 +50,7 @@ from trainer.drills.variants import answer_key
 from trainer.errors import KvdrillError
 from trainer.files.paths import drill_paths
 from trainer.marking.checker import mark_sheet
+from trainer.marking.diagnosis import ROUNDS
 from trainer.reading.expression import unit_factor
 
 DRILLS = ("llama31-8b-h100", "llama2-70b-mi300x", "llama31-70b-tp2-h100",
@@ -58,11 +59,9 @@ DRILLS = ("llama31-8b-h100", "llama2-70b-mi300x", "llama31-70b-tp2-h100",
           "mixtral-moe-decode", "prefill-vs-decode", "decode-roofline-vs-measured",
           "littles-law-capacity")
 SEED = 2026
+LARGE_COUNT = 20  # counts below this say too little for any diagnosis
 FAR = 8  # a value more than this far from the true one is no slip anyone makes
-COUNT_STEPS = frozenset({"max_concurrency", "max_tokens", "num_blocks",
-                         "max_concurrency_with_prefix", "shared_prefix_tokens",
-                         "blocks_per_sequence", "spec_max_concurrency", "cpu_tier_sessions",
-                         "latency_bound_batch", "operating_batch"})
+COUNT_STEPS = ROUNDS  # the steps whose answer is a whole count
 
 
 @dataclass(frozen=True)
@@ -314,7 +313,7 @@ def random_counts(count: int, show: bool) -> None:
     cells = []
     for low, high in ((0.3, 3.0), (0.8, 1.25)):
         rng = random.Random(SEED)
-        wrong = diagnosed = 0
+        wrong = diagnosed = large = large_diagnosed = 0
         for _ in range(count):
             drill_id, step = rng.choice(items)
             key = keys[drill_id]
@@ -327,11 +326,16 @@ def random_counts(count: int, show: bool) -> None:
                 continue
             wrong += 1
             diagnosed += mark.diagnosis is not None
+            if value >= LARGE_COUNT:  # a smaller count is never diagnosed
+                large += 1
+                large_diagnosed += mark.diagnosis is not None
             if show and mark.diagnosis is not None:
                 slip = mark.diagnosis.slip
                 print(f"  diagnosed {drill_id}:{step.id} {answer!r}: {slip.input} = "
                       f"{float(slip.implied):g} ({slip.why})")
-        cells.append(f"× U({low}, {high}) {diagnosed}/{wrong} ({percent(diagnosed, wrong)})")
+        cells.append(f"× U({low}, {high}) {diagnosed}/{wrong} ({percent(diagnosed, wrong)}; "
+                     f"of {LARGE_COUNT} or more {large_diagnosed}/{large}, "
+                     f"{percent(large_diagnosed, large)})")
     print("random whole counts diagnosed: " + "; ".join(cells))
 
 

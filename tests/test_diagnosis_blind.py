@@ -3,8 +3,8 @@ holds 269 one-input slips over all 20 drills, worked out by hand by someone who 
 `kvdrill show`, `kvdrill solution` and shared/reference (never the code, never the diagnosis
 output) and typed as people type; tests/corpus/blind_random_answers.yaml holds 999 random
 wrong answers (the reference × U(0.3, 3) or × U(0.8, 1.25), typed to 2–4 figures) from the
-same hand. Measured when written: 73.6% of the slips no listed mistake explains named, 3.7%
-named wrongly, 4.4% of the random answers diagnosed (`python benchmarks/diagnosis_recall.py`
+same hand. Measured when written: 72.8% of the slips no listed mistake explains named, 3.0%
+named wrongly, 4.1% of the random answers diagnosed (`python benchmarks/diagnosis_recall.py`
 measures the generated space; these corpora are the world's)."""
 
 from __future__ import annotations

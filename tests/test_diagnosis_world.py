@@ -22,7 +22,7 @@ from trainer.drills.loader import load_drill_file
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
 from trainer.files.paths import drill_paths
-from trainer.marking import chance
+from trainer.marking import chance, world
 from trainer.marking.checker import mark_sheet
 from trainer.reading.expression import unit_factor
 
@@ -184,12 +184,10 @@ def test_a_large_count_worked_with_rounded_figures_is_named() -> None:
 
 
 def test_readings_that_give_the_number_exactly_are_all_said() -> None:
-    # 24 sessions at 32k: fp8 KV, an H200's 141 GB (24.9 → 24) and a 16,384 context all give
-    # it; chance admits fp8 alone at two figures, and the others are said with it, what a
-    # deployment sets (the context, the card) before the dtype
-    found = readings("llama31-8b-h100", "sessions-32k", "24 sequences")
-    assert found[:2] == [("context", 16384), ("hbm_gb", 141)]
-    assert ("kv_bytes_per_element", 1) in found
+    # 184 DP-attention sessions: a 16,384 context and fp8 KV both halve the KV per session;
+    # both are said, what a deployment sets (the context) before the dtype
+    assert readings("deepseek-v3-mla-h200", "sessions-dp-attention", "184 sequences") == [
+        ("context", 16384), ("kv_bytes_per_element", 1)]
 
 
 def test_a_digit_typed_again_needs_four_figures() -> None:
@@ -216,7 +214,26 @@ def test_a_ratio_of_two_steps_is_solved_through_both() -> None:
 
 def test_an_input_a_step_sets_from_another_given_is_named_as_that_given() -> None:
     # the estimate sizes each chat at the dashboard's prompt (`with: {context: prompt_tokens}`):
-    # 51.94 GB ÷ (131,072 B × 1,024) = 386.97 → 386 with a 1,024-token prompt for 1,280; the
-    # slip is of prompt_tokens, the given the candidate read, not of the context
-    assert ("prompt_tokens", 1024) in readings("multi-turn-growth", "prompt-only-sessions",
-                                               "386 sequences")
+    # 51.94 GB ÷ (131,072 B × 6,144) = 64.5 → 64 with the givens' 6,144-token context read
+    # for the 1,280-token prompt; the slip is of prompt_tokens, the given the step asks about
+    assert readings("multi-turn-growth", "prompt-only-sessions", "64 sequences") == [
+        ("prompt_tokens", 6144)]
+
+
+def test_an_unrounded_count_gets_no_slip_beside_the_rounding() -> None:
+    # 36.2 is the hybrid drill's sessions before the floor (the listed rounding mistake): no
+    # input slip says more than the formula unchanged does
+    mark = mark_sheet(key_of("hybrid-state-kv"), {"sessions": "36.2"})["sessions"]
+    assert (mark.verdict, mark.misconceptions, mark.diagnosis) == ("wrong", ("rounded-up",),
+                                                                   None)
+
+
+def test_a_one_digit_answer_says_too_little_for_a_diagnosis() -> None:
+    # "3" for a ratio of 2.98: one digit could be any slip, or none
+    assert readings("llama31-405b-h200-tp", "sessions-ratio", "3") == []
+    assert readings("hybrid-state-kv", "hybrid-advantage", "7") == []
+
+
+def test_a_card_named_by_two_figures_keeps_its_own_first() -> None:
+    # 192 GB is the MI300X's datasheet memory and the B200's as announced: the MI300X's
+    assert world.card_of("hbm_gb", Fraction(192)) == "mi300x"

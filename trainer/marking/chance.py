@@ -27,7 +27,7 @@ NEAR_BUDGET = 0.045  # and of those near the reference, where the likeliest slip
 # answers, which are themselves a small share (a number typed to three figures ends in 0 one
 # time in ten).
 COARSE_BUDGETS = (0.05, 0.14)  # two figures or fewer: the whole range, near the reference
-WHOLE_BUDGETS = (0.06, 0.06)  # a whole count typed whole ("about 48"): the same two ranges
+WHOLE_BUDGETS = (0.04, 0.04)  # a whole count typed whole ("about 48"): the same two ranges
 # A value worked out with rounded intermediate figures lands this close (relative) to the
 # exact one: no answer's digits are held to less.
 ROUNDING = Fraction(1, 10000)
@@ -62,11 +62,11 @@ def admitted(values: Sequence[float | None], figures: int, whole: bool, referenc
     """The indices of the candidate values (strongest first) admitted for answers typed to
     `figures` significant figures: each in turn while the answers they cover stay within the
     budget; one that would overrun it is left out and the next one tried. Answers within the
-    tolerance of the reference (right) cost nothing. `classes` (sorted, one per value) groups
-    candidates equally likely: within a group the cheapest are tried first, so the budget
-    covers as many of them as it can."""
+    tolerance of the reference (right) cost nothing. `classes` (one per value, the groups in
+    the order they are tried) groups candidates equally likely: within a group the cheapest
+    are tried first, so the budget covers as many of them as it can."""
     if reference <= 0:
-        return frozenset(range(len(values)))
+        return frozenset()  # no range to measure chance in: no reading is evidence
     spared = [(reference * (1 - tolerance), reference * (1 + tolerance))]
     ranges = [(low * reference, high * reference) for low, high in WINDOWS]
     budgets = WHOLE_BUDGETS if whole else COARSE_BUDGETS if figures <= 2 else \

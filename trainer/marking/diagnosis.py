@@ -15,10 +15,12 @@ read in the other unit, a slip of the keys; and factors people slip by (2 for K 
 bits and bytes, GB and GiB, a unit prefix, the GPU count, the utilisation).
 
 Many candidates would explain random answers, so a candidate counts only while chance stays
-small at the precision typed (trainer/marking/chance.py): the strongest first, each admitted
-while the candidates admitted so far would explain a few percent of random wrong answers
-typed as precisely. Where several readings give the answer, all of them are named (a tie),
-the exact and strongest first; beside a listed mistake, the readings it does not already say.
+small at the precision typed (trainer/marking/chance.py): the likeliest first (the common
+values of the strong kinds, then the rare, then the weaker kinds; the cheapest first within
+each), each admitted while the candidates admitted so far would explain a few percent of random
+wrong answers typed as precisely. Where several readings give the answer, all of them are named
+(a tie): those that give it as typed first, what a deployment sets before the model's shape;
+beside a listed mistake, the readings it does not already say.
 
 The answer enters only as a Fraction, and every search is over bounded candidate lists. A
 diagnosis is a likely cause, never a verdict.
@@ -73,7 +75,7 @@ MIN_WINDOW = Fraction(1, 10**6)  # an answer typed to many digits: float roundin
 CLEAN_CHANCE = Fraction(2, 1000)
 SLACK = Fraction(2, 100)  # around an implied value, for floors and branches
 FLOOR_SHARE = Fraction(1, 8)  # how far above a whole count the value before its floors may be
-TYPO_FIGURES = 4  # a wrong digit, or another model's heads, counts from this many figures
+TYPO_FIGURES = 4  # a digit replaced or repeated, another model's heads: from this many figures
 FOLLOW_SIEVE = 8  # how far a batch that follows an input may move the step's value
 # Bounds on the work: candidates per input, and readings named.
 MAX_CANDIDATES = 96
@@ -532,7 +534,8 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
 
     def add(value: Fraction, why: str, tier: int, typed: bool = False,
             rare: bool = False) -> None:
-        if value <= 0 or value == true or (spec.whole and value.denominator != 1):
+        if value <= 0 or value == true or (spec.whole and value.denominator != 1) \
+                or _shown(value, spec) == shown:  # 137.95 GB is no slip for 138 GB
             return
         # A typo is what the person typed, not a shape some model has: 126 for head_dim 128
         # need not be a multiple of 16, nor 3 KV heads divide the query heads.
@@ -546,7 +549,9 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
     world_why = {f.value: f.why for f in figures}
     common = {f.value for f in figures if _common(spec, f, true)}
     for name, value, why, tier, variant in problem.figures:
-        if name == spec.name:
+        # an input a step sets from another given: the slot's own values (the givens' context
+        # for the prompt it stands for) are as likely
+        if name in (spec.name, spec.slot):
             generic = "another variant" in why or "value" in why
             add(value, world_why.get(value, why) if generic else why, tier,
                 rare=variant and value not in common)
@@ -895,7 +900,7 @@ def _factors(problem: _Problem) -> list[_Factor]:
 @lru_cache(maxsize=4096)
 def _factor_sets(problem: _Problem) -> tuple[tuple[_Factor, ...], ...]:
     """Single factor slips, then two at once (never two of one input, nor a product that one
-    factor already gives). None where the step asks for an input itself (a context, a layer
+    factor already gives). None (empty) where the step asks for an input itself (a context, a layer
     count): a wrong value of it is just that."""
     if problem.reference == 0 or (problem.deployment is not None and not problem.parts
                                   and problem.quantity not in FORMULAS):
@@ -1010,6 +1015,12 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     typed to two figures are). `tie`: a listed mistake gives this very number, so it is named
     whatever chance says; a strong reading that gives it just as exactly is said beside it."""
     whole = problem.rounds and value.denominator == 1 and (resolution or 0) <= 1
+    if resolution is None and not whole:
+        # A whole number in the step's unit with no resolution read ("3", "7", "2 GB") says
+        # as much as its digits: one digit is no evidence of anything.
+        shown = value / problem.scale
+        if shown.denominator == 1:
+            resolution = problem.scale
     # How much the answer says: the share of its value its last typed digit is worth.
     grain = 1 / value if whole else (resolution or Fraction(0)) / value
     if grain > (WHOLE_NO_DIAGNOSIS_GRAIN if whole else NO_DIAGNOSIS_GRAIN):
@@ -1040,6 +1051,8 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
         gap = min(gaps, default=None)
         return None if gap is None or gap > window else float(gap / window)
 
+    if closeness(problem.reference, problem.relaxed) is not None:
+        return None  # the formula unchanged gives it (unrounded, say): no slip says more
     found = _factor_slips(problem, closeness)
     if problem.deployment is not None:
         found += _input_slips(problem, value, window, whole, closeness,
@@ -1064,17 +1077,18 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
                 0 if exact else round(f.closeness, 2), f.order)
 
     chosen.sort(key=order)
-    # A world reading chance did not admit, giving the answer as exactly as the one it did,
-    # is said beside it: the answer is explained either way, so saying it costs nothing.
+    # A strong, common reading chance did not admit, giving the answer as exactly as the one
+    # it did, is said with it: the answer is explained either way, so saying it costs nothing
+    # (and, what a deployment sets first, it may be said first).
     if chosen[0].closeness <= EXACT:
-        chosen = sorted([*chosen, *(f for f in found if f not in chosen
+        chosen = sorted([*chosen, *(f for f in found if f not in chosen and not f.rare
                                     and f.tier <= WORLD and f.closeness <= EXACT)], key=order)
     return _with_ties(chosen)
 
 
 def _with_ties(found: list[_Found]) -> Diagnosis:
-    """The first reading, with the other readings that give the answer as well as it does (at
-    most one tier weaker, never a slip of the keys beside a figure), one per input."""
+    """The first reading, with the other readings that give the answer as well as it does (as
+    exactly, or as strong as a slip of the keys and as close), one per input."""
     best = found[0]
     seen = {best.diagnosis.slip.input}
     others: list[Slip] = []

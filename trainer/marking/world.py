@@ -123,11 +123,12 @@ _ALSO_QUOTED = {("b200", "hbm_gb"): Fraction(192), ("b200", "bandwidth_tbs"): Fr
 
 def _gpu_figures(name: str) -> list[Figure]:
     found: list[Figure] = []
+    announced: list[Figure] = []  # after every card's own: 192 GB is the MI300X's first
     for gpu in gpus().values():
         label = gpu_label(gpu)
         quoted = _ALSO_QUOTED.get((gpu.id, name))
         if quoted is not None:
-            found.append(Figure(quoted, f"{label}'s, as announced", gpu.id))
+            announced.append(Figure(quoted, f"{label}'s, as announced", gpu.id))
         if name == "hbm_gb":
             found.append(Figure(gpu.hbm_gb, f"{label}'s", gpu.id))
             if gpu.reported_gb is not None:
@@ -142,7 +143,7 @@ def _gpu_figures(name: str) -> list[Figure]:
                 others += [(gpu.fp8_tflops, "dense FP8"), (2 * gpu.fp8_tflops, "FP8 with sparsity")]
             found += [Figure(rate, f"{label}'s {what}", gpu.id, alternate=True)
                       for rate, what in others]
-    return found
+    return found + announced
 
 
 def card_of(name: str, value: Fraction) -> str:
