@@ -44,7 +44,7 @@ from trainer.capacity.deployment import GB, Deployment
 from trainer.capacity.presets import build_deployment, gpus, models
 from trainer.capacity.solver import FORMULAS, Solution, relaxed_value
 from trainer.drills.loader import find_drill, load_drill_file
-from trainer.drills.model import Drill
+from trainer.drills.model import Drill, Step
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
 from trainer.errors import KvdrillError
@@ -275,45 +275,55 @@ def percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
 
 
-def random_answers(count: int, show: bool) -> None:
+def every_step(counts: bool = False) -> tuple[dict[str, AnswerKey], list[tuple[str, Step]]]:
+    """Every drill's key, and its numeric steps (`counts`: those asking for a whole count)."""
     drills = [load_drill_file(path) for path in sorted(drill_paths())]
     keys = {drill.id: answer_key(drill, None) for drill in drills}
     items = [(drill.id, step) for drill in drills for step in drill.steps
-             if step.kind == "numeric"]
+             if step.kind == "numeric" and (not counts or step.answer in COUNT_STEPS)]
+    return keys, items
+
+
+def diagnosed(key: AnswerKey, step: Step, answer: str, show: bool) -> bool | None:
+    """Whether a wrong answer gets a diagnosis (None: the answer is not wrong)."""
+    mark = mark_sheet(key, {step.id: answer})[step.id]
+    if mark.verdict != "wrong":
+        return None
+    if show and mark.diagnosis is not None:
+        slip = mark.diagnosis.slip
+        print(f"  diagnosed {key.drill.id}:{step.id} {answer!r}: {slip.input} = "
+              f"{float(slip.implied):g} ({slip.why})")
+    return mark.diagnosis is not None
+
+
+def random_answers(count: int, show: bool) -> None:
+    keys, items = every_step()
     for low, high in ((0.3, 3.0), (0.8, 1.25)):
         cells = []
         for sig in (2, 3, 4):
             rng = random.Random(SEED)
-            wrong = diagnosed = 0
+            wrong = named = 0
             for _ in range(count):
                 drill_id, step = rng.choice(items)
                 key = keys[drill_id]
                 value = key.reference(step.id).value * Fraction(rng.uniform(low, high))
                 answer = typed(value, step.unit or "", sig, False, rng)
-                mark = mark_sheet(key, {step.id: answer})[step.id]
-                if mark.verdict != "wrong":
-                    continue
-                wrong += 1
-                diagnosed += mark.diagnosis is not None
-                if show and mark.diagnosis is not None:
-                    slip = mark.diagnosis.slip
-                    print(f"  diagnosed {drill_id}:{step.id} {answer!r}: {slip.input} = "
-                          f"{float(slip.implied):g} ({slip.why})")
-            cells.append(f"{sig} s.f. {diagnosed}/{wrong} ({percent(diagnosed, wrong)})")
+                found = diagnosed(key, step, answer, show)
+                if found is not None:
+                    wrong += 1
+                    named += found
+            cells.append(f"{sig} s.f. {named}/{wrong} ({percent(named, wrong)})")
         print(f"random × U({low}, {high}) diagnosed: " + "; ".join(cells))
 
 
 def random_counts(count: int, show: bool) -> None:
     """Random wrong counts on the steps that ask for a whole count (sessions, blocks), typed
     whole as people type them ("about 48")."""
-    drills = [load_drill_file(path) for path in sorted(drill_paths())]
-    keys = {drill.id: answer_key(drill, None) for drill in drills}
-    items = [(drill.id, step) for drill in drills for step in drill.steps
-             if step.kind == "numeric" and step.answer in COUNT_STEPS]
+    keys, items = every_step(counts=True)
     cells = []
     for low, high in ((0.3, 3.0), (0.8, 1.25)):
         rng = random.Random(SEED)
-        wrong = diagnosed = large = large_diagnosed = 0
+        wrong = named = large = large_named = 0
         for _ in range(count):
             drill_id, step = rng.choice(items)
             key = keys[drill_id]
@@ -321,21 +331,17 @@ def random_counts(count: int, show: bool) -> None:
             if value <= 0:
                 continue
             answer = f"{rng.choice(('', '~', 'about '))}{value:,}"
-            mark = mark_sheet(key, {step.id: answer})[step.id]
-            if mark.verdict != "wrong":
+            found = diagnosed(key, step, answer, show)
+            if found is None:
                 continue
             wrong += 1
-            diagnosed += mark.diagnosis is not None
+            named += found
             if value >= LARGE_COUNT:  # a smaller count is never diagnosed
                 large += 1
-                large_diagnosed += mark.diagnosis is not None
-            if show and mark.diagnosis is not None:
-                slip = mark.diagnosis.slip
-                print(f"  diagnosed {drill_id}:{step.id} {answer!r}: {slip.input} = "
-                      f"{float(slip.implied):g} ({slip.why})")
-        cells.append(f"× U({low}, {high}) {diagnosed}/{wrong} ({percent(diagnosed, wrong)}; "
-                     f"of {LARGE_COUNT} or more {large_diagnosed}/{large}, "
-                     f"{percent(large_diagnosed, large)})")
+                large_named += found
+        cells.append(f"× U({low}, {high}) {named}/{wrong} ({percent(named, wrong)}; "
+                     f"of {LARGE_COUNT} or more {large_named}/{large}, "
+                     f"{percent(large_named, large)})")
     print("random whole counts diagnosed: " + "; ".join(cells))
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 from collections.abc import Callable
@@ -20,14 +19,13 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import Result
+from random_answers import random_answers
 
 from trainer.drills import variants
-from trainer.drills.loader import find_drill, load_drill_file
+from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
-from trainer.files.paths import drill_paths
 from trainer.marking import diagnosis
 from trainer.marking.checker import Mark, mark_sheet
-from trainer.reading.expression import unit_factor
 from trainer.views import keys
 
 Run = Callable[..., Result]
@@ -185,20 +183,7 @@ def test_a_factor_near_one_needs_four_figures() -> None:
 
 
 def _random_answers(low: float = 0.3, high: float = 3) -> list[tuple[str, str, str]]:
-    """(drill, step, answer): the reference × uniform(low, high), written to three
-    significant figures in the step's unit, seeded."""
-    drills = [load_drill_file(path) for path in sorted(drill_paths())]
-    items = [(drill.id, step) for drill in drills for step in drill.steps
-             if step.kind == "numeric"]
-    rng = random.Random(17)
-    answers = []
-    for _ in range(RANDOM_ANSWERS):
-        drill_id, step = rng.choice(items)
-        unit = step.unit or ""
-        scale = unit_factor(unit).value if unit else 1
-        value = float(key_of(drill_id).reference(step.id).value / scale) * rng.uniform(low, high)
-        answers.append((drill_id, step.id, f"{value:.3g} {unit}".strip()))
-    return answers
+    return random_answers(key_of, RANDOM_ANSWERS, 17, low, high)
 
 
 # Near the reference (× 0.8 to 1.25) many random answers are right within tolerance or a

@@ -7,7 +7,6 @@ listed mistake names the mistake first and the slip beside it; and the words say
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import Result
+from random_answers import random_answers
 
 from trainer.drills.loader import load_drill_file
 from trainer.drills.reference import AnswerKey
@@ -24,7 +24,6 @@ from trainer.drills.variants import answer_key
 from trainer.files.paths import drill_paths
 from trainer.marking import chance, world
 from trainer.marking.checker import mark_sheet
-from trainer.reading.expression import unit_factor
 
 Run = Callable[..., Result]
 CORPUS = Path(__file__).parent / "corpus" / "world_slips.yaml"
@@ -114,26 +113,14 @@ def keys() -> dict[str, AnswerKey]:
     return {drill.id: answer_key(drill, None) for drill in drills}
 
 
-def random_answers() -> list[tuple[str, str, str]]:
-    """(drill, step, answer): the reference × U(0.3, 3), written to three significant figures
-    in the step's unit, seeded."""
-    items = [(key.drill.id, step) for key in keys().values() for step in key.drill.steps
-             if step.kind == "numeric"]
-    rng = random.Random(26)
-    answers = []
-    for _ in range(RANDOM_ANSWERS):
-        drill_id, step = rng.choice(items)
-        unit = step.unit or ""
-        scale = unit_factor(unit).value if unit else 1
-        value = float(keys()[drill_id].reference(step.id).value / scale) * rng.uniform(0.3, 3)
-        answers.append((drill_id, step.id, f"{value:.3g} {unit}".strip()))
-    return answers
+def world_random_answers() -> list[tuple[str, str, str]]:
+    return random_answers(lambda drill_id: keys()[drill_id], RANDOM_ANSWERS, 26)
 
 
 def test_random_wrong_answers_are_diagnosed_at_most_one_time_in_twenty(
         run: Run, tmp_path: Path) -> None:
     graded = [graded_step(run, tmp_path, drill, {step_id: answer}, step_id)
-              for drill, step_id, answer in random_answers()]
+              for drill, step_id, answer in world_random_answers()]
     wrong = [step for step in graded if step["verdict"] == "wrong"]
     diagnosed = [step["feedback"] for step in wrong if step["diagnosis"] is not None]
     assert len(wrong) >= RANDOM_ANSWERS * 0.9

@@ -333,7 +333,7 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
         return _ratio_problem(key, step.ratio_of, reference, has_unit, tolerance)
     assert step.answer is not None
     deployment = key.deployment(step_id)
-    pins = (("batch_size", Solution(deployment)["batch_size"]),)
+    pins = _pins(deployment)
     relaxed = relaxed_value(deployment, step.answer, dict(pins))
     rounds = step.answer in ROUNDS
     scale = unit_factor(step.unit).value if step.unit else Fraction(1)
@@ -342,6 +342,11 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
     return _Problem(deployment, step.answer, reference, relaxed, rounds,
                     _figures(key, deployment), has_unit, pins, tolerance, scale,
                     aliases=aliases)
+
+
+def _pins(deployment: Deployment) -> tuple[tuple[str, Fraction], ...]:
+    """Set in every continuous evaluation: the batch the step runs at."""
+    return (("batch_size", Solution(deployment)["batch_size"]),)
 
 
 def _ratio_problem(key: AnswerKey, ratio_of: tuple[str, str], reference: Fraction,
@@ -355,8 +360,7 @@ def _ratio_problem(key: AnswerKey, ratio_of: tuple[str, str], reference: Fractio
             return _Problem(None, "", reference, reference, False, (), has_unit,
                             tolerance=tolerance)
         deployment = key.deployment(step_id)
-        pins = (("batch_size", Solution(deployment)["batch_size"]),)
-        parts.append((deployment, answer, pins))
+        parts.append((deployment, answer, _pins(deployment)))
     (d_top, q_top, p_top), (d_bottom, q_bottom, p_bottom) = parts
     relaxed = relaxed_value(d_top, q_top, dict(p_top)) / relaxed_value(d_bottom, q_bottom,
                                                                        dict(p_bottom))
@@ -448,33 +452,30 @@ def _variant_why(spec: _Input, value: Fraction, fields: list[str], values: Seque
 def _evaluate(problem: _Problem, overrides: dict[str, Fraction], relaxed: bool
               ) -> Fraction | None:
     assert problem.deployment is not None
-    if problem.parts:
-        return _ratio(problem, overrides, relaxed)
-    try:
-        if relaxed or problem.quantity not in FORMULAS:
-            return relaxed_value(problem.deployment, problem.quantity,
-                                 {**dict(problem.pins), **overrides})
-        return Solution(problem.deployment, overrides)[problem.quantity]
-    except (ZeroDivisionError, ValueError, OverflowError, TypeError, KvdrillError):
-        return None
-
-
-def _ratio(problem: _Problem, overrides: dict[str, Fraction], relaxed: bool
-           ) -> Fraction | None:
-    assert problem.deployment is not None
+    if not problem.parts:
+        return _value(problem.deployment, problem.quantity, problem.pins, overrides, relaxed)
     values = []
     for deployment, quantity, pins in problem.parts:
+        # a slip of a given moves the step that uses the given's value
         mine = {slot: value for slot, value in overrides.items()
                 if _slot_value(deployment, slot) == _slot_value(problem.deployment, slot)}
-        try:
-            if relaxed or quantity not in FORMULAS:
-                values.append(relaxed_value(deployment, quantity, {**dict(pins), **mine}))
-            else:
-                values.append(Solution(deployment, mine)[quantity])
-        except (ZeroDivisionError, ValueError, OverflowError, TypeError, KvdrillError):
-            return None
+        values.append(_value(deployment, quantity, pins, mine, relaxed))
     top, bottom = values
     return None if top is None or not bottom else Fraction(top) / Fraction(bottom)
+
+
+def _value(deployment: Deployment, quantity: str, pins: tuple[tuple[str, Fraction], ...],
+           overrides: dict[str, Fraction], relaxed: bool) -> Fraction | None:
+    """One step's value with `overrides` set: exact, or with the floors left out (`relaxed`,
+    the batch pinned); None where the change makes it meaningless."""
+    try:
+        if relaxed or quantity not in FORMULAS:
+            value = relaxed_value(deployment, quantity, {**dict(pins), **overrides})
+        else:
+            value = Solution(deployment, overrides)[quantity]
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError, KvdrillError):
+        return None
+    return value
 
 
 def _true_slot(problem: _Problem, spec: _Input) -> Fraction | None:
@@ -1106,10 +1107,15 @@ def _with_ties(found: list[_Found]) -> Diagnosis:
             break
     if not others:
         return best.diagnosis
-    said = "; ".join(f"it is also what it gives with {s.input} = {_value_text(s)} instead of "
-                     f"{_true_text(s)} ({s.why})" for s in others)
     first = best.diagnosis
-    return Diagnosis(first.kind, first.slips, f"{first.phrase}; {said}", tuple(others))
+    return Diagnosis(first.kind, first.slips, f"{first.phrase}; {_also(others)}",
+                     tuple(others))
+
+
+def _also(others: Sequence[Slip]) -> str:
+    """The other readings, in words, after the first."""
+    return "; ".join(f"it is also what it gives with {s.input} = {_value_text(s)} instead of "
+                     f"{_true_text(s)} ({s.why})" for s in others)
 
 
 def _value_text(slip: Slip) -> str:
@@ -1282,9 +1288,7 @@ def _beside_listed(problem: _Problem, found: Diagnosis, named: tuple[str, ...], 
     spec = _BY_NAME[first.input]
     phrase = _phrase(spec, first)
     if others:
-        phrase += "; " + "; ".join(
-            f"it is also what it gives with {s.input} = {_value_text(s)} instead of "
-            f"{_true_text(s)} ({s.why})" for s in others)
+        phrase += "; " + _also(others)
     return Diagnosis("input", (first,), phrase, tuple(others), tie=tie)
 
 
