@@ -229,8 +229,15 @@ def test_a_bare_fraction_answers_a_percentage_step() -> None:
 
 
 
-def test_a_red_flag_is_raised_by_a_mistake_named_second() -> None:
+def test_a_mistake_named_alone_raises_its_red_flag() -> None:
+    drill, _ = find_drill("llama31-8b-h100")
+    mark = Mark("kv-budget", "numeric", "68", "wrong", misconceptions=("forgot-weights",))
+    score = score_attempt(drill, load_rubric(drill.rubric), {"kv-budget": mark})
+    assert [flag for flag, _ in score.red_flags] == ["weights-or-full-hbm"]
+
+
+def test_a_mistake_named_in_a_tie_raises_no_red_flag() -> None:
     drill, _ = find_drill("llama31-8b-h100")
     mark = Mark("kv-budget", "numeric", "68", "wrong", misconceptions=("gb-gib", "forgot-weights"))
     score = score_attempt(drill, load_rubric(drill.rubric), {"kv-budget": mark})
-    assert [flag for flag, _ in score.red_flags] == ["weights-or-full-hbm"]
+    assert score.red_flags == ()

@@ -74,7 +74,12 @@ def test_the_slip_corpus_has_forty_slips_across_eight_drills() -> None:
 @pytest.mark.parametrize("entry", slips(), ids=lambda e: f"{e['drill']}:{e['step']}:{e['answer']}")
 def test_a_hand_computed_slip_is_diagnosed_with_the_input_changed(entry: dict[str, str]) -> None:
     marked = mark(entry["drill"], entry["step"], entry["answer"])
-    assert (marked.verdict, marked.misconceptions) == ("wrong", ())  # no listed path explains it
+    # no listed path explains it, or one within the tolerance only, named before the slip
+    beside = (entry["beside"],) if "beside" in entry else ()
+    assert (marked.verdict, marked.misconceptions) == ("wrong", beside)
+    if entry.get("crowded"):  # three or more slips give it: none is said
+        assert marked.diagnosis is None, marked.feedback
+        return
     assert marked.diagnosis is not None, marked.feedback
     # Where another reading gives the same number (a tie), it may be named first.
     readings = [marked.diagnosis.slip, *marked.diagnosis.others]

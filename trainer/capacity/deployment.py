@@ -142,6 +142,7 @@ class Deployment:
     gb_bytes: int = GB
     subtract_weights: int = 1
     read_weights: int = 1
+    read_kv: int = 1  # 0: a decode step's bytes counted as the weights alone
     kv_bytes_override: Fraction | None = None
     link_scale: int = 1  # 8: a link's Gb/s read as GB/s
     swap_directions: int = 2

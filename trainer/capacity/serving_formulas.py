@@ -175,7 +175,7 @@ def _draft_kv_bytes_per_token(v: Any, ops: Any) -> Any:
 @_formula("draft_step_seconds", "one draft decode step", "s",
           needs=("draft_params", "draft_layers"))
 def _draft_step_seconds(v: Any, ops: Any) -> Any:
-    kv = v.batch_size * v.draft_kv_bytes_per_token * v.tokens_held_per_sequence
+    kv = v.read_kv * v.batch_size * v.draft_kv_bytes_per_token * v.tokens_held_per_sequence
     return (v.read_weights * v.draft_weights_bytes + kv) / (v.gpus * v.bandwidth_tbs * TB)
 
 
@@ -379,7 +379,8 @@ def _operating_batch(v: Any, ops: Any) -> Any:
 
 @_formula("operating_step_seconds", "decode step at that batch", "s", needs=("tpot_ms",))
 def _operating_step_seconds(v: Any, ops: Any) -> Any:
-    read = v.read_weights * v.weights_bytes + v.operating_batch * v.kv_bytes_per_sequence
+    read = (v.read_weights * v.weights_bytes
+            + v.read_kv * v.operating_batch * v.kv_bytes_per_sequence)
     return read / (v.gpus * v.bandwidth_tbs * TB)
 
 

@@ -198,7 +198,8 @@ def _batch_size(v: Any, ops: Any) -> Any:
 
 @_formula("bytes_read_per_step", "bytes per step", "B")
 def _bytes_read_per_step(v: Any, ops: Any) -> Any:
-    return v.read_weights * v.weights_read_per_step + v.batch_size * v.kv_bytes_per_sequence
+    return (v.read_weights * v.weights_read_per_step
+            + v.read_kv * v.batch_size * v.kv_bytes_per_sequence)
 
 
 @_formula("decode_step_seconds", "decode step", "s")

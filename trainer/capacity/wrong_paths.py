@@ -97,6 +97,13 @@ WRONG_PATHS: dict[str, WrongPath] = {
             also=lambda d: d.changed(read_weights=0),
         ),
         WrongPath(
+            "forgot-kv",
+            "counted the weights alone, leaving out the KV cache the batch reads",
+            "Every decode step reads the whole KV of every live sequence as well as the "
+            "weights: bytes per step = weights + batch × KV per sequence.",
+            lambda d: d.changed(read_kv=0),
+        ),
+        WrongPath(
             "forgot-reserve",
             "left out the reserve for activations, workspace and fragmentation",
             "Subtract the runtime's reserve (activations, CUDA graphs, fragmentation) per GPU.",
@@ -114,6 +121,13 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "Vendors' GB are 10^9 bytes; KiB/GiB are powers of 2. Convert once, explicitly.",
             lambda d: d.changed(gb_bytes=GIB),
         ),
+        *(WrongPath(
+            f"{prefix.lower()}b-{prefix.lower()}ib",
+            f"mixed {prefix}B (10^{3 * power} B) and {prefix}iB (2^{10 * power} B)",
+            f"A {prefix}B is 10^{3 * power} bytes and a {prefix}iB 2^{10 * power}: convert "
+            "once, explicitly.",
+            lambda d: None,  # the other prefix's figure, added by the answer key
+        ) for power, prefix in ((1, "K"), (2, "M"), (4, "T"))),
         WrongPath(
             "bits-for-bytes",
             "used the dtype's bits as bytes (16 for a 16-bit dtype)",
@@ -249,6 +263,8 @@ def paired_wrong_values(deployment: Deployment, name: str
 
 
 # Paths that rescale the answer rather than change the deployment.
-_RESCALINGS = frozenset({"per-gpu-vs-total", "rounded-up"})
+_RESCALINGS = frozenset({"per-gpu-vs-total", "rounded-up", "kb-kib", "mb-mib", "tb-tib"})
+# The binary and decimal prefixes mixed, one path per prefix (each named in its own words).
+UNIT_MIXES = {1: "kb-kib", 2: "mb-mib", 3: "gb-gib", 4: "tb-tib"}
 
 

@@ -43,6 +43,7 @@ class Step:
     tolerance: float = 0.01
     tolerance_given: bool = False  # the file states a tolerance (an estimate keeps it then)
     estimate: bool = False
+    accepts_bound: bool = False  # an upper bound ('under 1%') is an answer here
     seconds: int = 60
     hints: tuple[str, ...] = ()
     misconceptions: tuple[str, ...] = ()

@@ -15,7 +15,12 @@ from trainer.capacity.presets import build_deployment, find_gpu, model_of
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
 from trainer.capacity.solver import FORMULAS, INPUT_UNITS, Solution, value_of
-from trainer.capacity.wrong_paths import WRONG_PATHS, paired_wrong_values, wrong_values
+from trainer.capacity.wrong_paths import (
+    UNIT_MIXES,
+    WRONG_PATHS,
+    paired_wrong_values,
+    wrong_values,
+)
 from trainer.drills.model import Derived, Drill, Step
 from trainer.drills.placeholders import fill
 from trainer.errors import DrillFileError, KvdrillError
@@ -93,7 +98,7 @@ def unit_slips(value: Fraction, unit: str) -> list[tuple[str, Fraction]]:
         powers = (3,)  # a time or rate worked out from bytes, with GB and GiB mixed on the way
     else:
         return []
-    return [("gb-gib", value * factor) for p in powers for factor in
+    return [(UNIT_MIXES[p], value * factor) for p in powers for factor in
             (_DECIMAL_BINARY**p, 1 / _DECIMAL_BINARY**p)]
 
 

@@ -123,6 +123,10 @@ class Step(Strict):
     unit: str | None = Field(default=None, description="Unit the reference is shown in: GB, B, ms…")
     tolerance: float = Field(default=0.01, description="Relative tolerance: 0.02 or '2%'.")
     estimate: bool = Field(default=False, description="An estimate: marked with a wider band.")
+    accepts_bound: bool = Field(
+        default=False, description="The question asks for a bound or a small share whose order "
+                                   "of magnitude is what counts: an upper bound ('under 1%') is "
+                                   "marked. Elsewhere a bound is refused: give the value.")
     seconds: int = Field(default=60, ge=5, le=3600, description="Time budget for the step.")
     hints: tuple[str, ...] = ()
     misconceptions: tuple[str, ...] = Field(
@@ -171,8 +175,13 @@ class Step(Strict):
                 raise ValueError("`concepts` belong to text steps; a numeric step has `answer`")
             if self.anchors is not None:
                 raise ValueError("`anchors` belong to text steps; a numeric step has `answer`")
+            if self.accepts_bound and not self.estimate:
+                raise ValueError("`accepts_bound` marks a bound against the order of magnitude: "
+                                 "the step must be an `estimate` too")
         elif self.skill is not None:
             raise ValueError("`skill` tags numeric steps; a text step is scored by `concepts`")
+        elif self.accepts_bound:
+            raise ValueError("`accepts_bound` is for numeric steps; a text step has no value")
         else:
             if self.answer is not None or self.ratio_of is not None:
                 raise ValueError("a text step has no `answer`; give `concepts` and `model_answer`")

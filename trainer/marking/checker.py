@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
-from trainer.capacity.wrong_paths import WRONG_PATHS, WrongPath
+from trainer.capacity.wrong_paths import UNIT_MIXES, WRONG_PATHS, WrongPath
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
-from trainer.errors import AnswerParseError
+from trainer.errors import AnswerParseError, KvdrillError
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
@@ -32,6 +32,9 @@ ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
 # An earlier answer this far from its reference is absurd, and earns no carried-forward credit.
 CARRY_FACTOR = 10
 PAIR_TOLERANCE = Fraction(1, 100)
+# An answer follows from the candidate's own numbers when it agrees this well (or to the digits
+# typed): an estimate's wide band would take in answers that merely lie near them.
+CARRY_TOLERANCE = Fraction(2, 100)
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,8 @@ class Mark:
     span: tuple[Fraction, Fraction] | None = None  # a range answer, base units
     # The likely slip behind a wrong value that no known mistake explains (solved backwards).
     diagnosis: Diagnosis | None = None
+    # The mistake named is the one explanation (False: the first of several that give it).
+    certain: bool = True
 
     @property
     def is_numeric(self) -> bool:
@@ -158,19 +163,20 @@ def check_numeric(
     step: Step,
     answer: str | None,
     reference: Reference,
-    carried: Fraction | None = None,
+    carried: Fraction | tuple[Fraction, ...] | None = None,
     pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
     diagnose_slip: Diagnoser | None = None,
     deployment: Callable[[], Deployment] | None = None,
+    ruled_out: frozenset[str] = frozenset(),
 ) -> Mark:
-    """Mark one numeric answer. `carried` is the value recomputed from the candidate's own
-    earlier answers (error carried forward), when they differ from the references; `pairs`
+    """Mark one numeric answer, and say at most one true thing about a wrong one (two only
+    when they tie). `carried`: the values recomputed from the candidate's own earlier answers
+    (error carried forward); an answer that follows from them is said to, alone. `pairs`
     gives the values of two mistakes made together, asked for only when no single one
     explains the answer; `diagnose_slip` (the reading, tolerance, the known mistakes named,
-    those that give its very value) the likely slip of one input: alone when nothing
-    else explains the answer, else after the mistake or the carried-forward value (a tie when
-    a mistake gives the very number); `deployment` the step's, to name a mistake in
-    its terms (its KV dtype)."""
+    those that give its very value) the likely slip of one input; `deployment` the step's,
+    to name a mistake in its terms (its KV dtype); `ruled_out`: the mistakes the attempt's
+    own right answers show were not made."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -194,66 +200,145 @@ def check_numeric(
     tolerance = tolerance_of(step)
     targets = (reference.value, *reference.alternatives)
     if read.bound and read.span is not None:
-        return _check_bound(base, read.span[1], reference, targets, tolerance)
+        if step.accepts_bound:
+            return _check_bound(base, read.span[1], reference, targets, tolerance)
+        top = read.span[1]
+        return replace(base, verdict="invalid", shown=f"at most {top.shown}",
+                       read_unit=top.unit,
+                       feedback=f"read as at most {top.shown}: give the value, not a "
+                                "bound; not marked")
     if read.span is not None:
         return _check_span(base, read.span, reference, targets, tolerance)
     for reading in fitting:
         if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
             note = " ".join(_sentence(part) for part in (
-                _working_note(read, reading, tolerance).strip(), *read.notes, reading.note)
+                _working_note(read, reading, tolerance, unit).strip(), *read.notes, reading.note)
                 if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
                            shown=reading.shown, read_unit=reading.unit, note=note,
                            feedback=f"read as {reading.shown}: correct. {note}".rstrip())
+    carried_values = (carried,) if isinstance(carried, Fraction) else (carried or ())
     for reading in fitting:
         value = reading.quantity.value
-        is_carried = carried is not None and close(value, carried, tolerance)
-        paths = _mistakes(value, reference, tolerance)
-        together = False
+        follows = next((c for c in carried_values
+                        if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
+                       None)
+        if follows is not None:
+            # The candidate's own earlier numbers give this answer: that is the explanation,
+            # before any mistake of this step.
+            feedback = (f"read as {reading.shown}: expected {reference.display}. It follows "
+                        f"from your earlier answers ({show(follows, unit)}): carried forward."
+                        + _working_note(read, reading, tolerance, unit))
+            return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                           read_unit=reading.unit, carried_forward=True, feedback=feedback)
+        paths, together, certain = _explaining(step, value, reading.resolution, reference,
+                                               tolerance, pairs, ruled_out)
         if not paths:
-            paths = _two_mistakes(value, tolerance, pairs)
-            together = bool(paths)
-        if not (is_carried or paths):
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
-        d = deployment() if deployment is not None and paths else None
+        d = deployment() if deployment is not None else None
         if together:
             one_slip, other_slip = paths
             feedback += (f" This is the value you get if you {one_slip.mistake_in(d)}, and "
                          f"also {other_slip.mistake_in(d)}. {one_slip.advice} "
                          f"{other_slip.advice}")
-        for n, path in enumerate([] if together else paths):
-            lead = "It is also what you get if you" if n else "This is the value you get if you"
-            feedback += f" {lead} {path.mistake_in(d)}. {path.advice}"
-        if is_carried:
-            assert carried is not None
-            feedback += (f" It follows from your earlier answers ({show(carried, unit)}): "
-                         "carried forward.")
-        # A slip of one input may give this answer as well: beside a listed mistake that
-        # gives the same number it is a tie; beside one that is only within the tolerance, or
-        # beside the earlier answers it follows from, the likelier reading of the digits.
+        elif len(paths) == 2:
+            first, second = paths
+            feedback += (f" This is the value you get if you {first.mistake_in(d)}, or if you "
+                         f"{second.mistake_in(d)}: both give it. {first.advice} "
+                         f"{second.advice}")
+        else:
+            feedback += f" This is the value you get if you {paths[0].mistake_in(d)}. " \
+                        f"{paths[0].advice}"
+        # One mistake named: a slip of one input that gives the same number (or, where the
+        # mistake is only within the tolerance, the number as typed) is said beside it, the
+        # second and last explanation; then neither is certain enough for a red flag.
         beside = None
-        if diagnose_slip is not None:
-            beside = diagnose_slip(reading, tolerance, tuple(p.id for p in paths),
-                                   _same_number(value, reading.resolution, reference, paths))
+        ties = _same_number(value, reading.resolution, reference, paths)
+        if diagnose_slip is not None and len(paths) == 1 \
+                and not (paths[0].id == WEIGHTS_ALONE and ties):
+            found = diagnose_slip(reading, tolerance, (paths[0].id,), ties)
+            beside = None if found is None else found.alone()
             feedback += f" {beside.sentence}" if beside is not None else ""
-        feedback += _working_note(read, reading, tolerance)
+        feedback += _working_note(read, reading, tolerance, unit)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
-                       read_unit=reading.unit, carried_forward=is_carried,
-                       misconceptions=tuple(p.id for p in paths), feedback=feedback,
-                       diagnosis=beside)
+                       read_unit=reading.unit, misconceptions=tuple(p.id for p in paths),
+                       feedback=feedback, diagnosis=beside, certain=certain)
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
-    diagnosis = None if diagnose_slip is None else \
+    value = first.quantity.value
+    crowded = len(_mistakes(value, reference, tolerance)) > 2
+    diagnosis = None if diagnose_slip is None or crowded else \
         diagnose_slip(first, tolerance, (), ())
     if diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
-    else:  # no slip explains it: if it is near, it is the rounding
-        near = _near_miss(first.quantity.value, reference, tolerance, step.unit or "")
+    elif not crowded:  # no slip explains it: if it is near, it is the rounding
+        near = _near_miss(value, reference, tolerance, step.unit or "")
         feedback += f" {near}" if near else ""
-    feedback += _working_note(read, first, tolerance)
-    return replace(base, verdict="wrong", parsed=first.quantity.value, shown=first.shown,
+    feedback += _working_note(read, first, tolerance, unit)
+    return replace(base, verdict="wrong", parsed=value, shown=first.shown,
                    read_unit=first.unit, feedback=feedback, diagnosis=diagnosis)
+
+
+# Mistakes that betray a belief (a model's shape, the budget's terms), which a right answer
+# elsewhere in the attempt rules out; a unit mixed, a count rounded or a per-GPU figure given
+# is a slip of the moment, which it does not.
+MOMENTARY = frozenset({*UNIT_MIXES.values(), "rounded-up", "per-gpu-vs-total"})
+
+
+def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
+                reference: Reference, tolerance: Fraction,
+                pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]],
+                ruled_out: frozenset[str]) -> tuple[list[WrongPath], bool, bool]:
+    """The mistakes to name for a wrong value, whether they were made together, and whether
+    the one named is the only explanation. The step's own listed mistake first (with a second
+    only when that one alone gives the same value: a tie); else the one other known mistake
+    that gives it (two: a tie; of three or more, the first, said without certainty); else a
+    pair made together. Mistakes that give the number as typed come before those only within
+    the tolerance; those the attempt's right answers rule out are left out."""
+    everything = _mistakes(value, reference, tolerance)
+    exact = set(_same_number(value, resolution, reference, everything))
+    if WEIGHTS_ALONE in (exact or {p.id for p in everything}):
+        # The weights alone: any other mistake that gives it does so by leaving out the KV.
+        if WEIGHTS_ALONE in ruled_out:
+            return [], False, False
+        return [WRONG_PATHS[WEIGHTS_ALONE]], False, True
+    found = [p for p in everything if p.id not in ruled_out]
+    found = [p for p in found if p.id in exact] or found
+    listed = [p for p in found if _listed(step, p.id)]
+    first = (listed or found or [None])[0]
+    if first is not None:
+        peers = [p for p in found
+                 if p is not first and _same_value(reference, first.id, p.id, value)]
+        if len(peers) == 1:
+            return [first, *peers], False, False
+        return [first], False, not peers
+    together = _two_mistakes(value, tolerance, pairs)
+    if any(p.id in ruled_out for p in together):
+        return [], False, False
+    return together, bool(together), False
+
+
+WEIGHTS_ALONE = "forgot-kv"
+# Mistakes listed wherever they change a step, whatever its own list says.
+ALWAYS_LISTED = frozenset({WEIGHTS_ALONE, "forgot-kv-factor-2"})
+
+
+def _listed(step: Step, path_id: str) -> bool:
+    """The step lists the mistake (a unit mix listed stands for every prefix's)."""
+    if path_id in ALWAYS_LISTED:
+        return True
+    if path_id in UNIT_MIXES.values():
+        return any(listed in UNIT_MIXES.values() for listed in step.misconceptions)
+    return path_id in step.misconceptions
+
+
+def _same_value(reference: Reference, first: str, second: str, value: Fraction) -> bool:
+    """Both mistakes give the value nearest the answer within SAME_VALUE of each other."""
+    def nearest(path_id: str) -> Fraction:
+        return min((wrong for wrong_id, wrong in reference.wrong if wrong_id == path_id),
+                   key=lambda wrong: abs(wrong - value))
+    return close(nearest(first), nearest(second), SAME_VALUE)
 
 
 # A wrong value this close to the reference is a rounding, not a slip: say the rule instead.
@@ -384,44 +469,110 @@ def _percent(tolerance: Fraction) -> str:
     return f"±{format_number(tolerance * 100)}%"
 
 
-def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction) -> str:
-    """Say so when the working shown before '=' does not give the value after it."""
+def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit: str) -> str:
+    """Say so when the working shown before '=' gives the value after it in no unit it could
+    mean: a number typed without a unit is a count of the base unit (bytes) as often as it is
+    in the step's unit or the unit after '='."""
+    target = chosen.quantity.value
     for part in working_values(read, chosen):
         if part.quantity.dim != chosen.quantity.dim:
             continue
-        if not close(part.quantity.value, chosen.quantity.value, tolerance):
-            return (f" Your working ({read.working_text.rstrip('=≈→ ')}) gives {part.shown}, "
-                    f"not {chosen.shown}; the value after the last '=' was marked.")
+        if any(_agrees(meant, target, tolerance, chosen.resolution)
+               for meant in _meanings(part, unit)):
+            continue
+        return (f" Your working ({read.working_text.rstrip('=≈→ ')}) gives {part.shown}, "
+                f"not {chosen.shown}; the value after the last '=' was marked.")
     return ""
+
+
+def _meanings(part: ParsedAnswer, step_unit: str) -> list[Fraction]:
+    """What a value of shown working may stand for, in base units: as read; and, typed with
+    no unit, as a plain count of the base unit or in the step's own unit."""
+    meanings = [part.quantity.value]
+    if not part.had_unit and part.unit:
+        typed = part.quantity.value / unit_factor(part.unit).value
+        meanings.append(typed)
+        if step_unit:
+            meanings.append(typed * unit_factor(step_unit).value)
+    return meanings
+
+
+def _agrees(working: Fraction, result: Fraction, tolerance: Fraction,
+            resolution: Fraction | None) -> bool:
+    """The working gives the result: within the step's tolerance, or rounded to the digits
+    the result was typed to."""
+    return close(working, result, tolerance) or (
+        resolution is not None and 2 * abs(working - result) <= resolution)
 
 
 def _dimension_words(dim: Dim) -> str:
     return "a plain number" if dim == DIMENSIONLESS else str(dim)
 
 
-def carried_value(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> Fraction | None:
-    """The step's value recomputed from the candidate's earlier answers, when those were
-    wrong but not absurd (within a factor of ten of their references)."""
-    carried: dict[str, Fraction] = {}
-    sources = step.ratio_of if step.ratio_of is not None else step.depends_on
-    for earlier_id in sources:
-        mark = marks.get(earlier_id)
-        if mark is None or mark.parsed is None or mark.verdict == "correct":
+def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
+                   ) -> tuple[Fraction, ...]:
+    """The step's value recomputed from the candidate's own earlier answers, where those were
+    wrong but not absurd (within a factor of ten of their references): from all of them
+    together, and from each alone. An earlier step stands for its quantity here when it
+    depends_on it, or when it asks for a quantity this step's formula uses and its reference
+    is that quantity's value here (1a's budget, used by a later count of another layout)."""
+    if step.kind != "numeric":
+        return ()
+    own: dict[str, Fraction] = {}
+    for earlier_id, mark in marks.items():
+        if mark.parsed is None or mark.verdict != "wrong" or mark.span is not None:
             continue
         truth = key.reference(earlier_id).value
         if mark.parsed <= 0 or truth <= 0:
             continue
         if not (truth / CARRY_FACTOR <= mark.parsed <= truth * CARRY_FACTOR):
             continue
-        carried[earlier_id] = mark.parsed
-    if not carried:
-        return None
-    value = key.recompute(step.id, carried)
-    if value is None or value == key.reference(step.id).value:
-        return None
-    if value == 0:
-        return None  # a carried value that makes the step trivial earns nothing
-    return value
+        if _stands_for(key, step, earlier_id, truth):
+            own[earlier_id] = mark.parsed
+    if not own:
+        return ()
+    reference = key.reference(step.id).value
+    found: list[Fraction] = []
+    singles = [{earlier: value} for earlier, value in own.items()] if len(own) > 1 else []
+    for carried in (own, *singles):
+        value = key.recompute(step.id, carried)
+        # A carried value that is the reference, or makes the step trivial, earns nothing.
+        if value is not None and value != reference and value != 0 and value not in found:
+            found.append(value)
+    return tuple(found)
+
+
+def _stands_for(key: AnswerKey, step: Step, earlier_id: str, truth: Fraction) -> bool:
+    if earlier_id in (step.ratio_of or step.depends_on):
+        return True
+    if step.ratio_of is not None:
+        return False
+    earlier = key.drill.step(earlier_id)
+    if earlier.answer is None or earlier.answer == step.answer:
+        return False
+    try:
+        here = key.value(earlier.answer, key.deployment(step.id))
+    except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
+        return False
+    return here == truth
+
+
+def ruled_out_by(key: AnswerKey, marks: Mapping[str, Mark]) -> frozenset[str]:
+    """The mistakes the attempt's right answers so far show were not made: each would have
+    changed a step answered right (beyond its tolerance). Momentary slips are never ruled out."""
+    out: set[str] = set()
+    for step_id, mark in marks.items():
+        if mark.verdict != "correct" or mark.parsed is None or mark.span is not None:
+            continue
+        reference = key.reference(step_id)
+        tolerance = tolerance_of(key.drill.step(step_id))
+        for path_id, wrong in reference.wrong:
+            if path_id in MOMENTARY or path_id in out:
+                continue
+            if not close(wrong, reference.value, tolerance) \
+                    and not close(mark.parsed, wrong, tolerance):
+                out.add(path_id)
+    return frozenset(out)
 
 
 REVEALED = "answered after the answer was shown"
@@ -439,11 +590,11 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             marks[step.id] = check_text(step, answer)
             continue
         reference = key.reference(step.id)
-        carried = carried_value(key, step, marks)
-        mark = check_numeric(step, answer, reference, carried,
+        mark = check_numeric(step, answer, reference, carried_values(key, step, marks),
                              functools.partial(key.paired_wrong, step.id),
                              functools.partial(_diagnose, key, step.id),
-                             functools.partial(key.deployment, step.id))
+                             functools.partial(key.deployment, step.id),
+                             ruled_out_by(key, marks))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "

@@ -79,7 +79,7 @@ TYPO_FIGURES = 4  # a digit replaced or repeated, another model's heads: from th
 FOLLOW_SIEVE = 8  # how far a batch that follows an input may move the step's value
 # Bounds on the work: candidates per input, and readings named.
 MAX_CANDIDATES = 96
-MAX_READINGS = 4
+MAX_READINGS = 2  # a second reading only as a tie: never three
 FAR = 8  # a figure of the world more than this far from the true value is no likely slip
 # Another reading ties with the first when it is as exact, or as strong (a slip of the keys at
 # the weakest) and within half a window as close to the answer.
@@ -123,9 +123,14 @@ class Diagnosis:
 
     @property
     def sentence(self) -> str:
+        said = self.phrase + (f"; {_also(self.others)}" if self.others else "")
         if self.tie:
-            return f"A slip of one input gives the same number: {self.phrase}."
-        return f"Likely slip (a guess, not a certainty): {self.phrase}."
+            return f"A slip of one input gives the same number: {said}."
+        return f"Likely slip (a guess, not a certainty): {said}."
+
+    def alone(self) -> Diagnosis:
+        """The first reading only (said beside a mistake already named: two in all)."""
+        return replace(self, others=())
 
     def json(self) -> dict[str, Any]:
         first = self.slip.json()
@@ -1087,9 +1092,10 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     return _with_ties(chosen)
 
 
-def _with_ties(found: list[_Found]) -> Diagnosis:
-    """The first reading, with the other readings that give the answer as well as it does (as
-    exactly, or as strong as a slip of the keys and as close), one per input."""
+def _with_ties(found: list[_Found]) -> Diagnosis | None:
+    """The first reading, with the other reading that gives the answer as well as it does (as
+    exactly, or as strong as a slip of the keys and as close), one per input; None when more
+    than two do (a number many slips give is explained by none of them)."""
     best = found[0]
     seen = {best.diagnosis.slip.input}
     others: list[Slip] = []
@@ -1103,18 +1109,18 @@ def _with_ties(found: list[_Found]) -> Diagnosis:
             continue
         seen.add(slip.input)
         others.append(slip)
-        if len(others) == MAX_READINGS - 1:
-            break
+        if len(others) == MAX_READINGS:
+            # More readings give the number than can be told apart: none of them is said.
+            return None
     if not others:
         return best.diagnosis
     first = best.diagnosis
-    return Diagnosis(first.kind, first.slips, f"{first.phrase}; {_also(others)}",
-                     tuple(others))
+    return Diagnosis(first.kind, first.slips, first.phrase, tuple(others))
 
 
 def _also(others: Sequence[Slip]) -> str:
-    """The other readings, in words, after the first."""
-    return "; ".join(f"it is also what it gives with {s.input} = {_value_text(s)} instead of "
+    """The other reading (a tie), in words, after the first."""
+    return "; ".join(f"or, as likely, with {s.input} = {_value_text(s)} instead of "
                      f"{_true_text(s)} ({s.why})" for s in others)
 
 
@@ -1286,10 +1292,7 @@ def _beside_listed(problem: _Problem, found: Diagnosis, named: tuple[str, ...], 
         return None
     first, *others = readings
     spec = _BY_NAME[first.input]
-    phrase = _phrase(spec, first)
-    if others:
-        phrase += "; " + _also(others)
-    return Diagnosis("input", (first,), phrase, tuple(others), tie=tie)
+    return Diagnosis("input", (first,), _phrase(spec, first), tuple(others), tie=tie)
 
 
 def _listed_changes(problem: _Problem, explained: tuple[str, ...]

@@ -211,6 +211,14 @@ def parse_answer(text: str, default_unit: str | None = None) -> ParsedAnswer:
     )
 
 
+def _counted(unit_text: str, number: str) -> str:
+    """A count's unit in the grammar of its number: 1 sequence, 2 sequences."""
+    return unit_text[:-1] if number == "1" and unit_text in _SINGULAR_OK else unit_text
+
+
+_SINGULAR_OK = frozenset({"sequences", "tokens", "blocks", "requests", "GPUs", "steps"})
+
+
 def _shown(q: Quantity, unit_text: str | None) -> str:
     """How an answer was read: the value in the unit typed, then a natural form if it differs."""
     if unit_text is not None:
@@ -223,7 +231,7 @@ def _shown(q: Quantity, unit_text: str | None) -> str:
     except AnswerParseError:
         return natural
     number = exact_text(typed_value)
-    left = f"{number}%" if unit_text == "%" else f"{number} {unit_text}"
+    left = f"{number}%" if unit_text == "%" else f"{number} {_counted(unit_text, number)}"
     if natural.split(" ")[0] == number:
         return left
     return f"{left} = {natural}"
