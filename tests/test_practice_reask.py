@@ -401,3 +401,9 @@ def test_no_example_is_an_answer_of_any_step_of_a_seed_drill(drill_id: str) -> N
         for form in example_forms(step, key.reference(step.id).value):
             value = mark_sheet(key, {step.id: form})[step.id].parsed
             assert value not in answers, (step.id, form)
+
+
+def test_a_bound_where_a_value_is_asked_is_asked_again_and_not_stored() -> None:
+    run = Drive(["under 160", "32"]).go()
+    assert [r.raw for r in run.rows(FIRST, latest_only=False)] == ["32"]
+    assert "asks for the value itself" in run.text()

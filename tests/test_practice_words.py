@@ -49,7 +49,7 @@ def test_history_calls_an_attempt_complete_only_when_every_step_was_answered(
 def test_the_key_prints_whole_bytes_or_a_rounded_figure(run: Run) -> None:
     key = run("variants", "llama2-70b-mi300x", "--count", "2").stdout
     assert not re.search(r"\d,\d{3}\.\d+ B\b", key)
-    assert "2.75 MB: mixed GB" in key
+    assert "2.75 MB: mixed MB" in key  # MB and MiB: each prefix named as it was mixed
 
 
 def test_bits_for_bytes_names_the_caches_own_dtype(run: Run) -> None:

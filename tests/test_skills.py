@@ -99,7 +99,7 @@ def test_a_text_step_with_a_skill_is_refused_by_the_schema(run: Run, tmp_path: P
 # -- skill cards ------------------------------------------------------------------------------
 
 def test_a_wrong_answer_rates_its_skill_again_and_keeps_the_mistake(run: Run) -> None:
-    piped(run, {"shape-kv-heads": "32", "bytes-per-token": "512 KiB"})
+    piped(run, {"shape-kv-heads": "16", "bytes-per-token": "512 KiB"})
     card = skills(run)["kv-bytes-per-token"]
     assert card["last_rating"] == "Again" and card["wrong"] == 1
     assert card["last_mistake"] == "query-heads" and card["last_drill"] == DRILL

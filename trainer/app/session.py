@@ -345,11 +345,14 @@ class Session:
             return ""
         # Only whether this one answer reads: the reader alone, not a re-mark of the sheet.
         try:
-            read_answer(raw, self.key.reference(step.id).unit)
+            read = read_answer(raw, self.key.reference(step.id).unit)
         except AnswerParseError as error:
             reason = unreadable_reason(error).strip().rstrip(".") or \
                 "this is not a number the reader knows"
         else:
+            if read.bound and not step.accepts_bound:
+                return (f"That is a bound ({raw.strip()!r}); this step asks for the value "
+                        "itself: type one number, or :skip. Nothing recorded; asked again.")
             return ""
         if self.exam:
             reason = reason.split("; expected")[0]

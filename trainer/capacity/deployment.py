@@ -144,7 +144,7 @@ class Deployment:
     read_weights: int = 1
     read_kv: int = 1  # 0: a decode step's bytes counted as the weights alone
     kv_bytes_override: Fraction | None = None
-    link_scale: int = 1  # 8: a link's Gb/s read as GB/s
+    link_scale: int | Fraction = 1  # 8: a link's Gb/s read as GB/s (1/8: GB/s read as Gb/s)
     swap_directions: int = 2
     draft_cost: int = 1
     accept_all: int = 0

@@ -431,9 +431,11 @@ class PathSpec:
 WRONG_PATHS: tuple[PathSpec, ...] = (
     PathSpec(
         "link-bits-as-bytes",
-        "read a link's gigabits per second as gigabytes (400 Gb/s as 400 GB/s)",
-        "Network links are quoted in bits: 400 Gb/s InfiniBand moves 50 GB/s. Divide by 8.",
+        "mixed a link's gigabits and gigabytes per second (400 Gb/s is 50 GB/s, not 400)",
+        "Network links are quoted in bits: 400 Gb/s InfiniBand moves 50 GB/s. Divide by 8 "
+        "once, and only a figure given in bits.",
         lambda d: None if d.link_gbs is None else d.changed(link_scale=8),
+        also=lambda d: None if d.link_gbs is None else d.changed(link_scale=Fraction(1, 8)),
     ),
     PathSpec(
         "one-way-swap",

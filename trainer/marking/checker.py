@@ -4,11 +4,14 @@ name the known mistake a wrong value matches, and credit error carried forward."
 from __future__ import annotations
 
 import functools
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
+from trainer.capacity.solver import FORMULAS
 from trainer.capacity.wrong_paths import UNIT_MIXES, WRONG_PATHS, WrongPath
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
@@ -26,11 +29,15 @@ if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
 # that give its very value)
 Diagnoser = Callable[[ParsedAnswer, Fraction, tuple[str, ...], tuple[str, ...]],
                      "Diagnosis | None"]
+# (the answer as read, the figures of the working shown before '=', the tolerance, the known
+# mistakes that give the answer)
+WorkingReader = Callable[[ParsedAnswer, tuple[Fraction, ...], Fraction, tuple[str, ...]],
+                         "Diagnosis | None"]
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
 
 ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
 # An earlier answer this far from its reference is absurd, and earns no carried-forward credit.
-CARRY_FACTOR = 10
+CARRY_FACTOR = 32  # 16 query heads per GPU for 1 KV head is a mistake, not absurd
 PAIR_TOLERANCE = Fraction(1, 100)
 # An answer follows from the candidate's own numbers when it agrees this well (or to the digits
 # typed): an estimate's wide band would take in answers that merely lie near them.
@@ -168,6 +175,7 @@ def check_numeric(
     diagnose_slip: Diagnoser | None = None,
     deployment: Callable[[], Deployment] | None = None,
     ruled_out: frozenset[str] = frozenset(),
+    working_slip: WorkingReader | None = None,
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -176,7 +184,8 @@ def check_numeric(
     explains the answer; `diagnose_slip` (the reading, tolerance, the known mistakes named,
     those that give its very value) the likely slip of one input; `deployment` the step's,
     to name a mistake in its terms (its KV dtype); `ruled_out`: the mistakes the attempt's
-    own right answers show were not made."""
+    own right answers show were not made; `working_slip`: the slip a figure of the shown
+    working gives, which is said alone, before any mistake or guess."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -212,7 +221,9 @@ def check_numeric(
     for reading in fitting:
         if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
             note = " ".join(_sentence(part) for part in (
-                _working_note(read, reading, tolerance, unit).strip(), *read.notes, reading.note)
+                _working_note(read, reading, tolerance, unit, right=True,
+                              whole=reference.whole_count or unit == "sequences").strip(),
+                *read.notes, reading.note)
                 if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
                            shown=reading.shown, read_unit=reading.unit, note=note,
@@ -231,18 +242,22 @@ def check_numeric(
                         + _working_note(read, reading, tolerance, unit))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
-        paths, together, certain = _explaining(step, value, reading.resolution, reference,
-                                               tolerance, pairs, ruled_out)
+        figures = _figures(read.working_text)
+        shown = None if working_slip is None or not figures else working_slip(
+            reading, figures, min(tolerance, CARRY_TOLERANCE),
+            tuple(p.id for p in _mistakes(value, reference, tolerance)))
+        if shown is not None:
+            return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                           read_unit=reading.unit, diagnosis=shown,
+                           feedback=f"read as {reading.shown}: expected {reference.display}. "
+                                    f"{shown.sentence}")
+        d = deployment() if deployment is not None else None
+        paths, certain = _explaining(step, value, reading.resolution, reference, tolerance,
+                                     ruled_out, d)
         if not paths:
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
-        d = deployment() if deployment is not None else None
-        if together:
-            one_slip, other_slip = paths
-            feedback += (f" This is the value you get if you {one_slip.mistake_in(d)}, and "
-                         f"also {other_slip.mistake_in(d)}. {one_slip.advice} "
-                         f"{other_slip.advice}")
-        elif len(paths) == 2:
+        if len(paths) == 2:
             first, second = paths
             feedback += (f" This is the value you get if you {first.mistake_in(d)}, or if you "
                          f"{second.mistake_in(d)}: both give it. {first.advice} "
@@ -250,14 +265,16 @@ def check_numeric(
         else:
             feedback += f" This is the value you get if you {paths[0].mistake_in(d)}. " \
                         f"{paths[0].advice}"
-        # One mistake named: a slip of one input that gives the same number (or, where the
-        # mistake is only within the tolerance, the number as typed) is said beside it, the
-        # second and last explanation; then neither is certain enough for a red flag.
+        # One mistake named that the step does not list, or that is only within the
+        # tolerance: a slip of one input that gives the same number (or the number as
+        # typed) is said beside it, the second and last explanation; then neither is
+        # certain enough for a red flag. A listed mistake that gives the number is enough.
         beside = None
         ties = _same_number(value, reading.resolution, reference, paths)
         if diagnose_slip is not None and len(paths) == 1 \
-                and not (paths[0].id == WEIGHTS_ALONE and ties):
-            found = diagnose_slip(reading, tolerance, (paths[0].id,), ties)
+                and not (ties and (_listed(step, paths[0].id) or paths[0].id == WEIGHTS_ALONE)):
+            found = _unless_contradicted(
+                diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures)
             beside = None if found is None else found.alone()
             feedback += f" {beside.sentence}" if beside is not None else ""
         feedback += _working_note(read, reading, tolerance, unit)
@@ -268,55 +285,84 @@ def check_numeric(
     feedback = f"read as {first.shown}: expected {reference.display}."
     value = first.quantity.value
     crowded = len(_mistakes(value, reference, tolerance)) > 2
-    diagnosis = None if diagnose_slip is None or crowded else \
-        diagnose_slip(first, tolerance, (), ())
-    if diagnosis is not None:
+    diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
+        diagnose_slip(first, tolerance, (), ()), _figures(read.working_text))
+    # A slip of one input is one thing wrong; two mistakes made together are two.
+    together = [] if diagnosis is not None or crowded else \
+        _pair(value, tolerance, pairs, ruled_out)
+    if together:
+        one, other = together
+        d = deployment() if deployment is not None else None
+        feedback += (f" This is the value you get if you {one.mistake_in(d)}, and also "
+                     f"{other.mistake_in(d)}. {one.advice} {other.advice}")
+    elif diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
     elif not crowded:  # no slip explains it: if it is near, it is the rounding
         near = _near_miss(value, reference, tolerance, step.unit or "")
         feedback += f" {near}" if near else ""
     feedback += _working_note(read, first, tolerance, unit)
     return replace(base, verdict="wrong", parsed=value, shown=first.shown,
-                   read_unit=first.unit, feedback=feedback, diagnosis=diagnosis)
+                   read_unit=first.unit, feedback=feedback, diagnosis=diagnosis,
+                   misconceptions=tuple(p.id for p in together), certain=not together)
 
 
 # Mistakes that betray a belief (a model's shape, the budget's terms), which a right answer
 # elsewhere in the attempt rules out; a unit mixed, a count rounded or a per-GPU figure given
 # is a slip of the moment, which it does not.
-MOMENTARY = frozenset({*UNIT_MIXES.values(), "rounded-up", "per-gpu-vs-total"})
+MOMENTARY = frozenset({*UNIT_MIXES.values(), "rounded-up", "per-gpu-vs-total",
+                       "link-bits-as-bytes"})
 
 
 def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
-                reference: Reference, tolerance: Fraction,
-                pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]],
-                ruled_out: frozenset[str]) -> tuple[list[WrongPath], bool, bool]:
-    """The mistakes to name for a wrong value, whether they were made together, and whether
-    the one named is the only explanation. The step's own listed mistake first (with a second
-    only when that one alone gives the same value: a tie); else the one other known mistake
-    that gives it (two: a tie; of three or more, the first, said without certainty); else a
-    pair made together. Mistakes that give the number as typed come before those only within
-    the tolerance; those the attempt's right answers rule out are left out."""
+                reference: Reference, tolerance: Fraction, ruled_out: frozenset[str],
+                deployment: Deployment | None = None) -> tuple[list[WrongPath], bool]:
+    """The mistakes to name for a wrong value, and whether the one named is the only
+    explanation. The step's own listed mistake first (with a second only when that one alone
+    gives the same value: a tie); else the one other known mistake
+    that gives it (two: a tie; of three or more, the first, said without certainty).
+    Mistakes that give the number as typed come before those only within the tolerance;
+    those the attempt's right answers rule out are left out. (Two made together are tried
+    only after a slip of one input: see _pair.)"""
     everything = _mistakes(value, reference, tolerance)
     exact = set(_same_number(value, resolution, reference, everything))
     if WEIGHTS_ALONE in (exact or {p.id for p in everything}):
         # The weights alone: any other mistake that gives it does so by leaving out the KV.
         if WEIGHTS_ALONE in ruled_out:
-            return [], False, False
-        return [WRONG_PATHS[WEIGHTS_ALONE]], False, True
+            return [], False
+        return [WRONG_PATHS[WEIGHTS_ALONE]], True
     found = [p for p in everything if p.id not in ruled_out]
     found = [p for p in found if p.id in exact] or found
     listed = [p for p in found if _listed(step, p.id)]
     first = (listed or found or [None])[0]
     if first is not None:
-        peers = [p for p in found
-                 if p is not first and _same_value(reference, first.id, p.id, value)]
+        # A tie: another that gives the number as typed as well, or the very same value.
+        peers = [p for p in found if p is not first and (
+            p.id in exact if first.id in exact
+            else _same_value(reference, first.id, p.id, value))
+            and not _same_change(first, p, deployment)]
+        peers = [p for n, p in enumerate(peers)
+                 if not any(_same_change(q, p, deployment) for q in peers[:n])]
         if len(peers) == 1:
-            return [first, *peers], False, False
-        return [first], False, not peers
+            return [first, *peers], False
+        return [first], not peers
+    return [], False
+
+
+def _same_change(first: WrongPath, other: WrongPath, d: Deployment | None) -> bool:
+    """Two mistakes that change the deployment alike are one said twice (for Llama-3.1-8B,
+    hidden ÷ head_dim is the 32 query heads)."""
+    if d is None:
+        return False
+    changed = first.change(d)
+    return changed is not None and changed == other.change(d)
+
+
+def _pair(value: Fraction, tolerance: Fraction,
+          pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]],
+          ruled_out: frozenset[str]) -> list[WrongPath]:
+    """Two mistakes made together that give the value, when neither is ruled out."""
     together = _two_mistakes(value, tolerance, pairs)
-    if any(p.id in ruled_out for p in together):
-        return [], False, False
-    return together, bool(together), False
+    return [] if any(p.id in ruled_out for p in together) else together
 
 
 WEIGHTS_ALONE = "forgot-kv"
@@ -469,19 +515,25 @@ def _percent(tolerance: Fraction) -> str:
     return f"±{format_number(tolerance * 100)}%"
 
 
-def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit: str) -> str:
+def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit: str,
+                  right: bool = False, whole: bool = False) -> str:
     """Say so when the working shown before '=' gives the value after it in no unit it could
     mean: a number typed without a unit is a count of the base unit (bytes) as often as it is
-    in the step's unit or the unit after '='."""
+    in the step's unit or the unit after '='. Beside a `right` answer it is a remark, never
+    a "not"."""
     target = chosen.quantity.value
     for part in working_values(read, chosen):
         if part.quantity.dim != chosen.quantity.dim:
             continue
         if any(_agrees(meant, target, tolerance, chosen.resolution)
-               for meant in _meanings(part, unit)):
-            continue
-        return (f" Your working ({read.working_text.rstrip('=≈→ ')}) gives {part.shown}, "
-                f"not {chosen.shown}; the value after the last '=' was marked.")
+               or (whole and math.floor(meant) == target) for meant in _meanings(part, unit)):
+            continue  # (a whole count: the working's quotient, before its floor, gives it)
+        working = read.working_text.rstrip('=≈→ ')
+        if right:
+            return (f" The value after the last '=' was marked; your working ({working}) "
+                    f"comes to {part.shown}.")
+        return (f" Your working ({working}) gives {part.shown}, not {chosen.shown}; the value "
+                "after the last '=' was marked.")
     return ""
 
 
@@ -512,7 +564,7 @@ def _dimension_words(dim: Dim) -> str:
 def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
                    ) -> tuple[Fraction, ...]:
     """The step's value recomputed from the candidate's own earlier answers, where those were
-    wrong but not absurd (within a factor of ten of their references): from all of them
+    wrong but not absurd (within CARRY_FACTOR of their references): from all of them
     together, and from each alone. An earlier step stands for its quantity here when it
     depends_on it, or when it asks for a quantity this step's formula uses and its reference
     is that quantity's value here (1a's budget, used by a later count of another layout)."""
@@ -536,8 +588,8 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
     singles = [{earlier: value} for earlier, value in own.items()] if len(own) > 1 else []
     for carried in (own, *singles):
         value = key.recompute(step.id, carried)
-        # A carried value that is the reference, or makes the step trivial, earns nothing.
-        if value is not None and value != reference and value != 0 and value not in found:
+        # A carried value that is the reference earns nothing (0 sequences may follow).
+        if value is not None and value != reference and value not in found:
             found.append(value)
     return tuple(found)
 
@@ -557,12 +609,17 @@ def _stands_for(key: AnswerKey, step: Step, earlier_id: str, truth: Fraction) ->
     return here == truth
 
 
-def ruled_out_by(key: AnswerKey, marks: Mapping[str, Mark]) -> frozenset[str]:
+def ruled_out_by(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> frozenset[str]:
     """The mistakes the attempt's right answers so far show were not made: each would have
-    changed a step answered right (beyond its tolerance). Momentary slips are never ruled out."""
+    changed a step answered right (beyond its tolerance) about the same model as `step`.
+    Momentary slips are never ruled out; what one model's answers show says nothing of
+    another's (a follow-up on a bigger model)."""
     out: set[str] = set()
+    shape = _shape(key.deployment(step.id))
     for step_id, mark in marks.items():
         if mark.verdict != "correct" or mark.parsed is None or mark.span is not None:
+            continue
+        if _shape(key.deployment(step_id)) != shape:
             continue
         reference = key.reference(step_id)
         tolerance = tolerance_of(key.drill.step(step_id))
@@ -573,6 +630,10 @@ def ruled_out_by(key: AnswerKey, marks: Mapping[str, Mark]) -> frozenset[str]:
                     and not close(mark.parsed, wrong, tolerance):
                 out.add(path_id)
     return frozenset(out)
+
+
+def _shape(d: Deployment) -> tuple[object, ...]:
+    return (d.layers, d.heads, d.hidden, d.head_dim, d.attention, d.params)
 
 
 REVEALED = "answered after the answer was shown"
@@ -592,9 +653,11 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         reference = key.reference(step.id)
         mark = check_numeric(step, answer, reference, carried_values(key, step, marks),
                              functools.partial(key.paired_wrong, step.id),
-                             functools.partial(_diagnose, key, step.id),
+                             functools.partial(_diagnose, key, step.id,
+                                               known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
-                             ruled_out_by(key, marks))
+                             ruled_out_by(key, step, marks),
+                             functools.partial(_working_slip, key, step.id))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -603,12 +666,70 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     return marks
 
 
-def _diagnose(key: AnswerKey, step_id: str, reading: ParsedAnswer, tolerance: Fraction,
-              named: tuple[str, ...], ties: tuple[str, ...]) -> Diagnosis | None:
+def _working_slip(key: AnswerKey, step_id: str, reading: ParsedAnswer,
+                  figures: tuple[Fraction, ...], tolerance: Fraction,
+                  mistakes: tuple[str, ...]) -> Diagnosis | None:
+    from trainer.marking.diagnosis import from_working
+
+    return from_working(key, step_id, reading.quantity.value, figures, tolerance, mistakes)
+
+
+def _diagnose(key: AnswerKey, step_id: str, known: frozenset[str], reading: ParsedAnswer,
+              tolerance: Fraction, named: tuple[str, ...], ties: tuple[str, ...]
+              ) -> Diagnosis | None:
     from trainer.marking.diagnosis import diagnose
 
     return diagnose(key, step_id, reading.quantity.value, reading.resolution, tolerance,
-                    named, ties, _typed_exactly(reading), key.drill.step(step_id).misconceptions)
+                    named, ties, _typed_exactly(reading), key.drill.step(step_id).misconceptions,
+                    known)
+
+
+def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, ...]
+                         ) -> Diagnosis | None:
+    """The diagnosis, unless the working shows the input's true value and not the one the
+    diagnosis reads (32 × 8 × 128 × 2 has its 32 layers: no "16 layers")."""
+    if diagnosis is None or diagnosis.kind != "input" or not figures:
+        return diagnosis
+    slip = diagnosis.slip
+    if slip.true in figures and slip.implied not in figures:
+        return None
+    return diagnosis
+
+
+_FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.])")
+
+
+def _figures(working: str) -> tuple[Fraction, ...]:
+    """The plain numbers of shown working ("2 × 60 × 8 × 128 × 2": 2, 60, 8, 128, 2), each
+    once; none from a working too long to be a line of arithmetic."""
+    if not working or len(working) > 200:
+        return ()
+    found: dict[Fraction, None] = {}
+    for match in _FIGURE.finditer(working):
+        text = match.group().replace(",", "")
+        if text.count(".") <= 1:
+            found[Fraction(text)] = None
+    return tuple(found)
+
+
+def known_inputs(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> frozenset[str]:
+    """The inputs an earlier step asked for directly (layers, KV heads...) and the candidate
+    answered right, with the same value as in this step: no slip of them is read here."""
+    known: set[str] = set()
+    if step.ratio_of is not None:
+        return frozenset()
+    for earlier_id, mark in marks.items():
+        earlier = key.drill.step(earlier_id)
+        if mark.verdict != "correct" or earlier.answer is None or earlier.answer in FORMULAS:
+            continue
+        try:
+            same = key.value(earlier.answer, key.deployment(step.id)) \
+                == key.reference(earlier_id).value
+        except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
+            continue
+        if same:
+            known.add(earlier.answer)
+    return frozenset(known)
 
 
 def _typed_exactly(reading: ParsedAnswer) -> Fraction | None:

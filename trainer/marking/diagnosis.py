@@ -116,6 +116,7 @@ class Diagnosis:
     phrase: str
     others: tuple[Slip, ...] = ()  # other readings that give the same answer (a tie)
     tie: bool = False  # a listed mistake gives the same answer, and is named first
+    shown: bool = False  # the candidate's working shows the slip: no guess
 
     @property
     def slip(self) -> Slip:
@@ -124,6 +125,8 @@ class Diagnosis:
     @property
     def sentence(self) -> str:
         said = self.phrase + (f"; {_also(self.others)}" if self.others else "")
+        if self.shown:
+            return f"Your working shows the slip: {said}."
         if self.tie:
             return f"A slip of one input gives the same number: {said}."
         return f"Likely slip (a guess, not a certainty): {said}."
@@ -299,7 +302,8 @@ _VARIANTS: weakref.WeakKeyDictionary[AnswerKey, tuple[tuple[str, Fraction, str],
 def diagnose(key: AnswerKey, step_id: str, value: Fraction,
              resolution: Fraction | None = None, tolerance: Fraction | None = None,
              named: tuple[str, ...] = (), ties: tuple[str, ...] = (),
-             exact: Fraction | None = None, own: tuple[str, ...] = ()) -> Diagnosis | None:
+             exact: Fraction | None = None, own: tuple[str, ...] = (),
+             known: frozenset[str] = frozenset()) -> Diagnosis | None:
     """The likely slip behind `value` (base units) on a numeric step, or None when nothing
     plausible gives it. `resolution`: what the typed digits claim (1 for "52 GB" in GB, 10
     for "320 KiB"); `exact`: the resolution a whole number's trailing zeros would give if
@@ -307,19 +311,54 @@ def diagnose(key: AnswerKey, step_id: str, value: Fraction,
     known mistakes already named for this answer (a reading that says the same is left out);
     `ties`: those that give its very number (the slip is then said as a tie); `own`: the
     step's listed mistakes (a strong reading that ties with one of them is said whatever
-    chance allows)."""
+    chance allows); `known`: inputs the attempt's right answers gave (no slip of them is
+    read)."""
     if value <= 0:
         return None
     problem = _problem_of(key, step_id, tolerance)
     found = None
     tie = bool(set(ties) & set(own))
     if exact is not None and resolution is not None and exact < resolution:
-        found = _diagnose(problem, value, exact, exactly=True, tie=tie)
+        found = _diagnose(problem, value, exact, exactly=True, tie=tie, known=known)
     if found is None:
-        found = _diagnose(problem, value, resolution, tie=tie)
+        found = _diagnose(problem, value, resolution, tie=tie, known=known)
     if found is None or not named:
         return found
     return _beside_listed(problem, found, named, bool(ties))
+
+
+MAX_WORKING_FIGURES = 12  # figures of shown working tried, each in every input's place
+
+
+def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[Fraction, ...],
+                 tolerance: Fraction, mistakes: tuple[str, ...] = ()) -> Diagnosis | None:
+    """The slip the candidate's own working shows: a figure of it, in exactly one input's
+    place, gives the answer (2 × 60 × 8 × 128 × 2 = 240 KiB: layers = 60). None when no
+    figure, or more than one reading, does, or when the reading is what one of `mistakes`
+    sets (32 KV heads for Llama-3.1-8B is the query heads: the mistake is named instead)."""
+    problem = _problem_of(key, step_id, tolerance)
+    if problem.deployment is None or value <= 0:
+        return None
+    inputs = _inputs_of(problem)
+    found: dict[str, tuple[_Input, Slip]] = {}
+    for figure in figures[:MAX_WORKING_FIGURES]:
+        if figure <= 0:
+            continue
+        for spec, x0 in inputs:
+            if figure * spec.scale == x0:
+                continue
+            result = _evaluate(problem, {spec.slot: figure * spec.scale}, relaxed=False)
+            if result is None or abs(result - value) > tolerance * abs(value):
+                continue
+            found.setdefault(spec.name, (spec, Slip(spec.name, figure, x0 / spec.scale,
+                                                    spec.unit, "the figure in your working")))
+    if len(found) != 1:
+        return None
+    spec, slip = next(iter(found.values()))
+    if (slip.input, slip.implied * spec.scale) in _listed_changes(problem, mistakes) or \
+            (slip.input, slip.implied) in _listed_changes(problem, mistakes):
+        return None
+    return Diagnosis("input", (slip,), _phrase(spec, slip), shown=True)
 
 
 def _problem_of(key: AnswerKey, step_id: str, tolerance: Fraction | None) -> _Problem:
@@ -1014,7 +1053,8 @@ class _Found:
 
 @lru_cache(maxsize=1024)
 def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
-              exactly: bool = False, tie: bool = False) -> Diagnosis | None:
+              exactly: bool = False, tie: bool = False,
+              known: frozenset[str] = frozenset()) -> Diagnosis | None:
     """`exactly`: the number taken as typed to the last digit (a whole number's trailing
     zeros meant: 320 KiB is what 80 layers give, not 315 to 325 KiB), so a reading must give
     it exactly, and only the strong readings count (round numbers are what random answers
@@ -1066,7 +1106,7 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     if not found:
         return None
     strongest = WORLD if exactly else PAIR
-    found = [f for f in found if f.tier <= strongest]
+    found = [f for f in found if f.tier <= strongest and f.key[0] not in known]
     chosen = [f for f in found if f.key in admitted or f.key[0] == "clean"
               or (tie and f.tier <= WORLD and f.closeness <= EXACT)]
     if not chosen:
