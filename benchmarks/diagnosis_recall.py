@@ -17,16 +17,17 @@ factor of 8 of the true value (a 512-token context in a 32k question is no slip)
 built here from the presets, not taken from the diagnosis. N of them are drawn (seeded), each
 computed forward through the exact solver with that one input changed, typed to 2, 3 or 4
 significant figures in the step's unit ("~" and "about" now and then), and marked as `kvdrill
-grade` marks it. Counted: named (the diagnosis's readings hold the changed input at its value;
-"first" when it is the first reading), wrongly named (a diagnosis that does not hold it) and
-none. A slip that leaves the answer right, gives back a value already in the key, or that a
-listed mistake explains with no diagnosis beside it, is left out: only slips the diagnosis
-is asked about count.
+grade` marks it. Counted: named (the diagnosis's readings hold the changed input at its value,
+or a known mistake named alone makes that very change; "first" when it is the first reading),
+wrongly named (a diagnosis that does not hold it), mistake (a known mistake named that gives
+the number but is not the slip: a true word, not the slip made) and none. A slip that leaves
+the answer right, or gives back a value already in the key, is left out.
 
 Random answers: the reference × U(0.3, 3) and × U(0.8, 1.25), typed to 2, 3 and 4
 significant figures, over every numeric step of every drill; the share of the wrong ones that
-get a diagnosis (a slip named alone, or beside a listed mistake). Everything is seeded; the
-same run prints the same numbers. Not part of the test run.
+get a diagnosis (a slip named alone, or beside a listed mistake), and the share that get a
+known mistake named and no slip: both are words said of a number that has no cause.
+Everything is seeded; the same run prints the same numbers. Not part of the test run.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from fractions import Fraction
 from trainer.capacity.deployment import GB, Deployment
 from trainer.capacity.presets import build_deployment, gpus, models
 from trainer.capacity.solver import FORMULAS, Solution, relaxed_value
+from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.loader import find_drill, load_drill_file
 from trainer.drills.model import Drill, Step
 from trainer.drills.reference import AnswerKey
@@ -218,7 +220,17 @@ def outcome(key: AnswerKey, step_id: str, answer: str, slip: Slip) -> str:
     if mark.verdict != "wrong":
         return "right"
     if mark.diagnosis is None:
-        return "listed" if mark.misconceptions else "none"
+        if not mark.misconceptions:
+            return "none"
+        # A known mistake named instead: the slip itself when the mistake makes that very
+        # change (the query heads are kv_heads = heads), else a true word that is not the slip.
+        spec = next(i for i in INPUTS if i.name == slip.input)
+        for path_id in mark.misconceptions:
+            changed = WRONG_PATHS[path_id].change(key.deployment(step_id))
+            if changed is not None and \
+                    getattr(changed, spec.slot, None) == slip.value * spec.scale:
+                return "first"
+        return "mistake"
     found = mark.diagnosis.json()
     readings = found.get("readings") or [found, *found["or"]]
     for n, reading in enumerate(readings):
@@ -243,16 +255,16 @@ def simulate(drills: list[Drill], count: int, show: bool, figures: tuple[int, ..
         sig = rng.choice(figures)
         answer = typed(wrong, step.unit or "", sig, step.answer in COUNT_STEPS, rng)
         result = outcome(key, step_id, answer, slip)
-        if result in ("right", "listed"):
+        if result == "right":
             continue
         by_kind.setdefault(slip.kind, Counter())[result] += 1
         by_sig.setdefault(sig, Counter())[result] += 1
-        if show and result in ("none", "wrong"):
+        if show and result in ("none", "wrong", "mistake"):
             print(f"  {result:5} {key.drill.id}:{step_id} {slip.input} = "
                   f"{float(slip.value):g} ({slip.kind}) -> {answer!r}")
     seconds = time.perf_counter() - started
     print(f"{'one-input slips':<28}{'asked':>7}{'named':>9}{'first':>9}{'wrongly':>9}"
-          f"{'none':>8}")
+          f"{'mistake':>9}{'none':>8}")
     for label, tally in [*sorted(by_kind.items()),
                          *((f"typed to {sig} figures", t) for sig, t in sorted(by_sig.items()))]:
         print(row(label, tally))
@@ -268,7 +280,8 @@ def row(label: str, tally: Counter[str]) -> str:
     asked = sum(tally.values())
     named = tally["first"] + tally["named"]
     return (f"{label:<28}{asked:>7}{percent(named, asked):>9}{percent(tally['first'], asked):>9}"
-            f"{percent(tally['wrong'], asked):>9}{percent(tally['none'], asked):>8}")
+            f"{percent(tally['wrong'], asked):>9}{percent(tally['mistake'], asked):>9}"
+            f"{percent(tally['none'], asked):>8}")
 
 
 def percent(part: int, whole: int) -> str:
@@ -284,16 +297,24 @@ def every_step(counts: bool = False) -> tuple[dict[str, AnswerKey], list[tuple[s
     return keys, items
 
 
-def diagnosed(key: AnswerKey, step: Step, answer: str, show: bool) -> bool | None:
-    """Whether a wrong answer gets a diagnosis (None: the answer is not wrong)."""
+def explained(key: AnswerKey, step: Step, answer: str, show: bool) -> str | None:
+    """What the marking says a wrong answer is: "slip" (a diagnosis), "mistake" (a known
+    mistake named, no slip) or "" (nothing); None when the answer is not wrong."""
     mark = mark_sheet(key, {step.id: answer})[step.id]
     if mark.verdict != "wrong":
         return None
-    if show and mark.diagnosis is not None:
-        slip = mark.diagnosis.slip
-        print(f"  diagnosed {key.drill.id}:{step.id} {answer!r}: {slip.input} = "
-              f"{float(slip.implied):g} ({slip.why})")
-    return mark.diagnosis is not None
+    if show and (mark.diagnosis is not None or mark.misconceptions):
+        what = mark.misconceptions if mark.diagnosis is None else \
+            f"{mark.diagnosis.slip.input} = {float(mark.diagnosis.slip.implied):g}"
+        print(f"  explained {key.drill.id}:{step.id} {answer!r}: {what}")
+    return "slip" if mark.diagnosis is not None else "mistake" if mark.misconceptions else ""
+
+
+def shares(tally: Counter[str]) -> str:
+    """"4/187 slip (2.1%), 9 mistake (4.8%)" of the wrong answers tallied."""
+    wrong = sum(tally.values())
+    return (f"{tally['slip']}/{wrong} a slip ({percent(tally['slip'], wrong)}), "
+            f"{tally['mistake']} a mistake ({percent(tally['mistake'], wrong)})")
 
 
 def random_answers(count: int, show: bool) -> None:
@@ -302,18 +323,17 @@ def random_answers(count: int, show: bool) -> None:
         cells = []
         for sig in (2, 3, 4):
             rng = random.Random(SEED)
-            wrong = named = 0
+            tally: Counter[str] = Counter()
             for _ in range(count):
                 drill_id, step = rng.choice(items)
                 key = keys[drill_id]
                 value = key.reference(step.id).value * Fraction(rng.uniform(low, high))
-                answer = typed(value, step.unit or "", sig, False, rng)
-                found = diagnosed(key, step, answer, show)
+                found = explained(key, step, typed(value, step.unit or "", sig, False, rng),
+                                  show)
                 if found is not None:
-                    wrong += 1
-                    named += found
-            cells.append(f"{sig} s.f. {named}/{wrong} ({percent(named, wrong)})")
-        print(f"random × U({low}, {high}) diagnosed: " + "; ".join(cells))
+                    tally[found] += 1
+            cells.append(f"{sig} s.f. {shares(tally)}")
+        print(f"random × U({low}, {high}) explained: " + "; ".join(cells))
 
 
 def random_counts(count: int, show: bool) -> None:
@@ -323,7 +343,8 @@ def random_counts(count: int, show: bool) -> None:
     cells = []
     for low, high in ((0.3, 3.0), (0.8, 1.25)):
         rng = random.Random(SEED)
-        wrong = named = large = large_named = 0
+        tally: Counter[str] = Counter()
+        large: Counter[str] = Counter()
         for _ in range(count):
             drill_id, step = rng.choice(items)
             key = keys[drill_id]
@@ -331,18 +352,15 @@ def random_counts(count: int, show: bool) -> None:
             if value <= 0:
                 continue
             answer = f"{rng.choice(('', '~', 'about '))}{value:,}"
-            found = diagnosed(key, step, answer, show)
+            found = explained(key, step, answer, show)
             if found is None:
                 continue
-            wrong += 1
-            named += found
+            tally[found] += 1
             if value >= LARGE_COUNT:  # a smaller count is never diagnosed
-                large += 1
-                large_named += found
-        cells.append(f"× U({low}, {high}) {named}/{wrong} ({percent(named, wrong)}; "
-                     f"of {LARGE_COUNT} or more {large_named}/{large}, "
-                     f"{percent(large_named, large)})")
-    print("random whole counts diagnosed: " + "; ".join(cells))
+                large[found] += 1
+        cells.append(f"× U({low}, {high}) {shares(tally)}; of {LARGE_COUNT} or more "
+                     f"{shares(large)}")
+    print("random whole counts explained: " + "; ".join(cells))
 
 
 def main() -> None:

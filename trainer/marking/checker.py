@@ -258,10 +258,9 @@ def check_numeric(
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
         if len(paths) == 2:
-            first, second = paths
-            feedback += (f" This is the value you get if you {first.mistake_in(d)}, or if you "
-                         f"{second.mistake_in(d)}: both give it. {first.advice} "
-                         f"{second.advice}")
+            one, other = paths
+            feedback += (f" This is the value you get if you {one.mistake_in(d)}, or if you "
+                         f"{other.mistake_in(d)}: both give it. {one.advice} {other.advice}")
         else:
             feedback += f" This is the value you get if you {paths[0].mistake_in(d)}. " \
                         f"{paths[0].advice}"
@@ -333,8 +332,8 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
     found = [p for p in everything if p.id not in ruled_out]
     found = [p for p in found if p.id in exact] or found
     listed = [p for p in found if _listed(step, p.id)]
-    first = (listed or found or [None])[0]
-    if first is not None:
+    if listed or found:
+        first = (listed or found)[0]
         # A tie: another that gives the number as typed as well, or the very same value.
         peers = [p for p in found if p is not first and (
             p.id in exact if first.id in exact
