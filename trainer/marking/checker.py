@@ -245,14 +245,16 @@ def check_numeric(
         figures = _figures(read.working_text)
         shown = None if working_slip is None or not figures else working_slip(
             reading, figures, min(tolerance, CARRY_TOLERANCE),
-            tuple(p.id for p in _mistakes(value, reference, tolerance)))
+            tuple(p.id for p in _mistakes(value, reference,
+                                          naming_band(value, reading.resolution, tolerance))))
         if shown is not None:
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, diagnosis=shown,
                            feedback=f"read as {reading.shown}: expected {reference.display}. "
                                     f"{shown.sentence}")
         d = deployment() if deployment is not None else None
-        paths, certain = _explaining(step, value, reading.resolution, reference, tolerance,
+        paths, certain = _explaining(step, value, reading.resolution, reference,
+                                     naming_band(value, reading.resolution, tolerance),
                                      ruled_out, d)
         if not paths:
             continue
@@ -283,12 +285,14 @@ def check_numeric(
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     value = first.quantity.value
-    crowded = len(_mistakes(value, reference, tolerance)) > 2
+    band = naming_band(value, first.resolution, tolerance)
+    crowded = len(_mistakes(value, reference, band)) > 2
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
         diagnose_slip(first, tolerance, (), ()), _figures(read.working_text))
     # A slip of one input is one thing wrong; two mistakes made together are two.
     together = [] if diagnosis is not None or crowded else \
-        _pair(value, tolerance, pairs, ruled_out)
+        _pair(value, first.resolution, reference.whole_count or unit == "sequences",
+              step.estimate, pairs, ruled_out)
     if together:
         one, other = together
         d = deployment() if deployment is not None else None
@@ -313,16 +317,16 @@ MOMENTARY = frozenset({*UNIT_MIXES.values(), "rounded-up", "per-gpu-vs-total",
 
 
 def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
-                reference: Reference, tolerance: Fraction, ruled_out: frozenset[str],
+                reference: Reference, band: Fraction, ruled_out: frozenset[str],
                 deployment: Deployment | None = None) -> tuple[list[WrongPath], bool]:
     """The mistakes to name for a wrong value, and whether the one named is the only
     explanation. The step's own listed mistake first (with a second only when that one alone
-    gives the same value: a tie); else the one other known mistake
-    that gives it (two: a tie; of three or more, the first, said without certainty).
-    Mistakes that give the number as typed come before those only within the tolerance;
+    gives the same value: a tie); else the one other known mistake that gives the number as
+    typed (two: a tie; of three or more, the first, said without certainty). Mistakes within
+    `band` (naming_band) are considered; those that give the number as typed come first;
     those the attempt's right answers rule out are left out. (Two made together are tried
     only after a slip of one input: see _pair.)"""
-    everything = _mistakes(value, reference, tolerance)
+    everything = _mistakes(value, reference, band)
     exact = set(_same_number(value, resolution, reference, everything))
     if WEIGHTS_ALONE in (exact or {p.id for p in everything}):
         # The weights alone: any other mistake that gives it does so by leaving out the KV.
@@ -330,7 +334,11 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
             return [], False
         return [WRONG_PATHS[WEIGHTS_ALONE]], True
     found = [p for p in everything if p.id not in ruled_out]
-    found = [p for p in found if p.id in exact] or found
+    # A mistake the step does not list is named only when it gives the number as typed (to
+    # its last digit, rounded or cut: 32.855 typed 32.8).
+    typed = set(_same_number(value, 2 * resolution if resolution else None, reference, found))
+    found = [p for p in found if p.id in exact] or \
+        [p for p in found if _listed(step, p.id) or p.id in typed]
     listed = [p for p in found if _listed(step, p.id)]
     if listed or found:
         first = (listed or found)[0]
@@ -356,12 +364,30 @@ def _same_change(first: WrongPath, other: WrongPath, d: Deployment | None) -> bo
     return changed is not None and changed == other.change(d)
 
 
-def _pair(value: Fraction, tolerance: Fraction,
+def _pair(value: Fraction, resolution: Fraction | None, whole: bool, estimate: bool,
           pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]],
           ruled_out: frozenset[str]) -> list[WrongPath]:
-    """Two mistakes made together that give the value, when neither is ruled out."""
-    together = _two_mistakes(value, tolerance, pairs)
+    """Two mistakes made together that give the number as typed, when neither is ruled
+    out. Pairs are hundreds: a small count, or an estimate's count, which many of them give,
+    is left alone."""
+    if whole and (estimate or value < PAIR_COUNT):
+        return []
+    half = max((resolution or Fraction(0)) / 2, abs(value) * SAME_VALUE)
+    together = _two_mistakes(value, min(half / abs(value), PAIR_TOLERANCE), pairs) \
+        if value else []
     return [] if any(p.id in ruled_out for p in together) else together
+
+
+# A mistake is named when it gives the answer within this (or within the typed digits), and
+# never beyond the step's tolerance: an estimate's 20% band would take in a random number.
+NAMING_BAND = Fraction(2, 100)
+PAIR_COUNT = 10  # a whole count below this, many pairs of mistakes give
+
+
+def naming_band(value: Fraction, resolution: Fraction | None, tolerance: Fraction) -> Fraction:
+    """How near a mistake's value an answer must lie for the mistake to be named."""
+    typed = (resolution or Fraction(0)) / 2 / abs(value) if value else Fraction(0)
+    return min(tolerance, max(NAMING_BAND, typed))
 
 
 WEIGHTS_ALONE = "forgot-kv"
