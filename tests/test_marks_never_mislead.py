@@ -85,6 +85,22 @@ def test_a_mistake_the_earlier_right_answers_rule_out_is_not_named() -> None:
     assert "query-heads" not in after.misconceptions
 
 
+def test_a_count_worked_before_its_floor_is_carried_without_a_remark() -> None:
+    found = marks("llama2-70b-mi300x", {"1a": "50.9 GB", "2a-bytes-per-sequence": "42.9 GB",
+                                         "2a-max-sequences": "50.9/42.9 = 1 seq"},
+                  VARIANT)["2a-max-sequences"]
+    assert found.carried_forward and "working" not in found.feedback, found.feedback
+
+
+def test_a_slip_of_an_input_answered_right_is_not_read() -> None:
+    # 320 KiB is what 80 layers give; 32 layers answered right just before
+    alone = marks("llama31-8b-h100", {"bytes-per-token": "320 KiB"})["bytes-per-token"]
+    assert alone.diagnosis is not None and alone.diagnosis.slip.input == "layers"
+    after = marks("llama31-8b-h100", {"shape-layers": "32",
+                                      "bytes-per-token": "320 KiB"})["bytes-per-token"]
+    assert after.diagnosis is None, after.feedback
+
+
 def test_a_mistake_answered_right_for_another_model_is_not_ruled_out() -> None:
     # 8 KV heads for the 8B says nothing of the 70B follow-up's heads
     found = marks("llama31-8b-h100", {"shape-kv-heads": "8", "followup-70b-tp-sessions": "12"})

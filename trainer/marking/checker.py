@@ -208,6 +208,7 @@ def check_numeric(
         )
     tolerance = tolerance_of(step)
     targets = (reference.value, *reference.alternatives)
+    whole = reference.whole_count or unit == "sequences"  # working may show it before its floor
     if read.bound and read.span is not None:
         if step.accepts_bound:
             return _check_bound(base, read.span[1], reference, targets, tolerance)
@@ -221,8 +222,7 @@ def check_numeric(
     for reading in fitting:
         if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
             note = " ".join(_sentence(part) for part in (
-                _working_note(read, reading, tolerance, unit, right=True,
-                              whole=reference.whole_count or unit == "sequences").strip(),
+                _working_note(read, reading, tolerance, unit, whole, right=True).strip(),
                 *read.notes, reading.note)
                 if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
@@ -239,7 +239,7 @@ def check_numeric(
             # before any mistake of this step.
             feedback = (f"read as {reading.shown}: expected {reference.display}. It follows "
                         f"from your earlier answers ({show(follows, unit)}): carried forward."
-                        + _working_note(read, reading, tolerance, unit))
+                        + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
         figures = _figures(read.working_text)
@@ -278,7 +278,7 @@ def check_numeric(
                 diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures)
             beside = None if found is None else found.alone()
             feedback += f" {beside.sentence}" if beside is not None else ""
-        feedback += _working_note(read, reading, tolerance, unit)
+        feedback += _working_note(read, reading, tolerance, unit, whole)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                        read_unit=reading.unit, misconceptions=tuple(p.id for p in paths),
                        feedback=feedback, diagnosis=beside, certain=certain)
@@ -303,7 +303,7 @@ def check_numeric(
     elif not crowded:  # no slip explains it: if it is near, it is the rounding
         near = _near_miss(value, reference, tolerance, step.unit or "")
         feedback += f" {near}" if near else ""
-    feedback += _working_note(read, first, tolerance, unit)
+    feedback += _working_note(read, first, tolerance, unit, whole)
     return replace(base, verdict="wrong", parsed=value, shown=first.shown,
                    read_unit=first.unit, feedback=feedback, diagnosis=diagnosis,
                    misconceptions=tuple(p.id for p in together), certain=not together)
@@ -541,7 +541,7 @@ def _percent(tolerance: Fraction) -> str:
 
 
 def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit: str,
-                  right: bool = False, whole: bool = False) -> str:
+                  whole: bool, right: bool = False) -> str:
     """Say so when the working shown before '=' gives the value after it in no unit it could
     mean: a number typed without a unit is a count of the base unit (bytes) as often as it is
     in the step's unit or the unit after '='. Beside a `right` answer it is a remark, never

@@ -141,7 +141,7 @@ class Diagnosis:
                 "also": [s.json() for s in self.slips[1:]],
                 "or": [s.json() for s in self.others],
                 "readings": [first, *(s.json() for s in self.others)],
-                "tie": self.tie}
+                "tie": self.tie, "shown": self.shown}
 
 
 def _plain(value: Fraction) -> int | float:
