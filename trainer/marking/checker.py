@@ -335,8 +335,10 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
         return [WRONG_PATHS[WEIGHTS_ALONE]], True
     found = [p for p in everything if p.id not in ruled_out]
     # A mistake the step does not list is named only when it gives the number as typed (to
-    # its last digit, rounded or cut: 32.855 typed 32.8).
-    typed = set(_same_number(value, 2 * resolution if resolution else None, reference, found))
+    # its last digit, rounded or cut where three figures or more were typed: 32.855 as 32.8).
+    cut = resolution is not None and not reference.whole_count and value >= 100 * resolution
+    typed = set(_same_number(value, 2 * resolution if cut and resolution else resolution,
+                             reference, found))
     found = [p for p in found if p.id in exact] or \
         [p for p in found if _listed(step, p.id) or p.id in typed]
     listed = [p for p in found if _listed(step, p.id)]
