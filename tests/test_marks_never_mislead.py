@@ -187,3 +187,25 @@ def test_the_unit_mix_is_named_by_its_prefix(drill: str, step: str, typed: str, 
                                              words: str) -> None:
     found = marks(drill, {step: typed})[step]
     assert mix in found.misconceptions and words in found.feedback, found.feedback
+
+
+def test_an_estimate_far_off_is_not_called_close() -> None:
+    # ±20% makes five tolerances 100%: 1 session for 96 is no near miss
+    assert "Close" not in marks("llama31-8b-h100", {"sessions": "1"})["sessions"].feedback
+    assert "Close" in marks("llama31-8b-h100", {"sessions": "74"})["sessions"].feedback
+
+
+def test_only_the_last_step_of_the_working_must_give_the_result() -> None:
+    found = marks("llama31-8b-h100", {"kv-budget": "80*0.9 = 72; 72-16-4 = 52 GB"})["kv-budget"]
+    assert found.verdict == "correct" and "working" not in found.feedback
+
+
+def test_a_right_working_with_a_wrong_last_line_is_told_so_and_blamed_on_nothing() -> None:
+    found = marks("llama31-8b-h100", {"kv-budget": "72 - 16 - 4 = 56 GB"})["kv-budget"]
+    assert found.verdict == "wrong" and "gives 52 GB, which is right" in found.feedback
+    assert found.misconceptions == () and found.diagnosis is None
+
+
+def test_a_right_working_written_down_in_the_twin_unit_names_the_unit_mix() -> None:
+    found = marks("llama31-8b-h100", {"bytes-per-token": "2*32*8*128*2 = 128 KB"})
+    assert found["bytes-per-token"].misconceptions == ("kb-kib",)

@@ -108,9 +108,12 @@ def test_a_falling_dash_is_a_subtraction_not_a_range(run: Run, tmp_path: Path) -
 
 
 def test_working_that_disagrees_with_the_result_is_pointed_out(run: Run, tmp_path: Path) -> None:
-    result = graded(run, tmp_path, EIGHT_B, "kv-budget", "72 - 16 - 4 = 56 GB")
+    result = graded(run, tmp_path, EIGHT_B, "kv-budget", "72 - 16 - 4 = 58 GB")
     assert result["verdict"] == "wrong"
-    assert "Your working (72 - 16 - 4) gives 52 GB, not 56 GB" in result["feedback"]
+    assert "Your working (72 - 16 - 4) gives 52 GB, which is right" in result["feedback"]
+    result = graded(run, tmp_path, EIGHT_B, "kv-budget", "72 - 16 = 52 GB")
+    assert result["verdict"] == "correct"
+    assert "your working (72 - 16) comes to 56 GB" in result["feedback"]
 
 
 def test_a_byte_suffix_says_which_reading_was_used(run: Run, tmp_path: Path) -> None:

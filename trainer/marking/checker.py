@@ -242,6 +242,18 @@ def check_numeric(
                         + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
+        right_working = _working_gives_right(read, reading, targets, tolerance, unit)
+        if right_working is not None:
+            # The working is right and the result after it is not: no mistake or slip of the
+            # reasoning to name, only of the last line (a unit mixed in writing it down).
+            mixed = _prefix_mixed(reading, right_working)
+            said = f" {_sentence(mixed[0].mistake_in(None))} {mixed[0].advice}" if mixed else ""
+            return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                           read_unit=reading.unit, misconceptions=tuple(p.id for p in mixed),
+                           feedback=f"read as {reading.shown}: expected {reference.display}. "
+                                    f"Your working ({_last_working_text(read)}) gives "
+                                    f"{show(right_working, unit)}, which is right; the value "
+                                    f"after the last '=' was marked.{said}")
         figures = _figures(read.working_text)
         shown = None if working_slip is None or not figures else working_slip(
             reading, figures, min(tolerance, CARRY_TOLERANCE),
@@ -416,14 +428,15 @@ def _same_value(reference: Reference, first: str, second: str, value: Fraction) 
 
 # A wrong value this close to the reference is a rounding, not a slip: say the rule instead.
 NEAR_MISS = 5  # times the step's tolerance
+NEAR_MISS_AT_MOST = Fraction(1, 4)  # "close" is never said of more than 25% off (an estimate)
 
 
 def _near_miss(value: Fraction, reference: Reference, tolerance: Fraction, unit: str) -> str:
     """The rounding rule, when a wrong value lies within NEAR_MISS tolerances of the reference:
     right is within the tolerance, or the reference rounded to the figures typed."""
     target = reference.value
-    if target == 0 or reference.whole_count or abs(value - target) > NEAR_MISS * tolerance \
-            * abs(target):
+    if target == 0 or reference.whole_count or abs(value - target) > \
+            min(NEAR_MISS * tolerance, NEAR_MISS_AT_MOST) * abs(target):
         return ""
     off = format_number(abs(value - target) / abs(target) * 100, sig=2)
     rounded = sorted({_rounded(target, figures, unit) for figures in (2, 3)}, key=len)
@@ -544,24 +557,69 @@ def _percent(tolerance: Fraction) -> str:
 
 def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit: str,
                   whole: bool, right: bool = False) -> str:
-    """Say so when the working shown before '=' gives the value after it in no unit it could
+    """Say so when the working shown just before '=' gives the value after it in no unit it could
     mean: a number typed without a unit is a count of the base unit (bytes) as often as it is
     in the step's unit or the unit after '='. Beside a `right` answer it is a remark, never
     a "not"."""
     target = chosen.quantity.value
-    for part in working_values(read, chosen):
+    for part in _last_working(read, chosen):
         if part.quantity.dim != chosen.quantity.dim:
             continue
         if any(_agrees(meant, target, tolerance, chosen.resolution)
                or (whole and math.floor(meant) == target) for meant in _meanings(part, unit)):
             continue  # (a whole count: the working's quotient, before its floor, gives it)
-        working = read.working_text.rstrip('=≈→ ')
+        working = _last_working_text(read)
         if right:
             return (f" The value after the last '=' was marked; your working ({working}) "
                     f"comes to {part.shown}.")
         return (f" Your working ({working}) gives {part.shown}, not {chosen.shown}; the value "
                 "after the last '=' was marked.")
     return ""
+
+
+def _last_working_text(read: Answer) -> str:
+    """The step of shown working just before the result: earlier ones are the way there
+    ("80*0.9 = 72; 72-16-4 = 52 GB" ends "72-16-4")."""
+    if not read.working_parts:
+        return ""
+    return re.split(r";|,\s", read.working_parts[-1])[-1].strip().rstrip("=≈→ ")
+
+
+def _last_working(read: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
+    text = _last_working_text(read)
+    return working_values(replace(read, working_parts=(text,)), chosen) if text else []
+
+
+def _working_gives_right(read: Answer, chosen: ParsedAnswer, targets: tuple[Fraction, ...],
+                         tolerance: Fraction, unit: str) -> Fraction | None:
+    """The right value the shown working's last step gives in some unit it could mean,
+    though the result typed after it is wrong (a slip of the last line, not of the
+    reasoning); None when it gives none."""
+    for part in _last_working(read, chosen):
+        if part.quantity.dim != chosen.quantity.dim:
+            continue
+        for meant in _meanings(part, unit):
+            if any(close(meant, target, tolerance) for target in targets):
+                return meant
+    return None
+
+
+_TWINS = {"KB": ("KiB", 1), "MB": ("MiB", 2), "GB": ("GiB", 3), "TB": ("TiB", 4)}
+_TWINS.update({binary: (decimal, power) for decimal, (binary, power) in list(_TWINS.items())})
+
+
+def _prefix_mixed(reading: ParsedAnswer, right: Fraction) -> list[WrongPath]:
+    """The unit mix of a result whose number is the right value in its twin unit (128 KB for
+    128 KiB): the one mistake a right working and a wrong last line can show for sure."""
+    twin = _TWINS.get(reading.unit or "")
+    if twin is None:
+        return []
+    typed = reading.quantity.value / unit_factor(reading.unit or "").value
+    meant = right / unit_factor(twin[0]).value
+    half = (reading.resolution or Fraction(0)) / unit_factor(reading.unit or "").value / 2
+    if abs(typed - meant) > max(half, abs(meant) * SAME_VALUE):
+        return []
+    return [WRONG_PATHS[UNIT_MIXES[twin[1]]]]
 
 
 def _meanings(part: ParsedAnswer, step_unit: str) -> list[Fraction]:
