@@ -52,6 +52,7 @@ class Report:
     wrongly_named: list[str] = field(default_factory=list)  # a reading that is not the slip
     bounds_credited: list[str] = field(default_factory=list)
     explained: Counter[str] = field(default_factory=Counter)  # by intent: something said
+    per_wrong: Counter[int] = field(default_factory=Counter)  # explanations per wrong answer
 
     def line(self) -> str:
         wrong = sum(n for kind, n in self.answers.items() if kind != "right")
@@ -61,7 +62,8 @@ class Report:
                 f"answers with 3+ explanations {len(self.too_many)}; false red flags "
                 f"{len(self.false_flags)}; carried forward recognised {recognised} of "
                 f"{sum(self.carried.values())}; wrongly named {len(self.wrongly_named)} of "
-                f"{wrong} wrong answers; bounds credited {len(self.bounds_credited)}")
+                f"{wrong} wrong answers; bounds credited {len(self.bounds_credited)}; "
+                f"explanations per wrong answer {dict(sorted(self.per_wrong.items()))}")
 
 
 def explanations(mark: Mark) -> int:
@@ -107,6 +109,7 @@ def report() -> Report:
                 if mark.verdict != "correct" or "your working" in mark.feedback.lower():
                     out.scolded.append(where)
                 continue
+            out.per_wrong[explanations(mark)] += 1
             if explanations(mark) > 2:
                 out.too_many.append(where)
             said = bool(mark.misconceptions or mark.diagnosis or mark.carried_forward)

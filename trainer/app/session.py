@@ -376,7 +376,7 @@ class Session:
             f"{mark.parsed.denominator}"
         self.store.record_answer(
             self.attempt_id, step.id, answer, parsed, mark.unit or None, mark.verdict,
-            mark.misconception, mark.carried_forward, hints, seconds, step.seconds, overtime,
+            mark.sure_mistake, mark.carried_forward, hints, seconds, step.seconds, overtime,
         )
         if not self.exam:
             self.say(feedback_line(mark, seconds, step.seconds))

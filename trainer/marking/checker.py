@@ -76,6 +76,15 @@ class Mark:
         """The mistake named first (the nearest), or None."""
         return self.misconceptions[0] if self.misconceptions else None
 
+    @property
+    def sure_mistake(self) -> str | None:
+        """The mistake named alone, the one explanation: not a tie, not beside a slip that
+        gives the same number, not two made together, not a carried-forward answer. Only this
+        may raise a red flag or be remembered as the skill's last mistake."""
+        alone = self.certain and len(self.misconceptions) == 1 and self.diagnosis is None \
+            and not self.carried_forward
+        return self.misconceptions[0] if alone else None
+
 
 def tolerance_of(step: Step) -> Fraction:
     """The step's own tolerance; an estimate that names none gets the seed's 20%."""

@@ -636,13 +636,6 @@ def _short_of(first: Level, dimensions: tuple[DimensionScore, ...],
     return f"not yet {first.title}: it needs {', '.join(needs) or 'what its rubric lists'}"
 
 
-def _certain(mark: Mark) -> bool:
-    """One mistake named alone: not a tie, not beside a slip that gives the same number, not
-    two made together. Only such a mark may raise a red flag."""
-    return mark.certain and len(mark.misconceptions) == 1 and mark.diagnosis is None \
-        and not mark.carried_forward
-
-
 def _red_flags(drill: Drill, rubric: Rubric,
                marks: Mapping[str, Mark]) -> tuple[tuple[str, str], ...]:
     raised: list[tuple[str, str]] = []
@@ -651,7 +644,7 @@ def _red_flags(drill: Drill, rubric: Rubric,
         if flag.id not in listened:
             continue
         steps = [m.step_id for m in marks.values()
-                 if _certain(m) and m.misconceptions[0] in flag.misconceptions]
+                 if m.sure_mistake in flag.misconceptions]
         for m in marks.values():
             if m.is_numeric or not m.answer:
                 continue
