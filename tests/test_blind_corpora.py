@@ -72,7 +72,10 @@ def test_blind_classic_mistakes_are_named() -> None:
               if not _unit_mix_family(e["mistakes"]) & set(m.misconceptions)]
     rate = 1 - len(misses) / len(cases)
     print(f"mistakes named {rate:.1%}", *misses, sep="\n  ")
-    assert rate >= 0.95, misses
+    # 94.6% since issue 33: a mistake the step does not list is named only when it gives the
+    # number as typed, so a GiB figure cut rather than rounded (32.855 typed 32.8) is no longer
+    # named; the same allowance named "16.6 GB" as a GiB mix where a slip gives 16.60 exactly.
+    assert rate >= 0.94, misses
 
 
 def _unit_mix_family(mistakes: list[str]) -> set[str]:

@@ -92,7 +92,7 @@ def test_the_count_after_the_floor_is_named_rounded_up() -> None:
 def test_two_mistakes_with_one_value_are_both_named() -> None:
     # 5 sequences: the reserve left out (54 GB ÷ 10.7 GB) and 4.1 rounded up alike.
     result = one("llama2-70b-mi300x", "2b-max-sequences", "5")
-    assert result.misconceptions == ("forgot-reserve", "rounded-up")
+    assert result.misconceptions == ("rounded-up", "forgot-reserve")  # the rounding first
 
 
 def test_an_estimate_of_sessions_keeps_its_band_above_the_floor() -> None:
@@ -130,7 +130,7 @@ def test_wrong_answer_names_the_mistake_it_matches(drill: str, step: str, answer
                                                    misconception: str) -> None:
     result = one(drill, step, answer)
     assert result.verdict == "wrong"
-    assert result.misconception == misconception
+    assert misconception in result.misconceptions  # first, or in a tie
 
 
 def test_named_mistake_feedback_says_how_to_avoid_it() -> None:

@@ -134,7 +134,7 @@ def test_a_tie_is_said_as_a_tie_and_raises_no_red_flag(run: Run, tmp_path: Path)
     # 5 sequences: the reserve left out (54 GB ÷ 10.7 GB) and 4.1 rounded up alike
     out = graded(run, tmp_path, "llama2-70b-mi300x", {"2b-max-sequences": "5"})
     step = next(s for s in out["steps"] if s["id"] == "2b-max-sequences")
-    assert step["misconceptions"] == ["forgot-reserve", "rounded-up"]
+    assert sorted(step["misconceptions"]) == ["forgot-reserve", "rounded-up"]
     assert "both give it" in step["feedback"]
     assert out["rubric"]["red_flags"] == []
 

@@ -176,6 +176,13 @@ WRONG_PATHS: dict[str, WrongPath] = {
             lambda d: None,  # a rounding of the answer, added by the answer key
         ),
         WrongPath(
+            "rounded-down",
+            "rounded a count down (or kept its fraction) where a whole one more is needed",
+            "A request that needs part of one more block, replica or step needs all of it: "
+            "take the ceiling of the quotient.",
+            lambda d: None,  # a rounding of the answer, added by the answer key
+        ),
+        WrongPath(
             "dp-embedding-not-copied",
             "counted only the attention weights in DP attention's copy on every GPU",
             "Under DP attention each GPU embeds its own tokens, so the embedding table is whole "
@@ -263,7 +270,8 @@ def paired_wrong_values(deployment: Deployment, name: str
 
 
 # Paths that rescale the answer rather than change the deployment.
-_RESCALINGS = frozenset({"per-gpu-vs-total", "rounded-up", "kb-kib", "mb-mib", "tb-tib"})
+_RESCALINGS = frozenset({"per-gpu-vs-total", "rounded-up", "rounded-down", "kb-kib", "mb-mib",
+                         "tb-tib"})
 # The binary and decimal prefixes mixed, one path per prefix (each named in its own words).
 UNIT_MIXES = {1: "kb-kib", 2: "mb-mib", 3: "gb-gib", 4: "tb-tib"}
 

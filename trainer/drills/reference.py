@@ -40,6 +40,11 @@ LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_d
 # rounded-up mistake (a partial sequence is not served).
 UNROUNDED = {"max_concurrency": ("kv_budget_bytes", "kv_bytes_per_sequence"),
              "max_tokens": ("kv_budget_bytes", "kv_bytes_per_token")}
+# Ceilings and the quotient they round up: a fraction of one more block (or replica) needs
+# the whole of it, so the unrounded value and the count below are the rounded-down mistake.
+CEILINGS = {"blocks_per_sequence": ("context", "block_size"),
+            "replicas_for_load": ("requests_in_flight", "operating_batch"),
+            "chunked_prefill_steps": ("long_prompt_tokens", "max_chunk_tokens")}
 # Quantities that count whole things (sequences, blocks) besides any step in sequences.
 WHOLE_COUNTS = {"num_blocks", "max_concurrency", "max_concurrency_with_prefix",
                 "spec_max_concurrency", "cpu_tier_sessions", "latency_bound_batch",
@@ -73,6 +78,7 @@ class Reference:
     find_wrong: Callable[[], tuple[tuple[str, Fraction], ...]] = field(
         default=tuple, repr=False, compare=False
     )
+    ceiling: bool = False  # a count rounded up exactly: nothing below the ceiling is right
 
     @cached_property
     def wrong(self) -> tuple[tuple[str, Fraction], ...]:
@@ -231,6 +237,11 @@ class AnswerKey:
         whole = not step.estimate and value.denominator == 1 and (
             unit == "sequences" or step.answer in WHOLE_COUNTS)
         alternatives = () if whole or unrounded is None else (unrounded,)
+        ceiling = not step.estimate and step.answer in CEILINGS
+        below: Fraction | None = None
+        if ceiling:
+            top, bottom = (self.value(q, deployment) for q in CEILINGS[step.answer])
+            below = top / bottom if bottom else None
 
         def find_wrong() -> tuple[tuple[str, Fraction], ...]:
             # Exact values only: a formula that returns a plain 0 (or a float, from a measured
@@ -240,12 +251,15 @@ class AnswerKey:
             found += unit_slips(value, unit)
             if whole and unrounded is not None and unrounded > value:
                 found += [("rounded-up", unrounded), ("rounded-up", value + 1)]
+            if below is not None and below < value:
+                found += [("rounded-down", below), ("rounded-down", value - 1)]
             if step.answer == "shared_prefix_tokens" and deployment.prefix_tokens and \
                     deployment.prefix_tokens % deployment.block_size:
                 found.append(("rounded-up", value + deployment.block_size))  # a partial block
             return tuple(dict.fromkeys(found))  # one entry per (mistake, value)
 
-        return Reference(step.id, value, unit, alternatives, whole, find_wrong)
+        return Reference(step.id, value, unit, alternatives, whole, find_wrong,
+                         ceiling=below is not None and below < value)
 
     def value(self, name: str, deployment: Deployment) -> Fraction:
         if name in FORMULAS:

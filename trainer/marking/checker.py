@@ -228,6 +228,13 @@ def check_numeric(
                                 "bound; not marked")
     if read.span is not None:
         return _check_span(base, read.span, reference, targets, tolerance)
+    zero = fitting[0]
+    if step.accepts_bound and zero.quantity.value == 0:
+        # "~0%" where the order of magnitude is asked: under half its last digit (of one of
+        # its unit, where the digits say no more)
+        half = (zero.resolution or unit_factor(zero.unit or unit).value) / 2
+        return _check_bound(base, zero, reference, targets, tolerance, half,
+                            f"about {zero.shown.lstrip('~')}, under {show(half, unit)}")
     for reading in fitting:
         if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
             note = " ".join(_sentence(part) for part in (
@@ -255,14 +262,15 @@ def check_numeric(
         if right_working is not None:
             # The working is right and the result after it is not: no mistake or slip of the
             # reasoning to name, only of the last line (a unit mixed in writing it down).
-            mixed = _prefix_mixed(reading, right_working)
+            twin_mix = _prefix_mixed(reading, right_working)
+            mixed = [twin_mix[0]] if twin_mix else []
             said = f" {_sentence(mixed[0].mistake_in(None))} {mixed[0].advice}" if mixed else ""
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, misconceptions=tuple(p.id for p in mixed),
                            feedback=f"read as {reading.shown}: expected {reference.display}. "
                                     f"Your working ({_last_working_text(read)}) gives "
                                     f"{show(right_working, unit)}, which is right; the value "
-                                    f"after the last '=' was marked.{said}")
+                                    f"you ended with was marked.{said}")
         figures = _figures(read.working_text)
         shown = None if working_slip is None or not figures else working_slip(
             reading, figures, min(tolerance, CARRY_TOLERANCE),
@@ -273,6 +281,15 @@ def check_numeric(
                            read_unit=reading.unit, diagnosis=shown,
                            feedback=f"read as {reading.shown}: expected {reference.display}. "
                                     f"{shown.sentence}")
+        in_twin = _prefix_mixed(reading, reference.value)
+        if in_twin is not None:  # the right number in the twin unit (52 GiB for 52 GB): that
+            path, twin = in_twin
+            return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                           read_unit=reading.unit, misconceptions=(path.id,),
+                           feedback=f"read as {reading.shown}: expected {reference.display}. "
+                                    f"The number is right in {twin}: you "
+                                    f"{path.mistake_in(None)}. {path.advice}"
+                                    + _working_note(read, reading, tolerance, unit, whole))
         d = deployment() if deployment is not None else None
         paths, certain = _explaining(step, value, reading.resolution, reference,
                                      naming_band(value, reading.resolution, tolerance),
@@ -287,17 +304,16 @@ def check_numeric(
         else:
             feedback += f" This is the value you get if you {paths[0].mistake_in(d)}. " \
                         f"{paths[0].advice}"
-        # One mistake named that the step does not list, or that is only within the
-        # tolerance: a slip of one input that gives the same number (or the number as
-        # typed) is said beside it, the second and last explanation; then neither is
-        # certain enough for a red flag. A listed mistake that gives the number is enough.
+        # One mistake named: a strong slip of one input that gives the same number (or, where
+        # the mistake is only within 2%, the number as typed) is said beside it as a tie, the
+        # second and last explanation; then neither is certain enough for a red flag.
         beside = None
         ties = _same_number(value, reading.resolution, reference, paths)
         if diagnose_slip is not None and len(paths) == 1 \
-                and not (ties and (_listed(step, paths[0].id) or paths[0].id == WEIGHTS_ALONE)):
+                and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
                 diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures)
-            beside = None if found is None else found.alone()
+            beside = None if found is None else replace(found.alone(), tie=True)
             feedback += f" {beside.sentence}" if beside is not None else ""
         feedback += _working_note(read, reading, tolerance, unit, whole)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
@@ -333,7 +349,7 @@ def check_numeric(
 # Mistakes that betray a belief (a model's shape, the budget's terms), which a right answer
 # elsewhere in the attempt rules out; a unit mixed, a count rounded or a per-GPU figure given
 # is a slip of the moment, which it does not.
-MOMENTARY = frozenset({*UNIT_MIXES.values(), "rounded-up", "per-gpu-vs-total",
+MOMENTARY = frozenset({*UNIT_MIXES.values(), "rounded-up", "rounded-down", "per-gpu-vs-total",
                        "link-bits-as-bytes"})
 
 
@@ -349,20 +365,23 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
     only after a slip of one input: see _pair.)"""
     everything = _mistakes(value, reference, band)
     exact = set(_same_number(value, resolution, reference, everything))
+    if step.estimate and reference.unit == "sequences":
+        # an estimated count may be the quotient rounded, where a mistake's value is its floor
+        exact |= {path_id for path_id, wrong in reference.wrong
+                  if 0 <= value - wrong <= 1 and path_id in {p.id for p in everything}}
     if WEIGHTS_ALONE in (exact or {p.id for p in everything}):
         # The weights alone: any other mistake that gives it does so by leaving out the KV.
         if WEIGHTS_ALONE in ruled_out:
             return [], False
         return [WRONG_PATHS[WEIGHTS_ALONE]], True
     found = [p for p in everything if p.id not in ruled_out]
-    # A mistake the step does not list is named only when it gives the number as typed (to
-    # its last digit, rounded or cut where three figures or more were typed: 32.855 as 32.8).
-    cut = resolution is not None and not reference.whole_count and value >= 100 * resolution
-    typed = set(_same_number(value, 2 * resolution if cut and resolution else resolution,
-                             reference, found))
-    found = [p for p in found if p.id in exact] or \
-        [p for p in found if _listed(step, p.id) or p.id in typed]
+    # A mistake the step does not list is named only when it gives the number as typed.
+    found = [p for p in found if p.id in exact] or [p for p in found if _listed(step, p.id)]
     listed = [p for p in found if _listed(step, p.id)]
+    # A count one off its floor or ceiling is the rounding first: other mistakes give a small
+    # count by chance more often than by design.
+    listed.sort(key=lambda p: p.id not in ROUNDINGS)
+    sure = value != 0  # many roads lead to nothing: a 0 is no one mistake's for certain
     if listed or found:
         first = (listed or found)[0]
         # A tie: another that gives the number as typed as well, or the very same value.
@@ -374,7 +393,7 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
                  if not any(_same_change(q, p, deployment) for q in peers[:n])]
         if len(peers) == 1:
             return [first, *peers], False
-        return [first], not peers
+        return [first], sure and not peers
     return [], False
 
 
@@ -414,8 +433,9 @@ def naming_band(value: Fraction, resolution: Fraction | None, tolerance: Fractio
 
 
 WEIGHTS_ALONE = "forgot-kv"
+ROUNDINGS = ("rounded-up", "rounded-down")  # added by the answer key only to whole counts
 # Mistakes listed wherever they change a step, whatever its own list says.
-ALWAYS_LISTED = frozenset({WEIGHTS_ALONE, "forgot-kv-factor-2"})
+ALWAYS_LISTED = frozenset({WEIGHTS_ALONE, "forgot-kv-factor-2", *ROUNDINGS})
 
 
 def _listed(step: Step, path_id: str) -> bool:
@@ -472,6 +492,8 @@ def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
     typed ("38 tok/s" for 38.4)."""
     if reference.whole_count and reference.value < value <= reference.value + 1:
         return False  # the partial sequence (or the one after the floor) is not served
+    if reference.ceiling and reference.value - 1 <= value < reference.value:
+        return False  # part of one more block (or replica) needs all of it
     return any(close(value, target, tolerance)
                or (resolution is not None and 2 * abs(value - target) <= resolution)
                for target in targets)
@@ -543,9 +565,12 @@ BOUND_FACTOR = 10
 
 
 def _check_bound(base: Mark, top: ParsedAnswer, reference: Reference,
-                 targets: tuple[Fraction, ...], tolerance: Fraction) -> Mark:
-    high = top.quantity.value
-    shown = f"at most {top.shown}"
+                 targets: tuple[Fraction, ...], tolerance: Fraction,
+                 high: Fraction | None = None, shown: str | None = None) -> Mark:
+    """An upper bound marked on a step that accepts one: `high` and `shown` where it is not
+    the reading's own value (a "0%", which says "under half a percent")."""
+    high = top.quantity.value if high is None else high
+    shown = f"at most {top.shown}" if shown is None else shown
     marked = replace(base, parsed=high, shown=shown, span=(Fraction(0), high),
                      read_unit=top.unit)
     under = [t for t in targets if 0 <= t <= high * (1 + tolerance)]
@@ -566,24 +591,35 @@ def _percent(tolerance: Fraction) -> str:
 
 def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit: str,
                   whole: bool, right: bool = False) -> str:
-    """Say so when the working shown just before '=' gives the value after it in no unit it could
-    mean: a number typed without a unit is a count of the base unit (bytes) as often as it is
-    in the step's unit or the unit after '='. Beside a `right` answer it is a remark, never
-    a "not"."""
+    """Say so when the working shown just before an '=' gives the value after it in no unit
+    it could mean (a number typed without a unit may be in any unit of its kind: bytes or
+    KiB, seconds or ms). Working before '→' or "so" is the way to the result, not a claim that
+    it equals it, and is left alone. Beside a `right` answer it is a remark, never a "not"."""
+    if not _claims_equality(read):
+        return ""
     target = chosen.quantity.value
     for part in _last_working(read, chosen):
         if part.quantity.dim != chosen.quantity.dim:
             continue
         if any(_agrees(meant, target, tolerance, chosen.resolution)
-               or (whole and math.floor(meant) == target) for meant in _meanings(part, unit)):
+               or (whole and math.floor(meant) == target) for meant in _meanings(part)):
             continue  # (a whole count: the working's quotient, before its floor, gives it)
         working = _last_working_text(read)
         if right:
-            return (f" The value after the last '=' was marked; your working ({working}) "
-                    f"comes to {part.shown}.")
+            return (f" The value you ended with was marked; your working ({working}) comes to "
+                    f"{part.shown}.")
         return (f" Your working ({working}) gives {part.shown}, not {chosen.shown}; the value "
-                "after the last '=' was marked.")
+                "you ended with was marked.")
     return ""
+
+
+_EQUALS = ("=", "≈", "≃", "~=")
+
+
+def _claims_equality(read: Answer) -> bool:
+    """The working ends in an equals sign before the result ("72 - 16 - 4 = 52 GB"), not
+    in "→" or "so" (a step of reasoning: "2*182-138 = 226 -> 21")."""
+    return read.working_text.rstrip().endswith(_EQUALS)
 
 
 def _last_working_text(read: Answer) -> str:
@@ -604,10 +640,12 @@ def _working_gives_right(read: Answer, chosen: ParsedAnswer, targets: tuple[Frac
     """The right value the shown working's last step gives in some unit it could mean,
     though the result typed after it is wrong (a slip of the last line, not of the
     reasoning); None when it gives none."""
+    if not _claims_equality(read):
+        return None
     for part in _last_working(read, chosen):
         if part.quantity.dim != chosen.quantity.dim:
             continue
-        for meant in _meanings(part, unit):
+        for meant in _meanings(part):
             if any(close(meant, target, tolerance) for target in targets):
                 return meant
     return None
@@ -617,29 +655,33 @@ _TWINS = {"KB": ("KiB", 1), "MB": ("MiB", 2), "GB": ("GiB", 3), "TB": ("TiB", 4)
 _TWINS.update({binary: (decimal, power) for decimal, (binary, power) in list(_TWINS.items())})
 
 
-def _prefix_mixed(reading: ParsedAnswer, right: Fraction) -> list[WrongPath]:
-    """The unit mix of a result whose number is the right value in its twin unit (128 KB for
-    128 KiB): the one mistake a right working and a wrong last line can show for sure."""
+def _prefix_mixed(reading: ParsedAnswer, right: Fraction) -> tuple[WrongPath, str] | None:
+    """The unit mix of an answer whose number is the right value in its twin unit (128 KB
+    for 128 KiB), and that twin: a mix said for sure."""
     twin = _TWINS.get(reading.unit or "")
     if twin is None:
-        return []
+        return None
     typed = reading.quantity.value / unit_factor(reading.unit or "").value
     meant = right / unit_factor(twin[0]).value
     half = (reading.resolution or Fraction(0)) / unit_factor(reading.unit or "").value / 2
     if abs(typed - meant) > max(half, abs(meant) * SAME_VALUE):
-        return []
-    return [WRONG_PATHS[UNIT_MIXES[twin[1]]]]
+        return None
+    return WRONG_PATHS[UNIT_MIXES[twin[1]]], twin[0]
 
 
-def _meanings(part: ParsedAnswer, step_unit: str) -> list[Fraction]:
+# A number of working typed without a unit may be in any unit of its kind: these apart.
+_UNIT_STEPS = tuple(Fraction(base) ** power for base in (1000, 1024)
+                    for power in (-4, -3, -2, -1, 1, 2, 3, 4))
+
+
+def _meanings(part: ParsedAnswer) -> list[Fraction]:
     """What a value of shown working may stand for, in base units: as read; and, typed with
-    no unit, as a plain count of the base unit or in the step's own unit."""
+    no unit, in any other unit of its kind (131,072 is 128 KiB in bytes; 7,944 is 7.944 s
+    in ms; 46.7B × 2 is 93.4 GB)."""
     meanings = [part.quantity.value]
-    if not part.had_unit and part.unit:
-        typed = part.quantity.value / unit_factor(part.unit).value
-        meanings.append(typed)
-        if step_unit:
-            meanings.append(typed * unit_factor(step_unit).value)
+    # ("46.7B × 2": a B after a figure of working is as often billions as bytes)
+    if (not part.had_unit or part.unit == "B") and not part.quantity.dim.is_dimensionless:
+        meanings += [part.quantity.value * step for step in _UNIT_STEPS]
     return meanings
 
 
@@ -660,11 +702,14 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
     """The step's value recomputed from the candidate's own earlier answers, where those were
     wrong but not absurd (within CARRY_FACTOR of their references): from all of them
     together, and from each alone. An earlier step stands for its quantity here when it
-    depends_on it, or when it asks for a quantity this step's formula uses and its reference
-    is that quantity's value here (1a's budget, used by a later count of another layout)."""
+    depends_on it, or when it asks for a quantity this step's formula uses: as it is where
+    the quantity has the same value here (1a's budget, used by a later count of another
+    layout), else with its error carried over, as a share or as an amount (a budget 10 GB
+    over the reference is 10 GB over where int8 weights change it; bytes per token twice the
+    reference are twice it where the KV is fp8)."""
     if step.kind != "numeric":
         return ()
-    own: dict[str, Fraction] = {}
+    forms: dict[str, tuple[Fraction, ...]] = {}
     for earlier_id, mark in marks.items():
         if mark.parsed is None or mark.verdict != "wrong" or mark.span is not None:
             continue
@@ -673,34 +718,46 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
             continue
         if not (truth / CARRY_FACTOR <= mark.parsed <= truth * CARRY_FACTOR):
             continue
-        if _stands_for(key, step, earlier_id, truth):
-            own[earlier_id] = mark.parsed
-    if not own:
+        carried = _carried_forms(key, step, earlier_id, truth, mark.parsed)
+        if carried:
+            forms[earlier_id] = carried
+    if not forms:
         return ()
+    # Every earlier error carried at once (each the same way), then each alone.
+    sets = [{earlier: values[min(n, len(values) - 1)] for earlier, values in forms.items()}
+            for n in range(max(len(values) for values in forms.values()))]
+    if len(forms) > 1:
+        sets += [{earlier: value} for earlier, values in forms.items() for value in values]
     reference = key.reference(step.id).value
     found: list[Fraction] = []
-    singles = [{earlier: value} for earlier, value in own.items()] if len(own) > 1 else []
-    for carried in (own, *singles):
-        value = key.recompute(step.id, carried)
+    for carried_set in sets:
+        value = key.recompute(step.id, carried_set)
         # A carried value that is the reference earns nothing (0 sequences may follow).
         if value is not None and value != reference and value not in found:
             found.append(value)
     return tuple(found)
 
 
-def _stands_for(key: AnswerKey, step: Step, earlier_id: str, truth: Fraction) -> bool:
+def _carried_forms(key: AnswerKey, step: Step, earlier_id: str, truth: Fraction,
+                   answered: Fraction) -> tuple[Fraction, ...]:
+    """What an earlier answer stands for in this step (see carried_values); () for none."""
     if earlier_id in (step.ratio_of or step.depends_on):
-        return True
+        return (answered,)
     if step.ratio_of is not None:
-        return False
+        return ()
     earlier = key.drill.step(earlier_id)
     if earlier.answer is None or earlier.answer == step.answer:
-        return False
+        return ()
     try:
         here = key.value(earlier.answer, key.deployment(step.id))
     except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
-        return False
-    return here == truth
+        return ()
+    if here == truth:
+        return (answered,)
+    if here <= 0:
+        return ()
+    return tuple(value for value in dict.fromkeys((answered * here / truth,
+                                                  here + answered - truth)) if value > 0)
 
 
 def ruled_out_by(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> frozenset[str]:
