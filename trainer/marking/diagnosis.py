@@ -100,6 +100,7 @@ class Slip:
     true: Fraction
     unit: str
     why: str  # "an H200's", "'k' read as 1,000"
+    exact: bool = True  # gives the answer to its last digit (else only to the figures typed)
 
     def json(self) -> dict[str, Any]:
         return {"input": self.input, "implied": _plain(self.implied), "true": _plain(self.true),
@@ -1230,7 +1231,8 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
             if near is None:
                 continue
             matched = True
-            slip = Slip(spec.name, candidate.value, true, spec.unit, candidate.why)
+            slip = Slip(spec.name, candidate.value, true, spec.unit, candidate.why,
+                        exact=near <= EXACT)
             # Of two typos that give the same answer, the one a model could have (3 KV heads
             # do not divide 64 query heads; 36 layers could be) is the likelier.
             rank = order if _possible(problem, spec.name, candidate.value) else 100 + order
@@ -1248,7 +1250,8 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
 
 def _phrase(spec: _Input, slip: Slip) -> str:
     words = spec.as_if.format(_value_text(slip))
-    return (f"your answer is what the formula gives with {spec.name} = {_value_text(slip)} "
+    matches = "is" if slip.exact else "matches, to the figures you typed,"
+    return (f"your answer {matches} what the formula gives with {spec.name} = {_value_text(slip)} "
             f"instead of {_true_text(slip)}: as if {words} ({slip.why})")
 
 
