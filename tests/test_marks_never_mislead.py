@@ -209,3 +209,10 @@ def test_a_right_working_with_a_wrong_last_line_is_told_so_and_blamed_on_nothing
 def test_a_right_working_written_down_in_the_twin_unit_names_the_unit_mix() -> None:
     found = marks("llama31-8b-h100", {"bytes-per-token": "2*32*8*128*2 = 128 KB"})
     assert found["bytes-per-token"].misconceptions == ("kb-kib",)
+
+
+def test_a_mistake_many_slips_also_give_is_one_reading_of_many() -> None:
+    # 48 sessions: fp32 KV, or a context of 8,192, 64 layers, head_dim 256...: no certainty
+    found = marks("llama31-8b-h100", {"sessions": "48 sequences"})["sessions"]
+    assert found.misconceptions == ("fp32-kv",) and found.sure_mistake is None
+    assert "one reading of many" in found.feedback

@@ -313,8 +313,12 @@ def check_numeric(
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
                 diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures)
-            beside = None if found is None else replace(found.alone(), tie=True)
-            feedback += f" {beside.sentence}" if beside is not None else ""
+            if found is not None and found.crowded:
+                certain = False  # the mistake is one of many ways to this number
+                feedback += f" {CROWDED_BESIDE}"
+            elif found is not None:
+                beside = replace(found.alone(), tie=True)
+                feedback += f" {beside.sentence}"
         feedback += _working_note(read, reading, tolerance, unit, whole)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                        read_unit=reading.unit, misconceptions=tuple(p.id for p in paths),
@@ -326,6 +330,8 @@ def check_numeric(
     crowded = len(_mistakes(value, reference, band)) > 2
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
         diagnose_slip(first, tolerance, (), ()), _figures(read.working_text))
+    if diagnosis is not None and diagnosis.crowded:
+        diagnosis, crowded = None, True
     # A slip of one input is one thing wrong; two mistakes made together are two.
     together = [] if diagnosis is not None or crowded else \
         _pair(value, first.resolution, reference.whole_count or unit == "sequences",
@@ -337,7 +343,9 @@ def check_numeric(
                      f"{other.mistake_in(d)}. {one.advice} {other.advice}")
     elif diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
-    elif not crowded:  # no slip explains it: if it is near, it is the rounding
+    elif crowded:
+        feedback += f" {CROWDED}"
+    else:  # no slip explains it: if it is near, it is the rounding
         near = _near_miss(value, reference, tolerance, step.unit or "")
         feedback += f" {near}" if near else ""
     feedback += _working_note(read, first, tolerance, unit, whole)
@@ -454,6 +462,11 @@ def _same_value(reference: Reference, first: str, second: str, value: Fraction) 
                    key=lambda wrong: abs(wrong - value))
     return close(nearest(first), nearest(second), SAME_VALUE)
 
+
+# Said where three or more mistakes or slips give the number alike, and none is named alone;
+# and beside a mistake that several slips of one input give as well.
+CROWDED = "Several different slips give this same number, so none is named as the cause."
+CROWDED_BESIDE = "Several slips of one input give this number too: it is one reading of many."
 
 # A wrong value this close to the reference is a rounding, not a slip: say the rule instead.
 NEAR_MISS = 5  # times the step's tolerance

@@ -118,6 +118,9 @@ class Diagnosis:
     others: tuple[Slip, ...] = ()  # other readings that give the same answer (a tie)
     tie: bool = False  # a listed mistake gives the same answer, and is named first
     shown: bool = False  # the candidate's working shows the slip: no guess
+    # Three readings or more give the answer alike: none can be told apart, so none is said
+    # (the one kept is for the record only).
+    crowded: bool = False
 
     @property
     def slip(self) -> Slip:
@@ -1133,10 +1136,10 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     return _with_ties(chosen)
 
 
-def _with_ties(found: list[_Found]) -> Diagnosis | None:
+def _with_ties(found: list[_Found]) -> Diagnosis:
     """The first reading, with the other reading that gives the answer as well as it does (as
-    exactly, or as strong as a slip of the keys and as close), one per input; None when more
-    than two do (a number many slips give is explained by none of them)."""
+    exactly, or as strong as a slip of the keys and as close), one per input; `crowded` when
+    more than two do (a number many slips give is explained by none of them)."""
     best = found[0]
     seen = {best.diagnosis.slip.input}
     others: list[Slip] = []
@@ -1152,7 +1155,7 @@ def _with_ties(found: list[_Found]) -> Diagnosis | None:
         others.append(slip)
         if len(others) == MAX_READINGS:
             # More readings give the number than can be told apart: none of them is said.
-            return None
+            return replace(best.diagnosis, crowded=True)
     if not others:
         return best.diagnosis
     first = best.diagnosis
@@ -1328,6 +1331,8 @@ def _beside_listed(problem: _Problem, found: Diagnosis, named: tuple[str, ...], 
     """The input readings the mistakes already named do not say: fp32 KV is the known
     `fp32-kv`, not a second reading, but a doubled context is. `tie`: one of them gives the
     very number typed."""
+    if found.crowded:
+        return found  # many slips give it: whatever the mistake says, it is not alone
     said = _listed_changes(problem, named)
     readings = [s for s in (found.slip, *found.others)
                 if found.kind == "input" and (s.input, s.implied) not in said]
