@@ -54,6 +54,11 @@ def said(mark: Mark) -> int:
     ("llama2-70b-mi300x", "2b-bytes-per-sequence", "327680 * 32768 = 10.7 GB"),
     ("llama2-70b-mi300x", "2b-max-sequences", "44/10.7 ≈ 4"),
     ("llama2-70b-mi300x", "1a", "192-138-10 = 44GB"),
+    ("llama2-70b-mi300x", "2b-bytes-per-sequence", "10.74 = 10 GiB"),  # the step's GB
+    ("llama2-70b-mi300x", "4e", "2*182-138 = 226 -> 21"),  # "→" is reasoning, not "="
+    ("littles-law-capacity", "request-time", "400*19.86 = 7.94 s"),  # ms in the working
+    ("mixtral-moe-decode", "resident-weights", "46.7B*2 = 93.4 GB"),  # B for billions
+    ("decode-roofline-vs-measured", "b96-fraction", "0.73357 = 73.4 %"),  # a fraction
 ])
 def test_a_right_answer_with_its_working_is_not_remarked_on(drill: str, step: str,
                                                            typed: str) -> None:

@@ -615,7 +615,7 @@ def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit:
         if part.quantity.dim != chosen.quantity.dim:
             continue
         if any(_agrees(meant, target, tolerance, chosen.resolution)
-               or (whole and math.floor(meant) == target) for meant in _meanings(part)):
+               or (whole and math.floor(meant) == target) for meant in _meanings(part, unit)):
             continue  # (a whole count: the working's quotient, before its floor, gives it)
         working = _last_working_text(read)
         if right:
@@ -658,7 +658,7 @@ def _working_gives_right(read: Answer, chosen: ParsedAnswer, targets: tuple[Frac
     for part in _last_working(read, chosen):
         if part.quantity.dim != chosen.quantity.dim:
             continue
-        for meant in _meanings(part):
+        for meant in _meanings(part, unit):
             if any(close(meant, target, tolerance) for target in targets):
                 return meant
     return None
@@ -687,14 +687,20 @@ _UNIT_STEPS = tuple(Fraction(base) ** power for base in (1000, 1024)
                     for power in (-4, -3, -2, -1, 1, 2, 3, 4))
 
 
-def _meanings(part: ParsedAnswer) -> list[Fraction]:
+def _meanings(part: ParsedAnswer, step_unit: str) -> list[Fraction]:
     """What a value of shown working may stand for, in base units: as read; and, typed with
-    no unit, in any other unit of its kind (131,072 is 128 KiB in bytes; 7,944 is 7.944 s
-    in ms; 46.7B × 2 is 93.4 GB)."""
+    no unit, in the step's own unit or any other unit of its kind (131,072 is 128 KiB in
+    bytes; 7,944 is 7.944 s in ms; 10.74 is 10 GiB in the step's GB; 46.7B × 2 is 93.4 GB;
+    0.734 is 73.4%)."""
     meanings = [part.quantity.value]
-    # ("46.7B × 2": a B after a figure of working is as often billions as bytes)
-    if (not part.had_unit or part.unit == "B") and not part.quantity.dim.is_dimensionless:
-        meanings += [part.quantity.value * step for step in _UNIT_STEPS]
+    bare = not part.had_unit or part.unit == "B"  # ("46.7B": as often billions as bytes)
+    if not bare or part.quantity.dim.is_dimensionless:
+        return meanings + ([part.quantity.value * 100] if part.unit == "%" and not part.had_unit
+                           else [])
+    meanings += [part.quantity.value * step for step in _UNIT_STEPS]
+    if step_unit and part.unit:
+        typed = part.quantity.value / unit_factor(part.unit).value
+        meanings.append(typed * unit_factor(step_unit).value)
     return meanings
 
 
