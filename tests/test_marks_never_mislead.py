@@ -221,3 +221,18 @@ def test_a_mistake_many_slips_also_give_is_one_reading_of_many() -> None:
     found = marks("llama31-8b-h100", {"sessions": "48 sequences"})["sessions"]
     assert found.misconceptions == ("fp32-kv",) and found.sure_mistake is None
     assert "one reading of many" in found.feedback
+
+
+def test_working_by_plain_arithmetic_breaks_a_tie_with_a_unit_mix() -> None:
+    # 56 GB alone: the reserve forgotten or GB for GiB; with working that never converts a
+    # unit (and holds the 0.9, so no "utilisation 0.95" either), the reserve alone
+    bare = marks("llama31-8b-h100", {"kv-budget": "56 GB"})["kv-budget"]
+    assert bare.misconceptions == ("forgot-reserve", "gb-gib")
+    worked = marks("llama31-8b-h100", {"kv-budget": "80*.9 - 16 = 56 GB"})["kv-budget"]
+    assert worked.misconceptions == ("forgot-reserve",) and worked.diagnosis is None
+    assert worked.sure_mistake == "forgot-reserve"
+
+
+def test_a_unit_mix_made_inside_the_working_is_still_named() -> None:
+    found = marks("llama31-8b-h100", {"live-tokens": "52e9/128000 = 406,250"})["live-tokens"]
+    assert found.misconceptions == ("kb-kib",)

@@ -291,9 +291,14 @@ def check_numeric(
                                     f"{path.mistake_in(None)}. {path.advice}"
                                     + _working_note(read, reading, tolerance, unit, whole))
         d = deployment() if deployment is not None else None
+        # Working that comes to the result by plain arithmetic, with no conversion in it,
+        # mixed no unit prefixes on its last step: beside another mistake that gives the
+        # number, a unit mix is no tie (80*.9 - 16 = 56 GB left out the reserve).
+        converted = not _by_arithmetic(read, reading, tolerance) or \
+            any(f in CONVERSIONS for f in figures)
         paths, certain = _explaining(step, value, reading.resolution, reference,
                                      naming_band(value, reading.resolution, tolerance),
-                                     ruled_out, d)
+                                     ruled_out, d, mixes_tie=converted)
         if not paths:
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
@@ -363,7 +368,8 @@ MOMENTARY = frozenset({*UNIT_MIXES.values(), "rounded-up", "rounded-down", "per-
 
 def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
                 reference: Reference, band: Fraction, ruled_out: frozenset[str],
-                deployment: Deployment | None = None) -> tuple[list[WrongPath], bool]:
+                deployment: Deployment | None = None, mixes_tie: bool = True
+                ) -> tuple[list[WrongPath], bool]:
     """The mistakes to name for a wrong value, and whether the one named is the only
     explanation. The step's own listed mistake first (with a second only when that one alone
     gives the same value: a tie); else the one other known mistake that gives the number as
@@ -385,6 +391,8 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
     found = [p for p in everything if p.id not in ruled_out]
     # A mistake the step does not list is named only when it gives the number as typed.
     found = [p for p in found if p.id in exact] or [p for p in found if _listed(step, p.id)]
+    if not mixes_tie and any(p.id not in UNIT_MIX_IDS for p in found):
+        found = [p for p in found if p.id not in UNIT_MIX_IDS]
     listed = [p for p in found if _listed(step, p.id)]
     # A count one off its floor or ceiling is the rounding first: other mistakes give a small
     # count by chance more often than by design.
@@ -627,6 +635,21 @@ def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit:
 
 
 _EQUALS = ("=", "≈", "≃", "~=")
+# Figures that convert between decimal and binary prefixes, in working that does so.
+CONVERSIONS = frozenset(Fraction(text) for text in (
+    "1024", "1048576", "1073741824", "1099511627776", "1.024", "1.048576", "1.073741824",
+    "1.0737", "1.074", "0.9766", "0.977", "0.9537", "0.954", "0.9313", "0.931"))
+UNIT_MIX_IDS = frozenset(UNIT_MIXES.values())
+
+
+def _by_arithmetic(read: Answer, chosen: ParsedAnswer, tolerance: Fraction) -> bool:
+    """The working's last step, read as typed (no unit changed), comes to the result."""
+    if not _claims_equality(read):
+        return False
+    return any(part.quantity.dim == chosen.quantity.dim
+               and _agrees(part.quantity.value, chosen.quantity.value, tolerance,
+                           chosen.resolution)
+               for part in _last_working(read, chosen))
 
 
 def _claims_equality(read: Answer) -> bool:
@@ -866,7 +889,7 @@ def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, .
     return diagnosis
 
 
-_FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.])")
+_FIGURE = re.compile(r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\w.])")
 
 
 def _figures(working: str) -> tuple[Fraction, ...]:
