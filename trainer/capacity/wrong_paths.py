@@ -274,5 +274,6 @@ _RESCALINGS = frozenset({"per-gpu-vs-total", "rounded-up", "rounded-down", "kb-k
                          "tb-tib"})
 # The binary and decimal prefixes mixed, one path per prefix (each named in its own words).
 UNIT_MIXES = {1: "kb-kib", 2: "mb-mib", 3: "gb-gib", 4: "tb-tib"}
+UNIT_MIX_IDS = frozenset(UNIT_MIXES.values())
 
 

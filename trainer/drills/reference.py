@@ -237,9 +237,8 @@ class AnswerKey:
         whole = not step.estimate and value.denominator == 1 and (
             unit == "sequences" or step.answer in WHOLE_COUNTS)
         alternatives = () if whole or unrounded is None else (unrounded,)
-        ceiling = not step.estimate and step.answer in CEILINGS
-        below: Fraction | None = None
-        if ceiling:
+        below: Fraction | None = None  # the quotient a ceiling rounds up
+        if not step.estimate and step.answer in CEILINGS:
             top, bottom = (self.value(q, deployment) for q in CEILINGS[step.answer])
             below = top / bottom if bottom else None
 

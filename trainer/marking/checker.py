@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 from trainer.capacity.solver import FORMULAS
-from trainer.capacity.wrong_paths import UNIT_MIXES, WRONG_PATHS, WrongPath
+from trainer.capacity.wrong_paths import UNIT_MIX_IDS, UNIT_MIXES, WRONG_PATHS, WrongPath
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError, KvdrillError
@@ -179,7 +179,7 @@ def check_numeric(
     step: Step,
     answer: str | None,
     reference: Reference,
-    carried: Fraction | tuple[Fraction, ...] | None = None,
+    carried: tuple[Fraction, ...] = (),
     pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
     diagnose_slip: Diagnoser | None = None,
     deployment: Callable[[], Deployment] | None = None,
@@ -244,10 +244,10 @@ def check_numeric(
             return replace(base, verdict="correct", parsed=reading.quantity.value,
                            shown=reading.shown, read_unit=reading.unit, note=note,
                            feedback=f"read as {reading.shown}: correct. {note}".rstrip())
-    carried_values = (carried,) if isinstance(carried, Fraction) else (carried or ())
     for reading in fitting:
         value = reading.quantity.value
-        follows = next((c for c in carried_values
+        band = naming_band(value, reading.resolution, tolerance)
+        follows = next((c for c in carried
                         if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
                        None)
         if follows is not None:
@@ -274,8 +274,7 @@ def check_numeric(
         figures = _figures(read.working_text)
         shown = None if working_slip is None or not figures else working_slip(
             reading, figures, min(tolerance, CARRY_TOLERANCE),
-            tuple(p.id for p in _mistakes(value, reference,
-                                          naming_band(value, reading.resolution, tolerance))))
+            tuple(p.id for p in _mistakes(value, reference, band)))
         if shown is not None:
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, diagnosis=shown,
@@ -296,8 +295,7 @@ def check_numeric(
         # number, a unit mix is no tie (80*.9 - 16 = 56 GB left out the reserve).
         converted = not _by_arithmetic(read, reading, tolerance) or \
             any(f in CONVERSIONS for f in figures)
-        paths, certain = _explaining(step, value, reading.resolution, reference,
-                                     naming_band(value, reading.resolution, tolerance),
+        paths, certain = _explaining(step, value, reading.resolution, reference, band,
                                      ruled_out, d, mixes_tie=converted)
         if not paths:
             continue
@@ -362,7 +360,7 @@ def check_numeric(
 # Mistakes that betray a belief (a model's shape, the budget's terms), which a right answer
 # elsewhere in the attempt rules out; a unit mixed, a count rounded or a per-GPU figure given
 # is a slip of the moment, which it does not.
-MOMENTARY = frozenset({*UNIT_MIXES.values(), "rounded-up", "rounded-down", "per-gpu-vs-total",
+MOMENTARY = frozenset({*UNIT_MIX_IDS, "rounded-up", "rounded-down", "per-gpu-vs-total",
                        "link-bits-as-bytes"})
 
 
@@ -458,8 +456,8 @@ def _listed(step: Step, path_id: str) -> bool:
     """The step lists the mistake (a unit mix listed stands for every prefix's)."""
     if path_id in ALWAYS_LISTED:
         return True
-    if path_id in UNIT_MIXES.values():
-        return any(listed in UNIT_MIXES.values() for listed in step.misconceptions)
+    if path_id in UNIT_MIX_IDS:
+        return any(listed in UNIT_MIX_IDS for listed in step.misconceptions)
     return path_id in step.misconceptions
 
 
@@ -639,7 +637,6 @@ _EQUALS = ("=", "≈", "≃", "~=")
 CONVERSIONS = frozenset(Fraction(text) for text in (
     "1024", "1048576", "1073741824", "1099511627776", "1.024", "1.048576", "1.073741824",
     "1.0737", "1.074", "0.9766", "0.977", "0.9537", "0.954", "0.9313", "0.931"))
-UNIT_MIX_IDS = frozenset(UNIT_MIXES.values())
 
 
 def _by_arithmetic(read: Answer, chosen: ParsedAnswer, tolerance: Fraction) -> bool:
@@ -802,27 +799,15 @@ def _carried_forms(key: AnswerKey, step: Step, earlier_id: str, truth: Fraction,
                                                   here + answered - truth)) if value > 0)
 
 
-def ruled_out_by(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> frozenset[str]:
-    """The mistakes the attempt's right answers so far show were not made: each would have
-    changed a step answered right (beyond its tolerance) about the same model as `step`.
-    Momentary slips are never ruled out; what one model's answers show says nothing of
-    another's (a follow-up on a bigger model)."""
-    out: set[str] = set()
-    shape = _shape(key.deployment(step.id))
-    for step_id, mark in marks.items():
-        if mark.verdict != "correct" or mark.parsed is None or mark.span is not None:
-            continue
-        if _shape(key.deployment(step_id)) != shape:
-            continue
-        reference = key.reference(step_id)
-        tolerance = tolerance_of(key.drill.step(step_id))
-        for path_id, wrong in reference.wrong:
-            if path_id in MOMENTARY or path_id in out:
-                continue
-            if not close(wrong, reference.value, tolerance) \
-                    and not close(mark.parsed, wrong, tolerance):
-                out.add(path_id)
-    return frozenset(out)
+def _rules_out(key: AnswerKey, step_id: str, mark: Mark) -> frozenset[str]:
+    """The mistakes a right answer shows were not made: each would have changed it beyond its
+    tolerance. Momentary slips (a unit mixed, a count rounded, a per-GPU figure) never are."""
+    reference = key.reference(step_id)
+    tolerance = tolerance_of(key.drill.step(step_id))
+    assert mark.parsed is not None
+    return frozenset(path_id for path_id, wrong in reference.wrong
+                     if path_id not in MOMENTARY and not close(wrong, reference.value, tolerance)
+                     and not close(mark.parsed, wrong, tolerance))
 
 
 def _shape(d: Deployment) -> tuple[object, ...]:
@@ -838,23 +823,29 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     `revealed` was answered after its reference was shown (a skip in practice shows it): its
     answer is read and shown, and earns nothing."""
     marks: dict[str, Mark] = {}
+    # What each right answer so far rules out, by the model shape it was about: what one
+    # model's answers show says nothing of another's (a follow-up on a bigger model).
+    ruled: list[tuple[tuple[object, ...], frozenset[str]]] = []
     for step in key.drill.steps:
         answer = answers.get(step.id)
         if step.kind == "text":
             marks[step.id] = check_text(step, answer)
             continue
         reference = key.reference(step.id)
+        shape = _shape(key.deployment(step.id))
+        ruled_out = frozenset().union(*(ids for other, ids in ruled if other == shape))
         mark = check_numeric(step, answer, reference, carried_values(key, step, marks),
                              functools.partial(key.paired_wrong, step.id),
                              functools.partial(_diagnose, key, step.id,
                                                known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
-                             ruled_out_by(key, step, marks),
-                             functools.partial(_working_slip, key, step.id))
+                             ruled_out, functools.partial(_working_slip, key, step.id))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
                            f"({reference.display}), so not credited")
+        elif mark.verdict == "correct" and mark.parsed is not None and mark.span is None:
+            ruled.append((shape, _rules_out(key, step.id, mark)))
         marks[step.id] = mark
     return marks
 

@@ -359,8 +359,7 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
     if len(found) != 1:
         return None
     spec, slip = next(iter(found.values()))
-    if (slip.input, slip.implied * spec.scale) in _listed_changes(problem, mistakes) or \
-            (slip.input, slip.implied) in _listed_changes(problem, mistakes):
+    if (slip.input, slip.implied) in _listed_changes(problem, mistakes):
         return None
     return Diagnosis("input", (slip,), _phrase(spec, slip), shown=True)
 
