@@ -15,7 +15,8 @@ from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.model import Concept
 from trainer.drills.reference import AnswerKey
 from trainer.marking.grading import grade
-from trainer.marking.scoring import _phrase_tokens, concept_credit, contains, depth
+from trainer.marking.prose import _phrase_tokens, concept_credit, contains
+from trainer.marking.scoring import depth
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "corpus" / "text_answers.yaml")
                         .read_text(encoding="utf-8"))

@@ -1,0 +1,458 @@
+"""Reading a text answer for what it says: sentences, items and clauses; rubric phrases found
+on word stems; negation; a concept's mentions and the credit each earns.
+
+Text answers are read for reasoning, not keywords. An answer is cut into sentences (a bullet, a
+blank line, `.`, `!`, `?` or `;` ends one; a sentence that opens with "it", "this", "so"... carries
+on the one before) and each sentence into items (commas, parentheses, dashes, short lines). Rubric
+phrases match on word stems (snowball, English). A mention earns a concept unless it is negated
+in its clause ("no need for FP8", "without prefix caching", "rather than", "unlike"); a generic
+phrase needs one of the concept's `about` terms in its sentence, and is never a single word
+("own", "same"); a figure quantifies a mention only in the same sentence (the same item when
+listed). A mention whose sentence is a bare list of terms — no verb, no causal or quantitative
+link — is "listed, not explained" and earns half of what it would.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from trainer.drills.model import Concept
+
+MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to here
+
+# ---------------------------------------------------------------------------------------------
+# Reading a text: tokens with their sentence, item and clause.
+
+_BULLET = re.compile(r"^\s*(?:[-*•·▪‣+>]|\d{1,2}[.)]|\(?[a-z]\)|\(?[ivx]{1,4}\))\s+")
+_ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|vs|etc|approx|cf|resp|incl|no)\.(?=\s)")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+_TOKEN = re.compile(
+    r"(?P<num>\d+(?:[.,]\d+)*)"
+    r"|(?P<word>[a-z][a-z0-9]*)"
+    r"|(?P<sym>->|=>|~=|>=|<=|>>|<<|[→⇒=≈≥≤≫≪><÷×*+−%^:;/(),\[\]—–-])"
+)
+_NAME_EQUALS = re.compile(r"(?<=[a-z])=(?=\d)")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_BRITISH = re.compile(r"(?<=[a-z]{2})is(e|es|ed|ing|ation|ations|er|ers)$")
+_SYMBOLS = {"->": "→", "=>": "→", "⇒": "→", "~=": "≈", ">=": "≥", "<=": "≤", ">>": "≫",
+            "<<": "≪", "*": "×", "−": "-", "–": "-"}
+_CONTRACTIONS = ((re.compile(r"\bwon't\b"), "will not"), (re.compile(r"\bcan't\b"), "can not"),
+                 (re.compile(r"\bcannot\b"), "can not"), (re.compile(r"n't\b"), " not"),
+                 (re.compile(r"'(s|re|ve|ll|d|m)\b"), ""))
+# A sentence opening with one of these carries on the sentence before it.
+_ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", "so", "thus",
+                       "henc", "therefor", "then", "both", "each", "also"})
+
+_NEGATORS = frozenset({"no", "not", "never", "without", "none", "nor", "neither", "dont",
+                       "doesnt", "didnt", "isnt", "arent", "wont", "cant", "wouldnt",
+                       "shouldnt", "wasnt", "werent", "avoid", "skip"})
+_NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less"})
+_NEGATION_WINDOW = 5
+_POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
+                           "option", "applic", "relev", "fix", "solv", "an", "the"})
+_ONLY_AFTER = frozenset({"unnecessari", "useless", "pointless", "irrelev", "overkil"})
+# Words that end a clause for negation: a negation does not reach past them.
+_CLAUSE_WORDS = frozenset({"but", "and", "so", "becaus", "which", "while", "wherea",
+                           "instead", "then", "howev", "although", "though", "sinc"})
+
+# Signs of reasoning in an item: connectives, copulas, verbs of effect, relations.
+_REASONING_WORDS = frozenset({
+    "becaus", "sinc", "so", "therefor", "thus", "henc", "which", "that", "mean", "if", "when",
+    "whenev", "until", "unless", "while", "wherea", "otherwis", "instead", "whi", "result",
+    "due", "caus", "is", "are", "was", "were", "be", "been", "becom", "stay", "remain", "halv",
+    "half", "doubl", "twice", "tripl", "quarter", "cut", "reduc", "save", "free", "fit", "store",
+    "hold", "pin", "read", "stream", "grow", "shrink", "drop", "fall", "rise", "increas",
+    "decreas", "lower", "need", "requir", "cost", "take", "give", "leav", "let", "allow",
+    "avoid", "prevent", "stop", "keep", "evict", "displac", "domin", "scale", "push", "crowd",
+    "wast", "spend", "amort", "touch", "lose", "gain", "buy", "improv", "help", "hurt", "slow",
+    "shorten", "lengthen", "exceed", "count", "match", "get", "make", "go", "come", "fill",
+    "sit", "wait", "reach", "hit", "run", "use", "cover", "assum", "depend", "pay", "charg",
+    "carri", "serv", "produc", "compar", "rebuild", "split", "spread", "ship", "transfer",
+    "protect", "isol", "queue", "admit", "decid", "tell", "show", "say", "explain", "appear",
+    "degrad", "fade", "forget", "attend", "see", "refus", "fail", "rais", "estim", "sum",
+    # what an engineer does with a lever: "set max_model_len near the p99", "route long
+    # requests to their own pool", "prefix caching shares the system prompt"
+    "put", "set", "rout", "send", "move", "enabl", "turn", "share", "dedic", "reserv",
+    "bill", "alert", "watch", "monitor", "measur", "check",
+})
+_COMPUTATION = frozenset({"=", "≈", "→", "×", "÷", "+"})  # an item that computes is no term
+_RELATIONS = frozenset({"→", "=", "≈", "÷", "≥", "≤", "≫", "≪", ">", "<"})
+_UNITS = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "byte", "b", "token",
+                    "tok", "session", "sequenc", "seq", "user", "chat", "request", "ms", "s",
+                    "%", "×", "k", "tflop", "flop", "block", "gpu", "card", "head", "layer"})
+_ITEM_BREAKS = frozenset({",", ";", "—", "/"})
+_ASIDES = frozenset({"(", ")", "[", "]"})  # a parenthesis is an aside, not a new item
+_LONG_ITEM = 9  # tokens: an item this long is a clause, not a term
+_STRONG_ITEM = 5  # tokens: a reasoning item shorter than this is a term ("weights read once")
+_SHORT_ITEM_WORDS = 4  # words: an item with fewer is a term, whatever numbers it carries
+_LIST_RUN = 3  # bare items in a row: a list, even inside a sentence that reasons elsewhere
+_SHORT_LINE = 6  # words: a line this short ends an item, even without a comma
+
+
+@lru_cache(maxsize=4096)
+def _stem(word: str) -> str:
+    import snowballstemmer  # type: ignore[import-untyped]  # pure Python, loaded on first use
+
+    return str(snowballstemmer.stemmer("english").stemWord(_BRITISH.sub(r"iz\1", word)))
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
+    text = _NAME_EQUALS.sub(" ", text)  # tp=8 is a name, not an equation
+    text = text.replace("’", "'").replace("‘", "'")
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    return _THOUSANDS.sub("", text)
+
+
+def _lex(text: str) -> list[str]:
+    """Word stems, numbers and symbols of already folded text; hyphens, underscores, slashes
+    and colons inside a word are separators ("fp8-kv", "max_model_len", "k/v", "ops:byte")."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(text):
+        kind, value = match.lastgroup, match.group()
+        if kind == "num":
+            out.append(value.rstrip(".,"))
+        elif kind == "word":
+            out.append("×" if value == "x" and out and is_number(out[-1]) else _stem(value))
+        else:
+            start, end = match.start(), match.end()
+            before = text[start - 1] if start else " "
+            after = text[end] if end < len(text) else " "
+            if value in "-/:_" and before.isalnum() and after.isalnum():
+                if value == "/" and before.isdigit() and after.isdigit():
+                    out.append("÷")
+                elif value == "-" and before.isdigit() and after.isdigit():
+                    out.append("-")
+                continue  # a separator inside a word
+            near_before = text[:start].rstrip()[-1:]
+            near_after = text[end:].lstrip()[:1]
+            if value in ("-", "–") and not (near_before.isdigit() or near_after.isdigit()):
+                out.append("—")  # a dash between words is a pause, not a minus
+                continue
+            out.append(_SYMBOLS.get(value, value))
+    return out
+
+
+def is_number(token: str) -> bool:
+    return token[:1].isdigit()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A text as tokens (content only), each with its sentence, item and clause, plus which
+    items carry reasoning and which sentences are bare lists."""
+
+    tokens: tuple[str, ...]
+    sentence: tuple[int, ...]
+    item: tuple[int, ...]
+    clause: tuple[int, ...]
+    reasoned_items: frozenset[int]
+    listed_items: frozenset[int]
+    starts: Mapping[str, tuple[int, ...]]
+    numbers: tuple[tuple[int, float], ...]  # (position, value) of every number token
+
+
+@lru_cache(maxsize=256)
+def read_text(text: str) -> Reading:
+    tokens: list[str] = []
+    sentence: list[int] = []
+    item: list[int] = []
+    clause: list[int] = []
+    state = {"sentence": -1, "item": -1, "clause": -1}
+
+    def new(level: str) -> None:
+        for name in ("sentence", "item", "clause")[("sentence", "item", "clause").index(level):]:
+            state[name] += 1
+
+    for block in _sentences(_fold(text)):
+        for index, (lines, carries_on) in enumerate(block):
+            if index == 0 or not carries_on:
+                new("sentence")
+            else:
+                new("item")
+            for line_index, line in enumerate(lines):
+                if line_index and len(lines[line_index - 1].split()) <= _SHORT_LINE:
+                    new("item")
+                for token in _lex(line):
+                    if token in _ITEM_BREAKS or token == "—":
+                        new("item")
+                    elif token in _ASIDES:
+                        new("clause")
+                    elif token in (":",):
+                        tokens.append(token)
+                        sentence.append(state["sentence"])
+                        item.append(state["item"])
+                        clause.append(state["clause"])
+                        new("clause")
+                    else:
+                        if token in _CLAUSE_WORDS:
+                            new("clause")
+                        tokens.append(token)
+                        sentence.append(state["sentence"])
+                        item.append(state["item"])
+                        clause.append(state["clause"])
+    reasoned, listed = _reasoning(tokens, sentence, item)
+    starts: dict[str, list[int]] = {}
+    for position, token in enumerate(tokens):
+        starts.setdefault(token, []).append(position)
+    numbers = tuple((position, value) for position, token in enumerate(tokens)
+                    if (value := _as_float(token)) is not None)
+    return Reading(tuple(tokens), tuple(sentence), tuple(item), tuple(clause), reasoned, listed,
+                   {k: tuple(v) for k, v in starts.items()}, numbers)
+
+
+def _sentences(text: str) -> Iterable[list[tuple[list[str], bool]]]:
+    """Blocks (a bullet or a paragraph), each a list of sentences; a sentence is its lines and
+    whether it carries on the sentence before (it opens with "it", "this", "so" ...)."""
+    block: list[str] = []
+    bulleted = False
+
+    def flush() -> list[tuple[list[str], bool]]:
+        joined = "\n".join(block)
+        joined = _ABBREVIATIONS.sub(r"\1", joined)
+        out: list[tuple[list[str], bool]] = []
+        for piece in _SENTENCE_END.split(joined):
+            lines = [line for line in piece.split("\n") if line.strip()]
+            if not lines:
+                continue
+            first = lines[0].split()
+            opener = _stem(re.sub(r"[^a-z]", "", first[0])) if first else ""
+            out.append((lines, bool(out) and (bulleted or opener in _ANAPHORA)))
+        return out
+
+    for raw in text.split("\n"):
+        bullet = _BULLET.match(raw)
+        if not raw.strip() or bullet:
+            if block:
+                yield flush()
+            block = [raw[bullet.end():]] if bullet else []
+            bulleted = bullet is not None
+        else:
+            block.append(raw)
+    if block:
+        yield flush()
+
+
+def _reasoning(tokens: list[str], sentence: list[int],
+               item: list[int]) -> tuple[frozenset[int], frozenset[int]]:
+    """Which items reason (a connective, a verb of effect, a relation, a computation, or the
+    length of a clause) and which items are listed (their sentence is a bare list)."""
+    items: dict[int, list[int]] = {}
+    for position, item_id in enumerate(item):
+        items.setdefault(item_id, []).append(position)
+    reasoned: set[int] = set()
+    for item_id, positions in items.items():
+        words = [tokens[p] for p in positions]
+        if _item_reasons(words):
+            reasoned.add(item_id)
+    by_sentence: dict[int, list[int]] = {}
+    for item_id, positions in items.items():
+        by_sentence.setdefault(sentence[positions[0]], []).append(item_id)
+    listed: set[int] = set()
+    for item_ids in by_sentence.values():
+        short = [i for i in item_ids
+                 if sum(tokens[p][:1].isalpha() for p in items[i]) < _SHORT_ITEM_WORDS
+                 and not any(tokens[p] in _COMPUTATION for p in items[i])]
+        if len(item_ids) >= _LIST_RUN and 4 * len(short) >= 3 * len(item_ids):
+            listed.update(item_ids)  # mostly a few words each: a list, whatever symbols it uses
+            continue
+        strong = [i for i in item_ids if i in reasoned and len(items[i]) >= _STRONG_ITEM]
+        terms = [i for i in item_ids if len(items[i]) > 1 or len(tokens[items[i][0]]) > 1]
+        if not any(i in reasoned for i in item_ids) or (len(terms) >= _LIST_RUN and not strong):
+            listed.update(item_ids)  # a list of terms, perhaps with a verb among them
+            continue
+        run: list[int] = []
+        for item_id in [*item_ids, -1]:
+            if item_id != -1 and item_id not in reasoned:
+                run.append(item_id)
+                continue
+            if len(run) >= _LIST_RUN:
+                listed.update(run)  # a list inside a sentence: "levers: a, b, c and d"
+            run = []
+    return frozenset(reasoned), frozenset(listed)
+
+
+def _item_reasons(words: list[str]) -> bool:
+    if len(words) >= _LONG_ITEM:
+        return True
+    for index, word in enumerate(words):
+        if word in _REASONING_WORDS or word in _RELATIONS:
+            return True
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word in ("×", "-", "+") and index and is_number(words[index - 1]) \
+                and is_number(following):
+            return True  # working shown: 2 × 32, 80 - 16
+        if word == ":" and len(words) - index > 4:
+            return True  # a term, then what it does
+        if is_number(word) and following in _UNITS and len(words) >= 6:
+            return True  # a quantity inside a clause-sized item
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding a concept in a reading.
+
+@lru_cache(maxsize=8192)
+def _phrase_tokens(phrase: str) -> tuple[str, ...]:
+    return tuple(t for t in _lex(_fold(phrase)) if t not in _ITEM_BREAKS and t not in _ASIDES)
+
+
+def phrase_words(phrase: str) -> tuple[str, ...]:
+    """A rubric phrase as the scorer matches it: word stems and figures."""
+    return _phrase_tokens(phrase)
+
+
+def _occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
+    needle = _phrase_tokens(phrase)
+    if not needle:
+        return
+    n = len(needle)
+    first = _as_float(needle[0])
+    starts = reading.starts.get(needle[0], ()) if first is None else [
+        # A figure matches the same number written to other precision: "0.79%" in "0.794%".
+        position for position, value in reading.numbers
+        if abs(value - first) <= FIGURE_TOLERANCE * abs(first)]
+    for start in starts:
+        end = start + n
+        if reading.tokens[start + 1:end] == needle[1:] and end <= len(reading.tokens) and \
+                reading.sentence[start] == reading.sentence[end - 1]:
+            yield start, end
+
+
+FIGURE_TOLERANCE = 0.01
+
+
+def _as_float(token: str) -> float | None:
+    if not is_number(token):
+        return None
+    try:
+        return float(token.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
+    """A negation in the clause just before the phrase ("no need for FP8 KV", "without prefix
+    caching", "instead of raising max_model_len"), reaching across "or"/"nor" ("no FP8 KV or
+    prefix caching"), or a dismissal just after it ("prefix caching is not needed"). A phrase
+    that is itself negative ("does not fit") is read as is."""
+    if any(t in _NEGATORS for t in _phrase_tokens(phrase)):
+        return False
+    tokens, clause = reading.tokens, reading.clause
+    window = _NEGATION_WINDOW
+    position = start - 1
+    while position >= 0 and start - position <= window and clause[position] == clause[start]:
+        token = tokens[position]
+        following = tokens[position + 1]
+        if token in ("or", "nor"):
+            window = min(window + _NEGATION_WINDOW, 3 * _NEGATION_WINDOW)
+        if token in _NEGATORS and following not in _NOT_NEGATING_NEXT:
+            return True
+        if (token, following) in (("instead", "of"), ("rather", "than")):
+            return True
+        position -= 1
+    last = len(tokens) - 1
+    for position in range(end, min(last + 1, end + 4)):
+        if clause[position] != clause[end - 1] and tokens[position] not in _CLAUSE_WORDS:
+            break
+        token = tokens[position]
+        if token in _ONLY_AFTER:
+            return True
+        if token in _NEGATORS:
+            after = tokens[position + 1:position + 3]
+            return any(t in _POST_NEGATED for t in after)
+    return False
+
+
+def _in_sentence(reading: Reading, phrase: str, sentence: int,
+                 span: tuple[int, int], item: int | None = None) -> bool:
+    for start, end in _occurrences(reading, phrase):
+        if reading.sentence[start] != sentence or (start < span[1] and end > span[0]):
+            continue
+        if item is None or reading.item[start] == item:
+            return True
+    return False
+
+
+def _term_in_a_list(reading: Reading, start: int, end: int) -> bool:
+    """In a sentence of several items, an item whose only reasoning is the phrase itself
+    ("ValueError refuses to start", "W >> B x kv") is a term in a list."""
+    sentence, item = reading.sentence[start], reading.item[start]
+    positions = [p for p in range(len(reading.tokens)) if reading.sentence[p] == sentence]
+    items = {reading.item[p] for p in positions}
+    if len(items) < _LIST_RUN or len(positions) > 4 * _LONG_ITEM * len(items):
+        return False
+    rest = [reading.tokens[p] for p in positions
+            if reading.item[p] == item and not start <= p < end]
+    reasoned_elsewhere = sum(1 for i in items if i != item and i in reading.reasoned_items)
+    return not _item_reasons(rest) and not reasoned_elsewhere
+
+
+@dataclass(frozen=True)
+class Mention:
+    phrase: str
+    credit: Fraction
+    note: str
+
+
+def mentions(concept: Concept, text: str) -> list[Mention]:
+    """Every mention of the concept in the text, each with the credit it earns and why."""
+    reading = read_text(text)
+    found: list[Mention] = []
+    for phrase, generic in [*((p, False) for p in concept.phrases),
+                            *((p, True) for p in concept.generic)]:
+        if generic and len(_phrase_tokens(phrase)) < 2:
+            continue  # one generic word ("own", "same") never carries a concept
+        for start, end in _occurrences(reading, phrase):
+            sentence = reading.sentence[start]
+            if generic and not any(_in_sentence(reading, term, sentence, (start, end))
+                                   for term in concept.about):
+                continue
+            if _negated(reading, start, end, phrase):
+                found.append(Mention(phrase, Fraction(0), f"'{phrase}' negated, no credit"))
+                continue
+            item = reading.item[start]
+            listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
+            figure = next((f for f in concept.figures if _in_sentence(
+                reading, f, sentence, (start, end), item if listed else None)), None)
+            if listed:
+                # A figure beside a listed term ("chunked prefill 512-2048") quantifies
+                # nothing: a list earns half of an unquantified mention at most.
+                credit = Fraction(1, 4) if concept.figures else Fraction(1, 2)
+                found.append(Mention(phrase, credit, f"'{phrase}', listed, not explained"))
+                continue
+            credit = Fraction(1) if not concept.figures or figure else Fraction(1, 2)
+            note = f"'{phrase}'" + (f" with '{figure}'" if figure else
+                                    " but not quantified" if concept.figures else "")
+            found.append(Mention(phrase, credit, note))
+    return found
+
+
+def concept_credit(concept: Concept, text: str) -> tuple[Fraction, str]:
+    """The best mention's credit: 1 for an explained (and, where figures are required,
+    quantified) mention; ½ when not quantified; half again when only listed; 0 when negated."""
+    best: Mention | None = None
+    for mention in mentions(concept, text):
+        if best is None or mention.credit > best.credit:
+            best = mention
+    if best is None:
+        return Fraction(0), ""
+    return best.credit, best.note
+
+
+def contains(text: str, phrase: str) -> bool:
+    """Whether the phrase is in the text, on word stems ("fp8 kv" matches "FP8-KV caches")."""
+    return next(iter(_occurrences(read_text(text), phrase)), None) is not None
+
+
+def affirms(text: str, phrase: str) -> bool:
+    """Whether the text says the phrase without negating it."""
+    reading = read_text(text)
+    return any(not _negated(reading, start, end, phrase)
+               for start, end in _occurrences(reading, phrase))
