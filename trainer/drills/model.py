@@ -29,6 +29,26 @@ WithValue = int | float | str | Derived | None
 
 
 @dataclass(frozen=True, slots=True)
+class WrongClaim:
+    """A claim an interviewer would flag on a text step: said when every part (any one of its
+    phrases) is in one item of a sentence, none of them negated; `says` corrects it, and the
+    answer loses the credit of the concepts it `contradicts`."""
+
+    id: str
+    says: str
+    parts: tuple[tuple[str, ...], ...]
+    contradicts: tuple[str, ...] = ()
+    unless: tuple[str, ...] = ()
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> WrongClaim:
+        return cls(id=data["id"], says=data["says"],
+                   parts=tuple(tuple(part) for part in data["parts"]),
+                   contradicts=tuple(data.get("contradicts") or ()),
+                   unless=tuple(data.get("unless") or ()))
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """One question of a drill: numeric (checked against a solver quantity) or text (scored
     against rubric concepts)."""
@@ -52,7 +72,8 @@ class Step:
     model_answer: str | None = None
     formula: str | None = None
     skill: str | None = None
-    anchors: dict[str, str] | None = None  # junior, mid, senior, buzzwords (text steps)
+    anchors: dict[str, str] | None = None  # junior, mid, senior, buzzwords, wrong (text steps)
+    wrong_claims: tuple[WrongClaim, ...] = ()
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Step:
@@ -61,6 +82,7 @@ class Step:
         ratio = data.get("ratio_of")
         return cls(**{
             **data, "with_": with_, "ratio_of": tuple(ratio) if ratio is not None else None,
+            "wrong_claims": tuple(WrongClaim.from_data(c) for c in data.get("wrong_claims") or ()),
             **{key: tuple(data.get(key) or ()) for key in
                ("hints", "misconceptions", "depends_on", "concepts")},
         })

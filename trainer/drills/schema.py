@@ -99,6 +99,38 @@ class Anchors(Strict):
                         description="Policy and trade-offs with numbers, thresholds, owners.")
     buzzwords: str = Field(min_length=1, max_length=2000,
                            description="The senior answer's terms as a bare list, no reasoning.")
+    wrong: str | None = Field(default=None, min_length=1, max_length=4000,
+                              description="A fluent answer making one of the step's wrong "
+                                          "claims: lint wants it at or below the junior one.")
+
+
+Phrase = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class WrongClaim(Strict):
+    """A wrong claim an interviewer would flag on this step (the seeds' red flags, the drill's
+    wrong paths): matched when each part is said in one item of a sentence, none negated."""
+
+    id: Identifier
+    says: str = Field(min_length=1, max_length=500,
+                      description="What is wrong with it, in a sentence the candidate reads.")
+    parts: tuple[tuple[Phrase, ...], ...] = Field(
+        min_length=1, max_length=4,
+        description="The claim's parts, each any one of its phrases: the subject, the "
+                    "direction (halves, doubles, more, per GPU), the object.")
+    contradicts: tuple[str, ...] = Field(
+        default=(), description="Concept ids the claim says the opposite of: an answer making "
+                                "it earns nothing for them.")
+    unless: tuple[Phrase, ...] = Field(
+        default=(), description="Phrases that, in the same sentence, show the claim is "
+                                "refuted rather than made.")
+
+    @field_validator("parts")
+    @classmethod
+    def _parts(cls, value: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        if any(not part for part in value):
+            raise ValueError("every part of a wrong claim needs at least one phrase")
+        return value
 
 
 class Step(Strict):
@@ -146,6 +178,9 @@ class Step(Strict):
     anchors: Anchors | None = Field(
         default=None, description="A text step's anchor answers (junior, mid, senior, "
                                   "buzzwords), which the scorer must rank in that order.")
+    wrong_claims: tuple[WrongClaim, ...] = Field(
+        default=(), max_length=12,
+        description="Wrong claims a text answer here is checked for (text steps).")
     skill: Identifier | None = Field(
         default=None, description="The skill a numeric step exercises (trainer/drills/skills.py): "
                                   "kv-bytes-per-token, kv-budget, concurrency, ...")
@@ -175,6 +210,9 @@ class Step(Strict):
                 raise ValueError("`concepts` belong to text steps; a numeric step has `answer`")
             if self.anchors is not None:
                 raise ValueError("`anchors` belong to text steps; a numeric step has `answer`")
+            if self.wrong_claims:
+                raise ValueError("`wrong_claims` belong to text steps; a numeric step names "
+                                 "its wrong paths in `misconceptions`")
             if self.accepts_bound and not self.estimate:
                 raise ValueError("`accepts_bound` marks a bound against the order of magnitude: "
                                  "the step must be an `estimate` too")

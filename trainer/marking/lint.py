@@ -13,7 +13,7 @@ from trainer.capacity.presets import ALL_INPUTS
 from trainer.capacity.solver import FORMULAS, solve
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.loader import load_drill_file, load_rubric, validate
-from trainer.drills.model import Drill, Rubric, linked_names
+from trainer.drills.model import Drill, Rubric, Step, linked_names
 from trainer.drills.placeholders import malformed_placeholders, placeholders
 from trainer.drills.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit, show
 from trainer.drills.render import render_solution
@@ -21,6 +21,7 @@ from trainer.drills.skills import SKILLS, suggested_skill
 from trainer.errors import AnswerParseError, KvdrillError
 from trainer.files.paths import data_dir, drill_paths
 from trainer.marking.checker import close, mark_sheet, tolerance_of
+from trainer.marking.claims import claims_made
 from trainer.marking.scoring import phrase_words, score_attempt
 from trainer.reading.units import Dim
 
@@ -146,15 +147,17 @@ def anchor_score(drill: Drill, rubric: Rubric, step_id: str, text: str) -> Fract
 
 def _lint_anchors(drill: Drill, rubric: Rubric, where: str, report: Report) -> None:
     """Every text step carries anchor answers, and the scorer ranks them junior < mid <
-    senior with the bare list of terms below mid: a rubric whose phrases miss what a plain
-    mid answer says, or that pays for a word list, fails here, not in front of a candidate."""
+    senior with the bare list of terms below mid and the fluent wrong answer at or below the
+    junior one: a rubric whose phrases miss what a plain mid answer says, that pays for a word
+    list or for confident wrong reasoning, fails here, not in front of a candidate."""
     for step in drill.steps:
         if step.kind != "text":
             continue
         at = f"{where}: step {step.id}"
         if step.anchors is None:
             report.errors.append(f"{at}: no anchor answers: add `anchors:` with a junior, a "
-                                 "mid and a senior answer and a bare list of buzzwords")
+                                 "mid and a senior answer, a bare list of buzzwords and a "
+                                 "fluent wrong answer")
             continue
         scores = {level: anchor_score(drill, rubric, step.id, step.anchors[level])
                   for level in ANCHOR_LEVELS}
@@ -166,6 +169,51 @@ def _lint_anchors(drill: Drill, rubric: Rubric, where: str, report: Report) -> N
         elif not scores["buzzwords"] < scores["mid"]:
             report.errors.append(f"{at}: a bare list of terms scores as high as the mid "
                                  f"answer ({shown}): make the concepts need their reasoning")
+        _lint_wrong_claims(drill, rubric, step, at, scores["junior"], report)
+
+
+def _lint_wrong_claims(drill: Drill, rubric: Rubric, step: Step, at: str, junior: Fraction,
+                       report: Report) -> None:
+    """A text step lists the wrong claims an interviewer would flag and a fluent wrong answer
+    that makes one: the claims are found in it, in none of the right anchors or the model
+    answer, and it scores at most the junior answer."""
+    anchors = step.anchors or {}
+    wrong = anchors.get("wrong")
+    if not step.wrong_claims:
+        report.errors.append(f"{at}: no wrong claims: list under `wrong_claims:` what an "
+                             "interviewer would flag here (the seeds' red flags, the drill's "
+                             "wrong paths), each as parts said together")
+    if not wrong:
+        report.errors.append(f"{at}: no wrong anchor: add `anchors: wrong:` with a fluent "
+                             "answer that makes one of the step's wrong claims")
+    seen: set[str] = set()
+    for claim in step.wrong_claims:
+        if claim.id in seen:
+            report.errors.append(f"{at}: wrong claim {claim.id!r} is listed twice")
+        seen.add(claim.id)
+        for concept_id in claim.contradicts:
+            if concept_id not in step.concepts:
+                report.errors.append(f"{at}: wrong claim {claim.id!r} contradicts "
+                                     f"{concept_id!r}, which is not one of the step's concepts")
+        for part in claim.parts:
+            for phrase in part:
+                if not phrase_words(phrase):
+                    report.errors.append(f"{at}: wrong claim {claim.id!r}: phrase {phrase!r} "
+                                         "has no words to match")
+    right = {level: anchors.get(level) for level in ("junior", "mid", "senior")}
+    right["model answer"] = step.model_answer
+    for name, text in right.items():
+        for made in claims_made(step, text or ""):
+            report.errors.append(f"{at}: the {name} makes the wrong claim {made.claim.id!r}: "
+                                 "narrow its parts to what only a wrong answer says")
+    if wrong and step.wrong_claims:
+        if not claims_made(step, wrong):
+            report.errors.append(f"{at}: the wrong anchor makes none of the step's wrong "
+                                 "claims: widen a claim's phrases to how it is said")
+        score = anchor_score(drill, rubric, step.id, wrong)
+        if score > junior:
+            report.errors.append(f"{at}: the wrong anchor scores {float(score):g}, above the "
+                                 f"junior answer's {float(junior):g}: a wrong claim must cost")
 
 
 def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> None:

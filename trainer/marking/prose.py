@@ -50,7 +50,7 @@ _ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", 
 
 _NEGATORS = frozenset({"no", "not", "never", "without", "none", "nor", "neither", "dont",
                        "doesnt", "didnt", "isnt", "arent", "wont", "cant", "wouldnt",
-                       "shouldnt", "wasnt", "werent", "avoid", "skip"})
+                       "shouldnt", "wasnt", "werent", "avoid", "skip", "unlik"})
 _NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less"})
 _NEGATION_WINDOW = 5
 _POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
@@ -308,7 +308,7 @@ def phrase_words(phrase: str) -> tuple[str, ...]:
     return _phrase_tokens(phrase)
 
 
-def _occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
+def occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
     needle = _phrase_tokens(phrase)
     if not needle:
         return
@@ -337,7 +337,7 @@ def _as_float(token: str) -> float | None:
         return None
 
 
-def _negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
+def negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
     """A negation in the clause just before the phrase ("no need for FP8 KV", "without prefix
     caching", "instead of raising max_model_len"), reaching across "or"/"nor" ("no FP8 KV or
     prefix caching"), or a dismissal just after it ("prefix caching is not needed"). A phrase
@@ -372,7 +372,7 @@ def _negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
 
 def _in_sentence(reading: Reading, phrase: str, sentence: int,
                  span: tuple[int, int], item: int | None = None) -> bool:
-    for start, end in _occurrences(reading, phrase):
+    for start, end in occurrences(reading, phrase):
         if reading.sentence[start] != sentence or (start < span[1] and end > span[0]):
             continue
         if item is None or reading.item[start] == item:
@@ -409,12 +409,12 @@ def mentions(concept: Concept, text: str) -> list[Mention]:
                             *((p, True) for p in concept.generic)]:
         if generic and len(_phrase_tokens(phrase)) < 2:
             continue  # one generic word ("own", "same") never carries a concept
-        for start, end in _occurrences(reading, phrase):
+        for start, end in occurrences(reading, phrase):
             sentence = reading.sentence[start]
             if generic and not any(_in_sentence(reading, term, sentence, (start, end))
                                    for term in concept.about):
                 continue
-            if _negated(reading, start, end, phrase):
+            if negated(reading, start, end, phrase):
                 found.append(Mention(phrase, Fraction(0), f"'{phrase}' negated, no credit"))
                 continue
             item = reading.item[start]
@@ -448,11 +448,11 @@ def concept_credit(concept: Concept, text: str) -> tuple[Fraction, str]:
 
 def contains(text: str, phrase: str) -> bool:
     """Whether the phrase is in the text, on word stems ("fp8 kv" matches "FP8-KV caches")."""
-    return next(iter(_occurrences(read_text(text), phrase)), None) is not None
+    return next(iter(occurrences(read_text(text), phrase)), None) is not None
 
 
 def affirms(text: str, phrase: str) -> bool:
     """Whether the text says the phrase without negating it."""
     reading = read_text(text)
-    return any(not _negated(reading, start, end, phrase)
-               for start, end in _occurrences(reading, phrase))
+    return any(not negated(reading, start, end, phrase)
+               for start, end in occurrences(reading, phrase))

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from trainer.drills.model import Dimension, Drill, Level, Rubric, Step
+from trainer.drills.model import Concept, Dimension, Drill, Level, Rubric, Step
 from trainer.marking.checker import Mark
+from trainer.marking.claims import ClaimMade, claims_made
 from trainer.marking.prose import (
     affirms,
     concept_credit,
@@ -91,6 +92,7 @@ class RubricScore:
     level_title: str | None
     red_flags: tuple[tuple[str, str], ...] = field(default=())  # (id, what it says + where)
     short_of: str | None = None  # with no level: the first level and what it needs
+    wrong_claims: tuple[ClaimMade, ...] = ()  # what the text answers claimed wrongly
 
     @property
     def sounds_like(self) -> str:
@@ -120,9 +122,17 @@ LIST_CAP = Fraction(1, 2)
 
 
 def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark],
-                   list_budget: dict[str, Fraction] | None = None) -> DimensionScore | None:
+                   list_budget: dict[str, Fraction] | None = None,
+                   made: Mapping[str, tuple[ClaimMade, ...]] | None = None,
+                   ) -> DimensionScore | None:
     """`list_budget`: what each bare-list answer may still earn, shared by every dimension of
-    the rubric (a list earns at most LIST_CAP of one concept in all)."""
+    the rubric (a list earns at most LIST_CAP of one concept in all). `made`: the wrong claims
+    each text answer makes; a concept one of them contradicts earns nothing in the attempt,
+    and an answer making one earns no more of any concept than the step's junior anchor does,
+    and no depth."""
+    made = made or {}
+    contradicted = {concept_id for claims in made.values() for c in claims
+                    for concept_id in c.claim.contradicts}
     texts = {
         m.step_id: m.answer for m in marks.values()
         if not m.is_numeric and m.answer and m.answer.strip()
@@ -142,8 +152,18 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
             budget[step_id] = LIST_CAP
     for concept in concepts:
         best, where, refused, source = Fraction(0), "", "", ""
+        if concept.id in contradicted:
+            said = next(c for claims in made.values() for c in claims
+                        if concept.id in c.claim.contradicts)
+            evidence.append(f"{concept.label}: contradicted, no credit: {said.sentence}")
+            continue
         for step_id, text in texts.items():
             credit, note = concept_credit(concept, text)
+            if made.get(step_id):
+                cap = _junior_credit(drill, step_id, concept)
+                if credit > cap:
+                    credit, note = cap, f"{note}, held to the junior answer's credit beside " \
+                                        "a wrong claim"
             if credit > best:
                 best, where, source = credit, f"{concept.label}: {note} in {step_id}", step_id
             elif not credit and note and not refused:
@@ -157,7 +177,8 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         if where or refused:
             evidence.append(where or refused)
     share = earned / len(concepts)
-    deep = max((depth(texts[step_id]) for step_id in earning), default=Fraction(0))
+    deep = max((depth(texts[step_id]) for step_id in earning if not made.get(step_id)),
+               default=Fraction(0))
     score = _round_fine(dimension.max * ((1 - DEPTH_SHARE) * share + DEPTH_SHARE * deep))
     if not earned:
         evidence.append("nothing in the text answers earned this dimension")
@@ -166,6 +187,36 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
                         "(reasoned clauses and their figures)")
     return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence),
                           _round_fine(dimension.max * share))
+
+
+WRONG_CLAIM_CAP = Fraction(1, 4)  # a concept beside a wrong claim, where no junior anchor says
+
+
+def _junior_credit(drill: Drill, step_id: str, concept: Concept) -> Fraction:
+    """What the step's junior anchor earns for the concept: the most an answer that makes a
+    wrong claim there may earn for it."""
+    try:
+        anchors = drill.step(step_id).anchors
+    except KeyError:
+        anchors = None
+    if not anchors or "junior" not in anchors:
+        return WRONG_CLAIM_CAP
+    return concept_credit(concept, anchors["junior"])[0]
+
+
+def claims_in(drill: Drill, marks: Mapping[str, Mark]) -> dict[str, tuple[ClaimMade, ...]]:
+    """The wrong claims each text answer of the attempt makes."""
+    found = {}
+    for mark in marks.values():
+        if mark.is_numeric or not mark.answer:
+            continue
+        try:
+            step = drill.step(mark.step_id)
+        except KeyError:
+            continue
+        if claims := claims_made(step, mark.answer):
+            found[mark.step_id] = claims
+    return found
 
 
 def _round_half(value: Fraction) -> Fraction:
@@ -180,9 +231,10 @@ def _round_fine(value: Fraction) -> Fraction:
 
 def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> RubricScore:
     list_budget: dict[str, Fraction] = {}
+    made = claims_in(drill, marks)
     scored = (
         _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"
-        else _concept_score(d, drill, marks, list_budget)
+        else _concept_score(d, drill, marks, list_budget, made)
         for d in rubric.dimensions
     )
     dimensions = tuple(d for d in scored if d is not None)
@@ -194,8 +246,9 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> Ru
             level_id, level_title = level.id, level.title
     short_of = None if level_id or not rubric.levels else _short_of(rubric.levels[0],
                                                                       dimensions, by_id)
-    return RubricScore(dimensions, level_id, level_title, _red_flags(drill, rubric, marks),
-                       short_of)
+    return RubricScore(dimensions, level_id, level_title,
+                       _red_flags(drill, rubric, marks) + _claim_flags(made), short_of,
+                       tuple(c for claims in made.values() for c in claims))
 
 
 def _short_of(first: Level, dimensions: tuple[DimensionScore, ...],
@@ -228,3 +281,8 @@ def _red_flags(drill: Drill, rubric: Rubric,
         if steps:
             raised.append((flag.id, f"{flag.says} (in {', '.join(steps)})"))
     return tuple(raised)
+
+
+def _claim_flags(made: Mapping[str, tuple[ClaimMade, ...]]) -> tuple[tuple[str, str], ...]:
+    """A wrong claim is a red flag to an interviewer: one per claim, with its correction."""
+    return tuple((c.claim.id, c.sentence) for claims in made.values() for c in claims)

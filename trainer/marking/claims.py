@@ -1,0 +1,72 @@
+"""What a text answer claims that an interviewer would flag.
+
+Each text step lists its wrong claims (from the seeds' red flags and the drill's wrong paths):
+"TP=16 halves the KV per GPU" is three parts, the subject (TP=16), the direction (halves) and
+the object (the KV per GPU), each any one of its phrases. A claim is made when every part is
+said in one item of one sentence (commas, semicolons and dashes end an item: a claim is a
+clause, not a paragraph), none of them negated in its clause ("does not halve", "instead of
+doubling", "unlike GQA"), and the sentence does not report the claim to refute it ("the
+classic mistake is to think fp8 weights double the sessions", or a phrase of the claim's own
+`unless`). Precision before recall: a claim half-said is not a claim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from trainer.drills.model import Step, WrongClaim
+from trainer.marking.prose import Reading, negated, occurrences, phrase_words, read_text
+
+# A sentence holding one of these reports a claim to refute it, it does not make it.
+_REPORTED = frozenset(phrase_words(
+    "mistake mistaken myth wrong wrongly trap naive naively misconception fallacy incorrect "
+    "incorrectly tempting false falsely misleading misread fooled assume assumes assuming "
+    "illusion untrue"))
+
+
+@dataclass(frozen=True)
+class ClaimMade:
+    claim: WrongClaim
+    step_id: str
+
+    @property
+    def sentence(self) -> str:
+        return f"{self.claim.says} (a wrong claim in {self.step_id})"
+
+
+def claims_made(step: Step, text: str) -> tuple[ClaimMade, ...]:
+    """The step's wrong claims the text makes, in the step's order."""
+    if not step.wrong_claims or not text.strip():
+        return ()
+    reading = read_text(text)
+    return tuple(ClaimMade(claim, step.id) for claim in step.wrong_claims
+                 if _made(reading, claim))
+
+
+def _made(reading: Reading, claim: WrongClaim) -> bool:
+    # Every unnegated occurrence of each part, by the item it sits in.
+    by_part: list[dict[int, list[int]]] = []
+    for part in claim.parts:
+        items: dict[int, list[int]] = {}
+        for phrase in part:
+            for start, end in occurrences(reading, phrase):
+                if not negated(reading, start, end, phrase):
+                    items.setdefault(reading.item[start], []).append(start)
+        by_part.append(items)
+    shared = set(by_part[0])
+    for items in by_part[1:]:
+        shared &= set(items)
+    for item in sorted(shared):
+        sentence = reading.sentence[by_part[0][item][0]]
+        if not _reported(reading, sentence, claim.unless):
+            return True
+    return False
+
+
+def _reported(reading: Reading, sentence: int, unless: Iterable[str]) -> bool:
+    positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
+    if any(reading.tokens[p] in _REPORTED for p in positions):
+        return True
+    return any(reading.sentence[start] == sentence
+               for phrase in unless for start, _ in occurrences(reading, phrase))
