@@ -22,8 +22,10 @@ import yaml
 
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.model import Drill, Rubric
-from trainer.marking.claims import claims_made
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import mark_sheet
 from trainer.marking.lint import anchor_score
+from trainer.marking.scoring import claims_in
 
 CORPORA = Path(__file__).parent / "corpus"
 LEVELS = ("junior", "mid", "senior", "buzzwords", "wrong")
@@ -45,7 +47,8 @@ def step_report(drill_id: str, step_id: str, answers: dict[str, str]) -> dict[st
     step = drill.step(step_id)
     scores = {level: anchor_score(drill, rubric, step_id, answers[level])
               for level in LEVELS if answers.get(level)}
-    claimed = {level: [c.claim.id for c in claims_made(step, answers[level])]
+    claimed = {level: [c.claim.id for c in claims_in(drill, mark_sheet(
+        AnswerKey(drill), {step.id: answers[level]})).get(step.id, ())]
                for level in LEVELS if answers.get(level)}
     return {
         "drill": drill_id, "step": step_id, "scores": scores, "claimed": claimed,

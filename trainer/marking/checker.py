@@ -16,6 +16,7 @@ from trainer.capacity.wrong_paths import UNIT_MIX_IDS, UNIT_MIXES, WRONG_PATHS, 
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError, KvdrillError
+from trainer.marking.text_figures import Figure, figures_in
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
@@ -66,6 +67,7 @@ class Mark:
     diagnosis: Diagnosis | None = None
     # The mistake named is the one explanation (False: the first of several that give it).
     certain: bool = True
+    figures: tuple[Figure, ...] = ()  # a text answer's figures that state a key or a mistake
 
     @property
     def is_numeric(self) -> bool:
@@ -829,7 +831,10 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     for step in key.drill.steps:
         answer = answers.get(step.id)
         if step.kind == "text":
-            marks[step.id] = check_text(step, answer)
+            mark = check_text(step, answer)
+            if mark.verdict == "answered" and answer:
+                mark = replace(mark, figures=figures_in(key, answer))
+            marks[step.id] = mark
             continue
         reference = key.reference(step.id)
         shape = _shape(key.deployment(step.id))

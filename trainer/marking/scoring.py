@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from trainer.drills.model import Concept, Dimension, Drill, Level, Rubric, Step
+from trainer.errors import KvdrillError
 from trainer.marking.checker import Mark
 from trainer.marking.claims import ClaimMade, claims_made
 from trainer.marking.prose import (
@@ -17,9 +18,11 @@ from trainer.marking.prose import (
     concept_credit,
     contains,
     is_number,
+    meaningful,
     phrase_words,
     read_text,
 )
+from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 
 __all__ = [
@@ -107,11 +110,19 @@ def _numeric_score(dimension: Dimension, marks: Mapping[str, Mark],
     numeric = [m for m in marks.values() if m.is_numeric]
     correct = [m.step_id for m in numeric if m.verdict == "correct"]
     carried = [m.step_id for m in numeric if m.carried_forward]
-    earned = len(correct) + Fraction(str(credit_carried)) * len(carried)
+    # A step left unanswered whose value a text answer states (with its unit) shows the
+    # arithmetic was done: credited as an answer carried forward is.
+    stated_in = {step_id: m.step_id for m in marks.values() if not m.is_numeric
+                 for figure in m.figures for step_id in figure.right_for}
+    stated = [m.step_id for m in numeric if m.verdict == "unanswered" and m.step_id in stated_in]
+    earned = len(correct) + Fraction(str(credit_carried)) * (len(carried) + len(stated))
     score = _round_half(dimension.max * earned / len(numeric)) if numeric else Fraction(0)
     evidence = [f"{len(correct)} of {len(numeric)} numeric steps correct"]
     if carried:
         evidence.append(f"carried forward ({credit_carried:g} credit): {', '.join(carried)}")
+    if stated:
+        evidence.append(f"stated in a text answer ({credit_carried:g} credit): "
+                        + ", ".join(f"{s} in {stated_in[s]}" for s in stated))
     wrong = [m.step_id for m in numeric if m.verdict == "wrong" and not m.carried_forward]
     if wrong:
         evidence.append(f"wrong: {', '.join(wrong)}")
@@ -124,7 +135,7 @@ LIST_CAP = Fraction(1, 2)
 def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark],
                    list_budget: dict[str, Fraction] | None = None,
                    made: Mapping[str, tuple[ClaimMade, ...]] | None = None,
-                   ) -> DimensionScore | None:
+                   figures: tuple[float, ...] = ()) -> DimensionScore | None:
     """`list_budget`: what each bare-list answer may still earn, shared by every dimension of
     the rubric (a list earns at most LIST_CAP of one concept in all). `made`: the wrong claims
     each text answer makes; a concept one of them contradicts earns nothing in the attempt,
@@ -158,9 +169,9 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
             evidence.append(f"{concept.label}: contradicted, no credit: {said.sentence}")
             continue
         for step_id, text in texts.items():
-            credit, note = concept_credit(concept, text)
+            credit, note = concept_credit(concept, text, figures)
             if made.get(step_id):
-                cap = _junior_credit(drill, step_id, concept)
+                cap = _junior_credit(drill, step_id, concept, figures)
                 if credit > cap:
                     credit, note = cap, f"{note}, held to the junior answer's credit beside " \
                                         "a wrong claim"
@@ -192,7 +203,8 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
 WRONG_CLAIM_CAP = Fraction(1, 4)  # a concept beside a wrong claim, where no junior anchor says
 
 
-def _junior_credit(drill: Drill, step_id: str, concept: Concept) -> Fraction:
+def _junior_credit(drill: Drill, step_id: str, concept: Concept,
+                   figures: tuple[float, ...]) -> Fraction:
     """What the step's junior anchor earns for the concept: the most an answer that makes a
     wrong claim there may earn for it."""
     try:
@@ -201,7 +213,23 @@ def _junior_credit(drill: Drill, step_id: str, concept: Concept) -> Fraction:
         anchors = None
     if not anchors or "junior" not in anchors:
         return WRONG_CLAIM_CAP
-    return concept_credit(concept, anchors["junior"])[0]
+    return concept_credit(concept, anchors["junior"], figures)[0]
+
+
+def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
+    """The figures a drill's answers use: each numeric step's value in the unit it is shown
+    in, and every number of its model answers."""
+    found: set[float] = set()
+    for mark in marks.values():
+        if mark.is_numeric and mark.expected is not None:
+            try:
+                found.add(float(mark.expected / unit_factor(mark.unit).value))
+            except (KvdrillError, ZeroDivisionError):
+                continue
+    for step in drill.steps:
+        if step.model_answer:
+            found.update(value for _, value in read_text(step.model_answer).numbers)
+    return tuple(sorted(v for v in found if meaningful(v)))
 
 
 def claims_in(drill: Drill, marks: Mapping[str, Mark]) -> dict[str, tuple[ClaimMade, ...]]:
@@ -232,9 +260,10 @@ def _round_fine(value: Fraction) -> Fraction:
 def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> RubricScore:
     list_budget: dict[str, Fraction] = {}
     made = claims_in(drill, marks)
+    figures = drill_figures(drill, marks)
     scored = (
         _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"
-        else _concept_score(d, drill, marks, list_budget, made)
+        else _concept_score(d, drill, marks, list_budget, made, figures)
         for d in rubric.dimensions
     )
     dimensions = tuple(d for d in scored if d is not None)

@@ -1,0 +1,151 @@
+"""Issue 34: a text answer is credited for the claims it makes, not the words it uses. Each text
+step lists the wrong claims an interviewer would flag; one made costs the concept it
+contradicts, holds the answer to the junior anchor's credit and is said as a red flag; one
+negated, refuted or spread over separate clauses is not made."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+from click.testing import Result
+
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.marking.claims import claims_made
+from trainer.marking.lint import anchor_score
+from trainer.marking.prose import concept_credit
+
+Run = Callable[..., Result]
+DRILL = "llama31-405b-h200-tp"
+STEP = "why-less"
+HALVES = "tp16-halves-kv-per-gpu"
+
+
+def claimed(text: str) -> list[str]:
+    return [made.claim.id for made in claims_made(find_drill(DRILL)[0].step(STEP), text)]
+
+
+def grade(run: Run, tmp_path: Path, answer: str) -> dict:
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text(yaml.safe_dump({STEP: answer}), encoding="utf-8")
+    return json.loads(run("grade", DRILL, "--answers", str(sheet), "--json", ok=False).output)
+
+
+def test_a_wrong_claim_said_in_other_words_is_found() -> None:
+    assert claimed("going to tp 16 means every gpu keeps half the kv heads, so kv per gpu is "
+                   "halved and we fit 2x the users") == [HALVES]
+
+
+def test_a_negated_claim_is_not_made() -> None:
+    assert claimed("TP=16 does not halve the KV per GPU; each GPU still holds one KV head.") \
+        == []
+
+
+def test_a_claim_reported_to_refute_it_is_not_made() -> None:
+    assert claimed("The classic mistake is to think TP=16 halves the KV heads per GPU. It "
+                   "cannot: there are only 8.") == []
+
+
+def test_parts_said_in_separate_clauses_are_not_a_claim() -> None:
+    assert claimed("At TP=16 there are 16 GPUs, the weights per GPU halve, the KV heads stay "
+                   "at one per GPU.") == []
+
+
+def test_unlike_negates_the_mention_after_it() -> None:
+    concept = load_rubric("architectures").concept("gqa-kv-heads") or \
+        load_rubric("kv-capacity").concept("gqa-kv-heads")
+    assert concept is not None
+    assert concept_credit(concept, "unlike gqa, the latent cache is one vector per token")[0] \
+        == 0
+
+
+def test_grade_json_says_the_wrong_claim_and_raises_it_as_a_red_flag(run: Run,
+                                                                    tmp_path: Path) -> None:
+    out = grade(run, tmp_path, "With TP=16 each GPU has half as many KV heads, so the KV per "
+                               "GPU halves and the 3x budget should give 3x the sessions.")
+    assert [c["id"] for c in out["rubric"]["wrong_claims"]] == [HALVES]
+    assert any(flag["id"] == HALVES and "cannot halve" in flag["says"]
+               for flag in out["rubric"]["red_flags"])
+
+
+def test_a_contradicted_concept_earns_nothing(run: Run, tmp_path: Path) -> None:
+    out = grade(run, tmp_path, "Past TP=8 the heads get replicated, but at TP=16 each GPU has "
+                               "half the KV heads, so the KV per GPU halves.")
+    evidence = " ".join(e for d in out["rubric"]["dimensions"].values() for e in d["evidence"])
+    assert "contradicted, no credit" in evidence
+
+
+def test_a_fluent_wrong_answer_scores_at_most_the_junior_anchor() -> None:
+    drill = find_drill(DRILL)[0]
+    rubric = load_rubric(drill.rubric)
+    anchors = drill.step(STEP).anchors
+    assert anchors is not None
+    wrong = ("There are 8 KV heads and 16 GPUs, so at TP=16 each GPU holds half a KV head's "
+             "worth: the KV per GPU halves to 15.75 KiB per token while the weights split 16 "
+             "ways, an eighth to a sixteenth per GPU, so the budget grows 3x; sessions should "
+             "reach 58 -> 174 per job, and the measured 87 is scheduler overhead.")
+    assert anchor_score(drill, rubric, STEP, wrong) <= \
+        anchor_score(drill, rubric, STEP, anchors["junior"])
+
+
+def test_the_model_answer_makes_no_wrong_claim_and_raises_no_flag(run: Run,
+                                                                 tmp_path: Path) -> None:
+    out = grade(run, tmp_path, find_drill(DRILL)[0].step(STEP).model_answer or "")
+    assert out["rubric"]["wrong_claims"] == []
+    assert out["rubric"]["red_flags"] == []
+
+
+def test_more_room_for_the_kv_is_not_headroom_for_activations() -> None:
+    concept = load_rubric("kv-capacity").concept("activation-headroom")
+    assert concept is not None
+    assert concept_credit(concept, "fp8 weights leave more room for kv, so more sessions")[0] \
+        == 0
+    assert concept_credit(concept, "leave room for activations and cuda graphs, ~4 GB")[0] == 1
+
+
+def edited_drill(tmp_path: Path, change: Callable[[dict], None]) -> Path:
+    data = yaml.safe_load(find_drill(DRILL)[1].read_text(encoding="utf-8"))
+    change(next(s for s in data["steps"] if s["id"] == STEP))
+    path = tmp_path / f"{DRILL}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def test_lint_fails_a_claim_that_a_right_anchor_makes(run: Run, tmp_path: Path) -> None:
+    def widen(step: dict) -> None:
+        step["wrong_claims"][0]["parts"] = [["tp=16"], ["head"]]
+
+    result = run("lint", str(edited_drill(tmp_path, widen)), ok=False)
+    assert result.exit_code == 1
+    assert f"makes the wrong claim {HALVES!r}" in result.output
+
+
+def test_lint_fails_a_wrong_anchor_that_makes_no_claim(run: Run, tmp_path: Path) -> None:
+    def blunt(step: dict) -> None:
+        step["anchors"]["wrong"] = "Sessions depend on many things; it is hard to say."
+
+    result = run("lint", str(edited_drill(tmp_path, blunt)), ok=False)
+    assert "the wrong anchor makes none of the step's wrong claims" in result.output
+
+
+def test_lint_wants_a_wrong_anchor(run: Run, tmp_path: Path) -> None:
+    def drop(step: dict) -> None:
+        del step["anchors"]["wrong"]
+
+    result = run("lint", str(edited_drill(tmp_path, drop)), ok=False)
+    assert "no wrong anchor" in result.output
+
+
+def test_wrong_claims_on_a_numeric_step_are_refused_in_one_line(run: Run,
+                                                               tmp_path: Path) -> None:
+    data = yaml.safe_load(find_drill(DRILL)[1].read_text(encoding="utf-8"))
+    numeric = next(s for s in data["steps"] if s.get("kind", "numeric") == "numeric")
+    numeric["wrong_claims"] = [{"id": "x", "says": "no", "parts": [["a"]]}]
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = run("lint", str(path), ok=False)
+    assert result.exit_code in (1, 2)
+    assert "`wrong_claims` belong to text steps" in result.output
+    assert "Traceback" not in result.output

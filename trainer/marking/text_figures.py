@@ -1,0 +1,87 @@
+"""Figures stated in a text answer, read with the answer reader and set beside the drill's keys.
+
+"128 KiB per token", "~97 sessions", "34 ms a step": a figure with a unit is read as a numeric
+answer is, and compared with every numeric step's reference of the same kind (bytes, tokens,
+sequences, time, rates). A figure within 2% of a reference (or the step's tolerance, up to 5%)
+states that step's value, and the arithmetic dimension sees it.
+
+A figure that matches no reference is not called wrong. Measured on 129 right answers written
+blind (tests/corpus/blind_text_answers_all.yaml), reading such a figure as a known mistake's
+value called 18 right figures wrong (47 GB is the weights per GPU, not the whole model's
+halved; 5 tokens is the draft length, not the accepted tokens): a text states many quantities
+no step asks for. Wrong figures are claimed by the drill's own `wrong_claims`, whose parts may
+hold a figure beside the words that make it a claim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from trainer.drills.reference import AnswerKey, dim_of_unit
+from trainer.errors import KvdrillError
+from trainer.reading.reader import parse_answer
+
+MAX_FIGURES = 40  # figures read from one answer; the rest are not looked at
+RIGHT_BAND = Fraction(2, 100)
+RIGHT_BAND_AT_MOST = Fraction(5, 100)
+
+_FIGURE = re.compile(
+    r"(?<![\w.,/])(?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?"
+    r"(?P<unit>[kK]\s?tokens?|KiB|MiB|GiB|TiB|KB|MB|GB|TB|ms|µs|tokens?/s|tok/s|tokens?|"
+    r"sessions?|sequences?|seqs?)(?![\w/])")
+
+
+@dataclass(frozen=True)
+class Figure:
+    shown: str  # as typed
+    value: Fraction  # base units
+    right_for: tuple[str, ...]  # the steps whose reference it states
+
+
+def figures_in(key: AnswerKey, text: str) -> tuple[Figure, ...]:
+    """Every figure of the text that states a numeric step's value."""
+    references = _references(key)
+    found = []
+    for match in list(_FIGURE.finditer(text[:8000]))[:MAX_FIGURES]:
+        read = _read(match)
+        if read is None:
+            continue
+        value, dim, half_digit = read
+        right = tuple(step_id for step_id, ref_dim, values, band in references
+                      if ref_dim == dim
+                      and any(abs(value - v) <= max(band, half_digit) * v for v in values))
+        if right:
+            found.append(Figure(match.group(), value, right))
+    return tuple(found)
+
+
+def _read(match: re.Match[str]) -> tuple[Fraction, str, Fraction] | None:
+    try:
+        parsed = parse_answer(match.group())
+    except KvdrillError:
+        return None
+    number = match.group("number")
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    value = Fraction(parsed.quantity.value)
+    typed = Fraction(number.replace(",", ""))
+    if value <= 0 or typed <= 0:
+        return None
+    half_digit = Fraction(1, 2 * 10**decimals) / typed  # what the digits claim, relative
+    return value, str(parsed.quantity.dim), half_digit
+
+
+def _references(key: AnswerKey) -> list[tuple[str, str, tuple[Fraction, ...], Fraction]]:
+    found = []
+    for step in key.drill.steps:
+        if step.kind != "numeric":
+            continue
+        try:
+            reference = key.reference(step.id)
+        except KvdrillError:
+            continue
+        band = min(max(RIGHT_BAND, Fraction(str(step.tolerance))), RIGHT_BAND_AT_MOST)
+        found.append((step.id, str(dim_of_unit(reference.unit)),
+                      (reference.value, *reference.alternatives), band))
+    return found
