@@ -90,6 +90,8 @@ _ASIDES = frozenset({"(", ")", "[", "]"})  # a parenthesis is an aside, not a ne
 _LONG_ITEM = 9  # tokens: an item this long is a clause, not a term
 _STRONG_ITEM = 5  # tokens: a reasoning item shorter than this is a term ("weights read once")
 _SHORT_ITEM_WORDS = 4  # words: an item with fewer is a term, whatever numbers it carries
+_LONG_LIST = 5  # items in a sentence: with a third or fewer reasoning, it is a list
+_LONG_LIST_REASONING = 3
 _LIST_RUN = 3  # bare items in a row: a list, even inside a sentence that reasons elsewhere
 _SHORT_LINE = 6  # words: a line this short ends an item, even without a comma
 
@@ -108,7 +110,7 @@ _SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement i
     (r"\bseqs\b", "sequences"), (r"\bseq\b", "sequence"), (r"\breqs\b", "requests"),
     (r"\breq\b", "request"), (r"\bmem\b", "memory"), (r"\bbw\b", "bandwidth"),
     (r"\battn\b", "attention"), (r"\butil\b", "utilization"), (r"\bxfer\b", "transfer"),
-    (r"\bapc\b", "automatic prefix caching"), (r"\bavg\b", "average"),
+    (r"\bapc\b", "automatic prefix caching"), (r"\bep\b", "expert parallelism"), (r"\bavg\b", "average"),
     (r"\bconc\b", "concurrency"), (r"\btput\b", "throughput"), (r"\bthru\b", "through"),
     (r"\bx(\d+(?:\.\d+)?)\b", r"\1×"),
 ))
@@ -281,6 +283,10 @@ def _reasoning(tokens: list[str], sentence: list[int],
         terms = [i for i in item_ids if len(items[i]) > 1 or len(tokens[items[i][0]]) > 1]
         if not any(i in reasoned for i in item_ids) or (len(terms) >= _LIST_RUN and not strong):
             listed.update(item_ids)  # a list of terms, perhaps with a verb among them
+            continue
+        if len(item_ids) >= _LONG_LIST and _LONG_LIST_REASONING * sum(
+                i in reasoned for i in item_ids) <= len(item_ids):
+            listed.update(item_ids)  # a long list with a verb in one of its terms
             continue
         run: list[int] = []
         for item_id in [*item_ids, -1]:
@@ -465,6 +471,11 @@ def mentions(concept: Concept, text: str,
             credit = Fraction(1) if not concept.figures or figure else Fraction(1, 2)
             note = f"'{phrase}'" + (f" with '{figure}'" if figure else
                                     " but not quantified" if concept.figures else "")
+            if credit < 1 and (elsewhere := _figure_elsewhere(reading, concept)):
+                # Quantified in another sentence of the same answer ("8.72 MB of state …
+                # the Mamba state is fixed"): the figure is there, not beside the mention.
+                credit = QUANTIFIED_ELSEWHERE
+                note = f"'{phrase}', quantified elsewhere ('{elsewhere}')"
             found.append(Mention(phrase, credit, note))
     return found
 
@@ -477,6 +488,19 @@ def _drill_figure(reading: Reading, item: int,
         if reading.item[position] == item and meaningful(value) and any(
                 abs(value - figure) <= FIGURE_TOLERANCE * figure for figure in drill_figures):
             return reading.tokens[position]
+    return None
+
+
+QUANTIFIED_ELSEWHERE = Fraction(3, 4)
+
+
+def _figure_elsewhere(reading: Reading, concept: Concept) -> str | None:
+    """A listed figure of the concept anywhere in the answer, in an item that reasons."""
+    for figure in concept.figures:
+        for start, _ in occurrences(reading, figure):
+            item = reading.item[start]
+            if item in reading.reasoned_items and item not in reading.listed_items:
+                return figure
     return None
 
 

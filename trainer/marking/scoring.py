@@ -53,7 +53,7 @@ def step_credit(step: Step, rubric: Rubric, text: str) -> Fraction:
 # is DEPTH_SHARE depth (of the answers that earned its concepts) and the rest concepts. Levels
 # read the concepts alone: depth orders answers, it does not promote them.
 DEPTH_POINTS = 12
-DEPTH_SHARE = Fraction(1, 5)
+DEPTH_SHARE = Fraction(2, 5)
 
 
 def depth(text: str) -> Fraction:
