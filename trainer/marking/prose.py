@@ -106,7 +106,7 @@ def _stem(word: str) -> str:
 # The shorthand people type under a clock, spelled out before phrases are matched (phrases are
 # folded the same way): "live ctx", "w/o prefix caching", "APC", "x2".
 _SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement in (
-    (r"\bw/o\b", "without"), (r"\bw/(?=\s|\w)", "with "), (r"\bctx\b", "context"),
+    (r"!=|≠|=/=", " is not "), (r"\bw/o\b", "without"), (r"\bw/(?=\s|\w)", "with "), (r"\bctx\b", "context"),
     (r"\bseqs\b", "sequences"), (r"\bseq\b", "sequence"), (r"\breqs\b", "requests"),
     (r"\breq\b", "request"), (r"\bmem\b", "memory"), (r"\bbw\b", "bandwidth"),
     (r"\battn\b", "attention"), (r"\butil\b", "utilization"), (r"\bxfer\b", "transfer"),
