@@ -21,7 +21,7 @@ from trainer.marking.prose import Reading, negated, occurrences, phrase_words, r
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = frozenset(phrase_words(
     "mistake mistaken myth wrong wrongly trap naive naively misconception fallacy incorrect "
-    "incorrectly tempting false falsely misleading misread fooled assume assumes assuming "
+    "incorrectly tempting false falsely misleading misread fooled "
     "illusion untrue"))
 
 
