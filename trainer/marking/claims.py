@@ -3,9 +3,9 @@
 Each text step lists its wrong claims (from the seeds' red flags and the drill's wrong paths):
 "TP=16 halves the KV per GPU" is three parts, the subject (TP=16), the direction (halves) and
 the object (the KV per GPU), each any one of its phrases. A claim is made when every part is
-said in one item of one sentence (commas, semicolons and dashes end an item: a claim is a
-clause, not a paragraph), none of them negated in its clause ("does not halve", "instead of
-doubling", "unlike GQA"), and the sentence does not report the claim to refute it ("the
+said in one item of one sentence (commas, semicolons and dashes end an item, and "and",
+"but", "while" join two statements: a claim is a clause, not a paragraph), none of them
+negated in its clause ("does not halve", "instead of doubling", "unlike GQA"), and the sentence does not report the claim to refute it ("the
 classic mistake is to think fp8 weights double the sessions", or a phrase of the claim's own
 `unless`). Precision before recall: a claim half-said is not a claim.
 """
@@ -44,15 +44,31 @@ def claims_made(step: Step, text: str) -> tuple[ClaimMade, ...]:
                  if _made(reading, claim))
 
 
+def _spans(reading: Reading) -> list[int]:
+    """Each token's span: its item, cut again where "and", "but", "while" … join two
+    clauses ("97 sessions is right and the colleague double counts" is two statements)."""
+    spans, span, last_item = [], -1, None
+    for position, token in enumerate(reading.tokens):
+        if reading.item[position] != last_item or token in _JOINS:
+            span += 1
+            last_item = reading.item[position]
+        spans.append(span)
+    return spans
+
+
+_JOINS = frozenset(phrase_words("and but while whereas although though however yet"))
+
+
 def _made(reading: Reading, claim: WrongClaim) -> bool:
-    # Every unnegated occurrence of each part, by the item it sits in.
+    # Every unnegated occurrence of each part, by the span it sits in.
+    spans = _spans(reading)
     by_part: list[dict[int, list[int]]] = []
     for part in claim.parts:
         items: dict[int, list[int]] = {}
         for phrase in part:
             for start, end in occurrences(reading, phrase):
-                if not negated(reading, start, end, phrase):
-                    items.setdefault(reading.item[start], []).append(start)
+                if not negated(reading, start, end, phrase) and spans[start] == spans[end - 1]:
+                    items.setdefault(spans[start], []).append(start)
         by_part.append(items)
     shared = set(by_part[0])
     for items in by_part[1:]:
