@@ -149,3 +149,16 @@ def test_wrong_claims_on_a_numeric_step_are_refused_in_one_line(run: Run,
     assert result.exit_code in (1, 2)
     assert "`wrong_claims` belong to text steps" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_counterfactual_claims_nothing() -> None:
+    assert claimed("If the model had 16 KV heads it were different: TP=16 halves the KV per "
+                   "GPU then.") == []
+
+
+def test_two_statements_joined_by_and_are_two_spans() -> None:
+    assert claimed("TP=16 adds GPUs and half the KV heads stay replicated on each.") == []
+
+
+def test_a_not_equal_sign_negates() -> None:
+    assert claimed("TP=16 != half the KV heads per GPU; each still holds one.") == []

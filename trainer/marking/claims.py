@@ -5,9 +5,10 @@ Each text step lists its wrong claims (from the seeds' red flags and the drill's
 the object (the KV per GPU), each any one of its phrases. A claim is made when every part is
 said in one item of one sentence (commas, semicolons and dashes end an item, and "and",
 "but", "while" join two statements: a claim is a clause, not a paragraph), none of them
-negated in its clause ("does not halve", "instead of doubling", "unlike GQA"), and the sentence does not report the claim to refute it ("the
-classic mistake is to think fp8 weights double the sessions", or a phrase of the claim's own
-`unless`). Precision before recall: a claim half-said is not a claim.
+negated in its clause ("does not halve", "instead of doubling", "unlike GQA"), and the
+sentence does not report the claim to refute it ("the classic mistake is to think fp8 weights
+double the sessions", "if the head were tied", or a phrase of the claim's own `unless`).
+Precision before recall: a claim half-said is not a claim.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ _REPORTED = frozenset(phrase_words(
     "mistake mistaken myth wrong wrongly trap naive naively misconception fallacy incorrect "
     "incorrectly tempting false falsely misleading misread fooled "
     "illusion untrue"))
+
+
+# "If the head were tied, …": a counterfactual describes another model, it claims nothing.
+_COUNTERFACTUAL = frozenset(phrase_words("if were"))
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,8 @@ def _made(reading: Reading, claim: WrongClaim) -> bool:
 
 def _reported(reading: Reading, sentence: int, unless: Iterable[str]) -> bool:
     positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
-    if any(reading.tokens[p] in _REPORTED for p in positions):
+    words = {reading.tokens[p] for p in positions}
+    if words & _REPORTED or words >= _COUNTERFACTUAL:
         return True
     return any(reading.sentence[start] == sentence
                for phrase in unless for start, _ in occurrences(reading, phrase))
