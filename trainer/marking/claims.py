@@ -13,11 +13,20 @@ Precision before recall: a claim half-said is not a claim.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from trainer.drills.model import Step, WrongClaim
-from trainer.marking.prose import Reading, negated, occurrences, phrase_words, read_text
+from trainer.marking.prose import (
+    Reading,
+    negated,
+    occurrences,
+    occurrences_of,
+    phrase_words,
+    read_text,
+)
 
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = frozenset(phrase_words(
@@ -63,6 +72,29 @@ def _spans(reading: Reading) -> list[int]:
 
 _JOINS = frozenset(phrase_words("and but while whereas although though however yet"))
 
+# A direction is said many ways: a claim written "the KV drops" is made by "the KV shrinks",
+# "falls", "decreases". Each word of a claim's phrase in one of these families matches any
+# other of its family (verbs with verbs, comparatives with comparatives).
+_FAMILIES = tuple(frozenset(phrase_words(words)) for words in (
+    "drop drops fall falls shrink shrinks decrease decreases reduce reduces decline declines",
+    "increase increases grow grows rise rises climb climbs boost boosts",
+    "halve halves halved half",
+    "double doubles doubled twice",
+    "less fewer smaller",
+    "more greater larger bigger higher",
+))
+MAX_VARIANTS = 64
+
+
+@lru_cache(maxsize=4096)
+def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
+    """The phrase's tokens with each word of direction replaced by the others of its family."""
+    choices = []
+    for token in phrase_words(phrase):
+        family = next((f for f in _FAMILIES if token in f), None)
+        choices.append(sorted(family) if family else [token])
+    return tuple(itertools.islice(itertools.product(*choices), MAX_VARIANTS))
+
 
 def _made(reading: Reading, claim: WrongClaim) -> bool:
     # Every unnegated occurrence of each part, by the span it sits in.
@@ -71,9 +103,11 @@ def _made(reading: Reading, claim: WrongClaim) -> bool:
     for part in claim.parts:
         items: dict[int, list[int]] = {}
         for phrase in part:
-            for start, end in occurrences(reading, phrase):
-                if not negated(reading, start, end, phrase) and spans[start] == spans[end - 1]:
-                    items.setdefault(spans[start], []).append(start)
+            for variant in _variants(phrase):
+                for start, end in occurrences_of(reading, variant):
+                    if not negated(reading, start, end, phrase) \
+                            and spans[start] == spans[end - 1]:
+                        items.setdefault(spans[start], []).append(start)
         by_part.append(items)
     shared = set(by_part[0])
     for items in by_part[1:]:

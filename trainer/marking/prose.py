@@ -106,11 +106,13 @@ def _stem(word: str) -> str:
 # The shorthand people type under a clock, spelled out before phrases are matched (phrases are
 # folded the same way): "live ctx", "w/o prefix caching", "APC", "x2".
 _SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement in (
-    (r"!=|≠|=/=", " is not "), (r"\bw/o\b", "without"), (r"\bw/(?=\s|\w)", "with "), (r"\bctx\b", "context"),
+    (r"!=|≠|=/=", " is not "), (r"\bw/o\b", "without"), (r"\bw/(?=\s|\w)", "with "),
+    (r"\bctx\b", "context"),
     (r"\bseqs\b", "sequences"), (r"\bseq\b", "sequence"), (r"\breqs\b", "requests"),
     (r"\breq\b", "request"), (r"\bmem\b", "memory"), (r"\bbw\b", "bandwidth"),
     (r"\battn\b", "attention"), (r"\butil\b", "utilization"), (r"\bxfer\b", "transfer"),
-    (r"\bapc\b", "automatic prefix caching"), (r"\bep\b", "expert parallelism"), (r"\bavg\b", "average"),
+    (r"\bapc\b", "automatic prefix caching"), (r"\bep\b", "expert parallelism"),
+    (r"\bavg\b", "average"),
     (r"\bconc\b", "concurrency"), (r"\btput\b", "throughput"), (r"\bthru\b", "through"),
     (r"\bx(\d+(?:\.\d+)?)\b", r"\1×"),
 ))
@@ -330,7 +332,11 @@ def phrase_words(phrase: str) -> tuple[str, ...]:
 
 
 def occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
-    needle = _phrase_tokens(phrase)
+    return occurrences_of(reading, _phrase_tokens(phrase))
+
+
+def occurrences_of(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[int, int]]:
+    """Where the tokens of a phrase (as `phrase_words` gives them) stand in the reading."""
     if not needle:
         return
     n = len(needle)
