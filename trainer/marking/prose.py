@@ -184,6 +184,7 @@ def read_text(text: str) -> Reading:
     item: list[int] = []
     clause: list[int] = []
     state = {"sentence": -1, "item": -1, "clause": -1}
+    joined: set[int] = set()
 
     def new(level: str) -> None:
         for name in ("sentence", "item", "clause")[("sentence", "item", "clause").index(level):]:
@@ -195,6 +196,7 @@ def read_text(text: str) -> Reading:
                 new("sentence")
             else:
                 new("item")
+                joined.add(state["sentence"])  # two sentences read as one (a bullet's)
             for line_index, line in enumerate(lines):
                 if line_index and len(lines[line_index - 1].split()) <= _SHORT_LINE:
                     new("item")
@@ -216,7 +218,7 @@ def read_text(text: str) -> Reading:
                         sentence.append(state["sentence"])
                         item.append(state["item"])
                         clause.append(state["clause"])
-    reasoned, listed = _reasoning(tokens, sentence, item)
+    reasoned, listed = _reasoning(tokens, sentence, item, frozenset(joined))
     starts: dict[str, list[int]] = {}
     for position, token in enumerate(tokens):
         starts.setdefault(token, []).append(position)
@@ -258,8 +260,8 @@ def _sentences(text: str) -> Iterable[list[tuple[list[str], bool]]]:
         yield flush()
 
 
-def _reasoning(tokens: list[str], sentence: list[int],
-               item: list[int]) -> tuple[frozenset[int], frozenset[int]]:
+def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
+               joined: frozenset[int] = frozenset()) -> tuple[frozenset[int], frozenset[int]]:
     """Which items reason (a connective, a verb of effect, a relation, a computation, or the
     length of a clause) and which items are listed (their sentence is a bare list)."""
     items: dict[int, list[int]] = {}
@@ -274,7 +276,7 @@ def _reasoning(tokens: list[str], sentence: list[int],
     for item_id, positions in items.items():
         by_sentence.setdefault(sentence[positions[0]], []).append(item_id)
     listed: set[int] = set()
-    for item_ids in by_sentence.values():
+    for sentence_id, item_ids in by_sentence.items():
         short = [i for i in item_ids
                  if sum(tokens[p][:1].isalpha() for p in items[i]) < _SHORT_ITEM_WORDS
                  and not any(tokens[p] in _COMPUTATION for p in items[i])]
@@ -286,8 +288,8 @@ def _reasoning(tokens: list[str], sentence: list[int],
         if not any(i in reasoned for i in item_ids) or (len(terms) >= _LIST_RUN and not strong):
             listed.update(item_ids)  # a list of terms, perhaps with a verb among them
             continue
-        if len(item_ids) >= _LONG_LIST and _LONG_LIST_REASONING * sum(
-                i in reasoned for i in item_ids) <= len(item_ids):
+        if sentence_id not in joined and len(item_ids) >= _LONG_LIST and \
+                _LONG_LIST_REASONING * sum(i in reasoned for i in item_ids) <= len(item_ids):
             listed.update(item_ids)  # a long list with a verb in one of its terms
             continue
         run: list[int] = []
