@@ -149,13 +149,13 @@ def test_a_sliding_window_drill_on_gpt_oss_works(run: Run) -> None:
     assert (payload["givens"]["window"], payload["givens"]["layers"]) == ("128", "24")
 
 
-def test_a_model_too_large_for_the_card_is_still_graded_with_a_note(
+def test_a_model_too_large_for_the_card_is_refused_in_one_line(
         run: Run, tmp_path: Path) -> None:
     result = run("grade", DRILL, "--model", "qwen3-235b-a22b",
                  "--answers", sheet(tmp_path, {"shape-layers": "94"}), ok=False)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "leave no memory for the KV cache" in result.stderr
-    assert "shape-layers" in result.stdout
+    assert "--gpu" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
 # ---- practice, stored, and reproduced by review, export, import and cohort -----------------

@@ -98,6 +98,15 @@ class Followup:
 
 
 @dataclass(frozen=True, slots=True)
+class Requires:
+    """What a drill's lesson needs of a re-targeted model or card (schema: Requires)."""
+
+    measured_on: dict[str, str] | None = None
+    tokenizer_of: str | None = None
+    full_attention: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Drill:
     id: str
     title: str
@@ -113,6 +122,7 @@ class Drill:
     vary: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     followups: tuple[Followup, ...] = ()
     red_flags: tuple[str, ...] = ()
+    requires: Requires = field(default_factory=lambda: Requires())
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Drill:
@@ -125,6 +135,7 @@ class Drill:
                      for name, choices in (data.get("vary") or {}).items()},
             "tags": tuple(data.get("tags") or ()),
             "red_flags": tuple(data.get("red_flags") or ()),
+            "requires": Requires(**(data.get("requires") or {})),
         })
 
     @property

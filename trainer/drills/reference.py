@@ -161,7 +161,6 @@ class AnswerKey:
         self.base = self._build(self.givens, "givens")
         # "Qwen3-32B on NVIDIA H200" when the drill was re-targeted (variants.answer_key)
         self.retargeted: str | None = None
-        self.fit_note: str | None = None  # what does not fit on a re-targeted card
 
     # -- deployments -------------------------------------------------------------------------
 

@@ -236,6 +236,23 @@ class Followup(Strict):
     steps: tuple[Identifier, ...] = Field(default=(), description="Steps that drill it.")
 
 
+class Requires(Strict):
+    """What a drill's lesson needs of a model and a card it is re-targeted at; re-targeting
+    refuses, in one sentence naming the reason, a target that lacks it."""
+
+    measured_on: dict[Literal["gpu", "model", "data"], str] | None = Field(
+        default=None, description="The card and model shape its measured rates come from "
+                                  "(gpu and model preset ids, and the data file): re-targeting "
+                                  "at another card or shape is refused.")
+    tokenizer_of: Identifier | None = Field(
+        default=None, description="A model preset (a draft) whose tokenizer the target must "
+                                  "share: a target with another vocabulary is refused.")
+    full_attention: bool = Field(
+        default=False, description="The lesson needs every layer to keep the whole context "
+                                   "(prefix sharing, growth of a conversation): a model with "
+                                   "windowed or recurrent layers is refused.")
+
+
 class Drill(Strict):
     id: Identifier
     title: str = Field(min_length=1, max_length=200)
@@ -264,6 +281,8 @@ class Drill(Strict):
     red_flags: tuple[Identifier, ...] = Field(
         default=(), description="Rubric red-flag ids this drill listens for."
     )
+    requires: Requires = Field(default_factory=Requires,
+                               description="What the lesson needs of a re-targeted model or card.")
 
     @field_validator("givens", mode="before")
     @classmethod

@@ -91,7 +91,6 @@ def answer_key(drill: Drill, variant: int | None, target: Any = None) -> AnswerK
     givens = dict(drill.givens) if variant is None else draw(drill, variant)
     key = AnswerKey(drill, retarget(drill, givens, target))
     key.retargeted = target_label(target)
-    key.fit_note = fit_note(key)
     return key
 
 
@@ -161,6 +160,7 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     """The givens with the target's model and GPU in place of the drill's; UsageError with one
     sentence when the drill's lesson needs what the model lacks or the numbers cannot work."""
     model, gpu = target_parts(target)
+    _check_requirements(drill, model, gpu)
     changed = dict(givens)
     if model is not None:
         _check_lesson(drill, model)
@@ -194,33 +194,104 @@ def _check_lesson(drill: Drill, model: ModelPreset) -> None:
 
 
 def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
-    """Why these givens cannot carry the drill (a step that cannot be computed for this model
-    and card), or None. Weights too large for the card are not refused: the shape and the
-    bytes per token are still worth asking, and fit_note says what does not fit."""
+    """Why these givens cannot carry the drill, or None: weights that leave no memory for the
+    KV cache, not one sequence of the drill's context, or a step that cannot be computed for
+    this model and card (said as its reason, never as "divides by zero")."""
     try:
         key = AnswerKey(drill, givens)
+        if (why := _does_not_fit(key)) is not None:
+            return why
         for step in drill.steps:
             if step.kind == "numeric":
                 key.reference(step.id)
     except KvdrillError as error:
         return str(error).split(": ", 2)[-1] if str(error).startswith("drill ") else str(error)
     except ZeroDivisionError:
-        return "a step divides by zero for this model"
+        return _zero_count(drill, givens)
     return None
 
 
-def fit_note(key: AnswerKey) -> str | None:
-    """What does not fit when a drill is re-targeted at a model too large for the card."""
-    budget = value_of(key.base, "kv_budget_bytes")
-    if budget <= 0:
-        from trainer.reading.formatting import format_bytes
+def _zero_count(drill: Drill, givens: dict[str, Any]) -> str:
+    """The count that came out at zero, in the drill's terms."""
+    key = AnswerKey(drill, givens)
+    shown = key.display_givens()
+    card = f"{shown['gpus']} × {shown['gpu_name']}"
+    try:
+        if "tpot_ms" in givens and value_of(key.base, "latency_bound_batch") < 1:
+            return (f"reading the weights alone takes longer than the {shown['tpot_ms']} ms "
+                    f"TPOT target on {card}, so no batch meets it: choose a faster card with "
+                    "--gpu, or a smaller model")
+    except (KvdrillError, ZeroDivisionError):
+        pass
+    return (f"one of its counts comes out at zero on {card} (no sequence, no batch to divide "
+            "by): choose a larger card with --gpu, or a smaller model")
 
+
+def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None) -> None:
+    """What the drill's file says its lesson needs (`requires:`), checked against the target;
+    UsageError with the reason and what to choose instead."""
+    needs = drill.requires
+    if needs.measured_on:
+        card, shape = needs.measured_on.get("gpu"), needs.measured_on.get("model")
+        where = find_gpu(card).name if card else "its card"
+        what = model_of(shape).name if shape else "its model"
+        if gpu is not None and card is not None and find_gpu(gpu).id != find_gpu(card).id:
+            raise UsageError(
+                f"drill {drill.id} is built on decode steps measured on an {where} with "
+                f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: re-target it at "
+                f"a model only, or size your card with kvdrill calc --gpu {find_gpu(gpu).id}")
+        if model is not None and shape is not None and not _same_shape(model, model_of(shape)):
+            raise UsageError(
+                f"drill {drill.id} is built on decode steps measured with {what}'s shape on an "
+                f"{where}, which do not carry to {model.name}: choose a drill that computes "
+                f"from the datasheet, such as llama31-8b-h100 --model {model.id}")
+    if needs.tokenizer_of and model is not None:
+        draft = model_of(needs.tokenizer_of)
+        if model.vocab is None or model.vocab != draft.vocab:
+            vocab = "an unknown vocabulary" if model.vocab is None else \
+                f"a vocabulary of {model.vocab:,}"
+            raise UsageError(
+                f"drill {drill.id} drafts with {draft.name} (a vocabulary of {draft.vocab:,}), "
+                f"whose tokenizer {model.name} ({vocab}) does not share: a draft must come "
+                f"from the target's family; choose a Llama-3 target such as llama-3.1-8b or "
+                f"llama-3.3-70b")
+    if needs.full_attention and model is not None and (
+            (model.window and model.windowed_layers) or model.attention_layers is not None):
+        hybrid = model.attention_layers is not None
+        kind = "recurrent (Mamba) layers, which keep a state" if hybrid else \
+            f"{model.windowed_layers} windowed layers, which keep only their window"
+        other = "hybrid-state-kv" if hybrid else "sliding-window-kv"
+        raise UsageError(
+            f"drill {drill.id} needs every layer to keep the whole context, and {model.name} "
+            f"has {kind} and share no prefix: choose a model with full attention on every "
+            f"layer, or {other} --model {model.id}")
+
+
+def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:
+    return (model.layers, model.hidden, model.heads, model.kv_heads, model.head_dim) == \
+        (other.layers, other.hidden, other.heads, other.kv_heads, other.head_dim)
+
+
+def _does_not_fit(key: AnswerKey) -> str | None:
+    """Why the drill's own sizing cannot run on the target: weights that leave no memory for
+    the KV cache, or not one sequence of the drill's context; None when one fits."""
+    from trainer.reading.formatting import format_bytes
+
+    shown = key.display_givens()
+    card = f"{shown['gpus']} × {shown['gpu_name']}"
+    if value_of(key.base, "kv_budget_bytes") <= 0:
         weights = format_bytes(value_of(key.base, "weights_bytes"))
-        return (f"the weights ({weights}) leave no memory for the KV cache on "
-                f"{key.display_givens()['gpus']} × {key.display_givens()['gpu_name']}: the "
-                "budget and session steps come out at or below zero; choose a larger card "
-                "with --gpu")
+        return (f"its weights ({weights}) leave no memory for the KV cache on {card}: choose "
+                "a larger card with --gpu, or a smaller model")
     if value_of(key.base, "max_concurrency") < 1:
-        return "not one sequence of the drill's context fits on that card: choose a larger one"
+        return (f"not one sequence of the drill's {shown['context']}-token context fits on "
+                f"{card}: choose a larger card with --gpu, or a smaller model")
+    for step in key.drill.steps:
+        # A step's own setting (a second engine at half the memory, fewer GPUs) must leave
+        # room too: no step of the drill has a budget at or below zero as written.
+        if step.kind == "numeric" and step.with_ and \
+                value_of(key.deployment(step.id), "kv_budget_bytes") <= 0:
+            return (f"at step {step.id}'s setting the weights leave no memory for the KV "
+                    f"cache on {card}: choose a larger card with --gpu, or a smaller model")
     return None
 

@@ -18,8 +18,6 @@ def situation_of(key: AnswerKey) -> str:
     if key.retargeted:
         text += (f"\n\nRe-targeted at {key.retargeted}: every number is that model's and "
                  "card's; a hint written for the drill's own model may not fit it.")
-        if key.fit_note:
-            text += f" Note: {key.fit_note}."
     return text
 
 

@@ -105,8 +105,6 @@ def grade(drill_id: str, answers_path: str, variant: int | None, target_model: s
     target = drill_target(target_model, target_gpu)
     variant = grading.sheet_variant(as_path(answers_path), drill, variant)
     key = variants.answer_key(drill, variant, target)
-    if key.fit_note:
-        echo(f"Note: {key.fit_note}.", err=True)
     sheet = grading.read_sheet(as_path(answers_path), drill)
     graded = grading.grade(drill, key, sheet, variant)
     if as_json:
