@@ -104,6 +104,7 @@ class Requires:
     measured_on: dict[str, str] | None = None
     tokenizer_of: str | None = None
     full_attention: bool = False
+    kv_heads: bool = False
 
 
 @dataclass(frozen=True, slots=True)

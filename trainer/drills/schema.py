@@ -251,6 +251,10 @@ class Requires(Strict):
         default=False, description="The lesson needs every layer to keep the whole context "
                                    "(prefix sharing, growth of a conversation): a model with "
                                    "windowed or recurrent layers is refused.")
+    kv_heads: bool = Field(
+        default=False, description="The lesson is about KV heads split or copied across GPUs: "
+                                   "a model with multi-head latent attention (no KV heads) is "
+                                   "refused.")
 
 
 class Drill(Strict):

@@ -238,8 +238,9 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
         if gpu is not None and card is not None and find_gpu(gpu).id != find_gpu(card).id:
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured on an {where} with "
-                f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: re-target it at "
-                f"a model only, or size your card with kvdrill calc --gpu {find_gpu(gpu).id}")
+                f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: size that card "
+                f"with kvdrill calc --gpu {find_gpu(gpu).id}, or drill it with "
+                f"llama31-8b-h100 --gpu {find_gpu(gpu).id}")
         if model is not None and shape is not None and not _same_shape(model, model_of(shape)):
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured with {what}'s shape on an "
@@ -255,6 +256,11 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
                 f"whose tokenizer {model.name} ({vocab}) does not share: a draft must come "
                 f"from the target's family; choose a Llama-3 target such as llama-3.1-8b or "
                 f"llama-3.3-70b")
+    if needs.kv_heads and model is not None and model.attention == "mla":
+        raise UsageError(
+            f"drill {drill.id} is a lesson in KV heads split and copied across GPUs, and "
+            f"{model.name} caches one latent per token with no KV heads: choose a model with "
+            f"grouped KV heads, or deepseek-v3-mla-h200 --model {model.id}")
     if needs.full_attention and model is not None and (
             (model.window and model.windowed_layers) or model.attention_layers is not None):
         hybrid = model.attention_layers is not None
@@ -268,8 +274,14 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
 
 
 def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:
-    return (model.layers, model.hidden, model.heads, model.kv_heads, model.head_dim) == \
-        (other.layers, other.hidden, other.heads, other.kv_heads, other.head_dim)
+    """The same decoder as measured: attention shape, parameters (Mixtral-8x7B has
+    Llama-3.1-8B's attention and six times its weights), experts and windows."""
+    def shape(m: ModelPreset) -> tuple[Any, ...]:
+        return (m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.attention, m.experts,
+                m.window, m.attention_layers)
+
+    return shape(model) == shape(other) and \
+        abs(model.params - other.params) <= other.params / 100
 
 
 def _does_not_fit(key: AnswerKey) -> str | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from trainer.capacity.presets import ALL_INPUTS
+from trainer.capacity.presets import ALL_INPUTS, find_gpu, find_model
 from trainer.capacity.solver import FORMULAS, solve
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.loader import load_drill_file, load_rubric, validate
@@ -90,6 +90,7 @@ def lint_drill(drill: Drill, path: Path, report: Report) -> None:
     for name in (*drill.givens, *(n for key in drill.vary for n in linked_names(key))):
         if name not in ("model", "gpu", *ALL_INPUTS):
             report.errors.append(f"{where}: given {name!r} is not a solver input")
+    _lint_requires(drill, where, report)
     _lint_steps(drill, rubric, where, report)
     minutes = -(-drill.budget_seconds // 60)
     if drill.target_minutes != minutes:
@@ -132,6 +133,24 @@ def lint_rubric(rubric: Rubric, path: Path, report: Report) -> None:
                         f"{path}: concept {concept.id}: generic phrase {phrase!r} is one word, "
                         "which never carries a concept: write the words that do (\"owns the "
                         "caps\", \"same step time\") or move it to `phrases` if it is specific")
+
+
+def _lint_requires(drill: Drill, where: str, report: Report) -> None:
+    """What `requires:` names must exist: a re-target is checked against it."""
+    needs = drill.requires
+    named = [(f"requires.measured_on.{k}", v, k) for k, v in (needs.measured_on or {}).items()
+             if k in ("gpu", "model")]
+    if needs.tokenizer_of:
+        named.append(("requires.tokenizer_of", needs.tokenizer_of, "model"))
+    for field_name, preset, kind in named:
+        try:
+            (find_gpu if kind == "gpu" else find_model)(preset)
+        except KvdrillError:
+            report.errors.append(f"{where}: {field_name} names {preset!r}, which is no "
+                                 f"{kind} preset: see kvdrill calc --list-presets")
+    if needs.tokenizer_of and not any(name.startswith("draft_") for name in drill.givens):
+        report.errors.append(f"{where}: requires.tokenizer_of is for a drill with a draft "
+                             "model (draft_params in its givens)")
 
 
 ANCHOR_LEVELS = ("junior", "mid", "senior", "buzzwords")

@@ -1,0 +1,94 @@
+"""Issue 35, in part: every drill re-targeted at every catalogue model on several cards either
+renders its worked solution with no negative memory or refuses in one sentence that says why
+and what to choose; a drill's `requires:` refuses what its lesson cannot carry (measured rates
+on another card or shape, a draft with another tokenizer, windows where a prefix is shared)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+from click.testing import Result
+
+from trainer.capacity.presets import find_model, models
+from trainer.drills.loader import find_drill
+from trainer.drills.solutions import worked_solution
+from trainer.drills.variants import answer_key, make_target
+from trainer.errors import KvdrillError
+from trainer.files.paths import drill_paths
+
+Run = Callable[..., Result]
+CARDS = (None, "h200", "mi300x", "l40s")  # its own card, a bigger one, AMD, a small one
+# A negative figure as a result: "= −52.8 GB", "budget of -3 sequences".
+NEGATIVE = re.compile(r"(?:=|≈|:|\bis|\bof|budget)[ \t]*[−-][ \t]?\d")
+MEASURED = ("decode-roofline-vs-measured", "prefill-vs-decode", "chunked-prefill-tpot",
+            "disaggregated-prefill", "swap-or-recompute")
+
+
+@cache
+def outcome(drill_id: str, model_id: str, card: str | None) -> tuple[str, str]:
+    drill = find_drill(drill_id)[0]
+    try:
+        key = answer_key(drill, None, make_target(find_model(model_id), card))
+    except KvdrillError as refusal:
+        return "refused", str(refusal)
+    return "rendered", worked_solution(key)
+
+
+@pytest.mark.parametrize("drill_id", [p.stem for p in drill_paths()])
+def test_every_model_and_card_renders_or_refuses_in_one_line(drill_id: str) -> None:
+    for model_id in models():
+        for card in CARDS:
+            kind, text = outcome(drill_id, model_id, card)
+            where = (drill_id, model_id, card)
+            if kind == "refused":
+                assert "\n" not in text and "divide" not in text, where
+                fix = text.rsplit(": ", 1)[-1]  # the why, then what to do instead
+                assert ": " in text and re.search(r"choose|give|size|--gpu|--model", fix), \
+                    (where, text)
+            else:
+                assert NEGATIVE.search(text) is None, (where, NEGATIVE.search(text))
+
+
+@pytest.mark.parametrize("drill_id", MEASURED)
+def test_measured_rates_are_not_moved_to_another_card(run: Run, drill_id: str) -> None:
+    result = run("show", drill_id, "--gpu", "b200", ok=False)
+    assert result.exit_code == 2
+    assert "measured on an NVIDIA H200" in result.stderr and "B200" in result.stderr
+
+
+@pytest.mark.parametrize("drill_id", MEASURED)
+def test_measured_rates_are_not_moved_to_another_shape(run: Run, drill_id: str) -> None:
+    for model_id in ("qwen3-8b", "mixtral-8x7b"):  # Mixtral: Llama-3.1-8B's attention, 6× weights
+        result = run("show", drill_id, "--model", model_id, ok=False)
+        assert result.exit_code == 2 and "Llama-3.1-8B's shape" in result.stderr, model_id
+
+
+def test_a_draft_is_never_paired_with_a_target_of_another_tokenizer(run: Run) -> None:
+    for model_id in ("qwen3-32b", "gemma-3-27b", "gpt-oss-120b"):
+        result = run("show", "speculative-decoding", "--model", model_id, ok=False)
+        assert result.exit_code == 2 and "tokenizer" in result.stderr, model_id
+    run("show", "speculative-decoding", "--model", "llama-3.3-70b")
+
+
+@pytest.mark.parametrize("drill_id", ["prefix-caching", "multi-turn-growth"])
+def test_a_shared_prefix_is_not_sized_on_windowed_or_recurrent_layers(run: Run,
+                                                                       drill_id: str) -> None:
+    for model_id, other in (("gemma-3-27b", "sliding-window-kv"),
+                            ("jamba-1.5-mini", "hybrid-state-kv")):
+        result = run("show", drill_id, "--model", model_id, ok=False)
+        assert result.exit_code == 2 and other in result.stderr, model_id
+
+
+def test_weights_with_no_room_are_refused_not_printed_as_a_negative_budget(run: Run) -> None:
+    result = run("solution", "long-context-tier", "--model", "llama-3.3-70b", ok=False)
+    assert result.exit_code == 2
+    assert "leave no memory for the KV cache" in result.stderr and "−" not in result.stdout
+
+
+def test_a_tpot_no_batch_can_meet_is_said_as_such(run: Run) -> None:
+    result = run("show", "littles-law-capacity", "--model", "llama-3.1-70b", "--gpu",
+                 "mi300x", ok=False)
+    assert result.exit_code == 2 and "TPOT target" in result.stderr
