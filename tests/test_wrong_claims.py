@@ -162,3 +162,14 @@ def test_two_statements_joined_by_and_are_two_spans() -> None:
 
 def test_a_not_equal_sign_negates() -> None:
     assert claimed("TP=16 != half the KV heads per GPU; each still holds one.") == []
+
+
+def test_a_sentence_that_supposes_claims_nothing() -> None:
+    assert claimed("Ignore the replication and TP=16 halves the KV heads per GPU; it cannot.") \
+        == []
+
+
+def test_nothing_negates_like_not() -> None:
+    concept = load_rubric("kv-capacity").concept("prefix-caching")
+    assert concept is not None
+    assert concept_credit(concept, "nothing is shared by prefix caching here")[0] == 0

@@ -31,12 +31,14 @@ from trainer.marking.prose import (
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = frozenset(phrase_words(
     "mistake mistaken myth wrong wrongly trap naive naively misconception fallacy incorrect "
-    "incorrectly tempting false falsely misleading misread fooled "
+    "incorrectly tempting false falsely misleading misread fooled forget forgetting "
     "illusion untrue"))
 
 
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
 _COUNTERFACTUAL = frozenset(phrase_words("if were"))
+# A sentence that opens with one of these supposes, it does not claim.
+_SUPPOSE = frozenset(phrase_words("ignore suppose imagine pretend say assume"))
 
 
 @dataclass(frozen=True)
@@ -124,5 +126,7 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str]) -> bool:
     words = {reading.tokens[p] for p in positions}
     if words & _REPORTED or words >= _COUNTERFACTUAL:
         return True
+    if positions and reading.tokens[positions[0]] in _SUPPOSE:
+        return True  # "ignore the chunk's attention and you get 417": a what-if
     return any(reading.sentence[start] == sentence
                for phrase in unless for start, _ in occurrences(reading, phrase))

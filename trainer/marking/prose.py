@@ -50,7 +50,8 @@ _ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", 
 
 _NEGATORS = frozenset({"no", "not", "never", "without", "none", "nor", "neither", "dont",
                        "doesnt", "didnt", "isnt", "arent", "wont", "cant", "wouldnt",
-                       "shouldnt", "wasnt", "werent", "avoid", "skip", "unlik"})
+                       "shouldnt", "wasnt", "werent", "avoid", "skip", "unlik", "noth",
+                       "nobodi"})
 _NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less"})
 _NEGATION_WINDOW = 5
 _POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
