@@ -74,7 +74,7 @@ def test_a_contradicted_concept_earns_nothing(run: Run, tmp_path: Path) -> None:
     out = grade(run, tmp_path, "Past TP=8 the heads get replicated, but at TP=16 each GPU has "
                                "half the KV heads, so the KV per GPU halves.")
     evidence = " ".join(e for d in out["rubric"]["dimensions"].values() for e in d["evidence"])
-    assert "contradicted, no credit" in evidence
+    assert "no credit, contradicted by the wrong claim in why-less" in evidence
 
 
 def test_a_fluent_wrong_answer_scores_at_most_the_junior_anchor() -> None:

@@ -166,15 +166,16 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         if concept.id in contradicted:
             said = next(c for claims in made.values() for c in claims
                         if concept.id in c.claim.contradicts)
-            evidence.append(f"{concept.label}: contradicted, no credit: {said.sentence}")
+            evidence.append(f"{concept.label}: no credit, contradicted by the wrong claim in "
+                            f"{said.step_id} (the red flag says why)")
             continue
         for step_id, text in texts.items():
             credit, note = concept_credit(concept, text, figures)
             if made.get(step_id):
                 cap = _junior_credit(drill, step_id, concept, figures)
                 if credit > cap:
-                    credit, note = cap, f"{note}, held to the junior answer's credit beside " \
-                                        "a wrong claim"
+                    held = "no credit" if cap == 0 else "held to the junior answer's credit"
+                    credit, note = cap, f"{note}, {held} beside a wrong claim"
             if credit > best:
                 best, where, source = credit, f"{concept.label}: {note} in {step_id}", step_id
             elif not credit and note and not refused:
