@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import test_diagnosis_blind as blind  # noqa: E402  (the corpora and their outcome rule)
+import test_diagnosis_blind as blind
 
-from trainer.marking import chance, diagnosis  # noqa: E402
+from trainer.marking import chance, diagnosis
 
 SHIPPED = (chance.BUDGET, chance.NEAR_BUDGET, chance.COARSE_BUDGETS, chance.WHOLE_BUDGETS)
 
