@@ -92,3 +92,14 @@ def test_a_tpot_no_batch_can_meet_is_said_as_such(run: Run) -> None:
     result = run("show", "littles-law-capacity", "--model", "llama-3.1-70b", "--gpu",
                  "mi300x", ok=False)
     assert result.exit_code == 2 and "TPOT target" in result.stderr
+
+
+def test_a_retargeted_sheet_is_graded_only_at_its_target(run: Run, tmp_path) -> None:
+    run("variants", "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "h200", "--count", "1",
+        "--out", str(tmp_path))
+    key = next(tmp_path.glob("*-answers.yaml"))
+    refused = run("grade", "llama31-8b-h100", "--answers", str(key), ok=False)
+    assert refused.exit_code == 2 and "the sheet is for 'Qwen3-8B on NVIDIA H200" in \
+        refused.stderr
+    run("grade", "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "h200", "--answers",
+        str(key))

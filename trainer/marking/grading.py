@@ -35,7 +35,7 @@ class Graded:
 
 
 # Keys of a sheet that say what it is for, not a step's answer (no step may take these ids).
-SHEET_FIELDS = ("drill", "variant")
+SHEET_FIELDS = ("drill", "variant", "target")
 
 
 def sheet_variant(path: Path, drill: Drill, asked: int | None) -> int | None:
@@ -65,6 +65,25 @@ def sheet_variant(path: Path, drill: Drill, asked: int | None) -> int | None:
                          "drop --variant (the sheet says which), or grade the sheet of "
                          f"variant {asked}")
     return named
+
+
+def check_sheet_target(path: Path, target: str | None) -> None:
+    """A sheet `variants --model/--gpu` wrote names the model and card its numbers are for
+    (`target:`): graded against another (or the drill's own), it is refused (exit 2) rather
+    than marked against numbers it was not written for. `target`: the label grading uses."""
+    data, _ = read_yaml(path, "answer sheet", UsageError)
+    if not isinstance(data, dict) or "target" not in data:
+        return
+    named = data["target"]
+    if named is not None and not isinstance(named, str):
+        raise UsageError(f"{path}: target: {_brief(named)} is not a re-target: keep the line "
+                         "`kvdrill variants` wrote, or remove it")
+    if named != target:
+        which = "the drill's own model and card" if named is None else f"{_brief(named)}"
+        now = "without --model or --gpu" if target is None else f"at {target}"
+        raise UsageError(f"{path}: the sheet is for {which}, and it is graded {now}: grade it "
+                         "at the same model and card (--model, --gpu; a blank sheet's first "
+                         "lines give the command)")
 
 
 def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:

@@ -4,6 +4,7 @@ solution), the key as a gradable answer sheet, and the JSON of `kvdrill variants
 
 from __future__ import annotations
 
+import json
 import random
 from fractions import Fraction
 from typing import Any
@@ -152,6 +153,8 @@ def key_as_sheet(key: AnswerKey, variant: int | None = None) -> str:
     """The key's references as an answer sheet that names its drill and variant, so `kvdrill
     grade` marks it against that variant's numbers."""
     answers: dict[str, Any] = {"drill": key.drill.id, "variant": variant}
+    if key.retargeted:
+        answers["target"] = key.retargeted
     answers |= {step.id: key.reference(step.id).display.split(" (")[0]
                 for step in key.drill.steps if step.kind == "numeric"}
     text: str = yaml.safe_dump(answers, allow_unicode=True, sort_keys=False)
@@ -166,5 +169,7 @@ def blank_sheet(key: AnswerKey, variant: int | None = None, again: str = "") -> 
              "# Answer after each step id: numbers with their unit (52 GB), text in quotes.",
              f"# Graded with: kvdrill grade {key.drill.id}{again} --answers THIS-FILE",
              f"drill: {key.drill.id}", f"variant: {'null' if variant is None else variant}"]
+    if key.retargeted:
+        lines.append(f"target: {json.dumps(key.retargeted, ensure_ascii=False)}")
     lines += [f"{step.id}:" for step in key.drill.steps]
     return "\n".join(lines) + "\n"
