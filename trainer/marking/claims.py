@@ -56,8 +56,9 @@ def claims_made(step: Step, text: str) -> tuple[ClaimMade, ...]:
     if not step.wrong_claims or not text.strip():
         return ()
     reading = read_text(text)
+    spans = _spans(reading)
     return tuple(ClaimMade(claim, step.id) for claim in step.wrong_claims
-                 if _made(reading, claim))
+                 if _made(reading, spans, claim))
 
 
 def _spans(reading: Reading) -> list[int]:
@@ -98,24 +99,23 @@ def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
     return tuple(itertools.islice(itertools.product(*choices), MAX_VARIANTS))
 
 
-def _made(reading: Reading, claim: WrongClaim) -> bool:
+def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
     # Every unnegated occurrence of each part, by the span it sits in.
-    spans = _spans(reading)
     by_part: list[dict[int, list[int]]] = []
     for part in claim.parts:
-        items: dict[int, list[int]] = {}
+        found: dict[int, list[int]] = {}
         for phrase in part:
             for variant in _variants(phrase):
                 for start, end in occurrences_of(reading, variant):
                     if not negated(reading, start, end, phrase) \
                             and spans[start] == spans[end - 1]:
-                        items.setdefault(spans[start], []).append(start)
-        by_part.append(items)
+                        found.setdefault(spans[start], []).append(start)
+        by_part.append(found)
     shared = set(by_part[0])
-    for items in by_part[1:]:
-        shared &= set(items)
-    for item in sorted(shared):
-        sentence = reading.sentence[by_part[0][item][0]]
+    for found in by_part[1:]:
+        shared &= set(found)
+    for span in sorted(shared):
+        sentence = reading.sentence[by_part[0][span][0]]
         if not _reported(reading, sentence, claim.unless):
             return True
     return False

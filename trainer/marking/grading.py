@@ -38,10 +38,12 @@ class Graded:
 SHEET_FIELDS = ("drill", "variant", "target")
 
 
-def sheet_variant(path: Path, drill: Drill, asked: int | None) -> int | None:
+def sheet_variant(path: Path, drill: Drill, asked: int | None,
+                  target: str | None = None) -> int | None:
     """The variant a sheet is graded against: the one it names (a sheet `variants --out`
-    wrote), else --variant. A sheet for another drill, or naming another variant than
-    --variant, is refused (exit 2) rather than marked against the wrong numbers."""
+    wrote), else --variant. A sheet for another drill, naming another variant than
+    --variant, or written for another re-target than `target` (the label grading uses) is
+    refused (exit 2) rather than marked against the wrong numbers."""
     data, _ = read_yaml(path, "answer sheet", UsageError)
     if not isinstance(data, dict):
         return asked
@@ -52,6 +54,12 @@ def sheet_variant(path: Path, drill: Drill, asked: int | None) -> int | None:
         raise UsageError(f"{path}: the sheet is for drill {shown}, not {drill.id}"
                          + (f": grade it with `kvdrill grade {other}`"
                             if DRILL_ID.fullmatch(other) else ""))
+    variant = _named_variant(path, data, asked)
+    _check_target(path, data, target)
+    return variant
+
+
+def _named_variant(path: Path, data: dict[Any, Any], asked: int | None) -> int | None:
     if "variant" not in data:
         return asked
     named = data["variant"]
@@ -67,12 +75,10 @@ def sheet_variant(path: Path, drill: Drill, asked: int | None) -> int | None:
     return named
 
 
-def check_sheet_target(path: Path, target: str | None) -> None:
+def _check_target(path: Path, data: dict[Any, Any], target: str | None) -> None:
     """A sheet `variants --model/--gpu` wrote names the model and card its numbers are for
-    (`target:`): graded against another (or the drill's own), it is refused (exit 2) rather
-    than marked against numbers it was not written for. `target`: the label grading uses."""
-    data, _ = read_yaml(path, "answer sheet", UsageError)
-    if not isinstance(data, dict) or "target" not in data:
+    (`target:`): graded against another (or the drill's own), it is refused."""
+    if "target" not in data:
         return
     named = data["target"]
     if named is not None and not isinstance(named, str):

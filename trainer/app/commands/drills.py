@@ -103,8 +103,8 @@ def grade(drill_id: str, answers_path: str, variant: int | None, target_model: s
 
     drill, _ = loader.find_drill(drill_id)
     target = drill_target(target_model, target_gpu)
-    variant = grading.sheet_variant(as_path(answers_path), drill, variant)
-    grading.check_sheet_target(as_path(answers_path), variants.target_label(target))
+    variant = grading.sheet_variant(as_path(answers_path), drill, variant,
+                                    variants.target_label(target))
     key = variants.answer_key(drill, variant, target)
     sheet = grading.read_sheet(as_path(answers_path), drill)
     graded = grading.grade(drill, key, sheet, variant)
