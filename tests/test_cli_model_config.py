@@ -93,7 +93,7 @@ def test_a_path_that_names_nothing_says_so(run: Run, tmp_path: Path) -> None:
     result = run("calc", "--model", str(tmp_path / "nope" / "config.json"), "--gpu", "h100",
                  ok=False)
     assert result.exit_code == 2
-    assert "no such file or folder, and no preset by that name" in result.stderr
+    assert "config.json: no such file or folder" in result.stderr
 
 
 def test_a_hugging_face_id_of_a_preset_is_still_the_preset(calc_json: CalcJson) -> None:

@@ -290,7 +290,8 @@ def test_malformed_json_is_one_clear_error(tmp_path, text, says):
     ({"num_hidden_layers": True}, "not a whole number"),
     ({"num_hidden_layers": 0}, "outside what a model can have"),
     ({"num_key_value_heads": 64}, "exceeds num_attention_heads"),
-    ({"layer_types": ["linear_attention"] * 36}, "'linear_attention' is not a layer"),
+    ({"layer_types": ["spiking_attention"] * 36}, "'spiking_attention' is not a layer"),
+    ({"layer_types": ["linear_attention"] * 36}, "names no attention layer"),
     ({"text_config": 3}, "text_config is 3, not an object"),
 ])
 def test_impossible_fields_are_refused_by_name(change, says):

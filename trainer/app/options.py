@@ -283,8 +283,11 @@ def drill_target(model: str | None, gpu: str | None) -> dict[str, Any] | None:
         return None
     from trainer.capacity import presets
     from trainer.drills import variants
+    from trainer.errors import UsageError
 
-    return variants.make_target(presets.resolve_model(model) if model else None, gpu)
+    if gpu is not None and not gpu.strip():
+        raise UsageError("--gpu names nothing: give a GPU preset (kvdrill calc --list-presets)")
+    return variants.make_target(presets.resolve_model(model) if model is not None else None, gpu)
 
 
 def target_args(model: str | None, gpu: str | None) -> str:

@@ -136,6 +136,7 @@ class Deployment:
     draft_head_dim: int | None = None
     attention_layers: int | None = None  # hybrid: layers with a KV cache (the rest recurrent)
     state_elements: int | None = None  # hybrid: values one recurrent layer keeps per sequence
+    recurrent_layers: int | None = None  # hybrid: layers with a state (default: the others)
     # Assumptions the wrong paths change; the right values are the defaults.
     kv_factor: int = 2
     mla_factor: int = 1

@@ -45,17 +45,32 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from trainer.errors import UsageError
+from trainer.capacity.config_fields import (
+    MAX_LAYERS,
+    MAX_POSITIONS,
+    MAX_VOCAB,
+    ConfigError,
+    Fields,
+    JsonConstant,
+    shown,
+)
+from trainer.capacity.config_layers import (
+    CHUNKED_KINDS,
+    FULL_KINDS,
+    SLIDING_KINDS,
+    Layout,
+    chunked_layers,
+    delta_net_dims,
+    describe_state,
+    mamba2_dims,
+    read_layout,
+)
 from trainer.files.bounded_io import read_text_bounded
 
 # A config.json is a few kilobytes; a megabyte holds any real one with room to spare.
 MAX_CONFIG_BYTES = 1024 * 1024
-_MAX_COUNT = 10**7  # no layer, head or width count of a real model is near it
-_MAX_VOCAB = 10**8
 
-
-class ConfigError(UsageError):
-    """A config.json that cannot be read or that lacks what sizing the model needs (exit 2)."""
+__all__ = ["ConfigError", "ConfigModel", "ParamCount", "model_from_config", "read_config"]
 
 
 @dataclass(frozen=True)
@@ -111,8 +126,10 @@ def read_config(path: Path, shown: str | None = None) -> ConfigModel:
 
 
 def parse_json(text: str, where: str) -> dict[str, Any]:
-    def refuse_constant(name: str) -> Any:
-        raise ConfigError(f"{where}: {name} is not a number JSON allows: fix the file")
+    def kept_constant(name: str) -> Any:
+        # NaN and Infinity are not JSON, but published files carry them in fields no sizing
+        # reads (Nemotron-H's time_step_limit); kept as text, a field that is read refuses it
+        return JsonConstant(name)
 
     def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         found: dict[str, Any] = {}
@@ -123,7 +140,7 @@ def parse_json(text: str, where: str) -> dict[str, Any]:
         return found
 
     try:
-        data = json.loads(text, parse_constant=refuse_constant, object_pairs_hook=no_duplicates)
+        data = json.loads(text, parse_constant=kept_constant, object_pairs_hook=no_duplicates)
     except RecursionError:
         raise ConfigError(f"{where}: nested too deeply to be a config.json") from None
     except ValueError as error:  # JSONDecodeError, or a number too long to convert
@@ -139,108 +156,41 @@ def parse_json(text: str, where: str) -> dict[str, Any]:
 
 def _name_from_path(path: Path) -> str:
     folder = path.parent.name if path.name.lower() == "config.json" else path.stem
-    return folder or path.name
+    return clean_name(folder or path.name)
 
 
-# ---------------------------------------------------------------------------------------------
-# Fields
-
-
-class _Fields:
-    """A config's fields (the text part's first, then the top level's) read with their types
-    checked and every failure named by file and field."""
-
-    def __init__(self, text: Mapping[str, Any], top: Mapping[str, Any], where: str,
-                 defaults: Mapping[str, Any]) -> None:
-        self.text, self.top, self.where, self.defaults = text, top, where, defaults
-        self.notes: list[str] = []
-
-    def error(self, message: str) -> ConfigError:
-        return ConfigError(f"{self.where}: {message}")
-
-    def raw(self, name: str) -> Any:
-        if name in self.text:
-            return self.text[name]
-        return self.top.get(name)
-
-    def has(self, name: str) -> bool:
-        return self.raw(name) is not None
-
-    def count(self, name: str, *, required: bool = False, least: int = 1,
-              most: int = _MAX_COUNT) -> int | None:
-        value = self.raw(name)
-        if value is None:
-            default = self.defaults.get(name)
-            if default is not None:
-                self.notes.append(f"{name} {default:,}: not in the file, the default of its "
-                                  "model type in transformers (as vLLM loads it)")
-                return int(default)
-            if required:
-                raise self.error(f"no {name}: kvdrill cannot size a model without it (is this "
-                                 "a model's config.json?)")
-            return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or \
-                (isinstance(value, float) and not value.is_integer()):
-            raise self.error(f"{name} is {_shown(value)}, not a whole number")
-        number = int(value)
-        if not least <= number <= most:
-            raise self.error(f"{name} {number:,} is outside what a model can have "
-                             f"({least:,} to {most:,})")
-        return number
-
-    def flag(self, name: str, default: bool) -> bool:
-        value = self.raw(name)
-        if value is None:
-            default = bool(self.defaults.get(name, default))
-            return default
-        if not isinstance(value, bool):
-            raise self.error(f"{name} is {_shown(value)}, not true or false")
-        return value
-
-    def text_value(self, name: str) -> str | None:
-        value = self.raw(name)
-        if value is None:
-            return None
-        if not isinstance(value, str) or len(value) > 200:
-            raise self.error(f"{name} is {_shown(value)}, not a name")
-        return value
-
-    def int_list(self, name: str, most: int) -> list[int]:
-        value = self.raw(name)
-        if value is None:
-            return []
-        if not isinstance(value, list) or len(value) > most or any(
-                isinstance(item, bool) or not isinstance(item, int) for item in value):
-            raise self.error(f"{name} is {_shown(value)}, not a list of layer numbers")
-        return list(value)
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+def clean_name(text: str) -> str:
+    """A name from outside (a folder, a config field) as one printable line: newlines and
+    control characters never reach a title, a YAML sheet or a Markdown line."""
+    printable = "".join(char if char.isprintable() else " " for char in text)
+    return " ".join(printable.split())[:120] or "config"
 
 
 # transformers' defaults for the fields a sparse config.json leaves out, for the model types
 # whose published files rely on them (vLLM loads the config through these classes).
 _TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
+    # Gemma3TextConfig's defaults: Gemma-3-4B's text_config states neither its heads nor its
+    # KV heads, which are these
     "gemma3_text": {"vocab_size": 262_208, "max_position_embeddings": 131_072,
                     "tie_word_embeddings": True, "sliding_window_pattern": 6,
-                    "head_dim": 256},
+                    "head_dim": 256, "num_attention_heads": 8, "num_key_value_heads": 4,
+                    "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+                    "sliding_window": 4096},
     "gemma2": {"tie_word_embeddings": True, "head_dim": 256},
     "gemma": {"tie_word_embeddings": True, "head_dim": 256},
 }
 # Untied unless the model type's config class says otherwise (every class below sets False).
-_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text"}
+_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "lfm2"}
 _KNOWN_TYPES = {
-    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
-    "gemma2", "gemma3", "gemma3_text", "phi3", "gpt_oss", "deepseek_v2", "deepseek_v3",
-    "jamba", "mistral3", "granite", "olmo2", "exaone", "internlm2", "cohere",
+    "llama4", "llama4_text", "mllama", "mllama_text_model", "nemotron_h", "qwen3_next",
+    "qwen3_5", "qwen3_5_text", "falcon_h1", "granitemoehybrid", "lfm2", "bamba",
+    "nemotron-nas", "qwen2_5_vl", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
+    "qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "gpt_oss", "deepseek_v2",
+    "deepseek_v3", "jamba", "mistral3", "granite", "olmo2", "exaone", "internlm2", "cohere",
 }
 _MLA_TYPES = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "longcat_flash"}
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
            "float": "fp32"}
-_SLIDING = {"sliding_attention", "sliding", "local", "local_attention", "chunked_attention"}
-_FULL = {"full_attention", "full", "global", "global_attention", "attention"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,24 +203,26 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
     count by part and the notes on how each trap was read."""
     text_config = data.get("text_config")
     if text_config is not None and not isinstance(text_config, dict):
-        raise ConfigError(f"{where}: text_config is {_shown(text_config)}, not an object")
+        raise ConfigError(f"{where}: text_config is {shown(text_config)}, not an object")
     text: Mapping[str, Any] = text_config if text_config else data
     model_type = str(text.get("model_type") or data.get("model_type") or "")
     top_type = str(data.get("model_type") or model_type)
-    defaults = _TYPE_DEFAULTS.get(model_type, {})
-    f = _Fields(text, data, where, defaults)
+    defaults = _TYPE_DEFAULTS.get(model_type) or \
+        (_TYPE_DEFAULTS.get(f"{top_type}_text", {}) if text_config else {})
+    f = Fields(text, data, where, defaults)
     if text_config:
         f.notes.append("text_config: the language model is read from it, as vLLM's "
                        "get_hf_text_config does (vllm/transformers_utils/config.py); the "
                        "vision part only adds weights")
 
-    layers = f.count("num_hidden_layers", required=True)
+    layers = f.count("num_hidden_layers", required=True, most=MAX_LAYERS)
     hidden = f.count("hidden_size", required=True)
     heads = f.count("num_attention_heads", required=True)
     assert layers is not None and hidden is not None and heads is not None
-    vocab = f.count("vocab_size", required=True, most=_MAX_VOCAB)
+    vocab = f.count("vocab_size", required=True, most=MAX_VOCAB)
     assert vocab is not None
-    kv_heads = _kv_heads(f, heads)
+    layout = read_layout(f, model_type, layers, hidden, heads)
+    kv_heads = layout.kv_heads or _kv_heads(f, heads)
     head_dim = _head_dim(f, hidden, heads)
     tied = f.flag("tie_word_embeddings", model_type in _TIED_BY_DEFAULT
                   or top_type in _TIED_BY_DEFAULT)
@@ -284,7 +236,7 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
         "head_dim": head_dim, "vocab": vocab, "tied_embeddings": tied,
         "attention": "gqa", "mla_latent": 0, "mla_rope": 0, "window": None,
         "windowed_layers": 0, "experts": None, "experts_per_token": None,
-        "attention_layers": None, "state_elements": None,
+        "attention_layers": None, "state_elements": None, "recurrent_layers": None,
     }
     mla = _mla(f, model_type)
     if mla is not None:
@@ -293,11 +245,11 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
         nope = f.count("qk_nope_head_dim", least=0)
         fields.update(attention="mla", mla_latent=mla[0], mla_rope=mla[1],
                       head_dim=nope or head_dim)
-    attention_layer_ids = _attention_layers(f, model_type, layers, fields)
+    fields.update(describe_state(layout))
     if mla is None:
-        _windows(f, model_type, layers, fields)
+        _windows(f, model_type, layout, fields)
     experts = _experts(f, fields)
-    params = _count(f, model_type, fields, experts, attention_layer_ids)
+    params = _count(f, model_type, fields, experts, layout)
     fields["params"] = params.total
     if fields["experts"] is not None:
         fields["active_params"] = params.total - params.unused_expert_params
@@ -314,18 +266,18 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
 
 def _text(value: Any) -> str | None:
     if isinstance(value, str) and value.strip() and len(value) <= 200:
-        return value.strip().rstrip("/").rsplit("/", 1)[-1]
+        return clean_name(value.strip().rstrip("/").rsplit("/", 1)[-1])
     return None
 
 
 def _first_architecture(data: Mapping[str, Any]) -> str | None:
     names = data.get("architectures")
     if isinstance(names, list) and names and isinstance(names[0], str):
-        return names[0][:200]
+        return clean_name(names[0][:200])
     return None
 
 
-def _kv_heads(f: _Fields, heads: int) -> int:
+def _kv_heads(f: Fields, heads: int) -> int:
     if f.flag("multi_query", False):
         f.notes.append("multi_query: one KV head (MQA), as vLLM reads it")
         return 1
@@ -341,7 +293,13 @@ def _kv_heads(f: _Fields, heads: int) -> int:
     return heads
 
 
-def _head_dim(f: _Fields, hidden: int, heads: int) -> int:
+def _head_dim(f: Fields, hidden: int, heads: int) -> int:
+    if f.raw("head_dim") is None and f.has("attention_head_dim"):  # Nemotron-H's spelling
+        value = f.count("attention_head_dim")
+        assert value is not None
+        f.notes.append(f"attention_head_dim {value}: the head width, as vLLM's nemotron_h.py "
+                       "reads it")
+        return value
     stated = f.raw("head_dim")
     if stated is None and "head_dim" in f.defaults:
         stated_value = f.count("head_dim")
@@ -361,7 +319,7 @@ def _head_dim(f: _Fields, hidden: int, heads: int) -> int:
     return hidden // heads
 
 
-def _mla(f: _Fields, model_type: str) -> tuple[int, int] | None:
+def _mla(f: Fields, model_type: str) -> tuple[int, int] | None:
     latent = f.count("kv_lora_rank")
     if latent is None:
         return None
@@ -373,60 +331,48 @@ def _mla(f: _Fields, model_type: str) -> tuple[int, int] | None:
     return latent, rope
 
 
-def _attention_layers(f: _Fields, model_type: str, layers: int,
-                      fields: dict[str, Any]) -> list[int]:
-    """Which layers attend (the rest are recurrent); sets attention_layers and
-    state_elements for a hybrid."""
-    period = f.count("attn_layer_period")
-    if period is None:
-        if f.has("layers_block_type") or model_type in ("mamba", "mamba2", "falcon_mamba"):
-            raise f.error("this hybrid or state-space layout (layers_block_type, Mamba) is not "
-                          "one kvdrill can size from config.json: give the shape with calc's "
-                          "options")
-        return list(range(layers))
-    offset = f.count("attn_layer_offset", least=0) or 0
-    chosen = [i for i in range(layers) if i % period == offset]
-    if not chosen:
-        raise f.error(f"attn_layer_period {period} and attn_layer_offset {offset} leave no "
-                      "attention layer")
-    d_state = f.count("mamba_d_state", required=True)
-    d_conv = f.count("mamba_d_conv", required=True)
-    expand = f.count("mamba_expand", required=True)
-    hidden = fields["hidden"]
-    assert d_state is not None and d_conv is not None and expand is not None
-    inner = expand * hidden
-    fields["attention_layers"] = len(chosen)
-    fields["state_elements"] = inner * d_state + inner * (d_conv - 1)
-    f.notes.append(
-        f"hybrid: attention in layers i with i % attn_layer_period {period} = attn_layer_offset "
-        f"{offset} ({len(chosen)} of {layers}: {', '.join(map(str, chosen[:8]))}"
-        f"{'…' if len(chosen) > 8 else ''}); the other {layers - len(chosen)} keep a Mamba "
-        f"state of {inner:,} × {d_state} (SSM) + {inner:,} × {d_conv - 1} (convolution) = "
-        f"{fields['state_elements']:,} values per sequence, as vLLM's jamba.py keeps them")
-    return chosen
-
-
-def _windows(f: _Fields, model_type: str, layers: int, fields: dict[str, Any]) -> None:
+def _windows(f: Fields, model_type: str, layout: Layout, fields: dict[str, Any]) -> None:
+    layers = layout.layers
     window = f.count("sliding_window")
-    layer_types = f.raw("layer_types")
-    if layer_types is not None:
-        if not isinstance(layer_types, list) or len(layer_types) != layers or not all(
-                isinstance(kind, str) for kind in layer_types):
-            raise f.error(f"layer_types must list one kind per layer ({layers}), got "
-                          f"{_shown(layer_types)}")
-        unknown = sorted({kind for kind in layer_types} - _SLIDING - _FULL)
-        if unknown:
-            raise f.error(f"layer_types {unknown[0]!r} is not a layer kvdrill can size (it "
-                          "knows sliding_attention and full_attention)")
-        sliding = sum(kind in _SLIDING for kind in layer_types)
-        if sliding and window is None:
-            raise f.error("layer_types names sliding layers but sliding_window is not set")
-        if sliding:
+    chunked = chunked_layers(f, layers) if layout.kinds is None else None
+    if chunked is not None:
+        if layout.recurrent or layout.cross_attention:
+            raise f.error("attention_chunk_size in a hybrid model: kvdrill sizes chunks or a "
+                          "recurrent state, not both")
+        _set_window(f, fields, chunked[0], chunked[1], layers, "chunked local attention",
+                    chunked=True)
+        return
+    if layout.kinds is not None:
+        kinds = layout.kinds
+        sliding = sum(kind in SLIDING_KINDS for kind in kinds)
+        chunks = sum(kind in CHUNKED_KINDS for kind in kinds)
+        if sliding and chunks:
+            raise f.error("layer_types mixes sliding and chunked attention: kvdrill sizes one "
+                          "window per model")
+        if (sliding or chunks) and (layout.recurrent or layout.cross_attention):
+            raise f.error("layer_types mixes windowed attention with recurrent layers: kvdrill "
+                          "sizes a window or a recurrent state, not both")
+        if chunks:
+            chunk = f.count("attention_chunk_size")
+            if chunk is None:
+                raise f.error("layer_types names chunked_attention layers but "
+                              "attention_chunk_size is not set")
+            _set_window(f, fields, chunk, chunks, layers, f"layer_types lists {chunks} "
+                        "chunked_attention layers (ChunkedLocalAttentionSpec)", chunked=True)
+        elif sliding:
+            if window is None:
+                raise f.error("layer_types names sliding layers but sliding_window is not set")
+            full = sum(kind in FULL_KINDS for kind in kinds)
             _set_window(f, fields, window, sliding, layers, "layer_types lists "
-                        f"{sliding} sliding_attention and {layers - sliding} full_attention "
+                        f"{sliding} sliding_attention and {full} full_attention "
                         "layers (vLLM gives each sliding layer its window: per_layer_sliding_"
                         "window)")
         return
+    most = f.count("max_position_embeddings", most=MAX_POSITIONS)
+    if window is not None and layout.recurrent and f.raw("use_sliding_window") is not False \
+            and (most is None or window < most):
+        raise f.error(f"sliding_window {window:,} in a hybrid model: kvdrill sizes a window or "
+                      "a recurrent state, not both")
     if window is None:
         return
     if f.raw("use_sliding_window") is False:
@@ -463,22 +409,26 @@ def _windows(f: _Fields, model_type: str, layers: int, fields: dict[str, Any]) -
     _set_window(f, fields, window, layers, layers, "on every layer")
 
 
-def _set_window(f: _Fields, fields: dict[str, Any], window: int | None, sliding: int,
-                layers: int, how: str) -> None:
+def _set_window(f: Fields, fields: dict[str, Any], window: int | None, sliding: int,
+                layers: int, how: str, chunked: bool = False) -> None:
     assert window is not None
-    most = f.count("max_position_embeddings")
+    most = f.count("max_position_embeddings", most=MAX_POSITIONS)
     if most is not None and window >= most and sliding == layers:
         f.notes.append(f"sliding_window {window:,} ≥ max_position_embeddings {most:,}: it never "
                        "binds, so every layer holds the whole context")
         return
     fields["window"] = window
     fields["windowed_layers"] = sliding
+    if chunked:
+        f.notes.append(f"chunks of {window:,} tokens on {sliding} of {layers} layers: {how}; "
+                       "sized as a window of one chunk, the most such a layer holds")
+        return
     f.notes.append(f"sliding window {window:,} tokens on {sliding} of {layers} layers: {how}; a "
                    "sliding layer keeps only its window's KV (vLLM's SlidingWindowSpec, "
                    "vllm/v1/kv_cache_interface.py)")
 
 
-def _experts(f: _Fields, fields: dict[str, Any]) -> dict[str, Any] | None:
+def _experts(f: Fields, fields: dict[str, Any]) -> dict[str, Any] | None:
     names = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
     found = {name: f.count(name, least=0) for name in names if f.has(name)}
     counts = {value for value in found.values() if value}
@@ -506,11 +456,11 @@ def _experts(f: _Fields, fields: dict[str, Any]) -> dict[str, Any] | None:
     return {"experts": experts, "top_k": top_k}
 
 
-def _max_context(f: _Fields, top_type: str) -> int | None:
+def _max_context(f: Fields, top_type: str) -> int | None:
     """The longest context the config allows, as vLLM derives max_model_len: the position
     limit, times a RoPE scaling factor (YaRN from its original length; not llama3, longrope or
     Gemma-3, whose limit is already the scaled one)."""
-    base = f.count("max_position_embeddings")
+    base = f.count("max_position_embeddings", most=MAX_POSITIONS)
     if base is None:
         return None
     scaling = f.raw("rope_scaling") or f.raw("rope_parameters")
@@ -532,31 +482,47 @@ def _max_context(f: _Fields, top_type: str) -> int | None:
 # Parameters
 
 
-def _count(f: _Fields, model_type: str, fields: dict[str, Any], experts: dict[str, Any] | None,
-           attention_layer_ids: list[int]) -> ParamCount:
+def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str, Any] | None,
+           layout: Layout) -> ParamCount:
     layers, hidden, vocab = fields["layers"], fields["hidden"], fields["vocab"]
     counts: dict[str, int] = {key: 0 for key in ParamCount.__dataclass_fields__}
     counts["embedding"] = vocab * hidden
     counts["lm_head"] = 0 if fields["tied_embeddings"] else vocab * hidden
     norms_per_layer = 4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2
+    if layout.mlp_only or layout.moe_blocks:
+        norms_per_layer = 1  # Nemotron-H: one norm before each block's one mixer or MLP
     counts["norms"] = layers * norms_per_layer * hidden + hidden
 
-    attention_ids = set(attention_layer_ids)
+    # Cross-attention layers carry the same projections (their K and V read image tokens).
     per_attention = _attention_params(f, model_type, fields)
-    counts["attention"] = per_attention * len(attention_ids)
-    mamba_layers = layers - len(attention_ids)
-    if mamba_layers:
-        counts["mamba"] = mamba_layers * _mamba_params(f, hidden)
+    counts["attention"] = per_attention * (len(layout.attention) + len(layout.cross_attention))
+    if layout.recurrent:
+        counts["mamba"] = len(layout.recurrent) * _mixer_params(f, layout, hidden)
+    if layout.mlp_params is not None:  # DeciLM: each block its own
+        assert layout.norms is not None
+        counts["attention"] += layout.linear_params
+        counts["dense_mlp"] = layout.mlp_params
+        counts["norms"] = layout.norms
+        counts["vision"] = _vision_params(f, fields)
+        return ParamCount(**counts)
 
     intermediate = f.count("intermediate_size")
-    dense_width = intermediate
-    moe_layers = _moe_layers(f, model_type, layers) if experts else set()
+    gated = 2 if _ungated(f) else 3
+    if layout.mlp_only or layout.moe_blocks:  # Nemotron-H: MLP and MoE are blocks of their own
+        moe_layers = set(layout.moe_blocks) if experts else set()
+        dense_layers = len(layout.mlp_only)
+    else:
+        moe_layers = _moe_layers(f, model_type, layers) if experts else set()
+        dense_layers = layers - len(moe_layers)
+    dense_width = f.count("intermediate_size_mlp") or intermediate
+    if dense_width is not None and f.flag("block_auto_adjust_ff_dim", False):
+        dense_width = _lfm2_width(f, dense_width)
     if experts:
         moe_width = f.count("moe_intermediate_size") or intermediate
         if moe_width is None:
             raise f.error("no moe_intermediate_size or intermediate_size: the experts' width "
                           "is needed")
-        per_expert = 3 * hidden * moe_width
+        per_expert = gated * hidden * moe_width
         expert_bias = 0
         if model_type == "gpt_oss":  # gate_up and down projections carry biases
             expert_bias = 2 * moe_width + hidden
@@ -569,13 +535,12 @@ def _count(f: _Fields, model_type: str, fields: dict[str, Any], experts: dict[st
         if model_type == "deepseek_v3" or f.text_value("topk_method") == "noaux_tc":
             router += n  # e_score_correction_bias
         counts["router"] = len(moe_layers) * router
-        shared = _shared_expert_params(f, hidden, moe_width)
+        shared = _shared_expert_params(f, model_type, hidden, moe_width, gated)
         counts["dense_mlp"] += len(moe_layers) * shared
-    dense_layers = layers - len(moe_layers)
     if dense_layers:
         if dense_width is None:
             raise f.error("no intermediate_size: the MLP's width is needed")
-        mlp = 3 * hidden * dense_width
+        mlp = gated * hidden * dense_width
         if f.flag("mlp_bias", False):
             mlp += 2 * dense_width + hidden
         counts["dense_mlp"] += dense_layers * mlp
@@ -585,7 +550,59 @@ def _count(f: _Fields, model_type: str, fields: dict[str, Any], experts: dict[st
     return ParamCount(**counts)
 
 
-def _attention_params(f: _Fields, model_type: str, fields: dict[str, Any]) -> int:
+def _lfm2_width(f: Fields, stated: int) -> int:
+    """LFM2's MLP width when block_auto_adjust_ff_dim: two thirds of the stated one, times
+    block_ffn_dim_multiplier, rounded up to block_multiple_of (transformers Lfm2MLP)."""
+    width = int(2 * stated / 3)
+    multiplier = f.raw("block_ffn_dim_multiplier")
+    if isinstance(multiplier, int | float) and not isinstance(multiplier, bool) and \
+            0 < multiplier <= 100:
+        width = int(multiplier * width)
+    multiple = f.count("block_multiple_of") or 1
+    width = multiple * -(-width // multiple)
+    f.notes.append(f"block_auto_adjust_ff_dim: the MLP is {width:,} wide, not the stated "
+                   f"{stated:,} (⅔, block_ffn_dim_multiplier, rounded to block_multiple_of; "
+                   "transformers Lfm2MLP)")
+    return width
+
+
+def _ungated(f: Fields) -> bool:
+    """An MLP of two matrices (up, down) rather than three (gate, up, down): Nemotron-H's
+    squared ReLU."""
+    act = f.raw("mlp_hidden_act") or f.raw("hidden_act")
+    return isinstance(act, str) and act.lower() in ("relu2", "squared_relu", "relu_squared")
+
+
+def _mixer_params(f: Fields, layout: Layout, hidden: int) -> int:
+    kind = layout.recurrent_kind
+    if kind == "mamba":
+        return _mamba_params(f, hidden)
+    if kind == "mamba2":
+        d = mamba2_dims(f, hidden)
+        inner, groups, state, heads = d["inner"], d["groups"], d["state"], d["heads"]
+        conv_dim = inner + 2 * groups * state
+        params = hidden * (2 * inner + 2 * groups * state + heads)  # in_proj: z, x, B, C, dt
+        params += conv_dim * d["kernel"] + conv_dim  # depthwise convolution and its bias
+        params += 3 * heads + inner  # dt_bias, A_log, D; the gated norm
+        params += inner * hidden  # out_proj
+        return params
+    if kind == "gated-delta-net":
+        d = delta_net_dims(f)
+        value = d["value_heads"] * d["value_dim"]
+        key = d["key_heads"] * d["key_dim"]
+        params = hidden * (2 * key + 2 * value)  # in_proj_qkvz
+        params += hidden * 2 * d["value_heads"]  # in_proj_ba
+        params += d["conv"] * d["kernel"]  # convolution, no bias
+        params += 2 * d["value_heads"] + d["value_dim"]  # dt_bias, A_log; the norm
+        params += value * hidden  # out_proj
+        return params
+    kernel = f.first_count("conv_L_cache", "conv_kernel", required=True)
+    assert kernel is not None
+    bias = f.flag("conv_bias", False)
+    return hidden * 3 * hidden + hidden * kernel + hidden * hidden + (hidden if bias else 0)
+
+
+def _attention_params(f: Fields, model_type: str, fields: dict[str, Any]) -> int:
     hidden, heads = fields["hidden"], fields["heads"]
     if fields["attention"] == "mla":
         q_rank = f.count("q_lora_rank")
@@ -606,6 +623,10 @@ def _attention_params(f: _Fields, model_type: str, fields: dict[str, Any]) -> in
         params += q_width + 2 * kv_width  # q, k and v carry biases; o does not
     elif f.flag("attention_bias", False):
         params += q_width + 2 * kv_width + hidden
+    if f.flag("attn_output_gate", model_type == "qwen3_next"):
+        params += hidden * q_width  # the query projection also gives the output's gate
+    if model_type in ("qwen3_next", "qwen3_5_text", "qwen3_5", "lfm2"):
+        params += 2 * head_dim  # q and k norms
     if model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2"):
         params += 2 * head_dim if model_type != "olmo2" else q_width + kv_width  # q/k norms
     if model_type == "gpt_oss":
@@ -613,7 +634,7 @@ def _attention_params(f: _Fields, model_type: str, fields: dict[str, Any]) -> in
     return int(params)
 
 
-def _mamba_params(f: _Fields, hidden: int) -> int:
+def _mamba_params(f: Fields, hidden: int) -> int:
     d_state = f.count("mamba_d_state", required=True)
     d_conv = f.count("mamba_d_conv", required=True)
     expand = f.count("mamba_expand", required=True)
@@ -631,7 +652,7 @@ def _mamba_params(f: _Fields, hidden: int) -> int:
     return params
 
 
-def _moe_layers(f: _Fields, model_type: str, layers: int) -> set[int]:
+def _moe_layers(f: Fields, model_type: str, layers: int) -> set[int]:
     if f.has("first_k_dense_replace") or model_type in ("deepseek_v2", "deepseek_v3"):
         first = f.count("first_k_dense_replace", least=0) or 0
         freq = f.count("moe_layer_freq") or 1
@@ -647,6 +668,13 @@ def _moe_layers(f: _Fields, model_type: str, layers: int) -> set[int]:
         f.notes.append(f"experts in {len(chosen)} of {layers} layers (expert_layer_period "
                        f"{period}, offset {offset})")
         return chosen
+    interleave = f.count("interleave_moe_layer_step", least=0)
+    if interleave:  # Llama-4: (layer_idx + 1) % step == 0 (vllm llama4.py)
+        chosen = {i for i in range(layers) if (i + 1) % interleave == 0}
+        if len(chosen) != layers:
+            f.notes.append(f"experts in {len(chosen)} of {layers} layers "
+                           f"(interleave_moe_layer_step {interleave})")
+        return chosen
     step = f.count("decoder_sparse_step")
     only_dense = set(f.int_list("mlp_only_layers", layers))
     if step is not None or only_dense:
@@ -659,28 +687,40 @@ def _moe_layers(f: _Fields, model_type: str, layers: int) -> set[int]:
     return set(range(layers))
 
 
-def _shared_expert_params(f: _Fields, hidden: int, moe_width: int) -> int:
+def _shared_expert_params(f: Fields, model_type: str, hidden: int, moe_width: int,
+                          gated: int) -> int:
     shared = f.count("n_shared_experts", least=0) or f.count("num_shared_experts", least=0)
+    width = f.count("moe_shared_expert_intermediate_size", least=0)
+    if shared and width:  # Nemotron-H
+        return shared * gated * hidden * width
     if shared:
-        return shared * 3 * hidden * moe_width
-    width = f.count("shared_expert_intermediate_size", least=0)
+        return shared * gated * hidden * moe_width
+    if model_type in ("llama4", "llama4_text"):  # one shared expert as wide as a routed one
+        return gated * hidden * moe_width
+    width = f.count("shared_expert_intermediate_size", least=0) or \
+        f.count("shared_intermediate_size", least=0)
     if width:
-        return 3 * hidden * width + hidden  # Qwen2-MoE: the shared expert and its gate
+        gate = hidden if f.has("shared_expert_intermediate_size") else 0
+        return gated * hidden * width + gate  # Qwen2-MoE: the shared expert and its gate
     return 0
 
 
-def _vision_params(f: _Fields, fields: dict[str, Any]) -> int:
+def _vision_params(f: Fields, fields: dict[str, Any]) -> int:
     vision = f.top.get("vision_config")
     if not isinstance(vision, dict):
         return 0
     kind = vision.get("model_type")
+    top = str(f.top.get("model_type") or "")
+    if kind is None and top in ("qwen2_5_vl", "qwen2_vl"):
+        return _qwen_vision_params(f, vision, top)
     if kind != "siglip_vision_model":
-        f.notes.append(f"vision_config ({_shown(kind)}) is not counted: the weights are the "
-                       "language model's only")
+        named = f"model_type {kind!r}" if isinstance(kind, str) else "no model_type"
+        f.notes.append(f"vision_config ({named}) is not counted: the weights are the language "
+                       "model's only, and the card holds the vision tower too")
         return 0
-    sub = _Fields(vision, {}, f.where + ": vision_config", {})
+    sub = Fields(vision, {}, f.where + ": vision_config", {})
     width = sub.count("hidden_size", required=True)
-    depth = sub.count("num_hidden_layers", required=True)
+    depth = sub.count("num_hidden_layers", required=True, most=MAX_LAYERS)
     inner = sub.count("intermediate_size", required=True)
     image = sub.count("image_size", required=True)
     patch = sub.count("patch_size", required=True)
@@ -698,11 +738,44 @@ def _vision_params(f: _Fields, fields: dict[str, Any]) -> int:
     return total
 
 
+def _qwen_vision_params(f: Fields, vision: Mapping[str, Any], top: str) -> int:
+    """Qwen2-VL and Qwen2.5-VL's vision tower: a 3-D patch embedding, `depth` blocks (biased
+    attention; a gated MLP in 2.5, a GELU one in 2), and the merger that folds 2 × 2 patches
+    into the language model's width (transformers modeling_qwen2_5_vl.py)."""
+    sub = Fields(vision, {}, f.where + ": vision_config", {})
+    depth = sub.count("depth", required=True, most=MAX_LAYERS)
+    width = sub.first_count("hidden_size", "embed_dim", required=True)
+    patch = sub.count("patch_size", required=True)
+    frames = sub.count("temporal_patch_size") or 2
+    channels = sub.count("in_chans") or sub.count("in_channels") or 3
+    merge = sub.count("spatial_merge_size") or 2
+    out = sub.count("out_hidden_size") or sub.count("hidden_size")
+    assert depth and width and patch and out
+    gated = top == "qwen2_5_vl"
+    if gated:
+        inner = sub.count("intermediate_size", required=True)
+        assert inner
+        mlp = 2 * (width * inner + inner) + inner * width + width
+        norms = 2 * width  # RMSNorm, weight only
+    else:
+        ratio = sub.count("mlp_ratio") or 4
+        inner = width * ratio
+        mlp = width * inner + inner + inner * width + width
+        norms = 4 * width  # LayerNorm, weight and bias
+    block = norms + (width * 3 * width + 3 * width) + (width * width + width) + mlp
+    merged = width * merge * merge
+    merger = (width if gated else 2 * width) + merged * merged + merged + merged * out + out
+    tower = channels * frames * patch * patch * width + depth * block + merger
+    f.notes.append(f"vision tower ({top}, {depth} blocks of {width:,}) and merger: {tower:,} "
+                   "parameters, loaded with the weights; no KV of its own")
+    return tower
+
+
 # ---------------------------------------------------------------------------------------------
 # The weights' bytes
 
 
-def _weights(f: _Fields, data: Mapping[str, Any], text: Mapping[str, Any],
+def _weights(f: Fields, data: Mapping[str, Any], text: Mapping[str, Any],
              params: ParamCount) -> dict[str, Any]:
     raw = data.get("torch_dtype") or data.get("dtype") or text.get("torch_dtype") or \
         text.get("dtype")
@@ -711,7 +784,7 @@ def _weights(f: _Fields, data: Mapping[str, Any], text: Mapping[str, Any],
         f.notes.append("no torch_dtype: the weights are taken as bf16 (vLLM would read the "
                        "safetensors' own dtype)")
     elif not isinstance(raw, str) or raw not in _DTYPES:
-        raise f.error(f"torch_dtype {_shown(raw)} is not one kvdrill knows (bfloat16, float16, "
+        raise f.error(f"torch_dtype {shown(raw)} is not one kvdrill knows (bfloat16, float16, "
                       "float32)")
     else:
         compute = _DTYPES[raw]
@@ -725,7 +798,7 @@ def _weights(f: _Fields, data: Mapping[str, Any], text: Mapping[str, Any],
         return {"weights_dtype": compute, "weights_gb": None, "tables_dtype": None,
                 "weights_unknown": None}
     if not isinstance(quant, dict):
-        raise f.error(f"quantization_config is {_shown(quant)}, not an object")
+        raise f.error(f"quantization_config is {shown(quant)}, not an object")
     method = str(quant.get("quant_method", "")).lower().replace("_", "-")
     total = params.total
     if method in ("fp8", "fbgemm-fp8"):
@@ -749,12 +822,15 @@ def _weights(f: _Fields, data: Mapping[str, Any], text: Mapping[str, Any],
     if method in ("awq", "gptq"):
         bits = quant.get("bits", quant.get("w_bit"))
         group = quant.get("group_size", quant.get("q_group_size", 128))
-        if bits not in (4, 8) or isinstance(bits, bool):
-            raise f.error(f"quantization_config {method} bits {_shown(bits)}: kvdrill sizes 4 "
+        if isinstance(bits, bool) or bits not in (4, 8):
+            raise f.error(f"quantization_config {method} bits {shown(bits)}: kvdrill sizes 4 "
                           "and 8 bits")
+        bits = int(bits)  # 4.0 is 4: JSON writers differ
+        if isinstance(group, float) and group.is_integer():
+            group = int(group)
         if isinstance(group, bool) or not isinstance(group, int) or group == 0 or \
                 group < -1 or group > 10**6:
-            raise f.error(f"quantization_config group_size {_shown(group)} is not a group size")
+            raise f.error(f"quantization_config group_size {shown(group)} is not a group size")
         rows = total - params.tables - params.norms - params.expert_biases - params.vision
         per = Fraction(bits, 8)
         if group > 0:  # a 16-bit scale and a packed zero point per group of each column
@@ -766,9 +842,9 @@ def _weights(f: _Fields, data: Mapping[str, Any], text: Mapping[str, Any],
                        f"{compute}: {_gb(size)} GB")
         return {"weights_dtype": f"int{bits}", "weights_gb": size / 10**9,
                 "tables_dtype": compute, "weights_unknown": None}
-    shown = method or "(no quant_method)"
+    named = method or "(no quant_method)"
     return {"weights_dtype": compute, "weights_gb": None, "tables_dtype": None,
-            "weights_unknown": (f"{f.where}: quantization_config quant_method {shown!r} is not "
+            "weights_unknown": (f"{f.where}: quantization_config quant_method {named!r} is not "
                                 "one kvdrill can size (it knows fp8, mxfp4, awq and gptq): "
                                 "give --weights-gb")}
 

@@ -52,6 +52,7 @@ class ModelPreset:
     note: str | None = None
     attention_layers: int | None = None  # hybrid models: the layers with a KV cache
     state_elements: int | None = None  # hybrid models: state values per recurrent layer
+    recurrent_layers: int | None = None  # hybrid models: layers with a state, if not the rest
     vocab: int | None = None  # sizes the embedding table and LM head (prefill FLOP count)
     tied_embeddings: bool = False
     tables_dtype: str | None = None  # embedding and LM head, when not in the weights' dtype
@@ -168,10 +169,22 @@ def looks_like_path(text: str) -> bool:
             or stripped.startswith(("~", ".")))
 
 
+def _hub_id(text: str) -> bool:
+    """owner/name, as a Hugging Face id is written: one slash, nothing that marks a path."""
+    return text.count("/") == 1 and "\\" not in text and not text.startswith(("~", ".", "/")) \
+        and not text.lower().endswith(".json")
+
+
 def resolve_model(name: str | ModelPreset) -> ModelPreset:
-    """The one rule for naming a model: a preset name, a path to a config.json, or a folder that
-    holds one. A path is what exists, or what looks like one (a slash, a .json ending); a slash
-    that names no file may still be a Hugging Face id of a preset (meta-llama/Llama-3.1-8B).
+    """The one rule for naming a model, said aloud when it fails:
+
+    - a bare name (no slash) is a preset; a file or folder of that name in the working folder
+      does not shadow it (write ./name for that), and is read only when no preset has the name;
+    - owner/name is a local folder when one exists, else a Hugging Face id of a preset
+      (meta-llama/Llama-3.1-8B);
+    - anything else that looks like a path (~, ./, /, two slashes, .json) is a file or folder,
+      refused by name when it does not exist or cannot be read.
+
     Only local files are read; nothing is downloaded."""
     if isinstance(name, ModelPreset):
         return name
@@ -184,28 +197,44 @@ def resolve_model(name: str | ModelPreset) -> ModelPreset:
                           "a config.json or a folder that holds one")
     try:
         path = Path(os.path.expanduser(text))
-        exists = path.exists()
+        exists = path.exists() or path.is_symlink()
     except (OSError, ValueError):
         exists = False
-    if exists:
-        return model_from_config(path, text)
-    if looks_like_path(text):
+    if not looks_like_path(text):
         try:
             return find_model(text)
         except UnknownName:
-            from trainer.capacity.model_config import ConfigError
+            if exists:
+                return model_from_config(path, text)
+            raise
+    if exists:
+        return model_from_config(path, text)
+    if _hub_id(text):
+        try:
+            return find_model(text)
+        except UnknownName:
+            pass
+    from trainer.capacity.model_config import ConfigError
 
-            raise ConfigError(
-                f"{text}: no such file or folder, and no preset by that name: give a "
-                "config.json, a folder that holds one, or a preset (kvdrill calc "
-                "--list-presets)") from None
-    return find_model(text)
+    raise ConfigError(f"{text}: no such file or folder: give a config.json or a folder that "
+                      "holds one (a preset is named without a path, e.g. qwen3-32b; kvdrill "
+                      "calc --list-presets)")
 
 
 def model_from_config(path: Any, shown: str) -> ModelPreset:
     """A model preset made of a local config.json (or the one in a folder)."""
+    import os
+
     from trainer.capacity import model_config
 
+    try:
+        is_dir = path.is_dir()
+    except OSError:
+        is_dir = False
+    if is_dir and not os.access(path, os.R_OK | os.X_OK):
+        raise model_config.ConfigError(f"{shown}: a folder kvdrill cannot enter (permission "
+                                       "denied): give a folder you can read, or the "
+                                       "config.json itself")
     file = model_config.config_path(path)
     if file is not path and not file.exists():
         raise model_config.ConfigError(f"{shown}: a folder with no config.json in it: give the "
@@ -263,8 +292,10 @@ MODEL_FIELDS = (
     "layers", "heads", "kv_heads", "head_dim", "hidden", "params", "weights_gb",
     "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
     "experts", "experts_per_token", "attention_params", "attention_layers",
-    "state_elements", "vocab", "tied_embeddings", "tables_dtype",
+    "recurrent_layers", "state_elements", "vocab", "tied_embeddings", "tables_dtype",
 )
+# The source of a card figure that stands in where no card was given (calc sizing a model alone).
+NO_CARD = "no card"
 # Which GPU memory figure sizes the card: the marketed decimal GB (the seeds' and the
 # interview card's convention) or the total the driver reports (what vLLM multiplies).
 MEMORY_FIGURES = ("marketed", "reported")
@@ -283,6 +314,7 @@ SERVING_DEFAULTS: dict[str, Any] = {
     "reads_embedding": None,
     "reply_seconds": None,
     **{name: None for name in SERVING_INPUTS if name not in ("attention_layers",
+                                                             "recurrent_layers",
                                                              "state_elements")},
 }
 # Choices that select a preset's figure rather than set a Deployment input.
@@ -298,9 +330,12 @@ def build_deployment(
     gpu: str | None = None,
     values: Mapping[str, Any] | None = None,
     origin: str = "option",
+    card_optional: bool = False,
 ) -> tuple[Deployment, list[Setting]]:
     """Merge a model preset, a GPU preset and explicit values (which win) into a validated
-    Deployment, and say where every input came from."""
+    Deployment, and say where every input came from. With `card_optional`, a deployment with
+    no card is sized all the same for what the model alone decides (KV per token and per
+    sequence, the weights' bytes): its card figures are placeholders marked NO_CARD."""
     explicit = {key: value for key, value in (values or {}).items() if value is not None}
     unknown = sorted(set(explicit) - set(ALL_INPUTS))
     if unknown:
@@ -343,6 +378,9 @@ def build_deployment(
     _fill_shape_defaults(chosen, take)
     for name, value in SERVING_DEFAULTS.items():
         take(name, value, "default")
+    if card_optional:
+        for name in ("hbm_gb", "bandwidth_tbs"):
+            take(name, Fraction(1), NO_CARD)
     _require(chosen)
     settings = [chosen[name] for name in ALL_INPUTS if name in chosen]
     fields = {s.name: s.value for s in settings if s.value is not None}
@@ -434,7 +472,7 @@ def _require(chosen: Mapping[str, Setting]) -> None:
 
 SPEC_INTS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "mla_latent",
              "mla_rope", "window", "windowed_layers", "experts", "experts_per_token",
-             "attention_layers", "state_elements", "max_context")
+             "attention_layers", "recurrent_layers", "state_elements", "max_context")
 SPEC_EXACT = ("params", "active_params", "weights_gb", "attention_params")
 SPEC_TEXT = ("name", "path", "weights_dtype", "tables_dtype", "attention")
 
@@ -502,7 +540,9 @@ def model_from_spec(spec: Any) -> ModelPreset:
     for name in ("name", "layers", "heads", "kv_heads", "head_dim", "params", "weights_dtype"):
         if name not in values:
             raise InvalidInput(f"model.config.{name}: missing")
-    name = str(values.pop("name"))
+    from trainer.capacity.model_config import clean_name
+
+    name = clean_name(str(values.pop("name")))
     path = str(values.pop("path", name))
     return ModelPreset(
         id=_spec_slug(name), name=name, aliases=(), source=f"config.json at {path}",

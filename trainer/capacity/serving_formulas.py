@@ -39,10 +39,12 @@ LIMITS: dict[str, int] = {
     "draft_kv_heads": 100_000,
     "draft_head_dim": 100_000,
     "attention_layers": 10_000,
+    "recurrent_layers": 10_000,
     "state_elements": 10**12,
 }
 WHOLE_INPUTS = ("output_tokens", "long_prompt_tokens", "spec_tokens", "draft_layers",
-                "draft_kv_heads", "draft_head_dim", "attention_layers", "state_elements")
+                "draft_kv_heads", "draft_head_dim", "attention_layers", "recurrent_layers",
+                "state_elements")
 INPUTS = tuple(LIMITS)
 
 # Inputs a drill step may ask for directly, with their units.
@@ -80,6 +82,13 @@ def validate(d: Any) -> None:
         if d.state_elements is None:
             raise InvalidInput("a hybrid model (attention_layers) needs state_elements: the "
                                "values each recurrent layer keeps per sequence")
+    if d.recurrent_layers is not None:
+        if d.attention_layers is None:
+            raise InvalidInput("recurrent_layers needs attention_layers: the layers of a "
+                               "hybrid model that keep a KV cache")
+        if d.recurrent_layers > d.layers:
+            raise InvalidInput(f"recurrent_layers {d.recurrent_layers} exceeds layers "
+                               f"({d.layers})")
 
 
 @dataclass(frozen=True)
@@ -121,7 +130,15 @@ def _recurrent_state(v: Any, ops: Any) -> Any:
         return 0
     # The state is kept in the model's dtype (vLLM's mamba cache dtype "auto"), whatever
     # the KV cache's dtype.
-    return (v.layers - v.attention_layers) * v.state_elements * v.native_bytes_per_param
+    return _recurrent_layers(v) * v.state_elements * v.native_bytes_per_param
+
+
+def _recurrent_layers(v: Any) -> Any:
+    """The layers that keep a state: all but the attention layers, unless the model says
+    otherwise (a block of MLP alone keeps none; a parallel hybrid's layers keep both)."""
+    if v.recurrent_layers is not None:
+        return v.recurrent_layers
+    return v.layers - v.attention_layers
 
 
 @_formula("state_equivalent_tokens", "tokens of KV that weigh as much as the state", "tokens",
@@ -522,7 +539,7 @@ def display(d: Any, number: Callable[..., str]) -> dict[str, str]:
     def shown(value: Any, scale: Any = 1) -> str:
         return "unknown" if value is None else number(Fraction(value) * scale, sig=4)
 
-    recurrent = None if d.attention_layers is None else d.layers - d.attention_layers
+    recurrent = None if d.attention_layers is None else _recurrent_layers(d)
     active = d.params if d.active_params is None else d.active_params
     head = None if d.vocab is None or d.hidden is None else d.vocab * d.hidden
     layer_params = active if head is None or active is None else \

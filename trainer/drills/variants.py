@@ -124,6 +124,10 @@ def make_target(model: ModelPreset | None, gpu: str | None) -> Target | None:
     """The target as stored with an attempt, or None for the drill as written."""
     if model is None and gpu is None:
         return None
+    if model is not None and model.weights_unknown:
+        # calc can be told the weights (--weights-gb); a drill re-targeted cannot
+        raise UsageError(model.weights_unknown.split(": give --weights-gb")[0] + ": a drill "
+                         "cannot be re-targeted at weights kvdrill cannot size")
     return {"model": None if model is None else model_spec(model),
             "gpu": None if gpu is None else find_gpu(gpu).id}
 

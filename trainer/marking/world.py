@@ -51,6 +51,7 @@ _MODEL_FIELDS = {
     "mla_latent": "mla_latent", "mla_rope": "mla_rope", "window": "window",
     "windowed_layers": "windowed_layers", "experts": "experts",
     "experts_per_token": "experts_per_token", "attention_layers": "attention_layers",
+    "recurrent_layers": "recurrent_layers",
     "state_elements": "state_elements", "draft_params": "params", "draft_layers": "layers",
     "draft_kv_heads": "kv_heads", "draft_head_dim": "head_dim",
 }

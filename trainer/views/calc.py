@@ -8,15 +8,26 @@ from typing import Any
 
 from trainer.capacity.deployment import GB, Deployment
 from trainer.capacity.derivation import derivation, warnings
-from trainer.capacity.presets import ModelPreset, Setting
+from trainer.capacity.presets import NO_CARD, ModelPreset, Setting
 from trainer.capacity.solver import Solution
 from trainer.reading.formatting import format_bytes
 from trainer.reading.numbers import format_number
 
+# What the model alone decides (with the context, dtype and GPU count): printed even with no
+# card, or when the weights overflow the card given.
+SIZING_QUANTITIES = (
+    "kv_bytes_per_token",
+    "kv_bytes_per_token_per_gpu",
+    "kv_bytes_per_sequence",
+    "recurrent_state_bytes_per_sequence",
+    "weights_bytes",
+    "weights_per_gpu_bytes",
+)
 JSON_QUANTITIES = (
     "kv_bytes_per_token",
     "kv_bytes_per_token_per_gpu",
     "kv_bytes_per_sequence",
+    "recurrent_state_bytes_per_sequence",
     "weights_bytes",
     "usable_bytes",
     "kv_budget_bytes",
@@ -57,13 +68,14 @@ def _json_value(value: Any) -> Any:
 
 def calc_json(
     deployment: Deployment, solution: Solution, settings: list[Setting],
-    ids: dict[str, str | None],
+    ids: dict[str, str | None], notes: list[str] | None = None,
 ) -> dict[str, Any]:
     """The calculator's JSON contract; `ids` are the model and GPU preset ids (or None)."""
     payload: dict[str, Any] = {"model": ids.get("model"), "gpu": ids.get("gpu")}
     for name in JSON_QUANTITIES:
         if name in solution:
             payload[name] = json_number(solution[name])
+    payload["kv_bytes_per_token_one_copy"] = json_number(one_copy(deployment))
     payload["batch"] = json_number(solution["batch_size"])
     if solution["batch_size"] == 0:
         payload["tokens_per_second_per_sequence"] = None
@@ -71,13 +83,89 @@ def calc_json(
         s.name: {"value": _json_value(s.value), "source": s.source, "detail": s.detail}
         for s in shown_settings(deployment, settings)
     }
-    payload["warnings"] = warnings(deployment, solution)
+    payload["warnings"] = [*(notes or []), *warnings(deployment, solution)]
     return payload
+
+
+def one_copy(deployment: Deployment) -> Fraction:
+    """The model's KV per token as one unsharded copy holds it: what a config.json decides,
+    whatever the GPUs replicate."""
+    from trainer.capacity.solver import value_of
+
+    return value_of(deployment.changed(gpus=1, dp_attention=None), "kv_bytes_per_token")
+
+
+def model_warnings(model: ModelPreset | None, deployment: Deployment) -> list[str]:
+    """What the model says about these inputs: a context past its position limit, a latent
+    held whole on every GPU."""
+    d = deployment
+    found: list[str] = []
+    if model is not None and model.max_context and d.context > model.max_context:
+        found.append(f"context {format_number(d.context)} tokens is past the model's "
+                     f"{format_number(model.max_context)} (max_position_embeddings and its "
+                     "RoPE scaling): vLLM refuses a max_model_len beyond it")
+    if d.attention == "mla" and d.gpus > 1 and not d.dp_attention:
+        found.append(f"MLA on {d.gpus} GPUs: every GPU holds the whole latent, so the KV per "
+                     "token summed over the GPUs is that many copies of one "
+                     "(kv_bytes_per_token_one_copy)")
+    return found
+
+
+def sizing_json(deployment: Deployment, settings: list[Setting], ids: dict[str, str | None],
+                notes: list[str], does_not_fit: str | None) -> dict[str, Any]:
+    """The JSON of what the model alone decides; the card's figures are absent."""
+    from trainer.capacity.solver import value_of
+
+    payload: dict[str, Any] = {"model": ids.get("model"), "gpu": ids.get("gpu")}
+    for name in SIZING_QUANTITIES:
+        payload[name] = json_number(value_of(deployment, name))
+    payload["kv_bytes_per_token_one_copy"] = json_number(one_copy(deployment))
+    payload["assumptions"] = {
+        s.name: {"value": _json_value(s.value), "source": s.source, "detail": s.detail}
+        for s in shown_settings(deployment, settings)
+    }
+    reason = does_not_fit or "no card given (--gpu or --hbm-gb): only what the model decides " \
+        "is sized; capacity and speed need a card"
+    payload["warnings"] = [*notes, reason]
+    payload["fits"] = None if does_not_fit is None else False
+    return payload
+
+
+def sizing_text(deployment: Deployment, settings: list[Setting], names: dict[str, str],
+                width: int | None, notes: list[str], does_not_fit: str | None) -> str:
+    """What the model alone decides, as derivation rows; capacity needs a card."""
+    from trainer.text_layout import Column, Table
+
+    d = deployment
+    gpus = f" on {d.gpus} GPUs" if d.gpus > 1 else ""
+    lines = [f"{names['model']}{gpus} · context {format_number(d.context)} tokens · "
+             f"KV {d.kv_dtype} · weights {d.weights_dtype}", ""]
+    wanted = {"kv_width", "kv_heads_per_gpu", "kv_bytes_per_token_per_gpu",
+              "kv_bytes_per_token", "kv_bytes_per_sequence", "weights_bytes",
+              "weights_per_gpu_bytes"}
+    from trainer.capacity.solver import Solution
+
+    steps = [step for step in derivation(d, Solution(d)) if step.name in wanted]
+    inner = None if width is None else width - 2
+    table = Table([Column("quantity", least=16), Column("working = result", least=30)], inner)
+    lines += ["  " + line for line in table.lines(
+        [[step.label, f"{step.working} = {step.result}"] for step in steps])]
+    lines += ["", "Assumptions:"]
+    assumptions = Table([Column("input", wrap=False), Column("value", ">", wrap=False),
+                         Column("from")], inner)
+    rows = [[s.name, _show(s.value), s.source + (f": {s.detail}" if s.detail else "")]
+            for s in shown_settings(d, settings)]
+    lines += ["  " + line for line in assumptions.lines(rows)]
+    for note in notes:
+        lines.append(f"Warning: {note}")
+    if does_not_fit is None:
+        lines.append("No card given (--gpu or --hbm-gb): capacity and decode speed need one.")
+    return "\n".join(lines)
 
 
 def calc_text(
     deployment: Deployment, solution: Solution, settings: list[Setting], names: dict[str, str],
-    width: int | None = None,
+    width: int | None = None, notes: list[str] | None = None,
 ) -> str:
     """The derivation, the HBM bar and the assumptions; on a terminal of `width` columns the
     two tables narrow and wrap inside their cells."""
@@ -107,7 +195,7 @@ def calc_text(
             where += f": {setting.detail}" if setting.source == "default" else f" {setting.detail}"
         rows.append([setting.name, _show(setting.value), where])
     lines += ["  " + line for line in assumptions.lines(rows)]
-    for warning in warnings(d, solution):
+    for warning in [*(notes or []), *warnings(d, solution)]:
         lines.append(f"Warning: {warning}")
     return "\n".join(lines)
 
@@ -160,7 +248,8 @@ def shown_settings(deployment: Deployment, settings: list[Setting]) -> list[Sett
         hidden |= {"attention", "mla_latent", "mla_rope"}
     if deployment.window is None:
         hidden |= {"window", "windowed_layers"}
-    return [s for s in settings if s.value is not None and s.name not in hidden]
+    return [s for s in settings if s.value is not None and s.name not in hidden
+            and s.source != NO_CARD]
 
 
 def _show(value: Any) -> str:

@@ -165,10 +165,12 @@ def blank_sheet(key: AnswerKey, variant: int | None = None, again: str = "") -> 
     """An answer sheet for the candidate to fill in: the drill and variant it is for, then
     every step id with nothing after it; `kvdrill grade` reads it back. `again`: the options
     that re-target the drill (--model, --gpu), for the grading command."""
-    lines = [f"# {key.title(variant)}",
-             "# Answer after each step id: numbers with their unit (52 GB), text in quotes.",
-             f"# Graded with: kvdrill grade {key.drill.id}{again} --answers THIS-FILE",
-             f"drill: {key.drill.id}", f"variant: {'null' if variant is None else variant}"]
+    comments = [key.title(variant),
+                "Answer after each step id: numbers with their unit (52 GB), text in quotes.",
+                f"Graded with: kvdrill grade {key.drill.id}{again} --answers THIS-FILE"]
+    # A path may hold a newline: every line of a comment stays a comment
+    lines = ["# " + line for comment in comments for line in comment.splitlines() or [""]]
+    lines += [f"drill: {key.drill.id}", f"variant: {'null' if variant is None else variant}"]
     if key.retargeted:
         lines.append(f"target: {json.dumps(key.retargeted, ensure_ascii=False)}")
     lines += [f"{step.id}:" for step in key.drill.steps]

@@ -22,6 +22,7 @@ from trainer.app.options import (
     format_options,
     screen_width,
 )
+from trainer.errors import DoesNotFit, UsageError
 
 
 @click.command()
@@ -101,22 +102,36 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         return
     values = {key: value.lower() if key.endswith("dtype") and value else value
               for key, value in options.items()}
-    model_preset = presets.resolve_model(model) if model else None
-    deployment, settings = presets.build_deployment(model_preset, gpu, values)
-    solution = solver.solve(deployment)
+    model_preset = presets.resolve_model(model) if model is not None else None
+    if gpu is not None and not gpu.strip():
+        raise UsageError("--gpu names nothing: give a GPU preset (kvdrill calc --list-presets)")
+    # A model alone (no card) is still sized: KV per token and per sequence, the weights.
+    no_card = gpu is None and values.get("hbm_gb") is None and model_preset is not None
+    deployment, settings = presets.build_deployment(model_preset, gpu, values,
+                                                    card_optional=no_card)
     gpu_preset = presets.find_gpu(gpu) if gpu else None
+    ids = {"model": model_preset.id if model_preset else None,
+           "gpu": gpu_preset.id if gpu_preset else None}
+    names = {"model": model_preset.name if model_preset else "custom model",
+             "gpu": gpu_preset.name if gpu_preset else "custom GPU"}
+    notes = calc_view.model_warnings(model_preset, deployment)
+    try:
+        solution = None if no_card else solver.solve(deployment)
+    except DoesNotFit as error:
+        _sizing_only(deployment, settings, ids, names, model_preset, notes, as_json,
+                     str(error))
+        raise
+    if solution is None:
+        _sizing_only(deployment, settings, ids, names, model_preset, notes, as_json, None)
+        return
     if as_json:
-        ids = {"model": model_preset.id if model_preset else None,
-               "gpu": gpu_preset.id if gpu_preset else None}
-        payload = calc_view.calc_json(deployment, solution, settings, ids)
+        payload = calc_view.calc_json(deployment, solution, settings, ids, notes)
         if model_preset is not None and model_preset.from_config:
             payload["config"] = calc_view.config_json(model_preset)
         emit_json(payload)
         return
-    names = {"model": model_preset.name if model_preset else "custom model",
-             "gpu": gpu_preset.name if gpu_preset else "custom GPU"}
     width = screen_width()
-    echo(calc_view.calc_text(deployment, solution, settings, names, width))
+    echo(calc_view.calc_text(deployment, solution, settings, names, width, notes))
     if model_preset is not None and model_preset.from_config:
         echo("\n" + calc_view.config_text(model_preset, deployment))
     if symbolic:
@@ -124,6 +139,25 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
                      "max_concurrency", "decode_step_seconds"):
             echo(f"  {name} = {solver.expression(name, deployment)}")
+
+
+def _sizing_only(deployment: Any, settings: Any, ids: dict[str, str | None],
+                 names: dict[str, str], model_preset: Any, notes: list[str], as_json: bool,
+                 does_not_fit: str | None) -> None:
+    """What the model alone decides, printed when there is no card to size it on or its
+    weights overflow the one given (the refusal follows, exit 2)."""
+    from trainer.views import calc as calc_view
+
+    if as_json:
+        payload = calc_view.sizing_json(deployment, settings, ids, notes, does_not_fit)
+        if model_preset is not None and model_preset.from_config:
+            payload["config"] = calc_view.config_json(model_preset)
+        emit_json(payload)
+        return
+    echo(calc_view.sizing_text(deployment, settings, names, screen_width(), notes,
+                               does_not_fit))
+    if model_preset is not None and model_preset.from_config:
+        echo("\n" + calc_view.config_text(model_preset, deployment))
 
 
 def _print_presets(as_json: bool) -> None:
