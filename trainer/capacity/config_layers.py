@@ -91,13 +91,13 @@ def read_layout(f: Fields, model_type: str, layers: int, hidden: int, heads: int
         f.notes.append(f"Falcon-H1: every one of the {layers} layers runs attention and a Mamba2 "
                        "mixer side by side (vllm falcon_h1.py): each keeps a KV cache and a "
                        "state")
-        return _with_state(f, layout, hidden)
+        return _with_state(f, layout, hidden, _ssm_fp32(f))
     if f.has("hybrid_override_pattern"):
         return _with_state(f, _nemotron(f, layers), hidden, ssm_in_fp32=_nemotron_fp32(f))
     kinds_field = "layer_types" if f.has("layer_types") else \
         "layers_block_type" if f.has("layers_block_type") else None
     if kinds_field is not None:
-        return _with_state(f, _from_kinds(f, kinds_field, layers), hidden)
+        return _with_state(f, _from_kinds(f, kinds_field, layers), hidden, _ssm_fp32(f))
     if f.has("full_attention_interval"):
         interval = f.count("full_attention_interval")
         assert interval is not None
@@ -110,7 +110,8 @@ def read_layout(f: Fields, model_type: str, layers: int, hidden: int, heads: int
                        f"{2 * interval - 1}, … attend ({len(attention)} of {layers}); the other "
                        f"{len(recurrent)} are linear attention (gated delta-net) with a fixed "
                        "state (vllm qwen3_next.py)")
-        return _with_state(f, Layout(layers, attention, recurrent, "gated-delta-net"), hidden)
+        return _with_state(f, Layout(layers, attention, recurrent, "gated-delta-net"), hidden,
+                           _ssm_fp32(f))
     if f.has("attn_layer_indices"):
         attention = sorted(set(f.int_list("attn_layer_indices", layers)))
         if not attention or attention[0] < 0 or attention[-1] >= layers:
@@ -119,7 +120,8 @@ def read_layout(f: Fields, model_type: str, layers: int, hidden: int, heads: int
         recurrent = [i for i in range(layers) if i not in set(attention)]
         f.notes.append(f"attn_layer_indices: attention in {len(attention)} of {layers} layers, "
                        f"Mamba2 in the other {len(recurrent)}")
-        return _with_state(f, Layout(layers, attention, recurrent, "mamba2"), hidden)
+        return _with_state(f, Layout(layers, attention, recurrent, "mamba2"), hidden,
+                           _ssm_fp32(f))
     if f.has("attn_layer_period"):
         return _with_state(f, _jamba(f, layers), hidden)
     if model_type in ("mamba", "mamba2", "falcon_mamba", "zamba", "zamba2", "rwkv",
@@ -173,8 +175,11 @@ def _from_kinds(f: Fields, name: str, layers: int) -> Layout:
     if not attention:
         raise f.error(f"{name} names no attention layer: a model with no KV cache is not one "
                       "kvdrill sizes")
-    layout = Layout(layers, attention, recurrent, next(iter(recurrent_kinds), None),
-                    kinds=[kind for kind in kinds])
+    kind = next(iter(recurrent_kinds), None)
+    if kind == "mamba" and any(f.has(name) for name in ("mamba_n_heads", "mamba_num_heads",
+                                                        "mamba_d_head", "mamba_head_dim")):
+        kind = "mamba2"  # Granite-4.0-H's "mamba" layers are Mamba2: heads of a width
+    layout = Layout(layers, attention, recurrent, kind, kinds=list(kinds))
     layout.chunked = sum(kind in CHUNKED_KINDS for kind in kinds)
     if recurrent:
         f.notes.append(f"{name}: attention in {len(attention)} of {layers} layers, "
@@ -296,13 +301,24 @@ def _cross_attention(f: Fields, layers: int) -> Layout:
 def _nemotron_fp32(f: Fields) -> bool:
     """vLLM keeps Nemotron-H's SSM state in the config's mamba_ssm_cache_dtype, float32 when
     it has none (NemotronHForCausalLMConfig, vllm/model_executor/models/config.py)."""
-    stated = f.text_value("mamba_ssm_cache_dtype")
-    if stated in (None, "float32"):
-        return True
-    if stated in ("bfloat16", "float16", "auto"):
-        return False
-    raise f.error(f"mamba_ssm_cache_dtype {stated!r} is not one kvdrill knows (float32, "
-                  "bfloat16, float16)")
+    return _ssm_fp32(f, default=True)
+
+
+def _ssm_fp32(f: Fields, default: bool = False) -> bool:
+    """The recurrent (SSM) state in float32 when the config says so (mamba_ssm_dtype, as
+    Qwen3.5's files do; mamba_ssm_cache_dtype); the convolution state stays in the model's
+    dtype."""
+    for name in ("mamba_ssm_cache_dtype", "mamba_ssm_dtype"):
+        stated = f.text_value(name)
+        if stated is None:
+            continue
+        if stated == "float32":
+            return True
+        if stated in ("bfloat16", "float16", "auto"):
+            return False
+        raise f.error(f"{name} {stated!r} is not one kvdrill knows (float32, bfloat16, "
+                      "float16)")
+    return default
 
 
 def _with_state(f: Fields, layout: Layout, hidden: int, ssm_in_fp32: bool = False) -> Layout:
@@ -314,7 +330,7 @@ def _with_state(f: Fields, layout: Layout, hidden: int, ssm_in_fp32: bool = Fals
     elif kind == "mamba2":
         layout.state_elements = _mamba2_state(f, hidden, ssm_in_fp32)
     elif kind == "gated-delta-net":
-        layout.state_elements = _delta_net_state(f)
+        layout.state_elements = _delta_net_state(f, ssm_in_fp32)
     elif kind == "short-conv":
         kernel = f.first_count("conv_L_cache", "conv_kernel", required=True)
         assert kernel is not None
@@ -351,13 +367,7 @@ def _mamba2_state(f: Fields, hidden: int, ssm_in_fp32: bool) -> int:
         f"{d['groups']} groups × d_state {d['state']}) = {conv:,} + SSM {d['heads']} heads × "
         f"{d['head_dim']} × {d['state']} = {ssm:,}: {conv + ssm:,} values per layer and "
         "sequence (vllm mamba2_state_shape)")
-    if ssm_in_fp32:
-        f.notes.append(f"the SSM part kept in float32 (mamba_ssm_cache_dtype; vLLM's default "
-                       f"for Nemotron-H), the convolution in the model's dtype: counted as "
-                       f"{conv:,} + 2 × {ssm:,} = {conv + 2 * ssm:,} values of 2 bytes")
-        return conv + 2 * ssm
-    f.notes.append("kept in the model's dtype (vLLM's mamba_cache_dtype auto)")
-    return conv + ssm
+    return _priced(f, conv, ssm, ssm_in_fp32)
 
 
 def _mamba_state(f: Fields, hidden: int) -> int:
@@ -384,7 +394,7 @@ def delta_net_dims(f: Fields) -> dict[str, int]:
             "conv": 2 * key_heads * key_dim + value_heads * value_dim}
 
 
-def _delta_net_state(f: Fields) -> int:
+def _delta_net_state(f: Fields, ssm_in_fp32: bool) -> int:
     d = delta_net_dims(f)
     conv = (d["kernel"] - 1) * d["conv"]
     recurrent = d["value_heads"] * d["key_dim"] * d["value_dim"]
@@ -393,7 +403,20 @@ def _delta_net_state(f: Fields) -> int:
         f"{conv:,} + recurrent {d['value_heads']} value heads × {d['key_dim']} × "
         f"{d['value_dim']} = {recurrent:,}: {conv + recurrent:,} values per layer and sequence "
         "(vllm gated_delta_net_state_shape)")
-    return conv + recurrent
+    return _priced(f, conv, recurrent, ssm_in_fp32)
+
+
+def _priced(f: Fields, conv: int, ssm: int, ssm_in_fp32: bool) -> int:
+    """State values in units of the model's 2-byte dtype: an SSM part kept in float32 counts
+    twice."""
+    if ssm_in_fp32:
+        f.notes.append(f"the recurrent part kept in float32 (the config's mamba_ssm_dtype, or "
+                       f"vLLM's default for Nemotron-H), the convolution "
+                       f"in the model's dtype: counted as {conv:,} + 2 × {ssm:,} = "
+                       f"{conv + 2 * ssm:,} values of 2 bytes")
+        return conv + 2 * ssm
+    f.notes.append("the state kept in the model's dtype (vLLM's mamba cache dtype auto)")
+    return conv + ssm
 
 
 def chunked_layers(f: Fields, layers: int) -> tuple[int, int] | None:

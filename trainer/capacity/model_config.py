@@ -515,6 +515,8 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
         moe_layers = _moe_layers(f, model_type, layers) if experts else set()
         dense_layers = layers - len(moe_layers)
     dense_width = f.count("intermediate_size_mlp") or intermediate
+    if model_type == "granitemoehybrid" and not experts:  # the shared MLP is the only one
+        dense_width = f.count("shared_intermediate_size") or intermediate
     if dense_width is not None and f.flag("block_auto_adjust_ff_dim", False):
         dense_width = _lfm2_width(f, dense_width)
     if experts:

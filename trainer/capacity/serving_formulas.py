@@ -59,7 +59,7 @@ def validate(d: Any) -> None:
             continue
         if name in WHOLE_INPUTS and Fraction(value).denominator != 1:
             raise InvalidInput(f"{name} must be a whole number, got {float(value):g}")
-        if name in ("think_seconds", "state_elements"):
+        if name in ("think_seconds", "state_elements", "recurrent_layers"):
             if value < 0:
                 raise InvalidInput(f"{name} must be at least 0, got {float(value):g}")
         elif value <= 0:

@@ -226,11 +226,32 @@ def _batch1_ceiling(v: Any, ops: Any) -> Any:
     return v.gpus * v.bandwidth_tbs * TB / v.active_weights_bytes
 
 
+def _expert_params(v: Any) -> Any:
+    # Every routed expert's parameters: the unused ones are (E - k) of E.
+    return (v.params - v.active_params) * v.experts / (v.experts - v.experts_per_token)
+
+
+def _expert_bytes_per_param(v: Any) -> Any:
+    """Bytes of one routed expert parameter. An MXFP4 checkpoint quantizes the experts alone
+    (GPT-OSS's modules_to_not_convert: attention, router, embedding and LM head stay BF16), so
+    its experts are 17/32 B and the rest the tables' dtype; otherwise one price for all."""
+    if v.weights_dtype == "mxfp4" and v.tables_dtype is not None:
+        return v.weight_bytes_per_param
+    return v.weight_bytes_per_param if v.weights_gb is None else v.weights_bytes / v.params
+
+
+def _other_bytes(v: Any) -> Any:
+    # Everything that is not a routed expert: attention, norms, router, shared experts, tables.
+    return v.weights_bytes - _expert_params(v) * _expert_bytes_per_param(v)
+
+
 @_formula("active_weights_bytes", "weights one token uses (MoE: its experts)", "B")
 def _active_weights_bytes(v: Any, ops: Any) -> Any:
     if v.experts is None:
         return v.weights_bytes
-    return v.weights_bytes * v.active_params / v.params
+    # The non-expert part whole, and k of E experts at the experts' own bytes
+    used = _expert_params(v) * v.experts_per_token / v.experts
+    return _other_bytes(v) + used * _expert_bytes_per_param(v)
 
 
 # Above this batch every expert is all but certainly touched: (1 - k/E)^1024 is negligible, and
@@ -247,11 +268,9 @@ def _weights_read_per_step(v: Any, ops: Any) -> Any:
     if v.experts is None:
         return v.weights_bytes - unread
     # Expected share of experts that at least one of `batch` tokens is routed to.
-    expert_params = (v.params - v.active_params) * v.experts / (v.experts - v.experts_per_token)
     untouched = (1 - v.experts_per_token / v.experts) ** ops.min(v.batch_size, MOE_BATCH_CAP)
-    per_param = (v.weight_bytes_per_param if v.weights_gb is None
-                 else v.weights_bytes / v.params)
-    return v.weights_bytes - unread - expert_params * untouched * per_param
+    return (v.weights_bytes - unread
+            - _expert_params(v) * untouched * _expert_bytes_per_param(v))
 
 
 @_formula("lm_head_params", "LM head parameters (vocab × hidden)", "")
