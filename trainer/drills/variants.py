@@ -209,6 +209,8 @@ def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
             if step.kind == "numeric":
                 key.reference(step.id)
     except KvdrillError as error:
+        if str(error).endswith("ratio of zero"):  # a comparison with a count that is zero
+            return _zero_count(drill, givens)
         return str(error).split(": ", 2)[-1] if str(error).startswith("drill ") else str(error)
     except ZeroDivisionError:
         return _zero_count(drill, givens)

@@ -1,0 +1,46 @@
+"""Prose computed from the deployment, not copied from the default: the sentences a worked
+solution states about a card or a budget hold for the card and the budget it is about."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from click.testing import Result
+
+Run = Callable[..., Result]
+
+
+def paragraph(text: str, opening: str) -> str:
+    start = text.index(opening)
+    return " ".join(text[start:text.index("\n\n", start)].split())
+
+
+def test_the_driver_gain_on_an_h200_pair_is_the_h200s(run: Run) -> None:
+    # 2 GPUs × (151.0 − 141 GB) × 0.9 = 17.6 GB (H200: 144,384 MiB reported)
+    text = paragraph(run("solution", "llama31-8b-h100", "--gpu", "h200").output,
+                     "Two more things")
+    assert "H200" in text and "H100" not in text
+    assert "adds about 17.6 GB" in text
+
+
+def test_the_driver_gain_on_the_default_h100_pair_is_computed(run: Run) -> None:
+    # 2 × (85.52 − 80) × 0.9 = 9.9 GB, not the "about 8" once written by hand
+    text = paragraph(run("solution", "llama31-8b-h100").output, "Two more things")
+    assert "adds about 9.9 GB" in text
+
+
+def test_the_observed_lower_follow_up_does_not_blame_reservations(run: Run) -> None:
+    text = run("solution", "llama31-8b-h100").output
+    section = text[text.index("Observed concurrency is 40% below"):text.index("Red flags")]
+    assert "Not max_model_len reservations, nor fragmentation" in " ".join(section.split())
+    assert "Block fragmentation**:" not in section
+
+
+def test_a_deepseek_variants_careful_budget_is_its_own(run: Run) -> None:
+    text = " ".join(run("solution", "deepseek-v3-mla-h200", "--variant", "2").output.split())
+    found = re.search(r"nearer (\d+) GB than (\d+) GB", text)
+    assert found is not None
+    careful, budget = int(found.group(1)), int(found.group(2))
+    # 7 GPUs' copies of about 1.1 GB beyond the share counted
+    assert 7 <= budget - careful <= 8
