@@ -3,6 +3,7 @@ solution states about a card or a budget hold for the card and the budget it is 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -44,3 +45,17 @@ def test_a_deepseek_variants_careful_budget_is_its_own(run: Run) -> None:
     careful, budget = int(found.group(1)), int(found.group(2))
     # 7 GPUs' copies of about 1.1 GB beyond the share counted
     assert 7 <= budget - careful <= 8
+
+
+def test_no_solution_states_a_figure_twice_in_one_unit(run: Run) -> None:
+    # "16 GiB (16 GiB)": a hand-written unit beside a computed one
+    repeated = re.compile(r"(\d[\d,.]* (?:GiB|GB|MiB|MB|KiB|KB|B)) \(\1\)")
+    drills = [entry["id"] for entry in json.loads(run("list", "--json").output)]
+    found = {drill: repeated.findall(run("solution", drill).output) for drill in drills}
+    assert {drill: hits for drill, hits in found.items() if hits} == {}
+
+
+def test_a_plan_at_the_datasheet_says_its_own_overstatement(run: Run) -> None:
+    # at the default batch of 96 the plan assumes 70%: 1 ÷ 0.70 ≈ 1.4×; at 32, 62%: 1.6×
+    text = " ".join(run("solution", "decode-roofline-vs-measured").output.split())
+    assert re.search(r"promises about 1\.[46]× the throughput", text)
