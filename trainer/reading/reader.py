@@ -282,7 +282,9 @@ _LEADING_FILLER = re.compile(
 # A few words before the first number ("ratio 8", "roughly about 52 GB") are dropped, unless
 # one of them changes what the number means ("not 52", "x8", "between 90 and 100").
 _KEEP_LEADING = frozenset({"x", "not", "minus", "negative", "between", "from"})
-_LEADING_WORDS = re.compile(r"^((?:[A-Za-z][A-Za-z'’-]*\s+){1,4})(?=[~≈]?\s*\d)")
+# A few words before the number, a comma or colon after them allowed: "about 96",
+# "same as before, ~181 GB", "double: 192".
+_LEADING_WORDS = re.compile(r"^((?:[A-Za-z][A-Za-z'’-]*[,:]?\s+){1,4})(?=[~≈]?\s*\d)")
 # What separates shown working from the result: the value after the last one is the answer.
 _WORKING_SEPARATOR = re.compile(
     r"\s*(?:=>|->|→|⇒|~=|=|≈|≃|\b(?:so|gives|giving|hence|thus|therefore|i\.e\.|ie|which is"
@@ -347,10 +349,12 @@ _PER_THING = re.compile(
     r"|\s+each$",
     re.IGNORECASE,
 )
+# Adjectives between a number and what it counts ("96 concurrent live sessions"); only right
+# after the number, so "keep more headroom" later in a remark keeps its words.
 _ADJECTIVE = re.compile(
-    r"(?<=[\d\skKM])\s*\b(?:concurrent|simultaneous|active|live|parallel|total|max|maximum|full"
-    r"|whole|complete|such|more|ongoing|in-flight|inflight|running|batched|chat|long-context"
-    r"|cached|resident|kv|kv-cache)\s+(?=[A-Za-z])",
+    r"(?<=[\dkKM])(?:\s*\b(?:concurrent|simultaneous|active|live|parallel|total|max|maximum"
+    r"|full|whole|complete|such|more|ongoing|in-flight|inflight|running|batched|chat"
+    r"|long-context|cached|resident|kv|kv-cache)\b)+\s+(?=[A-Za-z])",
     re.IGNORECASE,
 )
 _PLAIN_WORDS = frozenset((
@@ -481,7 +485,7 @@ def _tidy(s: str) -> tuple[str, bool, list[str]]:
         s = _LEADING_LABEL.sub("", body, count=1)
         s = _LEADING_FILLER.sub("", s, count=1)
         m = _LEADING_WORDS.match(s)
-        if m and not any(w.lower() in _KEEP_LEADING for w in m.group(1).split()):
+        if m and not any(w.lower().rstrip(",:") in _KEEP_LEADING for w in m.group(1).split()):
             s = s[m.end():]
         if s == before:
             return s, approximate, notes
