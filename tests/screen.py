@@ -73,6 +73,18 @@ class Screen:
         shown = self.display()
         return [self._text_of(row) for row in self.screen.history.top] + shown
 
+    def wait_count(self, pattern: str, count: int, timeout: float = TIMEOUT) -> None:
+        """Wait until `pattern` has shown on `count` lines so far (scrolled off or on screen):
+        the next of a prompt that repeats, never the stale one still on screen."""
+        found = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while sum(1 for line in self.history() if found.search(line)) < count:
+            left = deadline - time.monotonic()
+            if left <= 0 or (not self.child.isalive() and not self._pending()):
+                raise AssertionError(f"{pattern!r} never showed {count} times; the screen:\n"
+                                     + "\n".join(self.display()))
+            self._pump(min(0.2, left))
+
     def wait_for(self, pattern: str, timeout: float = TIMEOUT) -> list[str]:
         """The screen, once `pattern` (a regular expression) shows on it."""
         found = re.compile(pattern)

@@ -43,7 +43,14 @@ def opened(home: Path) -> Iterator[Callable[..., Screen]]:
 
 
 def started(screen: Screen) -> Screen:
-    screen.wait_for("Press Enter to start the clock")
+    # an intro taller than the screen is paged: Enter through it to the clock's start
+    prompts = "More of the situation: press Enter|Press Enter to start the clock"
+    shown = 1
+    screen.wait_count(prompts, shown)
+    while "Press Enter to start the clock" not in screen.text():
+        screen.send(ENTER)
+        shown += 1
+        screen.wait_count(prompts, shown)
     screen.send(ENTER)
     screen.wait_for(r" 1/\d+ · step ")
     return screen
@@ -69,6 +76,30 @@ def answer_box(lines: list[str]) -> list[str]:
 
 
 # -- the introduction ----------------------------------------------------------------------------
+
+
+def test_an_intro_taller_than_the_screen_starts_at_its_top(opened: Callable[..., Screen]) -> None:
+    # multi-turn-growth's situation runs past 24 rows: its first screenful waits for Enter
+    screen = opened("practice", "multi-turn-growth")
+    screen.wait_for("More of the situation: press Enter")
+    assert screen.history()[0] == screen.display()[0]  # nothing scrolled away yet
+    assert screen.display()[0].startswith("The context that keeps growing")
+
+
+def test_a_paged_intro_ends_at_the_clocks_start(opened: Callable[..., Screen]) -> None:
+    screen = opened("practice", "multi-turn-growth")
+    screen.wait_for("More of the situation: press Enter")
+    screen.send(ENTER)
+    started(screen)
+
+
+def test_a_table_in_the_situation_shows_without_its_markdown_rule(
+        opened: Callable[..., Screen]) -> None:
+    screen = opened("practice", "multi-turn-growth")
+    screen.wait_for("More of the situation: press Enter")
+    screen.send(ENTER)
+    screen.wait_for("Press Enter to start the clock")
+    assert not any("|---" in line for line in screen.history() + screen.display())
 
 
 @pytest.mark.parametrize("drill_id", [DRILL, "llama2-70b-mi300x"])

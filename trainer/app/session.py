@@ -52,6 +52,35 @@ _BULLET = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+")
 _VERBATIM = ("|", "#", "```", ">")
 
 
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def plain_tables(text: str) -> str:
+    """A Markdown table as aligned columns, its |---| rule dropped: what a person reads on a
+    terminal, where the pipes and dashes are noise."""
+    lines = text.split("\n")
+    out: list[str] = []
+    block: list[list[str]] = []
+
+    def flush() -> None:
+        if block:
+            widths = [max(len(row[i]) if i < len(row) else 0 for row in block)
+                      for i in range(max(len(row) for row in block))]
+            out.extend("  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row))
+                       .rstrip() for row in block)
+            block.clear()
+
+    for line in lines:
+        if line.lstrip().startswith("|"):
+            if not _TABLE_RULE.match(line):
+                block.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+            continue
+        flush()
+        out.append(line)
+    flush()
+    return "\n".join(out)
+
+
 def unwrap(text: str) -> str:
     """Join the hard-wrapped lines of each paragraph and list item of `text` into one line, so
     a terminal of any width can wrap them again. Tables, headings and indented lines stay."""
@@ -153,13 +182,16 @@ class Session:
     def __init__(self, key: AnswerKey, store: Store, attempt_id: int, *, ask: Ask, say: Say,
                  clock: Clock, exam: bool = False, strict: bool = False,
                  reask_unreadable: bool = False, ready: Ready | None = None,
-                 givens_per_step: bool = False) -> None:
+                 givens_per_step: bool = False,
+                 intro: Callable[[str], bool] | None = None) -> None:
         """`reask_unreadable`: ask again (recording nothing) after an unreadable answer, an
         unknown `:command` or an empty Enter, as in a terminal; otherwise every line is one
         step's answer, as through a pipe. `ready`: called before the first step's clock starts
         (a terminal waits for Enter there, so reading the givens is not charged to a step).
         `givens_per_step`: each step has givens of its own (a --weak session), which :givens
-        shows, and the introduction does not list the first step's as the drill's."""
+        shows, and the introduction does not list the first step's as the drill's. `intro`:
+        shows the introduction (a terminal pages one taller than the screen); False when the
+        candidate stopped while reading it."""
         self.key = key
         self.drill = key.drill
         self.store = store
@@ -168,6 +200,8 @@ class Session:
         self.exam, self.strict = exam, strict
         self.reask_unreadable, self.ready = reask_unreadable, ready
         self.givens_per_step = givens_per_step
+        self.intro = intro
+        self.stopped_reading = False
         self.answers: dict[str, str | None] = {}
         self.seconds: dict[str, float] = {}
         self.hints: dict[str, int] = {}
@@ -196,7 +230,7 @@ class Session:
 
     def situation(self) -> str:
         """The title, the situation once and the givens once."""
-        text = f"{self.key.title()}\n\n{unwrap(situation_of(self.key))}"
+        text = f"{self.key.title()}\n\n{plain_tables(unwrap(situation_of(self.key)))}"
         return text if self.givens_per_step else f"{text}\n\n{self.givens_text()}"
 
     def givens_text(self, step: Step | None = None) -> str:
@@ -207,16 +241,21 @@ class Session:
         return "Given:\n" + "\n".join(f"  {line}" for line in givens_lines(key))
 
     def introduce(self) -> None:
-        self.say(self.situation())
         mode = "exam: no feedback until the end · :skip · :back · :help · :quit" \
             if self.exam else COMMANDS_HELP
-        self.say(f"\nTarget {self.drill.target_minutes} min · {mode}")
+        text = f"{self.situation()}\n\nTarget {self.drill.target_minutes} min · {mode}"
+        if self.intro is None:
+            self.say(text)
+        elif not self.intro(text):
+            self.stopped_reading = True
 
     def run(self) -> bool:
         """Ask every open step; True when the drill was finished, False when input ended or
         the candidate quit (the attempt stays incomplete and can be resumed)."""
         index = self.first_open_step()
         steps = self.drill.steps
+        if self.stopped_reading:
+            return self._stopped()
         if index < len(steps) and self.ready is not None and not self.ready(START_MESSAGE):
             return self._stopped()
         while index < len(steps):

@@ -206,6 +206,35 @@ def show_lines(lines: list[Line], output: Output | None = None) -> None:
                          color_depth=depth)
 
 
+def terminal_height() -> int:
+    return max(8, shutil.get_terminal_size().lines)
+
+
+MORE_MESSAGE = "More of the situation: press Enter"
+
+
+def make_intro(ready: Callable[[str], bool], output: Output | None = None,
+               width: Callable[[], int] | None = None,
+               height: Callable[[], int] | None = None) -> Callable[[str], bool]:
+    """Show an introduction from its top: a screenful at a time, Enter for the next, so the
+    title and the first lines never scroll away before the clock starts. False when the
+    candidate stops (Ctrl-C, :quit) while reading."""
+
+    def intro(text: str) -> bool:
+        lines = said_lines(text, (width or terminal_width)())
+        # room below for the prompt line the next screen or the clock's start needs
+        page = max(4, (height or terminal_height)() - 2)
+        while len(lines) > page:
+            show_lines(lines[:page], output)
+            if not ready(MORE_MESSAGE):
+                return False
+            lines = lines[page:]
+        show_lines(lines, output)
+        return True
+
+    return intro
+
+
 def make_say(output: Output | None = None,
              width: Callable[[], int] | None = None) -> Callable[[str], None]:
     """A `say` for Session: wrapped at the terminal's width, verdicts and overtime in colour."""

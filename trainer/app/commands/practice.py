@@ -110,6 +110,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     piped = not sys.stdin.isatty()
     ask: Callable[[Any], str | None]
     ready: Callable[[str], bool] | None = None
+    intro: Callable[[str], bool] | None = None
     say: Callable[[str], None] = echo
     if piped:
         ask = _piped_ask
@@ -117,11 +118,12 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         from trainer.app import tui
 
         ask, ready, say = tui.make_ask(), tui.make_ready(), tui.make_say()
+        intro = tui.make_intro(ready)
     # A terminal asks again after an unreadable answer and starts the clock on Enter; a pipe
     # keeps one line per step (an unreadable line is recorded invalid) and never waits.
     run = session.Session(key, db, attempt_id, ask=ask, say=say, clock=time.monotonic,
                           exam=exam, strict=strict, reask_unreadable=not piped, ready=ready,
-                          givens_per_step=drill.id == weak_drill_id())
+                          givens_per_step=drill.id == weak_drill_id(), intro=intro)
     if resume is None or not piped:
         run.introduce()
     if resume is not None:  # in a terminal, just above "Press Enter to start the clock"
