@@ -232,6 +232,28 @@ def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:
     click.echo(text, err=err, nl=nl)
 
 
+def echo_long(message: Any = "", *, nl: bool = True) -> None:
+    """echo for output that may run past the screen (a worked solution, a review, the table at
+    the end of a drill): on a terminal shorter than it, shown through the pager ($PAGER, else
+    less) from its top; KVDRILL_PAGER=never, a pipe or a file print it whole."""
+    import os
+
+    text = printable(str(message))
+    width = screen_width()
+    if width is None or os.environ.get("KVDRILL_PAGER", "").lower() in ("never", "0", "off"):
+        echo(text, nl=nl)
+        return
+    import shutil
+
+    from trainer.text_layout import wrap
+
+    text = wrap(text, width)
+    if text.count("\n") + 1 < shutil.get_terminal_size((80, 24)).lines:
+        click.echo(text, nl=nl)
+        return
+    click.echo_via_pager(text + ("\n" if nl else ""))
+
+
 def emit_json(payload: Any) -> None:
     click.echo(json_text(payload))
 

@@ -18,6 +18,7 @@ from trainer.app.options import (
     complete_drills,
     drill_target,
     echo,
+    echo_long,
     emit_json,
     format_options,
     screen_width,
@@ -148,8 +149,8 @@ def solution(drill_id: str, variant: int | None, target_model: str | None,
 
         return terminal_text.plain(terminal_text.render(text, width)) + "\n"
 
-    echo(kept_output("solution", drill_id, (variant, width, _target_key(target)), make,
-                     templates=True), nl=False)
+    echo_long(kept_output("solution", drill_id, (variant, width, _target_key(target)), make,
+                          templates=True), nl=False)
 
 
 def _target_key(target: dict[str, Any] | None) -> str | None:

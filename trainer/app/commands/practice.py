@@ -16,6 +16,7 @@ from trainer.app.options import (
     complete_drills,
     drill_target,
     echo,
+    echo_long,
     target_args,
     target_options,
     variant_option,
@@ -138,7 +139,7 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         kept_marks.keep_finished(db, attempt_id)
     if finished or piped:
         echo("")
-        echo(session.summary(run, None if piped else tui.terminal_width()))
+        echo_long(session.summary(run, None if piped else tui.terminal_width()))
         chosen = f" --variant {variant}" if variant is not None else ""
         chosen += target_args(target_model, target_gpu)
         if resume is not None and target is not None:
