@@ -34,6 +34,7 @@ def fail_line(message: str, code: int) -> None:
 COMMANDS: dict[str, tuple[str, str]] = {
     "calc": ("calc", "calc"),
     "cohort": ("attempts", "cohort"),
+    "explain": ("explain", "explain"),
     "export": ("attempts", "export"),
     "grade": ("drills", "grade"),
     "history": ("attempts", "history"),
