@@ -23,7 +23,7 @@ def _commands() -> list[tuple[str, click.Command]]:
 
 def test_every_command_is_listed() -> None:
     ctx = click.Context(cli)
-    assert len(_commands()) == len(cli.list_commands(ctx)) == 16
+    assert len(_commands()) == len(cli.list_commands(ctx)) == 17
 
 
 def test_every_command_module_command_is_in_the_group() -> None:

@@ -38,6 +38,10 @@ _RELEASE_SUFFIX = re.compile(
     r"mlx|gguf|dynamic|\d{4})$", re.IGNORECASE)
 
 
+_QUANTIZED = re.compile(r"fp8|awq|gptq|int4|int8|w4a16|w8a8|w4a8|bnb|quantized|mxfp4|nvfp4|"
+                        r"compressed|marlin|gguf", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Settings:
     tensor_parallel: int
@@ -48,6 +52,7 @@ class Settings:
     utilization: float | None
     sources: dict[str, str]  # setting -> "log", "option", "default"
     conflicts: tuple[str, ...] = ()
+    quantized: bool = False  # the weights are a quantised release (its name or the log says)
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,8 @@ def settings_of(log: EngineLog, options: dict[str, Any], model: ModelPreset) -> 
         sources[name] = "default"
         return default
 
-    default_block = 64 if model.attention == "mla" else 16
+    # V1's MLA backends (FlashMLA) page by 64; V0 and every other attention by 16
+    default_block = 64 if model.attention == "mla" and log.engine != "vllm-v0" else 16
     kv = pick("kv_cache_dtype", options.get("kv_cache_dtype"), "auto", str)
     tp = pick("tensor_parallel_size", options.get("tensor_parallel_size"), 1, int)
     pp = pick("pipeline_parallel_size", options.get("pipeline_parallel_size"), 1, int)
@@ -122,8 +128,11 @@ def settings_of(log: EngineLog, options: dict[str, Any], model: ModelPreset) -> 
     length = pick("max_model_len", options.get("max_model_len"), None, int)
     utilization = pick("gpu_memory_utilization", options.get("gpu_memory_utilization"), None,
                        float)
+    names = " ".join(str(v) for v in (log.settings.get("model"), options.get("model_name"),
+                                      log.settings.get("quantization")) if v)
+    quantized = bool(_QUANTIZED.search(names))
     return Settings(max(1, tp), max(1, pp), kv.lower(), max(1, block), length, utilization,
-                    sources, tuple(conflicts))
+                    sources, tuple(conflicts), quantized)
 
 
 def with_conflict(settings: Settings, conflict: str) -> Settings:
@@ -169,6 +178,10 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
         per_layer = (model.mla_latent + model.mla_rope) * dtype_bytes
         per_layer_how = (f"({model.mla_latent} latent + {model.mla_rope} rope) × "
                          f"{dtype_bytes} B, whole on every rank")
+        if log.engine == "vllm-v0" and per_layer % 256:
+            # V0's MLA backends pad each token's entry to a multiple of 256 bytes
+            per_layer += -per_layer % 256
+            per_layer_how += f", padded to {per_layer:,} B (V0 MLA)"
     else:
         heads = max(1, model.kv_heads // tp)
         per_layer = 2 * heads * model.head_dim * dtype_bytes
@@ -177,6 +190,8 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
             split += " (replicated: 1 a GPU)"
         per_layer_how = f"2 × {split} × {model.head_dim} head_dim × {dtype_bytes} B"
     groups, group_layers, group_how = _layer_groups(model, stage_layers)
+    # decode context parallel: each rank holds every n-th token, and vLLM multiplies its count
+    context_parallel = int(log.settings.get("context_parallel", "1") or 1)
     page = block * per_layer
     rows: list[Row] = []
     logged_memory = log.figures.get("kv_cache_memory")
@@ -192,7 +207,7 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
     if memory_gib is not None:
         available = memory_gib * GIB
         expected_blocks = int(available // page // group_layers)
-        expected_tokens = expected_blocks // groups * block
+        expected_tokens = expected_blocks // groups * block * context_parallel
         rows.append(Row("kv_cache_memory", memory_gib, None, "GiB",
                         "per GPU, as the log states it: what the token count is computed from"))
         if log.engine == "vllm-v0" or "gpu_blocks" in log.figures:
@@ -201,8 +216,9 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
                             f"layer-token) ÷ {group_layers} layers"))
         how = (f"{memory_gib:g} GiB ÷ {page:,} B a page ({block} tokens × {per_layer:,} B) ÷ "
                f"{group_layers} layers = {expected_blocks:,} blocks"
-               + (f" ÷ {groups} groups" if groups > 1 else "") + f" × {block} tokens; "
-               + group_how)
+               + (f" ÷ {groups} groups" if groups > 1 else "") + f" × {block} tokens"
+               + (f" × {context_parallel} context-parallel ranks" if context_parallel > 1
+                  else "") + "; " + group_how)
         logged_tokens = log.figure("kv_tokens")
         if logged_tokens is None and log.figure("gpu_blocks") is not None:
             logged_tokens = log.figure("gpu_blocks") * block  # type: ignore[operator]
@@ -220,11 +236,12 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
         assert tokens is not None
         expected = None
         stated = log.figure("sglang_kv_gb")
-        if stated is not None:
-            expected = stated * 10**9 / (per_layer * stage_layers)
+        if stated is not None:  # SGLang prints GB but divides by 2^30
+            expected = float(int(stated * GIB // (per_layer * stage_layers)))
         rows.append(Row("kv_tokens", tokens, expected, "tokens",
-                        "SGLang's K and V sizes (GB) ÷ the bytes a token needs on a GPU"
-                        if stated is not None else "SGLang's count; no K/V size line to check"))
+                        "SGLang's K and V sizes (printed GB, computed in GiB) ÷ the bytes a "
+                        "token needs on a GPU" if stated is not None
+                        else "SGLang's count; no K/V size line to check"))
     else:
         raise ValueError("the log has no KV-cache line (Available KV cache memory, GPU KV cache "
                          "size, # GPU blocks, or SGLang's KV Cache is allocated): paste the "
@@ -274,8 +291,7 @@ def _memory(log: EngineLog, rows: list[Row], gpu: GpuPreset | None, settings: Se
         how = "as loaded" + (" (V0 prints GB; the figure is GiB)"
                              if unit == "GB" and log.engine == "vllm-v0" else "")
         expected = None
-        quantized = log.settings.get("quantization") not in (None, "None")
-        if not quantized and model.weights_dtype in ("bf16", "fp16") and \
+        if not settings.quantized and model.weights_dtype in ("bf16", "fp16") and \
                 settings.pipeline_parallel == 1:
             expected = float(model.params) * 2 / settings.tensor_parallel / GIB
             how = (f"{float(model.params) / 1e9:.2f}B params × 2 B"

@@ -59,8 +59,18 @@ _FIGURES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("kv_cache_memory", re.compile(r"Available KV cache memory:\s*" + _NUMBER + r"\s*(GiB|GB)"),
      ""),
     ("kv_tokens", re.compile(r"GPU KV cache size:\s*" + _NUMBER + r"\s*tokens"), ""),
-    ("gpu_blocks", re.compile(r"#\s*(?:GPU|cuda|gpu)\s+blocks:\s*" + _NUMBER), ""),
-    ("cpu_blocks", re.compile(r"#\s*(?:CPU|cpu)\s+blocks:\s*" + _NUMBER), ""),
+    ("gpu_blocks", re.compile(r"#\s*(?:GPU|cuda)\s+blocks:\s*" + _NUMBER, re.IGNORECASE), ""),
+    ("cpu_blocks", re.compile(r"#\s*CPU\s+blocks:\s*" + _NUMBER, re.IGNORECASE), ""),
+    # V0 from v0.7: "model weights take 10.45GiB; non_torch_memory takes 0.16GiB; PyTorch
+    # activation peak memory takes 0.94GiB; the rest of the memory reserved for KV Cache is
+    # 59.75GiB."
+    ("weights", re.compile(r"model weights take\s*" + _NUMBER + r"\s*(GiB|GB)"), "v0"),
+    ("kv_cache_memory", re.compile(r"reserved for KV Cache is\s*" + _NUMBER + r"\s*(GiB|GB)"),
+     ""),
+    ("non_torch_memory", re.compile(r"non_torch_memory takes\s*" + _NUMBER + r"\s*(GiB|GB)"),
+     ""),
+    ("peak_torch_memory", re.compile(r"activation peak memory takes\s*" + _NUMBER
+                                     + r"\s*(GiB|GB)"), ""),
     ("kv_tokens_sglang", re.compile(r"KV Cache is allocated\.\s*#tokens:\s*" + _NUMBER), ""),
     ("kv_tokens_sglang", re.compile(r"max_total_num_tokens\s*=\s*" + _NUMBER), ""),
 )
@@ -80,9 +90,12 @@ _SETTING = re.compile(r"\b(model|model_path|tokenizer|tensor_parallel_size|tp_si
                       r"context_length|kv_cache_dtype|quantization|dtype|block_size|page_size|"
                       r"gpu_memory_utilization|mem_fraction_static|served_model_name)"
                       r"\s*[=:]\s*('[^']*'|\"[^\"]*\"|[\w./+-]+)")
+_PRETRAINED = re.compile(r"\bpretrained=([\w./-]+)")
 _NON_DEFAULT = re.compile(r"non-default args:\s*\{(.*)\}")
 _PAIR = re.compile(r"'(\w+)':\s*('[^']*'|\"[^\"]*\"|-?[\d.]+(?:e-?\d+)?|True|False|None)")
 _PADDING = re.compile(r"Add (\d+) padding layers?")
+_CONTEXT_PARALLEL = re.compile(r"Multiplying the GPU KV cache size by the (?:cp|dcp)_world_size "
+                               r"(\d+)")
 
 _ALIASES = {"model_path": "model", "tp_size": "tensor_parallel_size",
             "pp_size": "pipeline_parallel_size", "max_seq_len": "max_model_len",
@@ -100,10 +113,10 @@ def read_log(text: str) -> EngineLog:
     if log.engine is None:
         if "kv_tokens_sglang" in log.figures:
             log.engine = "sglang"
-        elif "kv_tokens" in log.figures or "kv_cache_memory" in log.figures:
-            log.engine = "vllm-v1"
         elif "gpu_blocks" in log.figures:
             log.engine = "vllm-v0"
+        elif "kv_tokens" in log.figures or "kv_cache_memory" in log.figures:
+            log.engine = "vllm-v1"
     return log
 
 
@@ -116,6 +129,8 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
         log.version = log.version or m.group(1)
     if _SGLANG.search(line) and "server_args=ServerArgs(" in line:
         log.engine = "sglang"
+    if (m := _PRETRAINED.search(line)) is not None:
+        _set(log, "model", m.group(1))
     if (m := _NON_DEFAULT.search(line)) is not None:
         for key, value in _PAIR.findall(m.group(1)):
             _set(log, key, value, overwrite=True)
@@ -150,6 +165,8 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
         log.figures["sglang_kv_gb"] = Figure(size, "GB", number, line)
     if "sglang_avail_gb" not in log.figures and (m := _SGLANG_AVAIL.search(line)) is not None:
         log.figures["sglang_avail_gb"] = Figure(_number(m.group(1)), "GB", number, line)
+    if (m := _CONTEXT_PARALLEL.search(line)) is not None:
+        log.settings.setdefault("context_parallel", m.group(1))
     if (m := _PADDING.search(line)) is not None:
         log.notes.append(f"line {number}: the engine added {m.group(1)} padding layers to "
                          "make its KV-cache groups equal")

@@ -64,7 +64,7 @@ def explain(log_path: str, model_name: str | None, gpu: str | None, fmt: str,
     model, conflict = _model(log_path, log.settings.get("model")
                              or log.settings.get("served_model_name"), model_name)
     gpu_preset = presets.find_gpu(gpu) if gpu else None
-    settings = engine_account.settings_of(log, options, model)
+    settings = engine_account.settings_of(log, {**options, "model_name": model_name}, model)
     if conflict:
         settings = engine_account.with_conflict(settings, conflict)
     try:
