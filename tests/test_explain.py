@@ -30,7 +30,7 @@ INFO 10-01 12:00:25 distributed_gpu_executor.py:57] # GPU blocks: 61000, # CPU b
 SGLANG_LOG = """\
 [2025-02-01 09:00:00] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B-Instruct', \
 tp_size=1, kv_cache_dtype='auto', context_length=None)
-[2025-02-01 09:00:30 TP0] KV Cache is allocated. #tokens: 400000, K size: 26.21 GB, V size: 26.21 GB
+[2025-02-01 09:00:30 TP0] KV Cache is allocated. #tokens: 400000, K size: 24.41 GB, V size: 24.41 GB
 """
 
 
@@ -70,7 +70,7 @@ def test_v0_settings_come_from_its_config_line(run: Run) -> None:
 
 
 def test_sglang_tokens_are_checked_against_its_kv_sizes(run: Run) -> None:
-    # 52.42 GB ÷ 131,072 B a token = 399,932 tokens against the logged 400,000
+    # SGLang prints GB but means GiB: 48.82 GiB ÷ 131,072 B a token = 399,933 against 400,000
     out = explain(run, "-", stdin=SGLANG_LOG)
     assert figure(out, "kv_tokens")["agrees"] is True
 
