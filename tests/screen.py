@@ -142,8 +142,9 @@ def screen_lines(args: list[str], columns: int = 80, env: Mapping[str, str] | No
     """Every line the command leaves on a `columns`-wide terminal, trailing blanks dropped.
     The emulated screen is tall enough to keep the whole output (nothing scrolls away)."""
     command = kvdrill_command()
+    # the whole output, laid out: a pager would hold all but its first screen back
     environment = {**os.environ, **(env or {}), "COLUMNS": str(columns), "LINES": "24",
-                   "TERM": "xterm-256color"}
+                   "TERM": "xterm-256color", "KVDRILL_PAGER": "never"}
     child = pexpect.spawn(command[0], [*command[1:], *args], env=environment,
                           dimensions=(24, columns), encoding="utf-8", timeout=ONE_SHOT_TIMEOUT,
                           cwd=str(cwd) if cwd else None)
@@ -162,8 +163,9 @@ def printed_lines(args: list[str], columns: int = 80, env: Mapping[str, str] | N
                   ) -> list[str]:
     """The lines as the program wrote them (before the terminal wraps them), to measure."""
     command = kvdrill_command()
+    # the whole output, laid out: a pager would hold all but its first screen back
     environment = {**os.environ, **(env or {}), "COLUMNS": str(columns), "LINES": "24",
-                   "TERM": "xterm-256color"}
+                   "TERM": "xterm-256color", "KVDRILL_PAGER": "never"}
     child = pexpect.spawn(command[0], [*command[1:], *args], env=environment,
                           dimensions=(24, columns), encoding="utf-8", timeout=ONE_SHOT_TIMEOUT)
     output = child.read()
