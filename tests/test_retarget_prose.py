@@ -59,3 +59,20 @@ def test_a_plan_at_the_datasheet_says_its_own_overstatement(run: Run) -> None:
     # at the default batch of 96 the plan assumes 70%: 1 ÷ 0.70 ≈ 1.4×; at 32, 62%: 1.6×
     text = " ".join(run("solution", "decode-roofline-vs-measured").output.split())
     assert re.search(r"promises about 1\.[46]× the throughput", text)
+
+
+def test_sliding_window_on_gemma3_says_its_own_cut(run: Run) -> None:
+    # 52 of 62 layers at 1,024 tokens, 10 global: the session shrinks 5.3×, not 32×
+    text = " ".join(run("solution", "sliding-window-kv", "--model", "gemma-3-27b").output.split())
+    assert "52 of 62 layers windowed" in text
+    assert "divides the session by 5.3, not by 32" in text
+    assert "every layer windowed" not in text
+
+
+def test_moe_decode_on_qwen3_counts_its_own_experts(run: Run) -> None:
+    # 128 experts, 8 per token: 1 − (120/128)^16 = 64% at batch 16; 30.53B ÷ 3.35B = 9.1×
+    text = " ".join(run("solution", "mixtral-moe-decode", "--model", "qwen3-30b-a3b")
+                    .output.split())
+    assert "8 of 128 experts" in text and "(6/8)" not in text and "13B" not in text
+    assert "9.1× fewer" in text
+    assert "64% at batch 16" in text

@@ -345,6 +345,9 @@ class AnswerKey:
             "weights_dtype": d.weights_dtype,
             "params_b": format_number((d.params or 0) / 10**9, sig=4),
             "attention_params_b": format_number((d.attention_params or 0) / 10**9, sig=3),
+            "active_params_b": format_number((d.active_params or d.params or 0) / 10**9, sig=3),
+            "experts": _count_or(d.experts, "no experts"),
+            "experts_per_token": _count_or(d.experts_per_token, "no experts"),
             "think_seconds": _count_or(d.think_seconds, "unknown"),
             "reply_seconds": _count_or(d.reply_seconds, "unknown"),
             "batch": format_number(d.batch) if d.batch is not None else "the maximum",
@@ -352,6 +355,7 @@ class AnswerKey:
             "prompt_tokens": _count_or(d.prompt_tokens, "the prompt"),
             "prefix_tokens": _count_or(d.prefix_tokens, "no shared prefix"),
             "window": _count_or(d.window, "no window"),
+            "windowed_layers": format_number(d.windowed_layers if d.window is not None else 0),
             **serving_display(d, format_number),
         }
         released = (model_of(model).checkpoints or {}) if model else {}
