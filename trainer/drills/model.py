@@ -105,6 +105,7 @@ class Requires:
     tokenizer_of: str | None = None
     full_attention: bool = False
     kv_heads: bool = False
+    tp_within_kv_heads: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,7 +147,8 @@ class AnswerKey:
         "prefix_tokens", "window", "hbm_marketed_gb", "bandwidth_datasheet_tbs",
         "hbm_reported_mib", "hbm_reported_gb",
         "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", "weights_read_gb",
-        "window_note", "attention_flops_rule", *SERVING_PLACEHOLDERS,
+        "window_note", "attention_flops_rule", "weights_note", "experts",
+        "experts_per_token", "active_params_b", "windowed_layers", *SERVING_PLACEHOLDERS,
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -362,6 +363,15 @@ class AnswerKey:
         fp8 = released.get("fp8")
         shown["fp8_checkpoint_gb"] = (format_number(Fraction(str(fp8["weights_gb"])), sig=4)
                                       if fp8 else "unknown")
+        chosen = self.givens.get("checkpoint")
+        if isinstance(chosen, str) and chosen in released:
+            shown["weights_note"] = (
+                f"The weights are {shown['model_name']}'s released {chosen.upper()} checkpoint, "
+                f"which is not one byte per parameter: it keeps some layers in BF16, "
+                f"{shown['weights_gb']} GB in all.")
+        else:
+            shown["weights_note"] = (f"The weights are {shown['weights_dtype']}, "
+                                     f"{shown['weights_gb']} GB in all.")
         card = find_gpu(gpu) if gpu else None
         shown["hbm_marketed_gb"] = format_number(card.hbm_gb, sig=4) if card else shown["hbm_gb"]
         shown["bandwidth_datasheet_tbs"] = (format_number(card.bandwidth_tbs, sig=4) if card

@@ -255,6 +255,10 @@ class Requires(Strict):
         default=False, description="The lesson is about KV heads split or copied across GPUs: "
                                    "a model with multi-head latent attention (no KV heads) is "
                                    "refused.")
+    tp_within_kv_heads: bool = Field(
+        default=False, description="The lesson starts from tensor parallelism at most as wide "
+                                   "as the KV heads (nothing copied): a model with fewer KV "
+                                   "heads than the drill's GPUs is refused.")
 
 
 class Drill(Strict):

@@ -267,6 +267,14 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             f"drill {drill.id} is a lesson in KV heads split and copied across GPUs, and "
             f"{model.name} caches one latent per token with no KV heads: choose a model with "
             f"grouped KV heads, or deepseek-v3-mla-h200 --model {model.id}")
+    gpus = drill.givens.get("gpus")
+    if needs.tp_within_kv_heads and model is not None and model.attention != "mla" and \
+            isinstance(gpus, int) and model.kv_heads < gpus:
+        raise UsageError(
+            f"drill {drill.id} starts from TP={gpus} with nothing copied, and {model.name} has "
+            f"{model.kv_heads} KV heads, already copied {gpus // model.kv_heads}× at TP={gpus}: "
+            f"choose a model with at least {gpus} KV heads (llama-3.1-70b, qwen3-32b), or "
+            f"llama31-70b-tp2-h100 --model {model.id}")
     if needs.full_attention and model is not None and (
             (model.window and model.windowed_layers) or model.attention_layers is not None):
         hybrid = model.attention_layers is not None
