@@ -147,7 +147,7 @@ class AnswerKey:
         "prefix_tokens", "window", "hbm_marketed_gb", "bandwidth_datasheet_tbs",
         "hbm_reported_mib", "hbm_reported_gb",
         "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", "weights_read_gb",
-        "window_note", "attention_flops_rule", "weights_note", "experts",
+        "window_note", "attention_flops_rule", "weights_note", "head_dim_hint", "experts",
         "experts_per_token", "active_params_b", "windowed_layers", *SERVING_PLACEHOLDERS,
     )
 
@@ -363,6 +363,7 @@ class AnswerKey:
         fp8 = released.get("fp8")
         shown["fp8_checkpoint_gb"] = (format_number(Fraction(str(fp8["weights_gb"])), sig=4)
                                       if fp8 else "unknown")
+        shown["head_dim_hint"] = _head_dim_hint(d)
         chosen = self.givens.get("checkpoint")
         if isinstance(chosen, str) and chosen in released:
             shown["weights_note"] = (
@@ -411,3 +412,15 @@ def _window_text(d: Deployment, model_name: str) -> dict[str, str]:
     rule = (f"{full_rule} up to the window; beyond it each token attends to at most W = "
             f"{window} keys, {windowed}")
     return {"window_note": note, "attention_flops_rule": rule}
+
+
+def _head_dim_hint(d: Any) -> str:
+    """A hint for head_dim that is true of this model: hidden ÷ heads where it gives the
+    config's figure, a warning where it does not (Qwen3-32B: 5,120 ÷ 64 = 80, not 128)."""
+    if d.hidden is None or d.attention == "mla":
+        return "It is head_dim in the model's config.json."
+    if Fraction(d.hidden, d.heads) == d.head_dim:
+        return "hidden size ÷ attention heads works for this model, though not for every model."
+    return ("hidden size ÷ attention heads does not give it for this model: the config.json "
+            "states head_dim.")
+
