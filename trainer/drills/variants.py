@@ -283,7 +283,7 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
         other = "hybrid-state-kv" if hybrid else "sliding-window-kv"
         raise UsageError(
             f"drill {drill.id} needs every layer to keep the whole context, and {model.name} "
-            f"has {kind} and share no prefix: choose a model with full attention on every "
+            f"has {kind}: choose a model with full attention on every "
             f"layer, or {other} --model {model.id}")
 
 
