@@ -1,4 +1,4 @@
-"""Issue 34 on answers written blind to the scorer: tests/corpus/blind_claims_{a,b,c}.yaml each
+"""Issue 34 on answers written blind to the scorer: tests/corpus/blind_claims_{a,b,c,d}.yaml each
 hold, for all 43 text steps, a junior, mid, senior, buzzword-list and fluent wrong answer by a
 writer who read only `kvdrill show`, `kvdrill solution`, the seeds and the reference notes; A
 was used to develop the matcher and the claims, B was looked at in aggregate while doing so, C
@@ -8,7 +8,14 @@ kinds. Each answer is graded alone (`tests/claims_report.py` prints every figure
 The thresholds below are the figures measured (ordered, buzzwords held, wrong held, right
 answers said to make a wrong claim), not targets. C, measured the first time: 35, 39, 26 and 4
 false claims; the four were general faults (a sentence that supposes, "nothing" not read as a
-negation, "lets" and billing words in two claims) and their fixes give the figures below."""
+negation, "lets" and billing words in two claims) and their fixes give the figures below. C was
+then looked at, and its wrong-held figure rose with the claims written afterwards.
+
+D was written in a later session by a helper who read only show, solution, the seeds and the
+references, before 115 more wrong claims were written by another who never opened it: at the
+commit before them D measured 29, 43, 20, 0; after them 29, 43, 22, 0 (claims caught 16 → 19 of
+43). D is the honest figure for answers nobody here has read: wrong answers held on half the
+steps."""
 
 from __future__ import annotations
 
@@ -23,8 +30,9 @@ from tests.claims_report import report
 # right answers (of 129) at most.
 MEASURED = {
     "blind_claims_a.yaml": (41, 43, 43, 0),
-    "blind_claims_b.yaml": (32, 41, 33, 0),
-    "blind_claims_c.yaml": (39, 40, 26, 0),
+    "blind_claims_b.yaml": (32, 41, 34, 0),
+    "blind_claims_c.yaml": (39, 40, 36, 0),
+    "blind_claims_d.yaml": (29, 43, 22, 0),
     "blind_text_answers_all.yaml": (42, 41, 0, 0),
 }
 

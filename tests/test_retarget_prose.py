@@ -76,3 +76,37 @@ def test_moe_decode_on_qwen3_counts_its_own_experts(run: Run) -> None:
     assert "8 of 128 experts" in text and "(6/8)" not in text and "13B" not in text
     assert "9.1× fewer" in text
     assert "64% at batch 16" in text
+
+
+def test_the_405b_drill_refuses_a_model_already_copied_at_tp8(run: Run) -> None:
+    # Qwen3-235B-A22B has 4 KV heads: at TP=8 each is already on two GPUs
+    result = run("solution", "llama31-405b-h200-tp", "--model", "qwen3-235b-a22b", ok=False)
+    assert result.exit_code == 2
+    assert "has 4 KV heads, already copied 2× at TP=8" in result.stderr
+
+
+def test_the_405b_drill_on_a_bf16_model_does_not_cite_metas_checkpoint(run: Run) -> None:
+    text = " ".join(run("show", "llama31-405b-h200-tp", "--model", "qwen3-32b").output.split())
+    assert "The weights are bf16, 65.52 GB in all." in text
+    assert "Meta" not in text
+
+
+def test_the_head_dim_hint_is_true_of_the_target(run: Run) -> None:
+    # Qwen3-32B: 5,120 ÷ 64 = 80, but its head_dim is 128
+    text = run("show", "llama31-8b-h100", "--model", "qwen3-32b", "--json").output
+    assert "does not give it for this model" in text
+    assert "works for this model" not in text
+
+
+def test_llama2_on_an_mxfp4_model_does_not_recommend_int8(run: Run) -> None:
+    text = " ".join(run("solution", "llama2-70b-mi300x", "--model", "gpt-oss-120b")
+                    .output.split())
+    assert "Not int8 weights: they are already mxfp4" in text.replace("**", "")
+    assert "int8 weights can be added later" not in text
+
+
+def test_paged_blocks_refuses_a_windowed_model(run: Run) -> None:
+    # vLLM puts GPT-OSS-20B's 12 sliding and 12 full layers in two KV-cache groups
+    result = run("show", "paged-blocks-vllm", "--model", "gpt-oss-20b", ok=False)
+    assert result.exit_code == 2
+    assert "12 windowed layers" in result.stderr
