@@ -97,9 +97,25 @@ def test_a_weak_intro_lists_as_missed_only_skills_with_a_recorded_miss() -> None
     cards = [_card("kv-budget", reviews=2, wrong=1, last="Again"),
              _card("concurrency", reviews=1, wrong=0, last="Good")]
     lines = weak._skill_lines(cards, ["kv-budget", "concurrency", "model-shape"])
-    missed = lines[lines.index("Missed:") + 1:lines.index("Practised, no miss recorded:")]
+    missed = lines[lines.index("Missed at the last answer:") + 1:
+                   lines.index("Right at the last answer:")]
     assert [line.split(" ")[1] for line in missed] == ["kv-budget"]
     assert lines[-2:] == ["Not practised yet:", f"- model-shape ({weak.SKILLS['model-shape']})"]
+
+
+def test_a_skill_wrong_before_but_right_last_is_not_listed_as_missed() -> None:
+    cards = [_card("kv-budget", reviews=3, wrong=1, last="Good")]
+    lines = weak._skill_lines(cards, ["kv-budget"])
+    assert lines[0] == "Right at the last answer:"
+    assert "right at its last answer (Good)" in lines[1]
+
+
+def test_a_weak_question_names_the_model_and_card_it_is_about() -> None:
+    drill, _ = find_drill("llama31-8b-h100")
+    chosen = weak.Chosen("model-shape", drill, drill.step("shape-head-dim"), AnswerKey(drill),
+                         None)
+    data = yaml.safe_load(weak.session_text([], [chosen], 1))
+    assert "Llama-3.1-8B on 1 × NVIDIA H100" in data["steps"][0]["prompt"]
 
 
 def test_a_weak_step_gives_the_earlier_figures_it_builds_on_inline() -> None:

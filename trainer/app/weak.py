@@ -259,19 +259,20 @@ def _skill_lines(cards: list[SkillCard], skills: list[str]) -> list[str]:
     """The session's skills: those with a recorded miss under "Missed", the others apart, so
     a skill never practised is never called one you miss."""
     by_skill = {card.skill: card for card in cards if card.reviews}
-    missed = [s for s in skills if s in by_skill and (
-        by_skill[s].wrong or by_skill[s].last_rating == "Again")]
+    missed = [s for s in skills if s in by_skill and by_skill[s].last_rating == "Again"]
     right = [s for s in skills if s in by_skill and s not in missed]
     new = [s for s in skills if s not in by_skill]
     lines: list[str] = []
-    for title, group in (("Missed:", missed), ("Practised, no miss recorded:", right),
-                         ("Not practised yet:", new)):
+    for title, group in (("Missed at the last answer:", missed),
+                         ("Right at the last answer:", right), ("Not practised yet:", new)):
         if not group:
             continue
         lines.append(title)
         for skill in group:
             card = by_skill.get(skill)
-            told = f": {mistake_text(card)}" if card is not None and skill in missed else ""
+            # a skill answered right last time says its earlier mistake only as history
+            told = f": {mistake_text(card)}" if card is not None and (
+                skill in missed or card.last_mistake) else ""
             lines.append(f"- {skill} ({SKILLS[skill]}){told}")
     return lines
 
@@ -301,7 +302,8 @@ def session_text(cards: list[SkillCard], chosen: list[Chosen], steps: int) -> st
         display = c.key.display_givens()
         earlier = _earlier_figures(c, set(c.step.ratio_of or ()))
         prompt = "\n".join(part for part in (
-            f"[{c.skill} · {c.drill.id}, {variant}]", earlier,
+            f"[{c.skill} · {c.drill.id}, {variant}: {display['model_name']} on "
+            f"{display['gpus']} × {display['gpu_name']}]", earlier,
             prompt_of(c.key, c.step.id).strip()) if part)
         row: dict[str, Any] = {
             "id": ids[(c.drill.id, c.step.id)],
