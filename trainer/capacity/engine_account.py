@@ -183,10 +183,13 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
             per_layer += -per_layer % 256
             per_layer_how += f", padded to {per_layer:,} B (V0 MLA)"
     else:
-        heads = max(1, model.kv_heads // tp)
+        dp_attention = log.settings.get("dp_attention") in ("1", "True", "true")
+        heads = model.kv_heads if dp_attention else max(1, model.kv_heads // tp)
         per_layer = 2 * heads * model.head_dim * dtype_bytes
         split = f"{model.kv_heads} KV heads ÷ TP {tp}" if tp > 1 else f"{heads} KV heads"
-        if tp > model.kv_heads:
+        if dp_attention:
+            split = f"{heads} KV heads (data-parallel attention: a rank holds whole sequences)"
+        elif tp > model.kv_heads:
             split += " (replicated: 1 a GPU)"
         per_layer_how = f"2 × {split} × {model.head_dim} head_dim × {dtype_bytes} B"
     groups, group_layers, group_how = _layer_groups(model, stage_layers)

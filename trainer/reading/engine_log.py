@@ -59,8 +59,9 @@ _FIGURES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("kv_cache_memory", re.compile(r"Available KV cache memory:\s*" + _NUMBER + r"\s*(GiB|GB)"),
      ""),
     ("kv_tokens", re.compile(r"GPU KV cache size:\s*" + _NUMBER + r"\s*tokens"), ""),
-    ("gpu_blocks", re.compile(r"#\s*(?:GPU|cuda)\s+blocks:\s*" + _NUMBER, re.IGNORECASE), ""),
-    ("cpu_blocks", re.compile(r"#\s*CPU\s+blocks:\s*" + _NUMBER, re.IGNORECASE), ""),
+    ("gpu_blocks", re.compile(r"(?:#\s*|\b)(?:GPU|cuda)\s+blocks:\s*" + _NUMBER,
+                              re.IGNORECASE), ""),
+    ("cpu_blocks", re.compile(r"(?:#\s*|\b)CPU\s+blocks:\s*" + _NUMBER, re.IGNORECASE), ""),
     # V0 from v0.7: "model weights take 10.45GiB; non_torch_memory takes 0.16GiB; PyTorch
     # activation peak memory takes 0.94GiB; the rest of the memory reserved for KV Cache is
     # 59.75GiB."
@@ -88,12 +89,15 @@ _SGLANG = re.compile(r"server_args=ServerArgs\(|sglang", re.IGNORECASE)
 _SETTING = re.compile(r"\b(model|model_path|tokenizer|tensor_parallel_size|tp_size|"
                       r"pipeline_parallel_size|pp_size|max_seq_len|max_model_len|"
                       r"context_length|kv_cache_dtype|quantization|dtype|block_size|page_size|"
-                      r"gpu_memory_utilization|mem_fraction_static|served_model_name)"
+                      r"gpu_memory_utilization|mem_fraction_static|served_model_name|"
+                      r"enable_dp_attention)"
                       r"\s*[=:]\s*('[^']*'|\"[^\"]*\"|[\w./+-]+)")
 _PRETRAINED = re.compile(r"\bpretrained=([\w./-]+)")
 _NON_DEFAULT = re.compile(r"non-default args:\s*\{(.*)\}")
 _PAIR = re.compile(r"'(\w+)':\s*('[^']*'|\"[^\"]*\"|-?[\d.]+(?:e-?\d+)?|True|False|None)")
 _PADDING = re.compile(r"Add (\d+) padding layers?")
+# SGLang's data-parallel attention names its ranks in the prefix: [… DP1 TP1]
+_DP_RANK = re.compile(r"\[[^\]]*\bDP(\d+) TP\d+\]")
 _CONTEXT_PARALLEL = re.compile(r"Multiplying the GPU KV cache size by the (?:cp|dcp)_world_size "
                                r"(\d+)")
 
@@ -106,6 +110,9 @@ def read_log(text: str) -> EngineLog:
     """The figures and settings a start-up log states; an empty EngineLog when it states none."""
     log = EngineLog()
     for number, raw in enumerate(text.splitlines()[:200_000], start=1):
+        if "dp_attention" not in log.settings and (m := _DP_RANK.search(raw[:200])) \
+                and m.group(1) != "0":
+            log.settings["dp_attention"] = "1"
         line = _PREFIX.sub("", raw[:MAX_LINE_CHARS], count=1).strip()
         if not line:
             continue
