@@ -138,3 +138,34 @@ def test_markdown_gives_the_figures_as_a_table(run: Run) -> None:
         "WARNING | <img onerror=x> Add 3 padding layers\n"
     text = run("explain", "-", "--format", "md", input=log).output
     assert "| kv_tokens |" in text
+
+
+HOSTILE_LINES = (
+    "Available KV cache memory: {n} GiB", "GPU KV cache size: {n} tokens",
+    "Maximum concurrency for {n} tokens per request: {n}x", "GPU blocks: {n}",
+    "# GPU blocks: {n}, # CPU blocks: {n}", "Model loading took {n} GiB",
+    "KV Cache is allocated. #tokens: {n}, K size: {n} GB, V size: {n} GB",
+    "Initializing a V1 LLM engine (v{n}) with config: model='{m}', tensor_parallel_size={n}, "
+    "pipeline_parallel_size={n}, kv_cache_dtype=fp8, max_seq_len={n}",
+    "Memory profiling results: total_gpu_memory={n}GiB kv_cache_size={n}GiB",
+    "[2025 DP{n} TP0] avail mem={n} GB", "Multiplying the GPU KV cache size by the "
+    "dcp_world_size {n}.",
+)
+HOSTILE_NUMBERS = ("0", "1", "0.0", "16", "1,000", "99999999999999", "-1", "1e9", "0,0")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_log_of_impossible_figures_is_refused_or_explained_never_a_crash(
+        run: Run, seed: int) -> None:
+    import random
+
+    chance = random.Random(seed)
+    log = "\n".join(chance.choice(HOSTILE_LINES).format(
+        n=chance.choice(HOSTILE_NUMBERS),
+        m=chance.choice(["openai/gpt-oss-20b", "meta-llama/Llama-3.1-8B", "x/../../y", ""]))
+        for _ in range(chance.randint(1, 8)))
+    model = chance.choice(["llama-3.1-8b", "gpt-oss-20b", "deepseek-v3", "gemma-3-27b"])
+    result = run("explain", "-", "--model", model, "-pp", str(chance.randint(1, 5)),
+                 input=log, ok=False)
+    assert result.exit_code in (0, 2)
+    assert "internal error" not in result.output

@@ -107,6 +107,10 @@ def settings_of(log: EngineLog, options: dict[str, Any], model: ModelPreset) -> 
                 value = parse(stated)
             except ValueError:
                 value = None
+            if value is not None and not _sane(name, value):
+                conflicts.append(f"{name}: the log's {stated!r} is no setting an engine runs "
+                                 "with; ignored")
+                value = None
         if value is not None:
             sources[name] = "log"
             if option is not None and parse(str(option)) != value:
@@ -135,6 +139,17 @@ def settings_of(log: EngineLog, options: dict[str, Any], model: ModelPreset) -> 
                     sources, tuple(conflicts), quantized)
 
 
+_BOUNDS = {"tensor_parallel_size": 4096, "pipeline_parallel_size": 4096, "block_size": 1 << 20,
+           "max_model_len": 1 << 31, "gpu_memory_utilization": 1}
+
+
+def _sane(name: str, value: Any) -> bool:
+    if isinstance(value, str):
+        return len(value) <= 40
+    most = _BOUNDS.get(name)
+    return most is None or 0 < value <= most
+
+
 def with_conflict(settings: Settings, conflict: str) -> Settings:
     from dataclasses import replace
 
@@ -150,7 +165,10 @@ def _kv_bytes(settings: Settings, model: ModelPreset) -> int:
 
 def _layer_groups(model: ModelPreset, stage_layers: int) -> tuple[int, int, str]:
     """(groups, layers per group, how) of vLLM V1's KV-cache grouping for one stage."""
+    layers = model.attention_layers or model.layers
     windowed = model.windowed_layers if model.window is not None else 0
+    if stage_layers < layers:  # a pipeline stage holds its share of each kind
+        windowed = min(stage_layers, math.ceil(windowed * stage_layers / layers))
     full = stage_layers - windowed
     if not windowed or not full:
         return 1, stage_layers, "one KV-cache group of every layer"
@@ -195,6 +213,9 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
     groups, group_layers, group_how = _layer_groups(model, stage_layers)
     # decode context parallel: each rank holds every n-th token, and vLLM multiplies its count
     context_parallel = int(log.settings.get("context_parallel", "1") or 1)
+    if not 1 <= context_parallel <= 4096:
+        notes.append(f"a context-parallel size of {context_parallel} is no setting: taken as 1")
+        context_parallel = 1
     page = block * per_layer
     rows: list[Row] = []
     logged_memory = log.figures.get("kv_cache_memory")
@@ -280,6 +301,10 @@ def _concurrency(log: EngineLog, rows: list[Row], tokens: int | None, blocks: in
                         "vLLM's own count depends on max_num_batched_tokens; not checked"))
         return
     per_request = math.ceil(length / block)
+    if per_request < 1:
+        rows.append(Row("max_concurrency", logged, None, "requests",
+                        "the request length the log gives is no length"))
+        return
     expected = (blocks if blocks is not None else tokens // block) / per_request
     rows.append(Row("max_concurrency", logged, expected, "requests",
                     f"{(blocks if blocks is not None else tokens // block):,} blocks ÷ "
@@ -324,7 +349,7 @@ def _explain_disagreement(rows: list[Row], model: ModelPreset, settings: Setting
                           per_layer: int, stage_layers: int, notes: list[str]) -> None:
     """Where the tokens disagree, the one input that gives the logged figure."""
     row = next((r for r in rows if r.name == "kv_tokens"), None)
-    if row is None or row.agrees is not False or row.logged is None or row.expected is None:
+    if row is None or row.agrees is not False or not row.logged or not row.expected:
         return
     ratio = row.logged / row.expected
     candidates = {

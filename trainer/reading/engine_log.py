@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 MAX_LOG_CHARS = 4 * 1024 * 1024  # a start-up log is kilobytes; a pasted day of serving is not
 MAX_LINE_CHARS = 20_000
 
-_NUMBER = r"([\d,]+(?:\.\d+)?)"
+_NUMBER = r"(\d[\d,]{0,24}(?:\.\d{1,12})?)"
+_LARGEST = 1e15  # no KV figure of a real deployment is near it (tokens, blocks, GiB)
 
 
 @dataclass
@@ -150,12 +151,12 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
         if (m := pattern.search(line)) is not None:
             unit = m.group(2) if m.lastindex and m.lastindex >= 2 else (
                 "tokens" if "tokens" in name else "blocks")
-            log.figures[name] = Figure(_number(m.group(1)), unit, number, line)
+            _keep(log, name, Figure(_number(m.group(1)), unit, number, line))
             if name == "weights" and "Loading model weights took" in line:
                 log.engine = log.engine or "vllm-v0"
     if "max_concurrency" not in log.figures and (m := _CONCURRENCY.search(line)) is not None:
-        log.figures["max_concurrency"] = Figure(_number(m.group(2)), "x", number, line)
-        log.figures["concurrency_tokens"] = Figure(_number(m.group(1)), "tokens", number, line)
+        _keep(log, "max_concurrency", Figure(_number(m.group(2)), "x", number, line))
+        _keep(log, "concurrency_tokens", Figure(_number(m.group(1)), "tokens", number, line))
     if "kv_cache_size_profiled" not in log.figures and (m := _PROFILE.search(line)) is not None:
         for key, value, unit in _PROFILE_FIELD.findall(m.group(1)):
             kind = {"kv_cache_size": "kv_cache_size_profiled",
@@ -166,12 +167,12 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
                     "weights_memory": "weights_profiled",
                     "memory_usage_post_profile": "memory_post_profile"}.get(key)
             if kind is not None:
-                log.figures[kind] = Figure(_number(value), unit or "", number, line)
+                _keep(log, kind, Figure(_number(value), unit or "", number, line))
     if "sglang_kv_gb" not in log.figures and (m := _SGLANG_SIZES.search(line)) is not None:
         size = _number(m.group(1)) + _number(m.group(2))
-        log.figures["sglang_kv_gb"] = Figure(size, "GB", number, line)
+        _keep(log, "sglang_kv_gb", Figure(size, "GB", number, line))
     if "sglang_avail_gb" not in log.figures and (m := _SGLANG_AVAIL.search(line)) is not None:
-        log.figures["sglang_avail_gb"] = Figure(_number(m.group(1)), "GB", number, line)
+        _keep(log, "sglang_avail_gb", Figure(_number(m.group(1)), "GB", number, line))
     if (m := _CONTEXT_PARALLEL.search(line)) is not None:
         log.settings.setdefault("context_parallel", m.group(1))
     if (m := _PADDING.search(line)) is not None:
@@ -188,5 +189,11 @@ def _set(log: EngineLog, key: str, value: str, overwrite: bool = False) -> None:
         log.settings[key] = value[:300]
 
 
+def _keep(log: EngineLog, name: str, figure: Figure) -> None:
+    if figure.value == figure.value:  # NaN: a figure beyond any deployment is no figure
+        log.figures[name] = figure
+
+
 def _number(text: str) -> float:
-    return float(text.replace(",", ""))
+    value = float(text.replace(",", ""))
+    return value if value <= _LARGEST else float("nan")
