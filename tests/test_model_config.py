@@ -306,3 +306,24 @@ def test_an_oversized_file_is_refused_before_it_is_parsed(tmp_path):
     path.write_text(" " * (2 * 1024 * 1024) + "{}")
     with pytest.raises(ConfigError, match="too large"):
         read_config(path)
+
+
+def test_ten_million_layers_are_refused_before_anything_is_built() -> None:
+    config = json.loads((CONFIGS / "Qwen3-8B" / "config.json").read_text())
+    config["num_hidden_layers"] = 10_000_000
+    with pytest.raises(ConfigError, match="num_hidden_layers 10,000,000 is outside"):
+        model_from_config(config)
+
+
+def test_awq_bits_written_as_a_float_are_read_as_a_whole_number() -> None:
+    # "bits": 4.0 once reached Fraction(4.0, 8) and crashed
+    config = json.loads((CONFIGS / "Qwen3-8B" / "config.json").read_text())
+    config["quantization_config"] = {"quant_method": "awq", "bits": 4.0, "group_size": 128.0}
+    assert model_from_config(config).fields["weights_dtype"] == "int4"
+
+
+def test_a_newline_in_a_folder_name_never_reaches_the_models_name(tmp_path) -> None:
+    folder = tmp_path / "evil\nmodel"
+    folder.mkdir()
+    (folder / "config.json").write_text((CONFIGS / "Qwen3-8B" / "config.json").read_text())
+    assert read_config(folder / "config.json").name == "evil model"
