@@ -110,3 +110,13 @@ def test_paged_blocks_refuses_a_windowed_model(run: Run) -> None:
     result = run("show", "paged-blocks-vllm", "--model", "gpt-oss-20b", ok=False)
     assert result.exit_code == 2
     assert "12 windowed layers" in result.stderr
+
+
+def test_a_drill_that_asks_for_the_live_context_does_not_give_it(run: Run) -> None:
+    # multi-turn-growth's first step asks for the 6,144 live tokens
+    text = run("show", "multi-turn-growth").output
+    assert "context: 6,144 tokens" not in text
+
+
+def test_a_drill_that_computes_a_new_context_still_gives_the_planned_one(run: Run) -> None:
+    assert "context: 4,096 tokens" in run("show", "observed-concurrency-lower").output

@@ -56,18 +56,19 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def plain_tables(text: str) -> str:
-    """A Markdown table as aligned columns, its |---| rule dropped: what a person reads on a
-    terminal, where the pipes and dashes are noise."""
+    """A Markdown table as a list, its |---| rule dropped: what a person reads on a terminal
+    of any width, where the pipes and dashes are noise and padded columns overflow."""
     lines = text.split("\n")
     out: list[str] = []
     block: list[list[str]] = []
 
     def flush() -> None:
+        # the header names the columns once; each row is a list item that wraps like prose
         if block:
-            widths = [max(len(row[i]) if i < len(row) else 0 for row in block)
-                      for i in range(max(len(row) for row in block))]
-            out.extend("  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row))
-                       .rstrip() for row in block)
+            header, *rows = block
+            out.append(" / ".join(header) + ":")
+            out.extend(f"- {row[0]}: {', '.join(cell for cell in row[1:] if cell)}"
+                       if len(row) > 1 else f"- {row[0]}" for row in rows)
             block.clear()
 
     for line in lines:

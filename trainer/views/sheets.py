@@ -53,7 +53,11 @@ def givens_lines(key: AnswerKey) -> list[str]:
             f"; a decode step reads {g['weights_read_gb']} GB (not the embedding table)"
             if not d.reads_embedding else ""),
         f"GPU: {g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
-        f"context: {g['context']} tokens; KV cache dtype {g['kv_dtype']}",
+        # a drill that asks for the live context must not print it among the givens
+        f"KV cache dtype {g['kv_dtype']}" if any(
+            step.answer == "context" and "context" not in step.with_
+            for step in key.drill.steps)
+        else f"context: {g['context']} tokens; KV cache dtype {g['kv_dtype']}",
     ]
     if measured:
         lines.append(f"measured bandwidth: {g['bandwidth_tbs']} TB/s (the steps use this)")
