@@ -38,3 +38,8 @@ def test_a_leading_not_is_never_dropped() -> None:
     except AnswerParseError:
         return
     assert all(r.quantity.value != 52 * 10**9 for r in readings)
+
+
+def test_the_unit_after_a_number_is_not_called_an_ignored_word() -> None:
+    reading = read_answer("66 sessions i guess", "sequences").readings[0]
+    assert reading.note == "ignored the words after the number: 'i guess'"

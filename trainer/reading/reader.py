@@ -791,6 +791,17 @@ def _without_words_after(text: str) -> tuple[str, str] | None:
         if not (any(t.kind == _UNIT for t in toks) or m.group(0).strip()
                 or (first_word and first_word.group(0).lower() in _PLAIN_WORDS)):
             continue
+        if not any(t.kind == _UNIT for t in toks) and first_word and first_word.group(0):
+            # "66 sessions i guess": the word after the number is its unit, not a remark
+            longer = text[: m.end() + first_word.end()]
+            try:
+                _, more = evaluate_with_trailing_unit(longer)
+            except AnswerParseError:
+                more = []
+            if any(t.kind == _UNIT for t in more):
+                rest = text[m.end() + first_word.end():].strip()
+                if rest:
+                    return longer, rest
         return head, tail
     return None
 
