@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from trainer.errors import StoreError
+from trainer.store.moments import utc_text
 from trainer.store.schema import MIGRATIONS, SCHEMA_VERSION, check_ours, damaged_error, empty_store
 from trainer.store.sqlite_file import (
     BUSY_TIMEOUT_MS,
@@ -163,6 +164,50 @@ def _storable_id(attempt_id: int) -> bool:
 
 def _no_attempt(attempt_id: object) -> StoreError:
     return StoreError(f"no attempt {attempt_id}: see kvdrill history")
+
+
+def _no_number(name: str) -> Any:
+    """json.loads' reading of NaN, Infinity and -Infinity in a stored JSON text: refused, so a
+    row edited by hand is unreadable (made again, or said), never NaN carried into output."""
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _none(name: str) -> None:
+    """NaN or Infinity edited into an attempt's own JSON (its givens, its target): read as no
+    value, which the attempt's readers already refuse or show as missing."""
+    return None
+
+
+MAX_SECONDS = 7 * 24 * 3600  # a week on one step: a longer time read back is cut to it
+MAX_HINTS = 1000
+
+
+def _seconds(value: Any) -> float:
+    """A stored answer time as a finite number of seconds: NaN or below zero (edited by hand)
+    reads as 0, above a week (Infinity included) as a week, so no sum or ratio of them is
+    ever NaN or Infinity."""
+    seconds = float(value)
+    if not seconds >= 0:  # NaN too
+        return 0.0
+    return min(seconds, float(MAX_SECONDS))
+
+
+def _whole(value: Any, cap: int) -> int:
+    """A stored count (hints, a budget in seconds) as a whole number from 0 to `cap`."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return max(0, min(value, cap))
+    number = float(value)
+    if not number >= 0:
+        return 0
+    return int(min(number, float(cap)))
+
+
+def _stamp(value: Any) -> str | None:
+    """A stored date and time as UTC ISO text (moments.utc); one that is not a usable date
+    is kept as its text, and whoever needs the moment repairs it or names the attempt."""
+    if value is None:
+        return None
+    return utc_text(value) or (_text(value) or "")
 
 
 def _text(value: Any) -> str | None:
@@ -511,7 +556,7 @@ class Store:
 
     def _attempt_from(self, row: sqlite3.Row) -> AttemptRow:
         try:
-            params = json.loads(row["params"])
+            params = json.loads(row["params"], parse_constant=_none)
         except ValueError as exc:
             raise damaged_error(self.path, f"attempt {row['id']} has unreadable params") from exc
         return AttemptRow(
@@ -523,8 +568,8 @@ class Store:
             solver_version=str(row["solver_version"]),
             mode=str(row["mode"]),
             strict=bool(row["strict"]),
-            started_at=str(row["started_at"]),
-            finished_at=None if row["finished_at"] is None else str(row["finished_at"]),
+            started_at=_stamp(row["started_at"]) or "",
+            finished_at=_stamp(row["finished_at"]),
             status=str(row["status"]),
             # absent from a schema-1 file read read-only (it is upgraded on the next write)
             drill_text=_text(row["drill_text"]) if "drill_text" in row.keys() else None,  # noqa: SIM118
@@ -535,7 +580,7 @@ class Store:
         if "target" not in row.keys() or row["target"] is None:  # noqa: SIM118
             return None
         try:
-            target = json.loads(row["target"])
+            target = json.loads(row["target"], parse_constant=_none)
         except ValueError as exc:
             raise damaged_error(self.path, f"attempt {row['id']} has an unreadable target") \
                 from exc
@@ -682,8 +727,9 @@ class Store:
                 " AND a.revision = s.latest",
                 ids):
                 try:
-                    found[int(row[0])][str(row[1])] = (float(row[2]), int(row[3]), int(row[4]),
-                                                       bool(row[5]))
+                    found[int(row[0])][str(row[1])] = (
+                        _seconds(row[2]), _whole(row[3], MAX_SECONDS), _whole(row[4], MAX_HINTS),
+                        bool(row[5]))
                 except (TypeError, ValueError) as exc:
                     raise damaged_error(
                         self.path, f"an answer row is not kvdrill's ({exc})") from None
@@ -725,9 +771,9 @@ class Store:
             verdict=str(row["verdict"]),
             misconception=_text(row["misconception"]),
             carried_forward=bool(row["carried_forward"]),
-            hints=int(row["hints"]),
-            seconds=float(row["seconds"]),
-            budget_seconds=int(row["budget_seconds"]),
+            hints=_whole(row["hints"], MAX_HINTS),
+            seconds=_seconds(row["seconds"]),
+            budget_seconds=_whole(row["budget_seconds"], MAX_SECONDS),
             overtime=bool(row["overtime"]),
             answered_at=str(row["answered_at"]),
         )
@@ -783,11 +829,11 @@ class Store:
         trend = []
         for row in reversed(rows):
             try:
-                summary = json.loads(row["summary"])
+                summary = json.loads(row["summary"], parse_constant=_no_number)
             except (TypeError, ValueError):
                 continue
             if isinstance(summary, dict):
-                trend.append((int(row["id"]), str(row["started_at"]), summary))
+                trend.append((int(row["id"]), _stamp(row["started_at"]) or "", summary))
         return trend
 
     def scores(self, attempt_ids: Iterable[int]) -> dict[int, ScoreRow]:
@@ -803,7 +849,7 @@ class Store:
                 " WHERE attempt_id IN ({ids})",
                 ids):
                 try:
-                    summary = json.loads(row["summary"])
+                    summary = json.loads(row["summary"], parse_constant=_no_number)
                     kept = ScoreRow(int(row["attempt_id"]), str(row["stamp"]),
                                     int(row["answers_seen"]), summary)
                 except (TypeError, ValueError):
@@ -851,12 +897,13 @@ class Store:
         if row is None:
             return None
         try:
-            card = json.loads(row["card"])
+            card = json.loads(row["card"], parse_constant=_no_number)
+            share = None if row["last_share"] is None else float(row["last_share"])
+            if share is not None and not 0 <= share <= 1:  # NaN, Infinity or edited by hand
+                share = None
             return ScheduleRow(str(row["drill_id"]), card if isinstance(card, dict) else {},
-                               int(row["reviews"]),
-                               None if row["last_share"] is None else float(row["last_share"]),
-                               _text(row["last_rating"]))
-        except (TypeError, ValueError):
+                               int(row["reviews"]), share, _text(row["last_rating"]))
+        except (TypeError, ValueError, OverflowError):
             return None  # rebuilt from the attempts
 
     def save_schedule(self, row: ScheduleRow, applied: Iterable[int]) -> None:
@@ -884,12 +931,12 @@ class Store:
         found = []
         for row in rows:
             try:
-                card = json.loads(row["card"])
+                card = json.loads(row["card"], parse_constant=_no_number)
                 found.append(SkillRow(str(row["skill"]), card if isinstance(card, dict) else {},
                                       int(row["reviews"]), int(row["steps"]), int(row["wrong"]),
                                       _text(row["last_rating"]), _text(row["last_mistake"]),
                                       _text(row["last_drill"])))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 continue  # an unreadable card starts again on its next rating
         return found
 
@@ -1030,5 +1077,10 @@ class Store:
             ).fetchall()
         latest: dict[str, tuple[float, str]] = {}
         for row in rows:
-            latest[str(row["dimension"])] = (float(row["score"]), str(row["note"]))
+            try:
+                score = float(row["score"])
+            except (TypeError, ValueError):
+                continue
+            if math.isfinite(score):  # NaN or Infinity edited in: no reviewer's score
+                latest[str(row["dimension"])] = (score, str(row["note"]))
         return latest

@@ -19,15 +19,17 @@ older schema (which `practice` upgrades).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from trainer import __version__
 from trainer.errors import KvdrillError, StoreError
 from trainer.reading.sparkline import sparkline
+from trainer.store import moments
 from trainer.store.database import AttemptRow, ScheduleRow, ScoreRow, SkillRow, Store
 from trainer.store.schema import SCHEMA_VERSION
 from trainer.versions import MARKING_VERSION, SOLVER_VERSION
@@ -57,6 +59,8 @@ class Keeper:
     # attempt id → its summary (scores and each step's verdict), as summaries() last found it
     marked: dict[int, dict[str, Any]] = field(default_factory=dict)
     _skills_by_hash: dict[str, dict[str, str]] = field(default_factory=dict)
+    # attempt id → what is wrong with its stored times (moments.attempt_time), as found
+    notes: dict[int, str] = field(default_factory=dict)
 
     # -- stamps -------------------------------------------------------------------------------
 
@@ -235,8 +239,9 @@ class Keeper:
                     shares = [r["share"] for r in self.summaries(batch, count_answered=False,
                                                                  keep=False)]
                     for attempt, share in zip(batch, shares, strict=True):
-                        if share is not None:
-                            state = state.review(share, _finished(attempt))
+                        when = self.when(attempt)
+                        if share is not None and when is not None:
+                            state = state.review(share, when)
                 self.flush()
                 writer = self._writer()
                 if writer is not None:
@@ -273,8 +278,10 @@ class Keeper:
             changed: set[str] = set()
             for attempt in batch:
                 summary = self.marked.get(attempt.id) or {}
-                if summary.get("share") is None:
-                    continue  # not re-markable today: its verdicts are not to be trusted
+                when = self.when(attempt)
+                if summary.get("share") is None or when is None:
+                    continue  # not re-markable today (its verdicts are not to be trusted), or
+                    # no usable time to rate it at (said in self.notes)
                 rows = {row.step_id: row for row in answers.get(attempt.id, [])}
                 by_skill: dict[str, list[Any]] = {}
                 mistakes: dict[str, str] = {}
@@ -290,7 +297,7 @@ class Keeper:
                 for skill, ratings in by_skill.items():
                     state = states.get(skill) or schedule.SkillState.start(skill)
                     states[skill] = state.review(ratings, mistakes.get(skill), attempt.drill_id,
-                                                 _finished(attempt))
+                                                 when)
                     changed.add(skill)
             writer = self._writer()
             if writer is not None:
@@ -298,6 +305,15 @@ class Keeper:
                     writer.save_skills([_skill_row(states[s]) for s in sorted(changed)],
                                        [a.id for a in batch])
         return [states[skill].skill_card() for skill in sorted(states)]
+
+    def when(self, attempt: AttemptRow) -> datetime | None:
+        """When the attempt is placed in time (its finish, else its start), in UTC; None when
+        neither stored time is a usable date. What is wrong with them is kept in `notes`,
+        by attempt id."""
+        when, note = attempt_time(attempt)
+        if note is not None:
+            self.notes[attempt.id] = note
+        return when
 
     def skills_of(self, attempt: AttemptRow) -> dict[str, str]:
         """step id → skill, for the steps of the attempt's drill that name one ({} when the
@@ -307,7 +323,7 @@ class Keeper:
 
             try:
                 drill, _ = transcripts.drill_for(transcripts.attempt_meta(
-                    self.store.attempt(attempt.id)))
+                    self.store.attempt(attempt.id)), check_target=False)
             except KvdrillError:
                 self._skills_by_hash[attempt.drill_hash] = {}
             else:
@@ -353,26 +369,29 @@ def keep_finished(store: Store, attempt_id: int) -> None:
         pass
 
 
-def _finished(attempt: AttemptRow) -> datetime:
-    when = datetime.fromisoformat(attempt.finished_at or attempt.started_at)
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+def attempt_time(attempt: AttemptRow) -> tuple[datetime | None, str | None]:
+    """When an attempt is placed in time, and a note naming it when a stored time is not a
+    usable date (moments.attempt_time)."""
+    return moments.attempt_time(attempt.id, attempt.finished_at, attempt.started_at)
 
 
 def well_formed(summary: Any) -> bool:
     """Whether kept marks have the shape summary_of gives: anything else (a row damaged or
     edited by hand) is stale, re-marked and kept anew."""
+    def number(value: Any) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) \
+            and math.isfinite(value)
+
     def numbers(value: Any) -> bool:
         return isinstance(value, dict) and all(
-            isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool)
-            for k, v in value.items())
+            isinstance(k, str) and number(v) for k, v in value.items())
 
     if not isinstance(summary, dict):
         return False
     steps = summary.get("steps")
     share, level, note = summary.get("share"), summary.get("level"), summary.get("note")
     return (numbers(summary.get("scores")) and numbers(summary.get("maxima"))
-            and (share is None or (isinstance(share, int | float)
-                                   and not isinstance(share, bool)))
+            and (share is None or number(share))
             and (level is None or isinstance(level, str))
             and (note is None or isinstance(note, str))
             and isinstance(steps, dict)

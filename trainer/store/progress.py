@@ -17,8 +17,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from trainer.errors import KvdrillError
-from trainer.store import schedule
-from trainer.store.database import AttemptRow, Store
+from trainer.store import moments, schedule
+from trainer.store.database import Store
 from trainer.store.kept_marks import Keeper
 
 SERIES_POINTS = 50  # the newest complete attempts of each drill in its series
@@ -36,6 +36,7 @@ def progress_data(store: Store, now: datetime | None = None) -> dict[str, Any]:
     with Keeper(store) as keeper:
         cards = keeper.skill_cards()
         drills, recent = _drills(store, keeper, set(shipped))
+        notes = [keeper.notes[attempt_id] for attempt_id in sorted(keeper.notes)]
     by_skill = _answers_by_skill(recent)
     weeks = _weeks(recent)
     skills = [_skill_entry(card, by_skill.get(card.skill, []),
@@ -52,6 +53,8 @@ def progress_data(store: Store, now: datetime | None = None) -> dict[str, Any]:
         "drills": drills,
         "weeks": [week.isoformat() for week in weeks],
         "series_points": SERIES_POINTS,
+        # stored times that are not usable dates, by attempt: repaired or left out, and said
+        "notes": notes,
     }
 
 
@@ -63,14 +66,6 @@ def _shipped() -> list[str]:
         return [str(entry["id"]) for entry in catalog.drill_list()]
     except KvdrillError:
         return []
-
-
-def _finished(attempt: AttemptRow) -> datetime:
-    try:
-        when = datetime.fromisoformat(attempt.finished_at or attempt.started_at)
-    except ValueError:
-        return datetime.min.replace(tzinfo=UTC)
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def _drills(store: Store, keeper: Keeper, shipped: set[str]
@@ -111,9 +106,9 @@ def _drills(store: Store, keeper: Keeper, shipped: set[str]
                 _, _, hints, overtime = given.get(step_id, (0.0, 0, 0, False))
                 rating = schedule.step_rating(verdict, hints, overtime)
                 skills.setdefault(skill, []).append((verdict, rating.name))
-            when = _finished(attempt)
-            recent.append({"when": when, "id": attempt.id, "skills": skills,
-                           "week": _monday(when) if when.year > 1 else None})
+            when = keeper.when(attempt)  # None: no usable time (said in keeper.notes)
+            recent.append({"when": when or moments.EARLIEST, "id": attempt.id,
+                           "skills": skills, "week": None if when is None else _monday(when)})
         level = points[-1]["level"] if points else None
         drills.append({"drill": drill_id, "shipped": drill_id in shipped,
                        "complete": complete, "shown": len(points),

@@ -4,12 +4,15 @@ soonest. Learning steps are days, not minutes: a drill is not a flash card."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
 from fsrs import Card, Rating, Scheduler
+
+from trainer.store import moments
 
 # Rating thresholds on the share of rubric points earned (all dimensions together).
 RATING_FLOORS = ((0.85, Rating.Easy), (0.65, Rating.Good), (0.4, Rating.Hard))
@@ -22,9 +25,53 @@ def rating_for(share: float) -> Rating:
     return Rating.Again
 
 
+def read_card(kept: Any) -> Card | None:
+    """A kept card (FSRS's dict, from the store) read back and checked: its due date and last
+    review timezone-aware in UTC and in range (moments.utc: one with no time zone is read as
+    UTC, another zone is converted), its stability and difficulty finite and above zero, its
+    state and step ones the scheduler has. None when it cannot be read: the card starts again
+    on its next rating, and shows as never rated."""
+    if not isinstance(kept, dict):
+        return None
+    try:
+        card = Card.from_dict(kept)  # type: ignore[arg-type]
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None
+    due = moments.utc(card.due)
+    last = None if card.last_review is None else moments.utc(card.last_review)
+    if due is None or (card.last_review is not None and last is None):
+        return None
+    for value in (card.stability, card.difficulty):
+        if value is not None and not (isinstance(value, float) and math.isfinite(value)
+                                      and value > 0):
+            return None
+    if card.step is not None and (isinstance(card.step, bool) or not isinstance(card.step, int)
+                                  or not 0 <= card.step < len(LEARNING_STEPS)):
+        return None
+    card.due, card.last_review = due, last
+    return card
+
+
+def _reviewed(card: Card | None, rating: Rating, when: datetime) -> Card:
+    """`card` (None: a new one) with one more rating at `when`, a moment in UTC (moments.utc).
+    A rating dated before the card's last review (times edited, attempts taken in out of
+    order) counts as given at that last review, so time never runs backwards in the card."""
+    card = card or Card()
+    if card.last_review is not None and when < card.last_review:
+        when = card.last_review
+    try:
+        reviewed, _ = _scheduler().review_card(card, rating, when)
+    except (ValueError, OverflowError, IndexError, TypeError, ZeroDivisionError):
+        reviewed, _ = _scheduler().review_card(Card(), rating, when)
+    return reviewed
+
+
+LEARNING_STEPS = (timedelta(days=1),)
+
+
 @cache
 def _scheduler() -> Scheduler:
-    return Scheduler(learning_steps=(timedelta(days=1),), relearning_steps=(timedelta(days=1),),
+    return Scheduler(learning_steps=LEARNING_STEPS, relearning_steps=LEARNING_STEPS,
                      enable_fuzzing=False)
 
 
@@ -51,21 +98,15 @@ class CardState:
         return CardState(dict(Card().to_dict()), 0, None, None)
 
     def review(self, share: float, when: datetime) -> CardState:
+        """One more attempt in: `when` is a moment in UTC (moments.utc); a kept card that no
+        longer reads starts again."""
         rating = rating_for(share)
-        try:
-            card = Card.from_dict(self.card)  # type: ignore[arg-type]
-        except (KeyError, TypeError, ValueError):
-            card = Card()  # a kept card that no longer reads: start it again
-        card, _ = _scheduler().review_card(card, rating, when)
+        card = _reviewed(read_card(self.card), rating, when)
         return CardState(dict(card.to_dict()), self.reviews + 1, share, rating.name)
 
     def drill_card(self, drill_id: str) -> DrillCard:
-        due = None
-        if self.reviews:
-            try:
-                due = Card.from_dict(self.card).due  # type: ignore[arg-type]
-            except (KeyError, TypeError, ValueError):
-                due = None
+        card = read_card(self.card) if self.reviews else None
+        due = None if card is None else card.due
         return DrillCard(drill_id, self.reviews if due else 0, self.last_share,
                          self.last_rating, due)
 
@@ -73,12 +114,14 @@ class CardState:
 def recall(card: dict[str, Any], now: datetime | None = None) -> float:
     """FSRS's retrievability of a kept card at `now` (default: now): the predicted chance of
     a right answer, 0 to 1; 0 for a card never rated or one that no longer reads."""
-    try:
-        value = _scheduler().get_card_retrievability(
-            Card.from_dict(card), now or datetime.now(UTC))  # type: ignore[arg-type]
-    except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+    kept = read_card(card)
+    if kept is None:
         return 0.0
-    return min(1.0, max(0.0, float(value))) if value == value else 0.0
+    try:
+        value = float(_scheduler().get_card_retrievability(kept, now or datetime.now(UTC)))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return 0.0
+    return min(1.0, max(0.0, value)) if math.isfinite(value) else 0.0
 
 
 def card_for(drill_id: str, reviews: list[tuple[datetime, float]]) -> DrillCard:
@@ -103,8 +146,9 @@ def choose(cards: list[DrillCard], now: datetime | None = None) -> tuple[DrillCa
     if fresh:
         return fresh[0], "never practised"
     soonest = min(cards, key=lambda c: c.due or now)
-    assert soonest.due is not None and soonest.last_share is not None
-    score = f"last score {soonest.last_share:.0%} ({soonest.last_rating})"
+    assert soonest.due is not None
+    score = "last score not kept" if soonest.last_share is None else \
+        f"last score {soonest.last_share:.0%} ({soonest.last_rating})"
     if soonest.due <= now:
         days = (now - soonest.due).days
         when = "due now" if days == 0 else f"overdue by {days} day{'s' if days > 1 else ''}"
@@ -173,11 +217,7 @@ class SkillState:
     def review(self, ratings: list[Rating], mistake: str | None, drill: str,
                when: datetime) -> SkillState:
         rating = worst(ratings)
-        try:
-            card = Card.from_dict(self.card.card)  # type: ignore[arg-type]
-        except (KeyError, TypeError, ValueError):
-            card = Card()  # a kept card that no longer reads: start it again
-        card, _ = _scheduler().review_card(card, rating, when)
+        card = _reviewed(read_card(self.card.card), rating, when)
         wrong = sum(1 for r in ratings if r == Rating.Again)
         state = CardState(dict(card.to_dict()), self.card.reviews + 1, None, rating.name)
         return SkillState(self.skill, state, self.steps + len(ratings), self.wrong + wrong,

@@ -12,7 +12,7 @@ import hashlib
 import json
 import math
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from trainer.drills.model import Drill
 from trainer.errors import KvdrillError, UsageError
 from trainer.files.bounded_io import read_bounded, read_text_bounded
+from trainer.store import moments
 
 MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
 MAX_JSON_DEPTH = 32
@@ -72,7 +73,7 @@ class TranscriptFile(_Strict):
     target: dict[str, Any] | None = None
 
 
-def _malformed(path: Path, field: str, why: str) -> UsageError:
+def malformed(path: Path, field: str, why: str) -> UsageError:
     return UsageError(f"{path}: malformed transcript: {field}: {why} "
                       "(export a fresh one with `kvdrill export ID`)")
 
@@ -143,7 +144,7 @@ def load(path: Path) -> TranscriptFile:
     text = read_text_bounded(path, MAX_TRANSCRIPT_BYTES, "transcript", UsageError,
                              "not a transcript; use `kvdrill export ID`")
     if not _depth_ok(text):
-        raise _malformed(path, "(top level)", f"nested more than {MAX_JSON_DEPTH} levels deep")
+        raise malformed(path, "(top level)", f"nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates,
                           parse_constant=_refuse_constant, parse_int=_bounded_int,
@@ -152,35 +153,44 @@ def load(path: Path) -> TranscriptFile:
         raise UsageError(f"{path}:{error.lineno}: not a JSON transcript ({error.msg}): use "
                          "`kvdrill export ID`") from None
     except (ValueError, RecursionError) as error:
-        raise _malformed(path, "(top level)", str(error)[:120]) from None
+        raise malformed(path, "(top level)", str(error)[:120]) from None
     if not isinstance(data, dict):
-        raise _malformed(path, "(top level)", "a transcript is a JSON object")
+        raise malformed(path, "(top level)", "a transcript is a JSON object")
     try:
         record = TranscriptFile.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         field = _field(tuple(first["loc"]), data)
         why = "required field is missing" if first["type"] == "missing" else first["msg"]
-        raise _malformed(path, field, why) from None
+        raise malformed(path, field, why) from None
     seen: set[str] = set()
     for index, step in enumerate(record.steps):
         if step.id in seen:
-            raise _malformed(path, f"steps[{index}: {step.id}].id", "this step appears twice")
+            raise malformed(path, f"steps[{index}: {step.id}].id", "this step appears twice")
         seen.add(step.id)
+    times: dict[str, str] = {}
     for name in ("started_at", "finished_at"):
         value = getattr(record, name)
         if value is not None:
             try:
                 datetime.fromisoformat(value)
             except ValueError:
-                raise _malformed(path, name, "not an ISO date and time") from None
+                raise malformed(path, name, "not an ISO date and time") from None
+            moment = moments.utc_text(value)
+            if moment is None:
+                raise malformed(path, name, f"{value} is not a date and time a practice can "
+                                f"have: give one from {moments.EARLIEST.year} to "
+                                f"{moments.LATEST.year - 1}")
+            times[name] = moment  # in UTC: one with no time zone is read as UTC
+    if any(times[name] != getattr(record, name) for name in times):
+        record = record.model_copy(update=times)
     if record.target is not None:
         from trainer.drills.variants import target_parts
 
         try:
             target_parts(record.target)
         except KvdrillError as error:
-            raise _malformed(path, "target", str(error).removeprefix("target: ")) from None
+            raise malformed(path, "target", str(error).removeprefix("target: ")) from None
     return record
 
 
@@ -266,5 +276,5 @@ def tampering(record: TranscriptFile, drill: Drill, drill_path: Path | None,
 
 
 def _when(stamp: str) -> datetime:
-    when = datetime.fromisoformat(stamp)
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    """A time of a loaded transcript (checked and in UTC by load)."""
+    return moments.utc(stamp) or moments.EARLIEST

@@ -82,9 +82,36 @@ def _drill_from_text(drill_id: str, text: str) -> Drill:
     return _FROM_TEXT[digest]
 
 
-def drill_for(meta: dict[str, Any]) -> tuple[Drill, str | None]:
+def drill_for(meta: dict[str, Any], check_target: bool = True) -> tuple[Drill, str | None]:
     """The drill to mark an attempt (or transcript) against, and a note when it is not the
-    drill file of that id exactly as practised. DrillUnavailable when there is none."""
+    drill file of that id exactly as practised. DrillUnavailable when there is none, or (with
+    `check_target`) when the model and GPU the attempt was re-targeted at cannot carry it."""
+    drill, note = _drill_for(meta)
+    if check_target and meta.get("target") is not None:
+        problem = target_problem(drill, meta.get("variant"), meta["target"])
+        if problem is not None:
+            raise DrillUnavailable(f"its stored target cannot be used: {problem}")
+    return drill, note
+
+
+def target_problem(drill: Drill, variant: Any, target: Any) -> str | None:
+    """Why a stored re-target (untrusted: a store or a transcript) cannot carry the drill, in
+    one sentence; None when it can. What the variant itself gets wrong is left to whoever
+    draws it."""
+    from trainer.drills import variants
+
+    try:
+        givens = dict(drill.givens) if variant is None else variants.draw(drill, variant)
+    except KvdrillError:
+        return None
+    try:
+        variants.retarget(drill, givens, target)
+    except KvdrillError as error:
+        return str(error)
+    return None
+
+
+def _drill_for(meta: dict[str, Any]) -> tuple[Drill, str | None]:
     from trainer.drills.loader import find_drill
 
     drill_id, want, text = meta.get("drill"), meta.get("drill_hash"), meta.get("drill_text")
@@ -281,6 +308,11 @@ def from_file(path: Path) -> dict[str, Any]:
     record = transcript_schema.load(path)
     meta = {k: getattr(record, k, None) for k in ATTEMPT_FIELDS}
     rows = [step.model_dump() for step in record.steps]
+    if record.target is not None:  # a target the drill cannot be re-targeted at: malformed
+        problem = target_problem(drill_for(meta, check_target=False)[0], record.variant,
+                                 record.target)
+        if problem is not None:
+            raise transcript_schema.malformed(path, "target", problem.removeprefix("target: "))
     result = build(meta, rows)
     drill, _ = drill_for(meta)
     try:
@@ -358,43 +390,3 @@ def parse_overrides(settings: Iterable[str], store: Store,
             raise UsageError(f"--set {setting}: the score must be between 0 and {dimension.max}")
         parsed.append((dimension.id, score))
     return parsed
-
-
-def _target_line(t: dict[str, Any]) -> list[str]:
-    """The model and GPU a re-targeted attempt was practised on, as one line."""
-    if not t.get("target"):
-        return []
-    from trainer.drills.variants import target_label
-
-    try:
-        return [f"- re-targeted at {target_label(t['target'])}"]
-    except KvdrillError:
-        return ["- re-targeted (the stored target cannot be read)"]
-
-
-def markdown(t: dict[str, Any]) -> str:
-    """A transcript as Markdown, for `kvdrill export --format md`."""
-    variant = "none (the drill as written)" if t["variant"] is None else t["variant"]
-    lines = [f"# Attempt {t['id']}: {t['drill']}", "",
-             f"- started {t['started_at']}, {t['status']}, mode {t['mode']}",
-             f"- variant {variant}", *_target_line(t),
-             *([f"- note: {t['note']}"] if t.get("note") else []), "",
-             "| step | answer | reference | verdict | mistake | seconds / budget | hints |",
-             "|---|---|---|---|---|---|---|"]
-    for s in t["steps"]:
-        answer = (s["answer"] or "").replace("|", "\\|").replace("\n", " ")
-        seconds = "" if s["seconds"] is None else f"{s['seconds']:.0f} / {s['budget_seconds']}"
-        verdict = str(s["verdict"]) + (" (carried forward)" if s["carried_forward"] else "")
-        lines.append(f"| {s['id']} | {answer} | {s['reference'] or ''} | {verdict} | "
-                     f"{s['misconception'] or ''} | {seconds} | "
-                     f"{s['hints'] if s['hints'] is not None else ''} |")
-    if not t["rubric"]:
-        return "\n".join(lines)
-    lines += ["", "## Rubric", ""]
-    for dim, d in t["rubric"]["dimensions"].items():
-        lines.append(f"- **{dim}** {d['score']:g}/{d['max']}: {'; '.join(d['evidence'])}")
-    if t["rubric"]["level"]:
-        lines.append(f"- sounds like: {t['rubric']['level']}")
-    for flag in t["rubric"]["red_flags"]:
-        lines.append(f"- red flag: {flag['says']}")
-    return "\n".join(lines)

@@ -165,7 +165,8 @@ def progress_text(data: dict[str, Any], width: int | None = None) -> str:
     from trainer.text_layout import Column, pack, table, wrap
 
     if not data["drills"] and not data["skills"]:
-        return wrap(empty_text(data), width) + "\n"
+        return wrap("\n".join([empty_text(data), *(f"Note: {one_line(note)}"
+                                                  for note in _notes(data))]), width) + "\n"
     lines = [_summary_line(data), "", readiness_text(data)]
     if data["skills"]:
         lines += ["", "Skills, weakest first (recall: the chance of a right answer now, 0–1):"]
@@ -200,8 +201,15 @@ def progress_text(data: dict[str, Any], width: int | None = None) -> str:
                 note = drill["note"] or "no scored attempt"
                 items = [f"not scored today: {one_line(note)}"]
             lines += pack(items, width, f"  {one_line(drill['drill'])}: ", "    ")
+    lines += [f"Note: {one_line(note)}" for note in _notes(data)]
     text = "\n".join(lines)
     return (wrap(text, width) if width is not None else text) + "\n"
+
+
+def _notes(data: dict[str, Any]) -> list[str]:
+    """What was wrong with stored times (store.progress: by attempt id), said once each."""
+    notes = data.get("notes") or []
+    return [str(note) for note in notes]
 
 
 # -- Markdown ---------------------------------------------------------------------------------
@@ -211,8 +219,10 @@ def _md(text: Any) -> str:
 
 
 def progress_markdown(data: dict[str, Any]) -> str:
+    notes = [f"- note: {_md(note)}" for note in _notes(data)]
     if not data["drills"] and not data["skills"]:
-        return f"# Your progress\n\n{_md(empty_text(data))}\n"
+        return "\n".join(["# Your progress", "", _md(empty_text(data)),
+                          *(["", *notes] if notes else [])]) + "\n"
     lines = ["# Your progress", "", _md(_summary_line(data)), "",
              f"**{_md(readiness_text(data))}**"]
     if data["skills"]:
@@ -243,6 +253,8 @@ def progress_markdown(data: dict[str, Any]) -> str:
                 lines.append(f"| {_md(d['drill'])} | {_md(dim)} | "
                              f"{sparkline(values, float(top) or 1.0)} | "
                              f"{score_text(values[-1])}/{top} |")
+    if notes:
+        lines += ["", "## Notes", "", *notes]
     return "\n".join(lines) + "\n"
 
 
@@ -395,5 +407,5 @@ def progress_html(data: dict[str, Any]) -> str:
         weeks=[_week_label(w) for w in data["weeks"]],
         grid=[{"skill": s["skill"], "cells": [_week_cell(c) for c in s["by_week"]]}
               for s in data["skills"] if any(s["by_week"])],
-        drills=drills, marks_legend=MARKS_LEGEND,
+        drills=drills, marks_legend=MARKS_LEGEND, notes=_notes(data),
     )

@@ -149,7 +149,12 @@ def export(attempt_id: int, fmt: str, out: str | None) -> None:
     db = store.Store(read_only=True)
     transcript = transcripts.transcript(db, attempt_id, unmarked_ok=True)
     db.close()
-    text = json_text(transcript) if fmt == "json" else transcripts.markdown(transcript)
+    if fmt == "json":
+        text = json_text(transcript)
+    else:
+        from trainer.views.export import transcript_markdown
+
+        text = transcript_markdown(transcript)
     print_or_write(text + "\n", out)
 
 
@@ -169,6 +174,8 @@ def next_drill(as_json: bool) -> None:
         with kept_marks.Keeper(db) as keeper:
             cards = keeper.cards(catalog.usable_drill_ids())
             skill_cards = keeper.skill_cards()
+            # stored times that are not usable dates, by attempt (repaired or left out)
+            notes = [keeper.notes[attempt_id] for attempt_id in sorted(keeper.notes)]
     finally:
         db.close()
     folder = paths.data_dir("drills")
@@ -186,8 +193,11 @@ def next_drill(as_json: bool) -> None:
         emit_json({"drill": chosen.drill, "reason": why,
                     "schedule": [schedule.card_json(c) for c in cards],
                     "weak": weak_advice,
-                    "skills": [schedule.skill_json(c) for c in skill_cards]})
+                    "skills": [schedule.skill_json(c) for c in skill_cards],
+                    "notes": notes})
         return
+    for note in notes:
+        echo(f"Note: {printable(note, keep_lines=False)}", err=True)
     if weak_advice is not None and weak_advice["recommended"]:
         echo(f"Practise your weak skills now: {weak_advice['reason']}.\n"
              "  kvdrill practice --weak")
