@@ -153,3 +153,13 @@ def test_an_attempt_with_a_damaged_target_is_still_listed_and_exported(
     result = run(*command, ok=False)
     assert result.exit_code == 0, result.stderr
     assert "internal error" not in result.stderr
+
+
+def test_a_models_folder_name_is_text_in_a_worked_solutions_markdown(
+        tmp_path: Path, run: Any) -> None:
+    folder = tmp_path / "x<img onerror=1>"
+    folder.mkdir()
+    folder.joinpath("config.json").write_text(
+        (Path(__file__).parent / "corpus" / "configs" / "Qwen3-8B" / "config.json").read_text())
+    text = run("solution", "llama31-8b-h100", "--model", str(folder), "--format", "md").output
+    assert "<img" not in text and "x&lt;img onerror=1&gt;" in text

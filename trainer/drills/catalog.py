@@ -7,7 +7,6 @@ skipped; a drill that cannot be loaded is listed as such."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +32,13 @@ def _read_cache(path: Path) -> dict[str, Any]:
 
 
 def _write_cache(path: Path, entries: dict[str, Any]) -> None:
+    from trainer.files.parsed_cache import write_whole
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"version": CACHE_VERSION, "entries": entries}),
-                             encoding="utf-8")
-        os.replace(temporary, path)
+        # whole or not at all: no temporary file left behind on a full disk
+        write_whole(path, json.dumps({"version": CACHE_VERSION, "entries": entries})
+                    .encode("utf-8"))
     except OSError:
         pass  # a read-only home only costs speed
 

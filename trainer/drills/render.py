@@ -390,7 +390,8 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
     def given(name: str) -> str:
         if name not in givens:
             raise DrillFileError(f"unknown given {name!r} in a solution template")
-        return givens[name]
+        # a name from outside (a config.json's folder) is text, never Markdown or HTML
+        return givens[name].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
     def answer(step_id: str) -> str:
         return key.reference(step_id).display
@@ -423,7 +424,8 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
                 return show(value, reference.unit)
         return ""
 
-    return {"drill": key.drill, "title": key.title(),
+    title = key.title().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return {"drill": key.drill, "title": title,
             **{f.__name__: _template_function(f)
                                    for f in (given, answer, quantity, number, working, wrong)}}
 
