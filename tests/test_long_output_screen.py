@@ -38,3 +38,17 @@ def test_a_solution_through_a_pipe_is_printed_whole(run: Run) -> None:
     text = run("solution", "llama31-8b-h100").output
     assert text.lstrip().startswith("# KV bytes per token") or "KV bytes per token" in text[:200]
     assert "Red flags" in text
+
+
+def test_a_review_on_a_terminal_starts_at_its_top(opened: Callable[..., Screen],
+                                                  run: Run) -> None:
+    sheet = Path(__file__).parent / "sheets" / "llama31-8b-h100-correct.yaml"
+    import yaml
+
+    answers = yaml.safe_load(sheet.read_text())
+    lines = "\n".join(str(answers[key]) for key in answers if key not in ("drill", "variant"))
+    run("practice", "llama31-8b-h100", input=lines + "\n")
+    screen = opened("review", "1")
+    first = screen.wait_for(r"\S")[0]
+    assert first.strip() and "Red flags" not in first
+    assert screen.history()[0] == screen.display()[0]  # nothing scrolled away

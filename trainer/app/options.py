@@ -258,12 +258,13 @@ def emit_json(payload: Any) -> None:
     click.echo(json_text(payload))
 
 
-def print_or_write(text: str, out: str | None) -> None:
+def print_or_write(text: str, out: str | None, paged: bool = False) -> None:
     """Print `text` (also for `--out -`), or write it to the file `out` and say so on stderr.
     Written files keep the text as it is (an HTML report escapes its own); printed text is
-    made safe for the terminal."""
+    made safe for the terminal, and `paged` text taller than the terminal goes through the
+    pager from its top."""
     if out is None or out == "-":
-        echo(text, nl=not text.endswith("\n"))
+        (echo_long if paged else echo)(text, nl=not text.endswith("\n"))
         return
     from trainer.app.outfiles import write_output
     from trainer.store.database import default_path

@@ -264,7 +264,7 @@ def review(source: str, fmt: Literal["text", "md", "html", "json"], out: str | N
     else:
         to_screen = out is None or out == "-"
         print_or_write(report.render_review(data, fmt, screen_width() if to_screen else None),
-                       out)
+                       out, paged=fmt == "text")
 
 
 @click.command(name="import")
