@@ -90,7 +90,7 @@ def test_no_word_is_broken_across_lines(args: list[str], columns: int,
 
 def test_history_has_a_header_row(home: dict[str, str]) -> None:
     lines = screen_lines(["history"], 80, home)
-    assert re.match(r"\s*ID\s+Started \(UTC\)\s+Drill\s+Status\s+Scores", lines[0])
+    assert re.match(r"\s*ID\s+Started \(UTC\)\s+Drill\s+Variant\s+Status\s+Scores", lines[0])
     assert set(lines[1].replace(" ", "")) == {"─"}
 
 

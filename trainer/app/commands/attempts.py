@@ -91,15 +91,18 @@ def _history_cells(row: dict[str, Any]) -> list[str]:
         detail = "not scored"
     if row.get("candidate") is not None:
         detail = f"candidate {row['candidate']}: {detail}"
-    return [str(row["id"]), row["started_at"][:16].replace("T", " "), row["drill"],
+    variant = "—" if row.get("variant") is None else str(row["variant"])
+    return [str(row["id"]), row["started_at"][:16].replace("T", " "), row["drill"], variant,
             str(row.get("status_text") or row["status"]), detail]
 
 
 def _history_columns() -> list[Any]:
     from trainer.text_layout import Column
 
+    # a drill id is never broken mid-id: a narrow terminal stacks the fields instead
     return [Column("ID", ">", wrap=False), Column("Started (UTC)", wrap=False),
-            Column("Drill"), Column("Status", least=14), Column("Scores", least=16)]
+            Column("Drill", wrap=False), Column("Variant", ">", wrap=False),
+            Column("Status", least=14), Column("Scores", least=16)]
 
 
 def _emit_json_rows(rows: Iterator[dict[str, Any]]) -> None:
