@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -383,53 +384,171 @@ EXACT_OPS = SimpleNamespace(floor=_exact_floor, ceil=_exact_ceil, max=max, min=m
 
 
 class _Namespace:
-    """Inputs and formulas under one name each; each formula is computed once, on demand."""
+    """Inputs and formulas under one name each; each formula is computed once, on demand.
+
+    Every input, and every override (over them), is an attribute of the instance from the
+    start, and a formula's value becomes one the first time it is read: a formula that reads
+    a value finds it without a call. (No input is named as a formula: _INPUT_NAMES.)"""
 
     def __init__(
         self, inputs: Mapping[str, Any], ops: Any, overrides: Mapping[str, Any] | None = None
     ) -> None:
+        self.__dict__.update(inputs)
         self._inputs = inputs
         self._ops = ops
-        self._cache: dict[str, Any] = dict(overrides or {})
+        if overrides:
+            self.__dict__.update(overrides)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
-        if name in self._cache:
-            return self._cache[name]
-        if name in FORMULAS:
-            value = FORMULAS[name].compute(self, self._ops)
+        formula = FORMULAS.get(name)
+        if formula is not None:
+            value = formula.compute(self, self._ops)
         elif name in self._inputs:
             value = self._inputs[name]
         else:
             raise AttributeError(name)
-        self._cache[name] = value
+        self.__dict__[name] = value
         return value
 
 
+class _Traced:
+    """A namespace that records, for each formula it computes, every name (input, formula or
+    override) its value was read from, directly or through the formulas it read. A formula
+    that reads none of the names an evaluation changes gives that evaluation the same value:
+    so one deployment's formulas are computed once, and an evaluation with one input changed
+    computes only the formulas that read it (`_Base`)."""
+
+    def __init__(self, inputs: Mapping[str, Any], ops: Any, pins: Mapping[str, Any]) -> None:
+        self._inputs = inputs
+        self._ops = ops
+        self._values: dict[str, Any] = dict(pins)
+        self._reads: dict[str, frozenset[str]] = {}
+        self._stack: list[set[str]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        stack = self._stack
+        if stack:
+            stack[-1].add(name)
+        if name in self._values:
+            if stack and name in self._reads:
+                stack[-1].update(self._reads[name])
+            return self._values[name]
+        formula = FORMULAS.get(name)
+        if formula is not None:
+            stack.append(set())
+            try:
+                value = formula.compute(self, self._ops)
+            finally:
+                reads = stack.pop()
+            self._reads[name] = frozenset(reads)
+            if stack:
+                stack[-1].update(reads)
+        elif name in self._inputs:
+            value = self._inputs[name]
+        else:
+            raise AttributeError(name)
+        self._values[name] = value
+        return value
+
+
+class _Base:
+    """One deployment's formulas, computed once (with `pins` set) and traced, and evaluations
+    of it with other names set that reuse every formula value those names do not reach."""
+
+    def __init__(self, deployment: Deployment, ops: Any, pins: Mapping[str, Any]) -> None:
+        self.deployment = deployment
+        self.ops = ops
+        self.pins = dict(pins)
+        self.space = _Traced(_shared_inputs(deployment), ops, self.pins)
+        self._reusable: dict[tuple[frozenset[str], int], dict[str, Any]] = {}
+
+    def namespace(self, name: str, overrides: Mapping[str, Any]) -> _Namespace:
+        """A namespace with the pins and `overrides` set, for reading `name`: every formula
+        value of the base that reads none of the overridden names is already in it."""
+        space = self.space
+        try:
+            getattr(space, name)
+        except Exception:  # the evaluation below raises it again, as it always did
+            reuse: dict[str, Any] = {}
+        else:
+            changed = frozenset(overrides)
+            key = (changed, len(space._values))
+            kept = self._reusable.get(key)
+            if kept is None:
+                reads = space._reads
+                kept = {n: v for n, v in space._values.items()
+                        if n in reads and n not in changed and reads[n].isdisjoint(changed)}
+                self._reusable[key] = kept
+            reuse = kept
+        return _Namespace(space._inputs, self.ops, {**reuse, **self.pins, **overrides})
+
+
+_BASES: OrderedDict[tuple[int, int, tuple[tuple[str, Any], ...]], _Base] = OrderedDict()
+MAX_BASES = 2048
+
+
+def _base(deployment: Deployment, ops: Any, pins: Mapping[str, Any]) -> _Base:
+    """The kept base of a deployment under these ops and pins (by identity: hashing a
+    deployment costs more than most evaluations)."""
+    key = (id(deployment), id(ops), tuple(pins.items()))
+    base = _BASES.get(key)
+    if base is None or base.deployment is not deployment:
+        base = _BASES[key] = _Base(deployment, ops, pins)
+        if len(_BASES) > MAX_BASES:
+            _BASES.popitem(last=False)
+    else:
+        _BASES.move_to_end(key)
+    return base
+
+
 _INPUT_NAMES = tuple(field.name for field in dataclasses.fields(Deployment))
+if set(_INPUT_NAMES) & set(FORMULAS) or any(name.startswith("_") for name in _INPUT_NAMES):
+    # A namespace holds its inputs as attributes: a formula of an input's name would be hidden
+    raise RuntimeError("a Deployment field is named as a formula, or starts with '_'")
 
 
 def _exact_inputs(d: Deployment) -> dict[str, Any]:
     inputs: dict[str, Any] = {}
     for name in _INPUT_NAMES:
-        value = getattr(d, name)
-        inputs[name] = Fraction(value) if isinstance(value, int | Fraction) else value
-    inputs["kv_bytes_per_element"] = d.kv_bytes_per_element
-    inputs["weight_bytes_per_param"] = d.weight_bytes_per_param
-    inputs["native_bytes_per_param"] = DTYPE_BYTES[d.native_weights_dtype]
-    inputs["table_bytes_per_param"] = DTYPE_BYTES[d.tables_dtype or d.weights_dtype]
+        inputs[name] = _exact(getattr(d, name))
+    inputs.update(_derived_inputs(d))
     return inputs
+
+
+def _exact(value: Any) -> Any:
+    """A field's value as the formulas read it: every whole number or ratio a Fraction."""
+    return Fraction(value) if isinstance(value, int | Fraction) else value
+
+
+def _derived_inputs(d: Deployment) -> dict[str, Any]:
+    """The inputs worked out from the fields: the dtypes' bytes."""
+    return {"kv_bytes_per_element": d.kv_bytes_per_element,
+            "weight_bytes_per_param": d.weight_bytes_per_param,
+            "native_bytes_per_param": DTYPE_BYTES[d.native_weights_dtype],
+            "table_bytes_per_param": DTYPE_BYTES[d.tables_dtype or d.weights_dtype]}
 
 
 class Solution(Mapping[str, Fraction]):
     """The exact value of every quantity for one deployment, computed on first access."""
 
     def __init__(
-        self, deployment: Deployment, overrides: Mapping[str, Fraction] | None = None
+        self, deployment: Deployment, overrides: Mapping[str, Fraction] | None = None,
+        shared: bool = False,
     ) -> None:
+        """`overrides` set quantities or inputs to other values; with them, or `shared`, the
+        formulas they do not reach come from the deployment's kept evaluation (worth it for a
+        deployment evaluated many times, as a diagnosis does)."""
         self.deployment = deployment
-        self._space = _Namespace(_shared_inputs(deployment), EXACT_OPS, overrides)
+        self._overrides: Mapping[str, Fraction] = overrides or {}
+        self._shared = shared or bool(overrides)
+        self._space: _Namespace | None = None  # made at the first quantity asked for
+        # Another deployment whose kept evaluation this one's is, with the inputs that differ
+        # (kept_solution): a wrong path's deployment is its step's with one input changed.
+        self._parent: tuple[Deployment, dict[str, Any]] | None = None
 
     def __getitem__(self, name: str) -> Fraction:
         if name not in FORMULAS:
@@ -439,7 +558,18 @@ class Solution(Mapping[str, Fraction]):
         for needed in FORMULAS[name].needs:
             if getattr(self.deployment, needed) is None:
                 raise InvalidInput(f"{name} needs {needed}: give it (or a preset that has it)")
-        value: Fraction = getattr(self._space, name)
+        space = self._space
+        if space is None:
+            if self._parent is not None:  # the parent's formulas less those the changes reach
+                parent, changed = self._parent
+                space = _base(parent, EXACT_OPS, {}).namespace(
+                    name, {**changed, **self._overrides})
+            elif self._shared:  # the deployment's kept formulas less those overrides reach
+                space = _base(self.deployment, EXACT_OPS, {}).namespace(name, self._overrides)
+            else:
+                space = _Namespace(_shared_inputs(self.deployment), EXACT_OPS)
+            self._space = space
+        value: Fraction = getattr(space, name)
         return value
 
     def _available(self) -> list[str]:
@@ -487,7 +617,48 @@ def value_of(
 def _kept_solution(deployment: Deployment) -> Solution:
     # A Solution computes each quantity once; keeping it per deployment lets the many keys,
     # wrong paths and marks that ask one deployment for one quantity after another share it.
-    return Solution(deployment)
+    solution = Solution(deployment)
+    for parent, parent_inputs in _ROOTS:
+        changed = _changed_inputs(parent, parent_inputs, deployment)
+        if changed is not None:
+            # A wrong path (or two) of a deployment just evaluated: only what it changes is
+            # computed again, the rest is the parent's, exactly.
+            solution._parent = (parent, changed)
+            return solution
+    _ROOTS.insert(0, (deployment, _shared_inputs(deployment)))
+    del _ROOTS[MAX_ROOTS:]
+    return solution
+
+
+# The deployments last evaluated afresh by value_of, newest first, with their inputs
+_ROOTS: list[tuple[Deployment, Mapping[str, Any]]] = []
+MAX_ROOTS = 2
+MAX_CHANGED_INPUTS = 6  # a deployment that differs in more inputs is evaluated afresh
+
+
+def _changed_inputs(parent: Deployment, inputs: Mapping[str, Any], deployment: Deployment
+                    ) -> dict[str, Any] | None:
+    """The inputs (as _exact_inputs gives them) `deployment` sets otherwise than `parent`,
+    whose are `inputs` (by type and value: 2 is not 2.0); None when they are too many to be
+    worth an evaluation in part. A field that holds the parent's very object is the same
+    (a wrong path's deployment is the parent's, replaced in a field or two)."""
+    changed: dict[str, Any] = {}
+    mine, theirs = deployment.__dict__, parent.__dict__
+    for name in _INPUT_NAMES:
+        value = mine[name]
+        if value is theirs[name]:
+            continue
+        exact, before = _exact(value), inputs[name]
+        if type(exact) is type(before) and exact == before:
+            continue
+        changed[name] = exact
+        if len(changed) > MAX_CHANGED_INPUTS:
+            return None
+    for name, exact in _derived_inputs(deployment).items():
+        before = inputs[name]
+        if not (type(exact) is type(before) and exact == before):
+            changed[name] = exact
+    return changed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -516,12 +687,33 @@ RELAXED_OPS = SimpleNamespace(floor=_unchanged, ceil=_unchanged, max=max, min=mi
 
 
 def relaxed_value(
-    deployment: Deployment, name: str, overrides: Mapping[str, Fraction] | None = None
+    deployment: Deployment, name: str, overrides: Mapping[str, Fraction] | None = None,
+    pins: Mapping[str, Fraction] | None = None,
 ) -> Fraction:
     """A quantity (or an input) with floors and ceilings left out, exactly; `overrides` sets
-    inputs or intermediate quantities (weights_bytes, batch_size) to other values."""
-    value: Fraction = getattr(_Namespace(_shared_inputs(deployment), RELAXED_OPS, overrides), name)
+    inputs or intermediate quantities (weights_bytes, batch_size) to other values. `pins`: set
+    too (under `overrides`), in every evaluation of this deployment alike, so the formulas
+    computed with the pins alone are kept and shared between evaluations."""
+    space = _base(deployment, RELAXED_OPS, pins or {}).namespace(name, overrides or {})
+    value: Fraction = getattr(space, name)
     return value
+
+
+def exact_inputs(deployment: Deployment) -> Mapping[str, Any]:
+    """The deployment's inputs as the formulas read them (Fractions, dtype bytes), kept."""
+    return _shared_inputs(deployment)
+
+
+def relaxed_reads(deployment: Deployment, name: str, pins: Mapping[str, Fraction] | None = None
+                  ) -> frozenset[str] | None:
+    """Every name (input, formula or pin) the relaxed value of `name` with `pins` set is read
+    from: setting any other name leaves the value as it is. None when it cannot be computed."""
+    space = _base(deployment, RELAXED_OPS, pins or {}).space
+    try:
+        getattr(space, name)
+    except Exception:  # the evaluation says what is wrong where it is asked for
+        return None
+    return space._reads.get(name, frozenset((name,)))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -185,7 +185,7 @@ def check_numeric(
     pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
     diagnose_slip: Diagnoser | None = None,
     deployment: Callable[[], Deployment] | None = None,
-    ruled_out: frozenset[str] = frozenset(),
+    ruled_out: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
     working_slip: WorkingReader | None = None,
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
@@ -195,8 +195,9 @@ def check_numeric(
     explains the answer; `diagnose_slip` (the reading, tolerance, the known mistakes named,
     those that give its very value) the likely slip of one input; `deployment` the step's,
     to name a mistake in its terms (its KV dtype); `ruled_out`: the mistakes the attempt's
-    own right answers show were not made; `working_slip`: the slip a figure of the shown
-    working gives, which is said alone, before any mistake or guess."""
+    own right answers show were not made (or what gives them, asked only for a wrong
+    answer); `working_slip`: the slip a figure of the shown working gives, which is said
+    alone, before any mistake or guess."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -246,6 +247,8 @@ def check_numeric(
             return replace(base, verdict="correct", parsed=reading.quantity.value,
                            shown=reading.shown, read_unit=reading.unit, note=note,
                            feedback=f"read as {reading.shown}: correct. {note}".rstrip())
+    if callable(ruled_out):  # a wrong answer: what the right ones rule out is asked now
+        ruled_out = ruled_out()
     for reading in fitting:
         value = reading.quantity.value
         band = naming_band(value, reading.resolution, tolerance)
@@ -489,7 +492,9 @@ def _near_miss(value: Fraction, reference: Reference, tolerance: Fraction, unit:
             min(NEAR_MISS * tolerance, NEAR_MISS_AT_MOST) * abs(target):
         return ""
     off = format_number(abs(value - target) / abs(target) * 100, sig=2)
-    rounded = sorted({_rounded(target, figures, unit) for figures in (2, 3)}, key=len)
+    # shortest first, then by text: the same sheet says the same thing on every run
+    rounded = sorted({_rounded(target, figures, unit) for figures in (2, 3)},
+                     key=lambda text: (len(text), text))
     return (f"Close ({off}% off), but outside {_percent(tolerance)}: an answer counts when it "
             f"is within {_percent(tolerance)} of {reference.display}, or that figure rounded "
             f"to the digits you type ({' or '.join(rounded)}).")
@@ -812,6 +817,10 @@ def _rules_out(key: AnswerKey, step_id: str, mark: Mark) -> frozenset[str]:
                      and not close(mark.parsed, wrong, tolerance))
 
 
+def _union_of(parts: tuple[Callable[[], frozenset[str]], ...]) -> frozenset[str]:
+    return frozenset().union(*(part() for part in parts))
+
+
 def _shape(d: Deployment) -> tuple[object, ...]:
     return (d.layers, d.heads, d.hidden, d.head_dim, d.attention, d.params)
 
@@ -827,7 +836,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     marks: dict[str, Mark] = {}
     # What each right answer so far rules out, by the model shape it was about: what one
     # model's answers show says nothing of another's (a follow-up on a bigger model).
-    ruled: list[tuple[tuple[object, ...], frozenset[str]]] = []
+    # (Each worked out the first time a wrong answer asks: a right sheet never does.)
+    ruled: list[tuple[tuple[object, ...], Callable[[], frozenset[str]]]] = []
     for step in key.drill.steps:
         answer = answers.get(step.id)
         if step.kind == "text":
@@ -838,7 +848,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             continue
         reference = key.reference(step.id)
         shape = _shape(key.deployment(step.id))
-        ruled_out = frozenset().union(*(ids for other, ids in ruled if other == shape))
+        ruled_out = functools.partial(_union_of, tuple(ids for other, ids in ruled
+                                                       if other == shape))
         mark = check_numeric(step, answer, reference, carried_values(key, step, marks),
                              functools.partial(key.paired_wrong, step.id),
                              functools.partial(_diagnose, key, step.id,
@@ -850,7 +861,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
                            f"({reference.display}), so not credited")
         elif mark.verdict == "correct" and mark.parsed is not None and mark.span is None:
-            ruled.append((shape, _rules_out(key, step.id, mark)))
+            ruled.append((shape, functools.cache(functools.partial(_rules_out, key, step.id,
+                                                                     mark))))
         marks[step.id] = mark
     return marks
 

@@ -30,15 +30,21 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Literal
 
 from trainer.capacity.deployment import GB, GIB, Deployment
 from trainer.capacity.presets import find_gpu, find_model
-from trainer.capacity.solver import FORMULAS, Solution, relaxed_value
+from trainer.capacity.solver import (
+    FORMULAS,
+    Solution,
+    exact_inputs,
+    relaxed_reads,
+    relaxed_value,
+)
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.reference import AnswerKey
 from trainer.errors import KvdrillError
@@ -296,10 +302,22 @@ class _Problem:
     # it is a slip of that given, and is named so.
     aliases: tuple[tuple[str, str], ...] = ()
 
+    def __hash__(self) -> int:
+        # Kept: a problem keys the caches below, and hashing its deployment field by field on
+        # every look-up cost more than many of the evaluations they keep.
+        kept: int | None = self.__dict__.get("_hash")
+        if kept is None:
+            kept = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", kept)
+        return kept
+
 
 _PROBLEMS: weakref.WeakKeyDictionary[AnswerKey, dict[str, _Problem]] = \
     weakref.WeakKeyDictionary()
 _VARIANTS: weakref.WeakKeyDictionary[AnswerKey, tuple[tuple[str, Fraction, str], ...]] = \
+    weakref.WeakKeyDictionary()
+_FIGURES: weakref.WeakKeyDictionary[
+    AnswerKey, dict[int, tuple[Deployment, tuple[tuple[str, Fraction, str, int, bool], ...]]]] = \
     weakref.WeakKeyDictionary()
 
 
@@ -381,7 +399,7 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
     assert step.answer is not None
     deployment = key.deployment(step_id)
     pins = _pins(deployment)
-    relaxed = relaxed_value(deployment, step.answer, dict(pins))
+    relaxed = relaxed_value(deployment, step.answer, pins=dict(pins))
     rounds = step.answer in ROUNDS
     scale = unit_factor(step.unit).value if step.unit else Fraction(1)
     aliases = tuple((name, value) for name, value in step.with_.items()
@@ -393,7 +411,7 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
 
 def _pins(deployment: Deployment) -> tuple[tuple[str, Fraction], ...]:
     """Set in every continuous evaluation: the batch the step runs at."""
-    return (("batch_size", Solution(deployment)["batch_size"]),)
+    return (("batch_size", Solution(deployment, shared=True)["batch_size"]),)
 
 
 def _ratio_problem(key: AnswerKey, ratio_of: tuple[str, str], reference: Fraction,
@@ -409,8 +427,8 @@ def _ratio_problem(key: AnswerKey, ratio_of: tuple[str, str], reference: Fractio
         deployment = key.deployment(step_id)
         parts.append((deployment, answer, _pins(deployment)))
     (d_top, q_top, p_top), (d_bottom, q_bottom, p_bottom) = parts
-    relaxed = relaxed_value(d_top, q_top, dict(p_top)) / relaxed_value(d_bottom, q_bottom,
-                                                                       dict(p_bottom))
+    relaxed = relaxed_value(d_top, q_top, pins=dict(p_top)) / relaxed_value(
+        d_bottom, q_bottom, pins=dict(p_bottom))
     return _Problem(key.base, "", reference, relaxed, False, _figures(key, key.base), has_unit,
                     (), tolerance, parts=tuple(parts))
 
@@ -419,7 +437,17 @@ def _figures(key: AnswerKey, deployment: Deployment
              ) -> tuple[tuple[str, Fraction, str, int, bool], ...]:
     """The drill's own values a person might put in an input's place: the other shape figures
     of this model, the value the same input has in the givens, in another question of the
-    drill, or in one of its variants."""
+    drill, or in one of its variants. Kept per key and deployment: every step without its
+    own `with` has the givens' deployment."""
+    kept = _FIGURES.setdefault(key, {})
+    entry = kept.get(id(deployment))
+    if entry is None or entry[0] is not deployment:
+        entry = kept[id(deployment)] = (deployment, _own_figures(key, deployment))
+    return entry[1]
+
+
+def _own_figures(key: AnswerKey, deployment: Deployment
+                 ) -> tuple[tuple[str, Fraction, str, int, bool], ...]:
     found: list[tuple[str, Fraction, str, int, bool]] = []
     d = deployment
     shape = {name: getattr(d, name) for name in _SHAPE_LABELS if getattr(d, name) is not None}
@@ -461,9 +489,8 @@ def _variant_figures(key: AnswerKey) -> tuple[tuple[str, Fraction, str], ...]:
         for choice in choices:
             values = choice if isinstance(choice, tuple) else (choice,)
             givens = {**key.givens, **dict(zip(fields, values, strict=False))}
-            try:
-                variant = key.build(givens)
-            except KvdrillError:
+            variant = _built(key, givens)
+            if variant is None:
                 continue
             for spec in _INPUTS:
                 if spec.slot != spec.name and spec.name != "weights_gb":
@@ -477,6 +504,32 @@ def _variant_figures(key: AnswerKey) -> tuple[tuple[str, Fraction, str], ...]:
                               _variant_why(spec, Fraction(value), fields, values)))
     _VARIANTS[key] = tuple(dict.fromkeys(found))
     return _VARIANTS[key]
+
+
+# The deployments of givens, per drill: the variants of one drill, each with one choice
+# changed, are mostly each other's.
+_BUILT: dict[tuple[int, str], tuple[Any, Deployment | None]] = {}
+MAX_BUILT = 4096
+_PLAIN = (str, int, float, Fraction, type(None))
+
+
+def _built(key: AnswerKey, givens: dict[str, Any]) -> Deployment | None:
+    """key.build(givens), kept per drill and givens; None where the givens make none. Only
+    givens of plain values are kept (their repr says all they are)."""
+    plain = all(isinstance(v, _PLAIN) for v in givens.values())
+    kept = (id(key.drill), repr(sorted(givens.items()))) if plain else None
+    entry = None if kept is None else _BUILT.get(kept)
+    if entry is not None and entry[0] is key.drill:
+        return entry[1]
+    try:
+        variant: Deployment | None = key.build(givens)
+    except KvdrillError:
+        variant = None
+    if kept is not None:
+        if len(_BUILT) >= MAX_BUILT:
+            _BUILT.clear()
+        _BUILT[kept] = (key.drill, variant)
+    return variant
 
 
 def _variant_why(spec: _Input, value: Fraction, fields: list[str], values: Sequence[Any]
@@ -517,7 +570,7 @@ def _value(deployment: Deployment, quantity: str, pins: tuple[tuple[str, Fractio
     the batch pinned); None where the change makes it meaningless."""
     try:
         if relaxed or quantity not in FORMULAS:
-            value = relaxed_value(deployment, quantity, {**dict(pins), **overrides})
+            value = relaxed_value(deployment, quantity, overrides, pins=dict(pins))
         else:
             value = Solution(deployment, overrides)[quantity]
     except (ZeroDivisionError, ValueError, OverflowError, TypeError, KvdrillError):
@@ -530,19 +583,46 @@ def _true_slot(problem: _Problem, spec: _Input) -> Fraction | None:
     return _slot_value(problem.deployment, spec.slot)
 
 
-@lru_cache(maxsize=4096)
+# Kept per deployment object (its hash, field by field, costs more than most look-ups save).
+_SLOTS: dict[int, tuple[Deployment, Mapping[str, Any], dict[str, Fraction | None]]] = {}
+MAX_SLOT_DEPLOYMENTS = 4096
+
+
 def _slot_value(deployment: Deployment, slot: str) -> Fraction | None:
     """What the solver puts in `slot` for this deployment (an input, or a derived quantity
     such as the weights' bytes or the batch)."""
+    entry = _SLOTS.get(id(deployment))
+    if entry is None or entry[0] is not deployment:
+        if len(_SLOTS) >= MAX_SLOT_DEPLOYMENTS:
+            _SLOTS.clear()
+        entry = _SLOTS[id(deployment)] = (deployment, exact_inputs(deployment), {})
+    values = entry[2]
+    if slot not in values:
+        values[slot] = _slot_value_of(deployment, entry[1], slot)
+    return values[slot]
+
+
+def _slot_value_of(deployment: Deployment, inputs: Mapping[str, Any], slot: str
+                   ) -> Fraction | None:
     try:
-        value = Solution(deployment)[slot] if slot in FORMULAS else \
-            relaxed_value(deployment, slot)
+        if slot in FORMULAS:
+            value = Solution(deployment, shared=True)[slot]
+        else:  # an input, as the solver reads it (relaxed_value of an input, without a namespace)
+            if slot not in inputs:
+                return None
+            value = inputs[slot]
     except (AttributeError, ZeroDivisionError, TypeError, KvdrillError):
         return None
     return None if value is None or isinstance(value, bool | str) else Fraction(value)
 
 
 def _depends(problem: _Problem, slot: str, x0: Fraction) -> bool:
+    if not problem.parts:
+        assert problem.deployment is not None
+        # A name the step's value is not read from cannot move it: no evaluation needed.
+        reads = relaxed_reads(problem.deployment, problem.quantity, dict(problem.pins))
+        if reads is not None and slot not in reads:
+            return False
     nudged = x0 * Fraction(9, 8) if x0 else Fraction(1)
     value = _evaluate(problem, {slot: nudged}, relaxed=True)
     return value is not None and value != problem.relaxed
@@ -551,6 +631,14 @@ def _depends(problem: _Problem, slot: str, x0: Fraction) -> bool:
 @lru_cache(maxsize=4096)
 def _inputs_of(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
     """The inputs the step's value depends on, each with its true value (slot units)."""
+    return tuple((spec, x0) for spec, x0 in _settable(problem)
+                 if _depends(problem, spec.slot, x0))
+
+
+@lru_cache(maxsize=4096)
+def _settable(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
+    """The inputs the step's value may depend on (each with its true value, in slot units),
+    in the order of _INPUTS: _inputs_of before the check that it does."""
     if problem.deployment is None:
         return ()
     found = []
@@ -559,7 +647,7 @@ def _inputs_of(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
         if spec.slot == problem.quantity:
             continue  # the step asks for this input: a wrong value of it is no slip of it
         x0 = _true_slot(problem, spec)
-        if x0 is not None and x0 > 0 and _depends(problem, spec.slot, x0):
+        if x0 is not None and x0 > 0:
             given = _BY_NAME.get(aliases.get(spec.name, ""))
             # the given's name, words and candidates, set in this input's slot
             found.append((spec if given is None else
@@ -571,10 +659,33 @@ def _inputs_of(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
 # Candidates: what a person plausibly put in an input's place
 
 
-@lru_cache(maxsize=4096)
-def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candidate, ...]:
+# Kept by the deployment and the drill's figures a problem has, not by the problem: every
+# step of a key that shares them (most share the givens' deployment) has the same candidates.
+_CANDIDATES: dict[tuple[int, int, _Input, Fraction, bool],
+                  tuple[Deployment | None, tuple[Any, ...], tuple[_Candidate, ...]]] = {}
+MAX_CANDIDATE_LISTS = 16384
+
+
+def _candidates(problem: _Problem, spec: _Input, true: Fraction, strong_only: bool = False
+                ) -> tuple[_Candidate, ...]:
+    """_candidates_of, kept: they read only the problem's deployment and figures."""
+    key = (id(problem.deployment), id(problem.figures), spec, true, strong_only)
+    entry = _CANDIDATES.get(key)
+    if entry is not None and entry[0] is problem.deployment and entry[1] is problem.figures:
+        return entry[2]
+    found = _candidates_of(problem, spec, true, strong_only)
+    if len(_CANDIDATES) >= MAX_CANDIDATE_LISTS:
+        _CANDIDATES.clear()
+    _CANDIDATES[key] = (problem.deployment, problem.figures, found)
+    return found
+
+
+def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only: bool = False
+                   ) -> tuple[_Candidate, ...]:
     """Plausible values of an input (in the unit it is shown in), strongest first, each once;
-    the true value is left out."""
+    the true value is left out. `strong_only`: only the classic slips and the drill's own values
+    (tiers CLASSIC and OWN), as the full list has them: the later kinds are all weaker, so
+    they can neither add nor displace one of these, and are not gathered at all."""
     found: dict[Fraction, _Candidate] = {}
     shown = _shown(true, spec)
     d = problem.deployment
@@ -594,16 +705,23 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
         found[value] = _Candidate(value, why, tier, rare)
 
     figures = _world_figures(problem, spec)
-    world_why = {f.value: f.why for f in figures}
-    common = {f.value for f in figures if _common(spec, f, true)}
-    for name, value, why, tier, variant in problem.figures:
-        # an input a step sets from another given: the slot's own values (the givens' context
-        # for the prompt it stands for) are as likely
-        if name in (spec.name, spec.slot):
-            generic = "another variant" in why or "value" in why
-            add(value, world_why.get(value, why) if generic else why, tier,
-                rare=variant and value not in common)
+    world_why, by_value = _figure_index(figures)
+
+    def common(value: Fraction) -> bool:
+        """Whether one of the world's figures of this value is a common one."""
+        return any(_common(spec, f, true) for f in by_value.get(value, ()))
+
+    # an input a step sets from another given: the slot's own values (the givens' context
+    # for the prompt it stands for) are as likely
+    for _, value, why, tier, variant in _figures_of(problem.figures, spec.name, spec.slot):
+        generic = "another variant" in why or "value" in why
+        add(value, world_why.get(value, why) if generic else why, tier,
+            rare=variant and not common(value))
     _structural(problem, spec, true, add)
+    if strong_only:
+        return tuple(sorted((c for c in found.values() if c.tier <= OWN),
+                            key=lambda c: (c.tier, c.rare, abs(math.log(c.value / true))))
+                     [:MAX_CANDIDATES])
     model_field = spec.family == "shape" or spec.name in ("vocab", "state_elements")
     card = world.card_of(spec.name, true)
     for figure in figures:
@@ -615,7 +733,7 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction) -> tuple[_Candi
                 (spec.name not in _SIZES or figure.card == "self"
                  or abs(math.log(figure.value / true)) <= math.log(SAME_SIZE))
             add(figure.value, figure.why, WORLD if strong else SHAPES,
-                rare=figure.value not in common)
+                rare=not common(figure.value))
     for factor, why in ((Fraction(2), "doubled"), (Fraction(1, 2), "halved")):
         # A setting doubled or halved is a slip; a model's shape doubled is one only by chance.
         add(true * factor, f"{shown} {why}", SHAPES if spec.family == "shape" else WORLD)
@@ -665,6 +783,51 @@ def _common(spec: _Input, figure: world.Figure, true: Fraction) -> bool:
     return True
 
 
+Own = tuple[str, Fraction, str, int, bool]
+_BY_INPUT: dict[int, tuple[tuple[Own, ...], dict[str, list[tuple[int, Own]]]]] = {}
+
+
+def _figures_of(figures: tuple[Own, ...], name: str, slot: str) -> list[Own]:
+    """The drill's own figures of an input (those named as it or as its slot), in order:
+    from an index of the figures by name, kept with them."""
+    entry = _BY_INPUT.get(id(figures))
+    if entry is None or entry[0] is not figures:
+        index: dict[str, list[tuple[int, Own]]] = {}
+        for position, figure in enumerate(figures):
+            index.setdefault(figure[0], []).append((position, figure))
+        if len(_BY_INPUT) >= MAX_INDEXES:
+            _BY_INPUT.clear()
+        entry = _BY_INPUT[id(figures)] = (figures, index)
+    index = entry[1]
+    if name == slot:
+        return [figure for _, figure in index.get(name, ())]
+    return [figure for _, figure in sorted([*index.get(name, ()), *index.get(slot, ())])]
+
+
+_INDEXES: dict[int, tuple[tuple[world.Figure, ...], dict[Fraction, str],
+                          dict[Fraction, tuple[world.Figure, ...]]]] = {}
+MAX_INDEXES = 1024
+
+
+def _figure_index(figures: tuple[world.Figure, ...]
+                  ) -> tuple[dict[Fraction, str], dict[Fraction, tuple[world.Figure, ...]]]:
+    """The reason the world gives for each value (the last figure of it, as a dict built in
+    order keeps), and the figures of each value; kept with the tuple (the world's, or the
+    weights' of one model and dtype, are made once)."""
+    entry = _INDEXES.get(id(figures))
+    if entry is not None and entry[0] is figures:
+        return entry[1], entry[2]
+    why = {f.value: f.why for f in figures}
+    grouped: dict[Fraction, list[world.Figure]] = {}
+    for figure in figures:
+        grouped.setdefault(figure.value, []).append(figure)
+    by_value = {value: tuple(group) for value, group in grouped.items()}
+    if len(_INDEXES) >= MAX_INDEXES:
+        _INDEXES.clear()
+    _INDEXES[id(figures)] = (figures, why, by_value)
+    return why, by_value
+
+
 def _world_figures(problem: _Problem, spec: _Input) -> tuple[world.Figure, ...]:
     """What this input takes in the world; weights are another model's parameters at this
     drill's bytes per parameter, or this model's at another dtype's."""
@@ -672,18 +835,25 @@ def _world_figures(problem: _Problem, spec: _Input) -> tuple[world.Figure, ...]:
         return world.figures(spec.name)
     d = problem.deployment
     assert d is not None
-    per_param = d.weight_bytes_per_param
+    return _weight_figures(d.weight_bytes_per_param, d.params, d.active_params)
+
+
+@lru_cache(maxsize=256, typed=True)
+def _weight_figures(per_param: Fraction, params: Fraction | int | None,
+                    active_params: Fraction | int | None) -> tuple[world.Figure, ...]:
+    """The weights' figures of _world_figures: all a model's variants with one parameter count
+    and dtype share them."""
     found = list(world.figures("weights_gb"))
     for figure in world.figures("params"):
         found.append(world.Figure(figure.value * per_param / GB,
                                   f"{figure.why} parameters at {format_number(per_param)} B"))
-    if d.params is not None:
+    if params is not None:
         for value, why in world.dtype_bytes():
-            found.append(world.Figure(d.params * value / GB, f"the weights at {why}",
+            found.append(world.Figure(params * value / GB, f"the weights at {why}",
                                       "self"))
-    if d.active_params is not None and d.active_params != d.params:
+    if active_params is not None and active_params != params:
         # An MoE's weights from its active parameters (37B of DeepSeek-V3's 671B).
-        found.append(world.Figure(d.active_params * per_param / GB,
+        found.append(world.Figure(active_params * per_param / GB,
                                   "the active parameters' weights, not all the experts'",
                                   "self"))
     return tuple(found)
@@ -719,6 +889,12 @@ def _structural(problem: _Problem, spec: _Input, true: Fraction,
         add(true + 1, "one sequence more", DERIVED)
         if true > 1:
             add(true - 1, "one sequence fewer", DERIVED)
+
+
+# The inputs _structural gives a classic slip (or, for the utilisation, a derived one): the
+# only strong candidates besides the drill's own figures.
+_CLASSIC_INPUTS = frozenset({"gpus", "reserve_gb", "weights_gb", "utilization",
+                             "kv_bytes_per_element", "kv_heads", "batch"})
 
 
 def _key_slip(true: int, typed: int) -> Literal["keys", "repeated"] | None:
@@ -781,8 +957,13 @@ def _possible(problem: _Problem, name: str, value: Fraction) -> bool:
 
 
 def _shown(value: Fraction, spec: _Input) -> str:
+    return _shown_in(value, spec.unit)
+
+
+@lru_cache(maxsize=65536, typed=True)
+def _shown_in(value: Fraction, unit: str) -> str:
     number = format_number(value, sig=4)
-    return f"{number} {spec.unit}" if spec.unit and spec.unit != "sequences" else number
+    return f"{number} {unit}" if unit and unit != "sequences" else number
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1376,15 +1557,26 @@ def slip_values(key: AnswerKey, step_id: str, limit: int = 4) -> list[tuple[Frac
         return []
     problem = _problem_of(key, step_id, None)
     reference = key.reference(step_id)
-    strongest: list[tuple[int, int, _Input, _Candidate]] = []
-    for order, (spec, x0) in enumerate(_inputs_of(problem)):
-        strongest += [(candidate.tier, order, spec, candidate)
-                      for candidate in _candidates(problem, spec, x0 / spec.scale)
+    # Every input's strong candidates, strongest first, each input in its place among the
+    # inputs: whether the step depends on the input is asked only of those reached (a
+    # stable sort, then a filter, keeps the order of the filter, then the sort).
+    strongest: list[tuple[int, int, _Input, Fraction, _Candidate]] = []
+    own = {name for name, *_ in problem.figures}
+    for order, (spec, x0) in enumerate(_settable(problem)):
+        if spec.name not in _CLASSIC_INPUTS and spec.name not in own and spec.slot not in own:
+            continue  # no classic slip, no value of the drill's own: no strong candidate
+        strongest += [(candidate.tier, order, spec, x0, candidate)
+                      for candidate in _candidates(problem, spec, x0 / spec.scale, True)
                       if candidate.tier <= OWN]
     strongest.sort(key=lambda item: item[:2])
+    depends: dict[str, bool] = {}
     taken = {reference.value, *(v for _, v in reference.wrong)}
     found: list[tuple[Fraction, str]] = []
-    for _, _, spec, candidate in strongest:
+    for _, _, spec, x0, candidate in strongest:
+        if spec.slot not in depends:
+            depends[spec.slot] = _depends(problem, spec.slot, x0)
+        if not depends[spec.slot]:
+            continue
         value = _evaluate(problem, {spec.slot: candidate.value * spec.scale}, relaxed=False)
         if value is None or value <= 0 or value in taken:
             continue

@@ -1,0 +1,170 @@
+"""The interviewer's and reviewer's commands (issue 39), as ratios to a bare `python -c pass`.
+
+Run inside the project's virtual environment:
+
+    python benchmarks/interviewer.py [--repeat N] [--tree PATH] [--only NAME ...]
+
+Each figure of the issue's table is timed in pairs with a bare interpreter (bare, command, bare,
+command, ...) and the median of the per-pair ratios is printed beside the median time, with the
+limit the issue sets: 20 variants of the 70B drill with their keys, the whole variant space of
+littles-law-capacity (108 variants, in seconds: the issue asks for under 15 s), `grade` of a
+24-answer sheet of 4-figure wrong numbers and of a right sheet, and `next`, `progress` and
+`review ID` against a store with one attempt. Every command runs once before it is timed (the
+drill list, parsed drills and worked solutions are then kept in $KVDRILL_HOME, as for a user's
+second run). The sheets are made from the key of one variant (`variants --count 1`): the right
+one is its answers file, the wrong one each number × 1.2345, typed to four figures.
+
+`--tree PATH` times another checkout (its `trainer` package first on the path; the commands
+run in a scratch folder, so the current one's package is not imported instead): how the
+figures "before" of a change are measured. Set KVDRILL_DATA to time both on the same drills.
+Nothing here runs in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAUNCH = [sys.executable, "-c", "from trainer.app.cli import main; main()"]
+BARE = [sys.executable, "-c", "pass"]
+DRILL = "llama2-70b-mi300x"
+WHOLE_SPACE = ("littles-law-capacity", 108)
+WRONG_FACTOR = 1.2345
+
+# What the issue allows, as a ratio to the bare interpreter (the whole space: in seconds).
+LIMITS = {"variants: 20 with keys": 40.0, "grade: 24 wrong answers": 15.0,
+          "grade: a right sheet": 10.0, "next": 8.0, "progress": 8.0, "review 1": 8.0}
+WHOLE_SPACE_SECONDS = 15.0
+
+
+def commands(folder: Path) -> dict[str, list[str]]:
+    drill, count = WHOLE_SPACE
+    return {
+        "variants: 20 with keys": ["variants", DRILL, "--count", "20", "--out",
+                                   str(folder / "twenty")],
+        f"variants: whole space ({drill}, {count})": ["variants", drill, "--count", str(count),
+                                                      "--out", str(folder / "whole")],
+        "grade: 24 wrong answers": ["grade", DRILL, "--answers", str(folder / "wrong.yaml")],
+        "grade: a right sheet": ["grade", DRILL, "--answers", str(folder / "right.yaml")],
+        "next": ["next"],
+        "progress": ["progress"],
+        "review 1": ["review", "1"],
+    }
+
+
+def seconds(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env=env, cwd=cwd, check=False)
+    return time.perf_counter() - start
+
+
+def paired(argv: list[str], repeat: int, env: dict[str, str], cwd: Path
+           ) -> tuple[float, float]:
+    """(median seconds of `argv`, median of its time ÷ the bare run beside it)."""
+    times, ratios = [], []
+    for _ in range(repeat):
+        bare = seconds(BARE, env, cwd)
+        took = seconds(argv, env, cwd)
+        times.append(took)
+        ratios.append(took / bare)
+    return statistics.median(times), statistics.median(ratios)
+
+
+def four_figures(value: float) -> str:
+    """`value` to four significant figures, as a person types it (1,007,000; 52.37)."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    rounded = round(value, 3 - magnitude)
+    if magnitude >= 3:
+        return f"{int(rounded):,}"
+    return f"{rounded:.{3 - magnitude}f}"
+
+
+NUMBER = re.compile(r"^'?(-?[0-9][0-9,]*(?:\.[0-9]+)?)\s*(.*?)'?$")
+
+
+def wrong_sheet(right: str) -> str:
+    """The right sheet with every number × WRONG_FACTOR, to four figures, its unit kept."""
+    lines = []
+    for line in right.splitlines():
+        step, sep, answer = line.partition(": ")
+        match = NUMBER.match(answer.strip()) if sep and step not in ("drill", "variant",
+                                                                      "target") else None
+        if match is None:
+            lines.append(line)
+            continue
+        value = float(match.group(1).replace(",", "")) * WRONG_FACTOR
+        unit = f" {match.group(2)}" if match.group(2) else ""
+        lines.append(f"{step}: '{four_figures(value)}{unit}'")
+    return "\n".join(lines) + "\n"
+
+
+def prepare(folder: Path, env: dict[str, str], cwd: Path) -> None:
+    """The two sheets, a stored attempt to review, and every command run once."""
+    keys = folder / "one"
+    subprocess.run([*LAUNCH, "variants", DRILL, "--count", "1", "--seed", "1", "--out",
+                    str(keys)], capture_output=True, env=env, cwd=cwd, check=True)
+    right = next(keys.glob("*-answers.yaml")).read_text(encoding="utf-8")
+    (folder / "right.yaml").write_text(right, encoding="utf-8")
+    (folder / "wrong.yaml").write_text(wrong_sheet(right), encoding="utf-8")
+    subprocess.run([*LAUNCH, "practice", "llama31-8b-h100"], input="32\n8\n128\n", text=True,
+                   capture_output=True, env=env, cwd=cwd, check=False)
+    for args in commands(folder).values():
+        subprocess.run([*LAUNCH, *args], stdin=subprocess.DEVNULL, capture_output=True,
+                       env=env, cwd=cwd, check=False)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=9, help="pairs per command (median)")
+    parser.add_argument("--whole-repeat", type=int, default=3,
+                        help="pairs for the whole variant space (it takes seconds)")
+    parser.add_argument("--tree", type=Path, help="time the trainer package of this checkout")
+    parser.add_argument("--only", nargs="*", help="time only the figures whose name starts so")
+    options = parser.parse_args()
+    tree = (options.tree or ROOT).resolve()
+    if (tree / "trainer").is_dir():
+        compileall.compile_dir(tree / "trainer", quiet=1)  # a wheel's modules come compiled
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        home = folder / "home"
+        env = dict(os.environ, KVDRILL_HOME=str(home))
+        if options.tree:
+            env["PYTHONPATH"] = os.pathsep.join(
+                [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
+        prepare(folder, env, folder)
+        bare = statistics.median(seconds(BARE, env, folder) for _ in range(options.repeat))
+        print(f"{'python -c pass':<48} {bare * 1000:8.1f} ms    1.0x")
+        for label, args in commands(folder).items():
+            if options.only and not any(label.startswith(o) for o in options.only):
+                continue
+            whole = label.startswith("variants: whole")
+            took, ratio = paired([*LAUNCH, *args],
+                                 options.whole_repeat if whole else options.repeat, env, folder)
+            if whole:
+                verdict = f"   (under {WHOLE_SPACE_SECONDS:g} s: " + (
+                    "ok)" if took < WHOLE_SPACE_SECONDS else "OVER)")
+            else:
+                limit = LIMITS.get(label)
+                verdict = "" if limit is None else f"   (at most {limit:g}x: " + (
+                    "ok)" if ratio <= limit else "OVER)")
+            print(f"{label:<48} {took * 1000:8.1f} ms {ratio:6.1f}x{verdict}")
+    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores; trainer from {tree}; "
+          f"{options.repeat} pairs each ({options.whole_repeat} for the whole space)",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
