@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from one_line import one_line_error
 
 from trainer.files import parsed_cache
 from trainer.files.paths import cache_folder
@@ -29,13 +30,6 @@ WHOLE = "\n".join(["32", "8", "128", "2", "128 KiB", "52 GB", "396728", "96", "1
                    "44", "12", "cap context", "3", "tier it", "20", "measure"]) + "\n"
 
 
-def _one_line_error(result: Result, code: int, *needles: str) -> None:
-    assert result.exit_code == code, result.output + result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    assert "internal error" not in result.stderr and "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def _temporaries(folder: Path) -> list[Path]:
@@ -54,7 +48,7 @@ def test_out_onto_a_symlink_loop_is_refused_in_one_line(run: Run, tmp_path: Path
     run("practice", DRILL, input=WHOLE)
     loop = tmp_path / "loop"
     loop.symlink_to(loop)
-    _one_line_error(run(*command, "--out", str(loop), ok=False), 2, str(loop),
+    one_line_error(run(*command, "--out", str(loop), ok=False), 2, str(loop),
                     "loop of symbolic links", "give --out a file name")
 
 
@@ -65,7 +59,7 @@ def test_out_through_a_folder_that_loops_is_refused_in_one_line(run: Run, tmp_pa
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
     target = tmp_path / "a" / "report.txt"
-    _one_line_error(run(*command, "--out", str(target), ok=False), 2, "loop of symbolic links")
+    one_line_error(run(*command, "--out", str(target), ok=False), 2, "loop of symbolic links")
 
 
 def test_out_through_a_symlink_to_a_file_still_writes(run: Run, tmp_path: Path) -> None:
@@ -147,7 +141,7 @@ def test_out_on_a_full_disk_fails_in_one_line_and_keeps_the_old_file(run: Run,
     out.write_text("what was there\n", encoding="utf-8")
     with disk_full():
         result = run("export", "1", "--out", str(out), ok=False)
-    _one_line_error(result, 1, f"cannot write {out}", "No space left on device")
+    one_line_error(result, 1, f"cannot write {out}", "No space left on device")
     assert out.read_text(encoding="utf-8") == "what was there\n"
     assert _temporaries(tmp_path) == []
 

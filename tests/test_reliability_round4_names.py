@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
+from one_line import one_line_error
 
 from trainer.store.database import default_path
 
@@ -33,13 +34,6 @@ def _sql(statement: str, *args: Any) -> None:
     conn.close()
 
 
-def _one_line_error(result: Result, code: int, *needles: str) -> None:
-    assert result.exit_code == code, result.output + result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    assert "internal error" not in result.stderr and "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def _safe_markdown(text: str) -> None:
@@ -113,7 +107,7 @@ def _exported_with_target(run: Run, tmp_path: Path, target: Any) -> Path:
 def test_review_of_a_transcript_with_an_impossible_target_is_malformed(
         run: Run, tmp_path: Path) -> None:
     path = _exported_with_target(run, tmp_path, IMPOSSIBLE)
-    _one_line_error(run("review", str(path), ok=False), 2,
+    one_line_error(run("review", str(path), ok=False), 2,
                     "malformed transcript: target: drill llama31-8b-h100 cannot be "
                     "re-targeted at Llama-3.1-405B on NVIDIA L4")
 
@@ -122,7 +116,7 @@ def test_import_of_a_transcript_with_an_impossible_target_fails_that_file(
         run: Run, tmp_path: Path) -> None:
     path = _exported_with_target(run, tmp_path, IMPOSSIBLE)
     result = run("import", str(path), ok=False)
-    _one_line_error(result, 1, "malformed transcript: target")
+    one_line_error(result, 1, "malformed transcript: target")
 
 
 @pytest.mark.parametrize("target", [IMPOSSIBLE, {"model": {"preset": "nope"}},
@@ -131,7 +125,7 @@ def test_resuming_an_attempt_with_a_damaged_target_names_the_attempt(run: Run,
                                                                       target: Any) -> None:
     run("practice", DRILL, "--model", "qwen3-8b", input="32\n")
     _sql("UPDATE attempts SET target = ?", json.dumps(target))
-    _one_line_error(run("practice", "--resume", "1", input="", ok=False), 1,
+    one_line_error(run("practice", "--resume", "1", input="", ok=False), 1,
                     "attempt 1 cannot be resumed: its stored target cannot be used",
                     "kvdrill export 1")
 
@@ -141,7 +135,7 @@ def test_review_of_an_attempt_with_a_damaged_target_names_the_attempt(run: Run,
                                                                       target: Any) -> None:
     run("practice", DRILL, "--model", "qwen3-8b", input="32\n")
     _sql("UPDATE attempts SET target = ?", json.dumps(target))
-    _one_line_error(run("review", "1", ok=False), 1, "attempt 1 cannot be re-marked")
+    one_line_error(run("review", "1", ok=False), 1, "attempt 1 cannot be re-marked")
 
 
 @pytest.mark.parametrize("command", [["history"], ["export", "1"], ["progress"], ["next"],

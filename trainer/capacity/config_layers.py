@@ -370,12 +370,17 @@ def _mamba2_state(f: Fields, hidden: int, ssm_in_fp32: bool) -> int:
     return _priced(f, conv, ssm, ssm_in_fp32)
 
 
-def _mamba_state(f: Fields, hidden: int) -> int:
+def mamba_dims(f: Fields, hidden: int) -> tuple[int, int, int]:
+    """(d_state, d_conv, inner) of a Mamba (v1) mixer: Jamba's fields."""
     d_state = f.count("mamba_d_state", required=True)
     d_conv = f.count("mamba_d_conv", required=True)
     expand = f.count("mamba_expand", required=True)
     assert d_state is not None and d_conv is not None and expand is not None
-    inner = expand * hidden
+    return d_state, d_conv, expand * hidden
+
+
+def _mamba_state(f: Fields, hidden: int) -> int:
+    d_state, d_conv, inner = mamba_dims(f, hidden)
     elements = inner * d_state + inner * (d_conv - 1)
     f.notes.append(f"Mamba state: {inner:,} × {d_state} (SSM) + {inner:,} × {d_conv - 1} "
                    f"(convolution) = {elements:,} values per layer and sequence (vllm jamba.py)")

@@ -63,6 +63,7 @@ from trainer.capacity.config_layers import (
     delta_net_dims,
     describe_state,
     mamba2_dims,
+    mamba_dims,
     read_layout,
 )
 from trainer.files.bounded_io import read_text_bounded
@@ -637,11 +638,7 @@ def _attention_params(f: Fields, model_type: str, fields: dict[str, Any]) -> int
 
 
 def _mamba_params(f: Fields, hidden: int) -> int:
-    d_state = f.count("mamba_d_state", required=True)
-    d_conv = f.count("mamba_d_conv", required=True)
-    expand = f.count("mamba_expand", required=True)
-    assert d_state is not None and d_conv is not None and expand is not None
-    inner = expand * hidden
+    d_state, d_conv, inner = mamba_dims(f, hidden)
     dt_rank = f.count("mamba_dt_rank") or -(-hidden // 16)
     params = hidden * 2 * inner + inner * d_conv + inner * (dt_rank + 2 * d_state)
     params += dt_rank * inner + inner  # dt_proj and its bias
