@@ -217,7 +217,7 @@ def cohort_text(data: dict[str, Any], width: int | None = None) -> str:
         dims = [f"{_score(c['dimensions'][d]['score'])}/{c['dimensions'][d]['max']}"
                 if d in c["dimensions"] else "—" for d in data["dimensions"]]
         rows.append([one_line(c["name"]), str(c["attempt"]), *dims,
-                     one_line(c["level"] or "—"), f"{c['correct']}/{c['numeric']}",
+                     one_line(_level(c["level"])), f"{c['correct']}/{c['numeric']}",
                      f"{_seconds(c['seconds'])} / {c['budget_seconds']} s", str(c["overtime"]),
                      f"⚑ {len(c['flags'])}" if c["flags"] else ""])
     columns = [Column(head[0]), Column(head[1], ">", wrap=False),
@@ -270,7 +270,7 @@ def cohort_markdown(data: dict[str, Any]) -> str:
         scores = " | ".join(f"{_score(c['dimensions'][d]['score'])}/{c['dimensions'][d]['max']}"
                             if d in c["dimensions"] else "—" for d in dims)
         lines.append(f"| {_md(c['name'])} | {c['attempt']} | {scores} | "
-                     f"{_md(c['level'] or '—')} | {c['correct']}/{c['numeric']} | "
+                     f"{_md(_level(c['level']))} | {c['correct']}/{c['numeric']} | "
                      f"{_seconds(c['seconds'])} / {c['budget_seconds']} s | {c['overtime']} | "
                      f"{'⚑ ' + str(len(c['flags'])) if c['flags'] else ''} |")
     lines += ["", "## Steps", "",
@@ -340,4 +340,11 @@ def cohort_html(data: dict[str, Any]) -> str:
         flags=[{"name": c["name"], "step": f.get("step"), "field": f.get("field"),
                 "says": f.get("says")} for c in candidates for f in c["flags"]],
         variants=", ".join("drill's own" if v is None else str(v) for v in data["variants"]),
+        levels={c["name"]: _level(c["level"]) for c in candidates},
     )
+
+
+def _level(level: str | None) -> str:
+    """A level as progress and review name it: "Solid", "Strong hire"."""
+    return level.replace("-", " ").capitalize() if level else "—"
+
