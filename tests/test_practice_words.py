@@ -115,7 +115,7 @@ def test_a_weak_question_names_the_model_and_card_it_is_about() -> None:
     chosen = weak.Chosen("model-shape", drill, drill.step("shape-head-dim"), AnswerKey(drill),
                          None)
     data = yaml.safe_load(weak.session_text([], [chosen], 1))
-    assert "Llama-3.1-8B on 1 × NVIDIA H100" in data["steps"][0]["prompt"]
+    assert data["steps"][0]["prompt"].split("\n")[1].startswith("Llama-3.1-8B on 1 × NVIDIA H100")
 
 
 def test_a_weak_step_gives_the_earlier_figures_it_builds_on_inline() -> None:
@@ -125,10 +125,10 @@ def test_a_weak_step_gives_the_earlier_figures_it_builds_on_inline() -> None:
     cards = [_card("kv-transfer", reviews=1, wrong=1, last="Again")]
     data = yaml.safe_load(weak.session_text(cards, [chosen], 1))
     prompt = data["steps"][0]["prompt"]
-    assert prompt.split("\n")[1] == (
+    assert prompt.split("\n")[2] == (
         f"From earlier in that drill: kv-per-token = {key.reference('kv-per-token').display}; "
         f"kv-per-request = {key.reference('kv-per-request').display}.")
-    assert prompt.split("\n")[2].startswith("How many ms does that KV take")
+    assert prompt.split("\n")[3].startswith("How many ms does that KV take")
 
 
 def test_a_weak_session_prefers_steps_that_stand_alone() -> None:

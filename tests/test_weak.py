@@ -100,8 +100,8 @@ def test_each_question_names_its_drill_and_variant_in_one_line_without_the_given
     weak_session(run)
     for step in session_drill(last_export(run))["steps"]:
         first = step["prompt"].split("\n")[0]
-        assert re.fullmatch(r"\[[a-z-]+ · [a-z0-9-]+, (variant \d+|its own givens): "
-                            r"\S.* on \d+ × \S.*\]", first)
+        assert re.fullmatch(r"\[[a-z-]+ · [a-z0-9-]+, (variant \d+|its own givens)\]", first)
+        assert re.fullmatch(r"\S.* on \d+ × \S.*\.", step["prompt"].split("\n")[1])
         assert "Given:" not in step["prompt"]
 
 

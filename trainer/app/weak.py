@@ -302,8 +302,8 @@ def session_text(cards: list[SkillCard], chosen: list[Chosen], steps: int) -> st
         display = c.key.display_givens()
         earlier = _earlier_figures(c, set(c.step.ratio_of or ()))
         prompt = "\n".join(part for part in (
-            f"[{c.skill} · {c.drill.id}, {variant}: {display['model_name']} on "
-            f"{display['gpus']} × {display['gpu_name']}]", earlier,
+            f"[{c.skill} · {c.drill.id}, {variant}]",
+            f"{display['model_name']} on {display['gpus']} × {display['gpu_name']}.", earlier,
             prompt_of(c.key, c.step.id).strip()) if part)
         row: dict[str, Any] = {
             "id": ids[(c.drill.id, c.step.id)],
