@@ -180,10 +180,12 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("answer", HOSTILE, ids=range(len(HOSTILE)))
-def test_hostile_answers_never_run_and_return_within_a_second(answer: str) -> None:
+def test_hostile_answers_never_run_and_return_in_bounded_time(answer: str) -> None:
     start = time.perf_counter()
     result = one("llama31-8b-h100", "bytes-per-token", answer)
-    assert time.perf_counter() - start < 1.0
+    # bounded, not fast: a runaway (an evaluated power, a backtracking pattern) takes minutes,
+    # and no busy machine takes this long for bounded work
+    assert time.perf_counter() - start < 30
     assert result.verdict in ("invalid", "wrong")
     assert not Path("/tmp/kvdrill-pwned").exists()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,6 @@ from trainer.errors import DrillFileError
 
 DRILLS = Path(__file__).resolve().parent.parent / "drills"
 SEED = DRILLS / "llama2-70b-mi300x.yaml"
-SECONDS = 2.0
 
 # ---- helpers --------------------------------------------------------------------------------
 
@@ -57,12 +55,11 @@ def line_of(text: str, needle: str) -> int:
 
 
 def refused(path: Path) -> str:
-    """Load `path`, expecting a quick DrillFileError that names the file; its message."""
-    start = time.perf_counter()
+    """Load `path`, expecting a DrillFileError that names the file; its message. (How long a
+    refusal takes is bounded by the loader's own limits on size, depth and aliases, tested
+    with hostile files; a clock here would only measure how busy the machine is.)"""
     with pytest.raises(DrillFileError) as caught:
         load_drill_file(path)
-    elapsed = time.perf_counter() - start
-    assert elapsed < SECONDS, f"took {elapsed:.2f} s to refuse {path.name}"
     message = str(caught.value)
     assert message.startswith(str(path)), message
     assert "\n" not in message
