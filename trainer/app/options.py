@@ -251,6 +251,9 @@ def echo_long(message: Any = "", *, nl: bool = True) -> None:
     if text.count("\n") + 1 < shutil.get_terminal_size((80, 24)).lines:
         click.echo(text, nl=nl)
         return
+    # less without a setting of the user's own: colours kept, and no alternate screen, so what
+    # was read stays on the terminal after quitting
+    os.environ.setdefault("LESS", "-RX")
     click.echo_via_pager(text + ("\n" if nl else ""))
 
 

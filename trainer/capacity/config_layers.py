@@ -41,17 +41,8 @@ RECURRENT_KINDS = {"mamba": "mamba", "mamba2": "mamba2", "linear_attention": "ga
                    "conv": "short-conv"}
 _NEMOTRON_PATTERN = {"M": "mamba2", "*": "attention", "-": "mlp", "E": "moe"}
 
-# Fields that say how layers differ. A config naming one kvdrill does not read is refused,
-# naming it, rather than sized as if every layer were attention.
-_LAYOUT_FIELDS = frozenset({
-    "layer_types", "layers_block_type", "hybrid_override_pattern", "full_attention_interval",
-    "attn_layer_indices", "attn_layer_period", "attn_layer_offset", "cross_attention_layers",
-    "attention_chunk_size", "no_rope_layers", "sliding_window_pattern",
-    "_sliding_window_pattern", "max_window_layers", "use_sliding_window", "sliding_window",
-    "no_rope_layer_interval", "interleave_moe_layer_step", "expert_layer_period",
-    "expert_layer_offset", "mlp_only_layers", "decoder_sparse_step", "first_k_dense_replace",
-    "moe_layer_freq", "block_configs",
-})
+# Fields that say how layers differ in ways kvdrill does not read: a config naming one is
+# refused, naming it, rather than sized as if every layer were attention.
 _UNREAD_LAYOUT = ("block_types", "layer_block_types", "attn_type_list", "layer_pattern",
                   "hybrid_layer_ids", "full_attn_idxs", "swa_layers", "global_attn_layers",
                   "attention_layers", "mamba_layers", "ssm_layers", "linear_attn_layers",
@@ -74,7 +65,6 @@ class Layout:
     mlp_only: list[int] = field(default_factory=list)  # Nemotron-H's "-" blocks
     moe_blocks: list[int] = field(default_factory=list)  # Nemotron-H's "E" blocks
     kinds: list[str] | None = None  # layer_types as read, for the window reader
-    chunked: int = 0  # layers attending within chunks (Llama-4)
     kv_heads: int | None = None  # DeciLM's block_configs: the KV heads its attention blocks have
     mlp_params: int | None = None  # DeciLM: its MLPs, each its own width
     linear_params: int = 0  # DeciLM: attention blocks replaced by one linear layer
@@ -136,7 +126,7 @@ def read_layout(f: Fields, model_type: str, layers: int, hidden: int, heads: int
 
 def _refuse_unread(f: Fields) -> None:
     for name in _UNREAD_LAYOUT:
-        if name not in _LAYOUT_FIELDS and f.has(name):
+        if f.has(name):
             raise f.error(f"{name} says how its layers differ, in a way kvdrill does not read: "
                           "it will not guess that every layer is attention (give the shape with "
                           "calc's options)")
@@ -180,7 +170,6 @@ def _from_kinds(f: Fields, name: str, layers: int) -> Layout:
                                                         "mamba_d_head", "mamba_head_dim")):
         kind = "mamba2"  # Granite-4.0-H's "mamba" layers are Mamba2: heads of a width
     layout = Layout(layers, attention, recurrent, kind, kinds=list(kinds))
-    layout.chunked = sum(kind in CHUNKED_KINDS for kind in kinds)
     if recurrent:
         f.notes.append(f"{name}: attention in {len(attention)} of {layers} layers, "
                        f"{layout.recurrent_kind} in the other {len(recurrent)}, each with a "

@@ -53,39 +53,31 @@ _PREFIX = re.compile(
     r"(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:\s+[A-Z]+\d*)*\]\s*)?"
 )
 
-# message → (figure name, unit); the first group is the number
-_FIGURES: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("weights", re.compile(r"Model loading took " + _NUMBER + r"\s*(GiB|GB)"), ""),
-    ("weights", re.compile(r"Loading model weights took " + _NUMBER + r"\s*(GiB|GB)"), "v0"),
-    ("kv_cache_memory", re.compile(r"Available KV cache memory:\s*" + _NUMBER + r"\s*(GiB|GB)"),
-     ""),
-    ("kv_tokens", re.compile(r"GPU KV cache size:\s*" + _NUMBER + r"\s*tokens"), ""),
+# message → figure name; the first group is the number, a second its unit
+_FIGURES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("weights", re.compile(r"Model loading took " + _NUMBER + r"\s*(GiB|GB)")),
+    ("weights", re.compile(r"Loading model weights took " + _NUMBER + r"\s*(GiB|GB)")),
+    ("kv_cache_memory", re.compile(r"Available KV cache memory:\s*" + _NUMBER + r"\s*(GiB|GB)")),
+    ("kv_tokens", re.compile(r"GPU KV cache size:\s*" + _NUMBER + r"\s*tokens")),
     ("gpu_blocks", re.compile(r"(?:#\s*|\b)(?:GPU|cuda)\s+blocks:\s*" + _NUMBER,
-                              re.IGNORECASE), ""),
-    ("cpu_blocks", re.compile(r"(?:#\s*|\b)CPU\s+blocks:\s*" + _NUMBER, re.IGNORECASE), ""),
+                              re.IGNORECASE)),
     # V0 from v0.7: "model weights take 10.45GiB; non_torch_memory takes 0.16GiB; PyTorch
     # activation peak memory takes 0.94GiB; the rest of the memory reserved for KV Cache is
     # 59.75GiB."
-    ("weights", re.compile(r"model weights take\s*" + _NUMBER + r"\s*(GiB|GB)"), "v0"),
-    ("kv_cache_memory", re.compile(r"reserved for KV Cache is\s*" + _NUMBER + r"\s*(GiB|GB)"),
-     ""),
-    ("non_torch_memory", re.compile(r"non_torch_memory takes\s*" + _NUMBER + r"\s*(GiB|GB)"),
-     ""),
-    ("peak_torch_memory", re.compile(r"activation peak memory takes\s*" + _NUMBER
-                                     + r"\s*(GiB|GB)"), ""),
-    ("kv_tokens_sglang", re.compile(r"KV Cache is allocated\.\s*#tokens:\s*" + _NUMBER), ""),
-    ("kv_tokens_sglang", re.compile(r"max_total_num_tokens\s*=\s*" + _NUMBER), ""),
+    ("weights", re.compile(r"model weights take\s*" + _NUMBER + r"\s*(GiB|GB)")),
+    ("kv_cache_memory", re.compile(r"reserved for KV Cache is\s*" + _NUMBER + r"\s*(GiB|GB)")),
+    # V0 before: "Memory profiling results: total_gpu_memory=… kv_cache_size=3.81GiB …"
+    ("kv_cache_size_profiled", re.compile(r"Memory profiling results?:?.*\bkv_cache_size\s*=\s*"
+                                          + _NUMBER + r"\s*(GiB|GB)")),
+    ("kv_tokens_sglang", re.compile(r"KV Cache is allocated\.\s*#tokens:\s*" + _NUMBER)),
+    ("kv_tokens_sglang", re.compile(r"max_total_num_tokens\s*=\s*" + _NUMBER)),
 )
 _CONCURRENCY = re.compile(r"Maximum concurrency for\s*" + _NUMBER + r"\s*tokens per request:\s*"
                           + _NUMBER + r"\s*x")
-_PROFILE = re.compile(r"Memory profiling results?:?(.*)$")
-_PROFILE_FIELD = re.compile(r"(\w+)\s*=\s*" + _NUMBER + r"\s*(GiB|GB)?")
 _SGLANG_SIZES = re.compile(r"K size:\s*" + _NUMBER + r"\s*GB,\s*V size:\s*" + _NUMBER + r"\s*GB")
-_SGLANG_AVAIL = re.compile(r"avail mem\s*=\s*" + _NUMBER + r"\s*GB")
 _V1_START = re.compile(r"Initializing a V1 LLM engine \(v?([\w.+-]+)\)")
 _V0_START = re.compile(r"Initializing an LLM engine \(v?([\w.+-]+)\)")
 _VERSION = re.compile(r"vLLM API server version\s+v?([\w.+-]+)")
-_SGLANG = re.compile(r"server_args=ServerArgs\(|sglang", re.IGNORECASE)
 # key=value settings in a config line (model='...', tensor_parallel_size=2, ...)
 _SETTING = re.compile(r"\b(model|model_path|tokenizer|tensor_parallel_size|tp_size|"
                       r"pipeline_parallel_size|pp_size|max_seq_len|max_model_len|"
@@ -135,7 +127,7 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
         log.engine, log.version = log.engine or "vllm-v0", log.version or m.group(1)
     elif (m := _VERSION.search(line)) is not None:
         log.version = log.version or m.group(1)
-    if _SGLANG.search(line) and "server_args=ServerArgs(" in line:
+    if "server_args=ServerArgs(" in line:
         log.engine = "sglang"
     if (m := _PRETRAINED.search(line)) is not None:
         _set(log, "model", m.group(1))
@@ -145,7 +137,7 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
     elif "config" in line.lower() or "ServerArgs(" in line or "args" in line.lower():
         for key, value in _SETTING.findall(line):
             _set(log, key, value)
-    for name, pattern, _ in _FIGURES:
+    for name, pattern in _FIGURES:
         if name in log.figures:
             continue
         if (m := pattern.search(line)) is not None:
@@ -157,22 +149,9 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
     if "max_concurrency" not in log.figures and (m := _CONCURRENCY.search(line)) is not None:
         _keep(log, "max_concurrency", Figure(_number(m.group(2)), "x", number, line))
         _keep(log, "concurrency_tokens", Figure(_number(m.group(1)), "tokens", number, line))
-    if "kv_cache_size_profiled" not in log.figures and (m := _PROFILE.search(line)) is not None:
-        for key, value, unit in _PROFILE_FIELD.findall(m.group(1)):
-            kind = {"kv_cache_size": "kv_cache_size_profiled",
-                    "total_gpu_memory": "total_gpu_memory",
-                    "gpu_memory_utilization": "utilization_profiled",
-                    "peak_torch_memory": "peak_torch_memory",
-                    "non_torch_memory": "non_torch_memory",
-                    "weights_memory": "weights_profiled",
-                    "memory_usage_post_profile": "memory_post_profile"}.get(key)
-            if kind is not None:
-                _keep(log, kind, Figure(_number(value), unit or "", number, line))
     if "sglang_kv_gb" not in log.figures and (m := _SGLANG_SIZES.search(line)) is not None:
         size = _number(m.group(1)) + _number(m.group(2))
         _keep(log, "sglang_kv_gb", Figure(size, "GB", number, line))
-    if "sglang_avail_gb" not in log.figures and (m := _SGLANG_AVAIL.search(line)) is not None:
-        _keep(log, "sglang_avail_gb", Figure(_number(m.group(1)), "GB", number, line))
     if (m := _CONTEXT_PARALLEL.search(line)) is not None:
         log.settings.setdefault("context_parallel", m.group(1))
     if (m := _PADDING.search(line)) is not None:

@@ -125,15 +125,10 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         _sizing_only(deployment, settings, ids, names, model_preset, notes, as_json, None)
         return
     if as_json:
-        payload = calc_view.calc_json(deployment, solution, settings, ids, notes)
-        if model_preset is not None and model_preset.from_config:
-            payload["config"] = calc_view.config_json(model_preset)
-        emit_json(payload)
+        _emit(calc_view.calc_json(deployment, solution, settings, ids, notes), model_preset)
         return
-    width = screen_width()
-    echo(calc_view.calc_text(deployment, solution, settings, names, width, notes))
-    if model_preset is not None and model_preset.from_config:
-        echo("\n" + calc_view.config_text(model_preset, deployment))
+    _echo(calc_view.calc_text(deployment, solution, settings, names, screen_width(), notes),
+          model_preset, deployment)
     if symbolic:
         echo("\nFormulas:")
         for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
@@ -149,13 +144,27 @@ def _sizing_only(deployment: Any, settings: Any, ids: dict[str, str | None],
     from trainer.views import calc as calc_view
 
     if as_json:
-        payload = calc_view.sizing_json(deployment, settings, ids, notes, does_not_fit)
-        if model_preset is not None and model_preset.from_config:
-            payload["config"] = calc_view.config_json(model_preset)
-        emit_json(payload)
+        _emit(calc_view.sizing_json(deployment, settings, ids, notes, does_not_fit),
+              model_preset)
         return
-    echo(calc_view.sizing_text(deployment, settings, names, screen_width(), notes,
-                               does_not_fit))
+    _echo(calc_view.sizing_text(deployment, settings, names, screen_width(), notes,
+                                does_not_fit), model_preset, deployment)
+
+
+def _emit(payload: dict[str, Any], model_preset: Any) -> None:
+    """The JSON, with where a model read from a config.json came from and how."""
+    from trainer.views import calc as calc_view
+
+    if model_preset is not None and model_preset.from_config:
+        payload["config"] = calc_view.config_json(model_preset)
+    emit_json(payload)
+
+
+def _echo(text: str, model_preset: Any, deployment: Any) -> None:
+    """The text, then the shape a config.json gives and how each field was read."""
+    from trainer.views import calc as calc_view
+
+    echo(text)
     if model_preset is not None and model_preset.from_config:
         echo("\n" + calc_view.config_text(model_preset, deployment))
 
