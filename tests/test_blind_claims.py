@@ -15,7 +15,13 @@ D was written in a later session by a helper who read only show, solution, the s
 references, before 115 more wrong claims were written by another who never opened it: at the
 commit before them D measured 29, 43, 20, 0; after them 29, 43, 22, 0 (claims caught 16 → 19 of
 43). D is the honest figure for answers nobody here has read: wrong answers held on half the
-steps."""
+steps. A claim's subject may open its sentence before a comma ("At TP=16 each head is split,
+so per GPU the KV halves"), though not across an "and" that starts another statement:
+B 34 → 34, D 22 → 23.
+
+E was written blind in the next session (read only list, show, solution, the seeds and the
+references; no scorer run) and measured at its first run: 39, 43, 29, 1 before that rule, 39,
+43, 30, 1 with it."""
 
 from __future__ import annotations
 
@@ -32,7 +38,8 @@ MEASURED = {
     "blind_claims_a.yaml": (41, 43, 43, 0),
     "blind_claims_b.yaml": (32, 41, 34, 0),
     "blind_claims_c.yaml": (39, 40, 36, 0),
-    "blind_claims_d.yaml": (29, 43, 22, 0),
+    "blind_claims_d.yaml": (29, 43, 23, 0),
+    "blind_claims_e.yaml": (39, 43, 30, 1),
     "blind_text_answers_all.yaml": (42, 41, 0, 0),
 }
 

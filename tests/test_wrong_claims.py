@@ -156,6 +156,16 @@ def test_a_counterfactual_claims_nothing() -> None:
                    "GPU then.") == []
 
 
+def test_a_subject_set_up_before_a_comma_still_makes_the_claim() -> None:
+    assert claimed("At TP=16 each of the 8 KV heads is split across two GPUs, 64 of its 128 "
+                   "dims each, so per GPU the KV per token halves.") == [HALVES]
+
+
+def test_a_subject_before_and_does_not_reach_the_next_statement() -> None:
+    assert claimed("We moved to TP=16 last week and, for the record, half the KV heads stay "
+                   "replicated on each GPU.") == []
+
+
 def test_two_statements_joined_by_and_are_two_spans() -> None:
     assert claimed("TP=16 adds GPUs and half the KV heads stay replicated on each.") == []
 

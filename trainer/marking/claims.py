@@ -111,11 +111,28 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
                             and spans[start] == spans[end - 1]:
                         found.setdefault(spans[start], []).append(start)
         by_part.append(found)
-    shared = set(by_part[0])
-    for found in by_part[1:]:
+    if _said_in_one_span(reading, claim, by_part, lead=None):
+        return True
+    # A claim's first part is its subject or condition, and a sentence may set it up before a
+    # comma: "At TP=16 each head is split across two GPUs, so per GPU the KV halves". The other
+    # parts still make one clause after the subject, in the same sentence, with no "and" or
+    # "but" between them that would start another statement.
+    return len(by_part) > 2 and _said_in_one_span(reading, claim, by_part[1:], lead=by_part[0])
+
+
+def _said_in_one_span(reading: Reading, claim: WrongClaim, parts: list[dict[int, list[int]]],
+                      lead: dict[int, list[int]] | None) -> bool:
+    shared = set(parts[0])
+    for found in parts[1:]:
         shared &= set(found)
     for span in sorted(shared):
-        sentence = reading.sentence[by_part[0][span][0]]
+        sentence = reading.sentence[parts[0][span][0]]
+        if lead is not None:
+            first = min(min(found[span]) for found in parts)
+            if not any(reading.sentence[p] == sentence and p <= first
+                       and not _JOINS.intersection(reading.tokens[p:first])
+                       for positions in lead.values() for p in positions):
+                continue
         if not _reported(reading, sentence, claim.unless):
             return True
     return False
