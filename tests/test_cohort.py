@@ -226,7 +226,7 @@ def test_the_cohort_text_shows_the_dimensions_time_and_flags_side_by_side(
         run: Run, transcripts: dict[str, Path]) -> None:
     imported(run, transcripts)
     lines = run("cohort", DRILL).stdout.splitlines()
-    assert lines[0] == f"Cohort of {DRILL}: 3 attempts (variants: drill's own)"
+    assert lines[0] == f"Cohort of {DRILL}: 3 imported attempts (the drill's own givens)"
     assert lines[2].split() == ["candidate", "attempt", "Arithmetic", "Assumptions", "Levers",
                                 "Operational", "close", "level", "right", "time", "/",
                                 "budget", "over", "flags"]
@@ -240,8 +240,43 @@ def test_cohort_variant_keeps_only_that_variants_attempts(
         run: Run, transcripts: dict[str, Path]) -> None:
     imported(run, transcripts)
     run("practice", DRILL, "--variant", "7", input="32\n")  # one of variant 7, incomplete
-    assert [c["attempt"] for c in cohort_json(run, "--variant", "7")["candidates"]] == [4]
-    assert len(cohort_json(run)["candidates"]) == 4
+    only = cohort_json(run, "--variant", "7")  # none imported of it: your own is the cohort
+    assert [c["attempt"] for c in only["candidates"]] == [4] and only["holds"] == "own"
+    assert run("cohort", DRILL, "--variant", "7").stdout.startswith(
+        f"Cohort of {DRILL}: 1 attempt of your own, none imported (variant 7)\n")
+
+
+def test_a_cohort_holds_the_candidates_and_leaves_your_own_attempts_out_saying_so(
+        run: Run, transcripts: dict[str, Path]) -> None:
+    """Issue 38: without --variant, your own attempt of the drill's own givens was mixed in
+    with the candidates' imported ones; --own puts it in, and the variants are then shown."""
+    run("practice", DRILL, input="32\n")  # yours, before the import
+    imported(run, transcripts)
+    data = cohort_json(run)
+    assert [c["name"] for c in data["candidates"]] == ["alice", "bob", "carol"]
+    assert (data["holds"], data["own_left_out"]) == ("imported", 1)
+    lines = run("cohort", DRILL).stdout.splitlines()
+    assert lines[:2] == [f"Cohort of {DRILL}: 3 imported attempts (the drill's own givens)",
+                         "Your own attempt of this drill (1) is left out: --own puts it in "
+                         "beside the candidates."]
+    both = cohort_json(run, "--own")
+    assert [c["attempt"] for c in both["candidates"]] == [1, 2, 3, 4]
+    assert (both["holds"], both["own_left_out"]) == ("imported and own", 0)
+    assert run("cohort", DRILL, "--own").stdout.startswith(
+        f"Cohort of {DRILL}: 4 attempts: 3 imported, 1 of your own (the drill's own givens)\n")
+
+
+def test_a_cohort_of_mixed_variants_shows_each_candidates_variant(
+        run: Run, transcripts: dict[str, Path]) -> None:
+    imported(run, transcripts)
+    run("practice", DRILL, "--variant", "7", input="32\n")
+    lines = run("cohort", DRILL, "--own").stdout.splitlines()
+    assert lines[0] == (f"Cohort of {DRILL}: 4 attempts: 3 imported, 1 of your own "
+                        "(variants: drill's own, 7)")
+    assert lines[2].split()[:3] == ["candidate", "attempt", "variant"]
+    mine = next(line for line in lines if line.startswith("attempt 4 "))
+    assert mine.split()[3] == "7"  # "attempt 4", its id, its variant
+    assert "| attempt 4 | 4 | 7 |" in run("cohort", DRILL, "--own", "--format", "md").stdout
 
 
 def test_cohort_of_an_unknown_drill_is_misuse(run: Run) -> None:

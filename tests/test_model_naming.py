@@ -50,6 +50,14 @@ def test_a_missing_home_folder_is_refused_not_taken_for_a_preset(run: Run, in_tm
     assert "preset is named without a path" in result.stderr
 
 
+@pytest.mark.parametrize("path", ["models/Qwen3-32B", "checkpoints/llama-3.1-8b"])
+def test_a_missing_relative_folder_is_refused_not_taken_for_a_preset(
+        run: Run, in_tmp: Path, path: str) -> None:
+    result = run("calc", "--model", path, ok=False)
+    assert result.exit_code == 2
+    assert f"{path}: no such file or folder" in result.stderr
+
+
 def test_a_hub_id_of_a_preset_still_names_it(run: Run, in_tmp: Path) -> None:
     out = json.loads(run("calc", "--model", "Qwen/Qwen3-32B", "--json").output)
     assert out["model"] == "qwen3-32b"

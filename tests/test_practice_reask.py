@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import pytest
 from click.testing import Result
 
 from trainer.app.session import (
@@ -26,7 +25,7 @@ from trainer.app.session import (
 )
 from trainer.drills.loader import drill_paths, find_drill
 from trainer.drills.reference import AnswerKey
-from trainer.marking.checker import example_forms, mark_sheet
+from trainer.marking.checker import mark_sheet
 from trainer.store.database import Store
 
 Run = Callable[..., Result]
@@ -89,7 +88,8 @@ def test_an_unreadable_answer_is_asked_again_and_not_stored() -> None:
 def test_an_unreadable_answer_is_told_the_reason_and_a_form_that_works() -> None:
     run = Drive(["asdf", "32"]).go()
     told = next(line for line in run.said if line.startswith("Could not read that"))
-    assert "asdf" in told and "Try a number, e.g. " in told and "nothing recorded" in told.lower()
+    assert "asdf" in told and "Try a number, or :skip" in told and \
+        "nothing recorded" in told.lower()
 
 
 def test_an_unknown_command_is_asked_again_with_a_guess() -> None:
@@ -319,21 +319,12 @@ def _numeric_steps() -> Iterator[tuple[AnswerKey, Any]]:
                 yield key, step
 
 
-def test_an_example_form_never_gives_the_answer_away() -> None:
+def test_an_unreadable_answer_is_told_the_form_with_no_figure_in_it() -> None:
     for key, step in _numeric_steps():
-        expected = mark_sheet(key, {})[step.id].expected
-        for form in example_forms(step, expected):
-            mark = mark_sheet(key, {step.id: form})[step.id]
-            assert mark.verdict != "correct", (key.drill.id, step.id, form)
-
-
-def test_an_example_form_reads_in_the_dimension_of_its_step() -> None:
-    for key, step in _numeric_steps():
-        expected = mark_sheet(key, {})[step.id].expected
-        for form in example_forms(step, expected):
-            mark = mark_sheet(key, {step.id: form})[step.id]
-            assert mark.verdict == "wrong" and "asks for" not in mark.feedback, \
-                (key.drill.id, step.id, form, mark.feedback)
+        feedback = mark_sheet(key, {step.id: "12 @ 3"})[step.id].feedback
+        told = feedback.split("not marked. Type ", 1)[1]
+        assert "<number>" in told or told == "a number", (key.drill.id, step.id, feedback)
+        assert not any(char.isdigit() for char in told.replace("<number>", "")), told
 
 
 def test_the_situation_is_rewrapped_between_words_at_80_columns() -> None:
@@ -359,18 +350,20 @@ def _reask_example(step_id: str) -> str:
 
 
 def test_a_byte_step_is_shown_a_number_with_a_byte_unit() -> None:
-    assert _reask_example("shape-dtype-bytes") == "a number with its unit, e.g. 5 KiB"
+    assert _reask_example("shape-dtype-bytes") == \
+        "a number with a byte unit, such as <number> KiB or <number> GB"
 
 
-def test_the_example_is_ten_times_or_more_from_the_steps_answer() -> None:
-    # 0.75 GB would be 69 times under the 52 GB reference; 75 GB is too near it.
-    assert _reask_example("kv-budget") == "a number with its unit, e.g. 0.75 GB"
+def test_the_example_names_the_unit_and_no_figure() -> None:
+    assert _reask_example("kv-budget") == "a number with its unit, such as <number> GB"
 
 
-def test_a_sessions_example_is_far_from_the_answer_and_not_a_bare_number() -> None:
-    # The 128k follow-up fits 3 sessions: an example of 14 would be near; 1,400 is not.
-    assert _reask_example("followup-128k-sessions") == \
-        "a number with its unit, e.g. 1,400 sequences"
+def test_a_sessions_example_is_a_placeholder_not_a_near_miss_number() -> None:
+    """Issue 38: "14 sequences" on a 193-session step (and 12 sessions at 32k beside it) read
+    as a hint; a placeholder cannot."""
+    told = _reask_example("followup-128k-sessions")
+    assert told == "a number with its unit, such as <number> sequences"
+    assert not any(ch.isdigit() for ch in told)
 
 
 def test_a_reask_quotes_the_readers_reason_not_what_follows_it() -> None:
@@ -389,18 +382,6 @@ def test_the_summary_fits_80_columns() -> None:
 
     run = Drive(["32", "32", "about 96 sessions, I think, give or take a few"]).go()
     assert all(len(line) <= 78 for line in summary(run.session, 78).splitlines())
-
-
-@pytest.mark.parametrize("drill_id", ["llama31-8b-h100", "llama2-70b-mi300x"])
-def test_no_example_is_an_answer_of_any_step_of_a_seed_drill(drill_id: str) -> None:
-    drill, _ = find_drill(drill_id)
-    key = AnswerKey(drill)
-    numeric = [s for s in drill.steps if s.kind == "numeric"]
-    answers = {key.reference(s.id).value for s in numeric}
-    for step in numeric:
-        for form in example_forms(step, key.reference(step.id).value):
-            value = mark_sheet(key, {step.id: form})[step.id].parsed
-            assert value not in answers, (step.id, form)
 
 
 def test_a_bound_where_a_value_is_asked_is_asked_again_and_not_stored() -> None:

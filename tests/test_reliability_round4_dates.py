@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
+from store_sql import store_sql
 
 from trainer.store import moments
 from trainer.store.database import default_path
@@ -29,11 +30,6 @@ def _practised(run: Run) -> None:
     run("practice", DRILL, input=WHOLE)
 
 
-def _sql(statement: str, *args: Any) -> None:
-    conn = sqlite3.connect(default_path())
-    conn.execute(statement, args)
-    conn.commit()
-    conn.close()
 
 
 def _clean(result: Result, code: int = 0) -> None:
@@ -82,7 +78,7 @@ def test_a_moment_in_another_zone_is_normalised_to_utc() -> None:
 def test_a_finish_time_past_the_calendar_is_repaired_not_a_crash(run: Run,
                                                                  command: list[str]) -> None:
     _practised(run)
-    _sql(f"UPDATE attempts SET finished_at = '9999-12-31T23:59:59-14:00'{NOT_FOLDED}")
+    store_sql(f"UPDATE attempts SET finished_at = '9999-12-31T23:59:59-14:00'{NOT_FOLDED}")
     result = run(*command, ok=False)
     _clean(result)
     _no_nan(result.stdout)
@@ -90,7 +86,7 @@ def test_a_finish_time_past_the_calendar_is_repaired_not_a_crash(run: Run,
 
 def test_a_finish_time_past_the_calendar_is_named_by_attempt_in_progress(run: Run) -> None:
     _practised(run)
-    _sql(f"UPDATE attempts SET finished_at = '9999-12-31T23:59:59-14:00'{NOT_FOLDED}")
+    store_sql(f"UPDATE attempts SET finished_at = '9999-12-31T23:59:59-14:00'{NOT_FOLDED}")
     notes = _progress(run)["notes"]
     assert len(notes) == 1 and notes[0].startswith("attempt 1: its finish time")
     assert "start time stands in" in notes[0]
@@ -100,9 +96,9 @@ def test_a_finish_time_past_the_calendar_is_named_by_attempt_in_progress(run: Ru
 def test_a_finish_time_in_another_zone_is_folded_into_the_cards_in_utc(
         run: Run, command: list[str]) -> None:
     _practised(run)
-    _sql("DELETE FROM skills")  # the cards made afresh from the attempt, as on a first run
-    _sql("DELETE FROM schedule")
-    _sql(f"UPDATE attempts SET finished_at = '2026-03-01T11:00:00+02:00'{NOT_FOLDED}")
+    store_sql("DELETE FROM skills")  # the cards made afresh from the attempt, as on a first run
+    store_sql("DELETE FROM schedule")
+    store_sql(f"UPDATE attempts SET finished_at = '2026-03-01T11:00:00+02:00'{NOT_FOLDED}")
     result = run(*command, ok=False)
     _clean(result)
     skills = json.loads(result.stdout)["skills"]
@@ -112,7 +108,7 @@ def test_a_finish_time_in_another_zone_is_folded_into_the_cards_in_utc(
 
 def test_an_attempt_time_in_another_zone_is_exported_in_utc(run: Run) -> None:
     _practised(run)
-    _sql("UPDATE attempts SET finished_at = '2026-03-01T11:00:00+02:00'")
+    store_sql("UPDATE attempts SET finished_at = '2026-03-01T11:00:00+02:00'")
     assert json.loads(run("export", "1").stdout)["finished_at"] == "2026-03-01T09:00:00+00:00"
 
 
@@ -120,13 +116,13 @@ def test_an_attempt_time_in_another_zone_is_exported_in_utc(run: Run) -> None:
                                      ["export", "1", "--format", "md"], ["review", "1"]])
 def test_a_finish_time_that_is_not_a_date_is_no_crash(run: Run, command: list[str]) -> None:
     _practised(run)
-    _sql(f"UPDATE attempts SET finished_at = 'yesterday'{NOT_FOLDED}")
+    store_sql(f"UPDATE attempts SET finished_at = 'yesterday'{NOT_FOLDED}")
     _clean(run(*command, ok=False))
 
 
 def test_no_usable_time_at_all_leaves_the_attempt_out_and_says_which(run: Run) -> None:
     _practised(run)
-    _sql(f"UPDATE attempts SET finished_at = 'yesterday', started_at = 'soon'{NOT_FOLDED}")
+    store_sql(f"UPDATE attempts SET finished_at = 'yesterday', started_at = 'soon'{NOT_FOLDED}")
     notes = _progress(run)["notes"]
     assert len(notes) == 1 and notes[0].startswith("attempt 1: neither its finish time")
     result = run("next", ok=False)
@@ -136,7 +132,7 @@ def test_no_usable_time_at_all_leaves_the_attempt_out_and_says_which(run: Run) -
 
 def test_the_progress_note_is_shown_in_text_markdown_and_html(run: Run) -> None:
     _practised(run)
-    _sql(f"UPDATE attempts SET finished_at = 'yesterday'{NOT_FOLDED}")
+    store_sql(f"UPDATE attempts SET finished_at = 'yesterday'{NOT_FOLDED}")
     for fmt in ("text", "md", "html"):
         output = run("progress", "--format", fmt).stdout
         assert "attempt 1: its finish time" in output.replace("&#39;", "'"), fmt
@@ -147,7 +143,7 @@ def test_the_progress_note_is_shown_in_text_markdown_and_html(run: Run) -> None:
 def test_a_kept_card_due_with_no_time_zone_is_read_as_utc(run: Run, table: str,
                                                           command: list[str]) -> None:
     _practised(run)
-    _sql(f"UPDATE {table} SET card = json_set(card, '$.due', '2026-03-02T09:00:00')")
+    store_sql(f"UPDATE {table} SET card = json_set(card, '$.due', '2026-03-02T09:00:00')")
     result = run(*command, ok=False)
     _clean(result)
     if command[-1] == "--json" and table == "skills":
@@ -164,8 +160,8 @@ def test_a_kept_card_due_with_no_time_zone_is_read_as_utc(run: Run, table: str,
 ])
 def test_a_kept_card_that_cannot_be_read_starts_again(run: Run, damage: str) -> None:
     _practised(run)
-    _sql(f"UPDATE skills SET card = {damage}")
-    _sql(f"UPDATE schedule SET card = {damage}")
+    store_sql(f"UPDATE skills SET card = {damage}")
+    store_sql(f"UPDATE schedule SET card = {damage}")
     for command in (["progress", "--json"], ["next", "--json"]):
         result = run(*command, ok=False)
         _clean(result)
@@ -243,7 +239,7 @@ def test_damaged_kept_marks_are_remarked_to_real_numbers(run: Run) -> None:
                                      ["progress", "--format", "html"]])
 def test_an_infinite_answer_time_is_never_printed(run: Run, command: list[str]) -> None:
     _practised(run)
-    _sql("UPDATE answers SET seconds = 9e999 WHERE step_id = 'shape-layers'")
+    store_sql("UPDATE answers SET seconds = 9e999 WHERE step_id = 'shape-layers'")
     result = run(*command, ok=False)
     _clean(result)
     _no_nan(result.stdout)
@@ -251,7 +247,7 @@ def test_an_infinite_answer_time_is_never_printed(run: Run, command: list[str]) 
 
 def test_an_infinite_answer_time_reads_as_a_week_at_most(run: Run) -> None:
     _practised(run)
-    _sql("UPDATE answers SET seconds = 9e999 WHERE step_id = 'shape-layers'")
+    store_sql("UPDATE answers SET seconds = 9e999 WHERE step_id = 'shape-layers'")
     steps = {s["id"]: s for s in json.loads(run("export", "1").stdout)["steps"]}
     assert steps["shape-layers"]["seconds"] == 7 * 24 * 3600
 
@@ -260,7 +256,7 @@ def test_an_infinite_answer_time_reads_as_a_week_at_most(run: Run) -> None:
                                      ["review", "1", "--json"]])
 def test_infinite_hints_and_budget_are_no_crash(run: Run, command: list[str]) -> None:
     _practised(run)
-    _sql("UPDATE answers SET hints = 9e999, budget_seconds = 9e999"
+    store_sql("UPDATE answers SET hints = 9e999, budget_seconds = 9e999"
          " WHERE step_id = 'shape-layers'")
     result = run(*command, ok=False)
     _clean(result)
@@ -271,7 +267,7 @@ def test_infinite_hints_and_budget_are_no_crash(run: Run, command: list[str]) ->
 def test_an_infinite_last_score_in_a_drill_card_is_not_shown(run: Run,
                                                              command: list[str]) -> None:
     _practised(run)
-    _sql("UPDATE schedule SET last_share = 9e999")
+    store_sql("UPDATE schedule SET last_share = 9e999")
     result = run(*command, ok=False)
     _clean(result)
     _no_nan(result.stdout)
@@ -280,7 +276,7 @@ def test_an_infinite_last_score_in_a_drill_card_is_not_shown(run: Run,
 
 def test_nan_in_stored_params_is_not_exported(run: Run) -> None:
     _practised(run)
-    _sql("UPDATE attempts SET params = '{\"x\": NaN}'")
+    store_sql("UPDATE attempts SET params = '{\"x\": NaN}'")
     result = run("export", "1", ok=False)
     _clean(result)
     _no_nan(result.stdout)
@@ -289,7 +285,7 @@ def test_nan_in_stored_params_is_not_exported(run: Run) -> None:
 def test_an_infinite_reviewer_score_is_ignored(run: Run) -> None:
     _practised(run)
     run("review", "1", "--set", "levers=2")
-    _sql("UPDATE overrides SET score = 9e999")
+    store_sql("UPDATE overrides SET score = 9e999")
     result = run("review", "1", "--json", ok=False)
     _clean(result)
     _no_nan(result.stdout)

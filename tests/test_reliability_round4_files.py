@@ -232,3 +232,14 @@ def test_a_planted_entry_with_nan_is_not_used() -> None:
     kept["data"], kept["digest"] = {"value": float("nan")}, ""  # what _digest gives NaN
     entry.write_text(json.dumps(kept), encoding="utf-8")
     assert parsed_cache.lookup("text") == (False, None)
+
+
+def test_a_kept_catalog_entry_with_impossible_minutes_is_made_again(run: Run) -> None:
+    from trainer.drills.catalog import cache_path
+
+    before = run("list", "--json").output
+    data = json.loads(cache_path().read_text(encoding="utf-8"))
+    for entry in data["entries"].values():
+        entry["minutes"] = -5
+    cache_path().write_text(json.dumps(data), encoding="utf-8")
+    assert run("list", "--json").output == before

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 from one_line import one_line_error
-
-from trainer.store.database import default_path
+from store_sql import store_sql
 
 Run = Callable[..., Result]
 DRILL = "llama31-8b-h100"
@@ -27,11 +25,6 @@ HOSTILE = "Q\n# Owned <img src=x onerror=alert(1)>"
 IMPOSSIBLE = {"model": {"preset": "llama-3.1-405b"}, "gpu": "l4"}  # 812 GB of weights on 24 GB
 
 
-def _sql(statement: str, *args: Any) -> None:
-    conn = sqlite3.connect(default_path())
-    conn.execute(statement, args)
-    conn.commit()
-    conn.close()
 
 
 
@@ -55,14 +48,14 @@ def test_a_model_folder_name_with_a_newline_is_escaped_in_export_markdown(
     _practised_on_hostile_folder(run, tmp_path)
     text = run("export", "1", "--format", "md").stdout
     _safe_markdown(text)
-    assert r"- re-targeted at Q \# Owned \<img src=x onerror=alert(1)\> on its own GPU" in text
+    assert r"- re-targeted at Q \# Owned ‹img src=x onerror=alert(1)› on its own GPU" in text
 
 
 def test_export_markdown_escapes_the_name_as_review_does(run: Run, tmp_path: Path) -> None:
     _practised_on_hostile_folder(run, tmp_path)
     exported = run("export", "1", "--format", "md").stdout
     reviewed = run("review", "1", "--format", "md").stdout
-    label = r"Q \# Owned \<img src=x onerror=alert(1)\> on its own GPU"
+    label = r"Q \# Owned ‹img src=x onerror=alert(1)› on its own GPU"
     assert label in exported and label in reviewed
 
 
@@ -70,7 +63,7 @@ def test_export_markdown_escapes_the_name_as_review_does(run: Run, tmp_path: Pat
 def test_a_stored_value_with_a_newline_is_escaped_in_export_markdown(run: Run,
                                                                      column: str) -> None:
     run("practice", DRILL, input="32\n")
-    _sql(f"UPDATE attempts SET {column} = ?", HOSTILE)
+    store_sql(f"UPDATE attempts SET {column} = ?", HOSTILE)
     result = run("export", "1", "--format", "md", ok=False)
     assert result.exit_code in (0, 1), result.stderr
     assert "internal error" not in result.stderr
@@ -87,7 +80,7 @@ def test_an_answer_with_markdown_in_it_stays_in_its_cell(run: Run) -> None:
 
 def test_a_stored_note_never_reaches_a_markdown_line_raw(run: Run) -> None:
     run("practice", DRILL, input="32\n")
-    _sql("UPDATE attempts SET target = ?", json.dumps({"model": {"preset": HOSTILE}}))
+    store_sql("UPDATE attempts SET target = ?", json.dumps({"model": {"preset": HOSTILE}}))
     text = run("export", "1", "--format", "md").stdout
     _safe_markdown(text)
     assert "- note: not re-marked: its stored target cannot be used" in text
@@ -124,7 +117,7 @@ def test_import_of_a_transcript_with_an_impossible_target_fails_that_file(
 def test_resuming_an_attempt_with_a_damaged_target_names_the_attempt(run: Run,
                                                                       target: Any) -> None:
     run("practice", DRILL, "--model", "qwen3-8b", input="32\n")
-    _sql("UPDATE attempts SET target = ?", json.dumps(target))
+    store_sql("UPDATE attempts SET target = ?", json.dumps(target))
     one_line_error(run("practice", "--resume", "1", input="", ok=False), 1,
                     "attempt 1 cannot be resumed: its stored target cannot be used",
                     "kvdrill export 1")
@@ -134,7 +127,7 @@ def test_resuming_an_attempt_with_a_damaged_target_names_the_attempt(run: Run,
 def test_review_of_an_attempt_with_a_damaged_target_names_the_attempt(run: Run,
                                                                       target: Any) -> None:
     run("practice", DRILL, "--model", "qwen3-8b", input="32\n")
-    _sql("UPDATE attempts SET target = ?", json.dumps(target))
+    store_sql("UPDATE attempts SET target = ?", json.dumps(target))
     one_line_error(run("review", "1", ok=False), 1, "attempt 1 cannot be re-marked")
 
 
@@ -143,7 +136,7 @@ def test_review_of_an_attempt_with_a_damaged_target_names_the_attempt(run: Run,
 def test_an_attempt_with_a_damaged_target_is_still_listed_and_exported(
         run: Run, command: list[str]) -> None:
     run("practice", DRILL, "--model", "qwen3-8b", input="32\n")
-    _sql("UPDATE attempts SET target = ?", json.dumps(IMPOSSIBLE))
+    store_sql("UPDATE attempts SET target = ?", json.dumps(IMPOSSIBLE))
     result = run(*command, ok=False)
     assert result.exit_code == 0, result.stderr
     assert "internal error" not in result.stderr
@@ -156,4 +149,17 @@ def test_a_models_folder_name_is_text_in_a_worked_solutions_markdown(
     folder.joinpath("config.json").write_text(
         (Path(__file__).parent / "corpus" / "configs" / "Qwen3-8B" / "config.json").read_text())
     text = run("solution", "llama31-8b-h100", "--model", str(folder), "--format", "md").output
-    assert "<img" not in text and "x&lt;img onerror=1&gt;" in text
+    assert "<img" not in text and "x‹img onerror=1›" in text
+
+
+def test_variants_markdown_never_takes_markup_from_a_folder_name(
+        run: Run, tmp_path: Path) -> None:
+    folder = tmp_path / "models" / (HOSTILE + " `x` |pipe| [l](javascript:alert(1))")
+    shutil.copytree(CONFIGS / "Qwen3-8B", folder)
+    out = tmp_path / "out"
+    run("variants", DRILL, "--model", str(folder), "--count", "1", "--seed", "3",
+        "--out", str(out))
+    for written in out.glob("*.md"):
+        text = written.read_text(encoding="utf-8")
+        _safe_markdown(text)
+        assert "](javascript" not in text and "|pipe|" not in text

@@ -1,18 +1,20 @@
 """Issue 35, in part: every drill re-targeted at every catalogue model on several cards either
 renders its worked solution with no negative memory or refuses in one sentence that says why
-and what to choose; a drill's `requires:` refuses what its lesson cannot carry (measured rates
-on another card or shape, a draft with another tokenizer, windows where a prefix is shared)."""
+and what to choose, and names its own default model only as where a measurement came from; a
+drill's `requires:` refuses what its lesson cannot carry (measured rates on another card or
+shape, a draft with another tokenizer, windows where a prefix is shared)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import pytest
 from click.testing import Result
 
-from trainer.capacity.presets import find_model, models
+from trainer.capacity.presets import find_model, model_of, models
 from trainer.drills.loader import find_drill
 from trainer.drills.solutions import worked_solution
 from trainer.drills.variants import answer_key, make_target
@@ -20,7 +22,8 @@ from trainer.errors import KvdrillError
 from trainer.files.paths import drill_paths
 
 Run = Callable[..., Result]
-CARDS = (None, "h200", "mi300x", "l40s")  # its own card, a bigger one, AMD, a small one
+# its own card, the common NVIDIA ones, AMD, a small one
+CARDS = (None, "h100", "h200", "mi300x", "b200", "l40s")
 # A negative figure as a result: "= −52.8 GB", "budget of -3 sequences".
 NEGATIVE = re.compile(r"(?:=|≈|:|\bis|\bof|budget)[ \t]*[−-][ \t]?\d")
 MEASURED = ("decode-roofline-vs-measured", "prefill-vs-decode", "chunked-prefill-tpot",
@@ -37,6 +40,11 @@ def outcome(drill_id: str, model_id: str, card: str | None) -> tuple[str, str]:
     return "rendered", worked_solution(key)
 
 
+@cache
+def _own_model(drill_id: str) -> Any:
+    return model_of(str(find_drill(drill_id)[0].givens["model"]))
+
+
 @pytest.mark.parametrize("drill_id", [p.stem for p in drill_paths()])
 def test_every_model_and_card_renders_or_refuses_in_one_line(drill_id: str) -> None:
     for model_id in models():
@@ -50,6 +58,12 @@ def test_every_model_and_card_renders_or_refuses_in_one_line(drill_id: str) -> N
                     (where, text)
             else:
                 assert NEGATIVE.search(text) is None, (where, NEGATIVE.search(text))
+                own = _own_model(drill_id)
+                if model_id != own.id:
+                    # the drill's own model named only as where a measurement came from
+                    left = [line for line in text.splitlines()
+                            if own.name in line and "shape" not in line]
+                    assert not left, (where, left)
 
 
 @pytest.mark.parametrize("drill_id", MEASURED)
@@ -67,10 +81,46 @@ def test_measured_rates_are_not_moved_to_another_shape(run: Run, drill_id: str) 
 
 
 def test_a_draft_is_never_paired_with_a_target_of_another_tokenizer(run: Run) -> None:
-    for model_id in ("qwen3-32b", "gemma-3-27b", "gpt-oss-120b"):
-        result = run("show", "speculative-decoding", "--model", model_id, ok=False)
-        assert result.exit_code == 2 and "tokenizer" in result.stderr, model_id
-    run("show", "speculative-decoding", "--model", "llama-3.3-70b")
+    # Each target drafts with its own family's model (serving_formulas.DRAFT_FAMILIES); a
+    # family with no small sibling sharing its tokenizer (GPT-OSS) is refused by name.
+    for model_id, draft in (("qwen3-32b", "Qwen3-0.6B"), ("gemma-3-27b", "Gemma-3-1B"),
+                            ("llama-3.3-70b", "Llama-3.2-1B")):
+        text = run("show", "speculative-decoding", "--model", model_id).output
+        assert f"with {draft} as the draft" in text, model_id
+        assert "Llama-3.2-1B" not in text or draft == "Llama-3.2-1B", model_id
+    result = run("show", "speculative-decoding", "--model", "gpt-oss-120b", ok=False)
+    assert result.exit_code == 2 and "GPT-OSS's o200k_harmony tokenizer" in result.stderr
+
+
+DRAFT_CARDS = ("h100", "h200", "a100-80gb", "mi300x", "b200")
+
+
+def test_every_speculative_target_drafts_with_its_own_family_or_refuses() -> None:
+    from trainer.capacity.serving_formulas import DRAFT_FAMILIES
+
+    drafts = {f.draft: f for f in DRAFT_FAMILIES if f.draft is not None}
+    names = {find_model(d).name: d for d in drafts}
+    for model_id in models():
+        family = next((f for f in DRAFT_FAMILIES if model_id.startswith(f.members)), None)
+        for card in DRAFT_CARDS:
+            kind, text = outcome("speculative-decoding", model_id, card)
+            where = (model_id, card)
+            if kind == "refused":
+                assert "\n" not in text and ": choose" in text, (where, text)
+                if family is not None and family.draft is None:
+                    assert "tokenizer" in text, (where, text)
+                continue
+            assert family is not None and family.draft is not None, (where, "drafted")
+            named = {name for name in names if f"draft {name} (" in text}
+            assert named == {find_model(family.draft).name}, (where, named)
+            sessions = re.search(r"= \*\*([\d,]+) sequences?\*\*\n\n## 2", text)
+            assert sessions is not None and int(sessions.group(1).replace(",", "")) >= 1, where
+            assert NEGATIVE.search(text) is None, where
+            # nothing of the drill's own Llama-3.1-70B on an MI300X is left in the text
+            if model_id != "llama-3.1-70b":
+                assert "Llama-3.1-70B" not in text, where
+            if card != "mi300x":
+                assert "MI300X" not in text, where
 
 
 @pytest.mark.parametrize("drill_id", ["prefix-caching", "multi-turn-growth"])

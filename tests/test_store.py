@@ -15,7 +15,7 @@ from typing import Any
 import platformdirs
 import pytest
 
-from trainer.errors import StoreError
+from trainer.errors import StoreError, UsageError
 from trainer.store import schema as store_schema
 from trainer.store.database import AnswerRow, Store, default_path
 from trainer.store.schema import SCHEMA_VERSION
@@ -282,7 +282,8 @@ def test_a_file_where_the_folder_should_be_is_refused(
 ) -> None:
     (tmp_path / "home").write_text("not a folder")
     monkeypatch.setenv("KVDRILL_HOME", str(tmp_path / "home"))
-    with pytest.raises(StoreError, match=r"cannot write .* \(read-only\?\)"):
+    # misuse (exit 2), said as such: KVDRILL_HOME names a file (issue 37, round 5)
+    with pytest.raises(UsageError, match=r"KVDRILL_HOME names a file, not a folder"):
         Store()
 
 

@@ -90,3 +90,33 @@ def test_a_figure_that_states_no_key_is_not_credited(run: Run, tmp_path: Path) -
     out = json.loads(run("grade", "llama31-8b-h100", "--answers", str(sheet), "--json",
                          ok=False).output)
     assert out["rubric"]["dimensions"]["arithmetic"]["score"] == 0
+
+
+def test_a_dismissal_reaches_no_further_than_its_own_clause() -> None:
+    # "doesn't change; the …": the next item's "the" does not make "not" a dismissal.
+    from trainer.marking.prose import affirms
+    assert affirms("chat requests hold 4k tokens and their capacity doesn't change; the long "
+                   "users take more blocks", "their capacity")
+    assert not affirms("their capacity is not the problem", "their capacity")
+
+
+def test_a_terse_figure_with_what_happens_to_it_is_a_claim_not_a_term() -> None:
+    displaces = concept("capacity-policy", "long-session-displaces")
+    credit, _ = concept_credit(displaces, "no global raise, 16 GiB per 128k user, 32 chat "
+                                          "sessions displaced, 3 per card.")
+    assert credit == 1
+
+
+def test_a_formula_seniors_write_carries_the_concept() -> None:
+    window = concept("architectures", "window-caps")
+    assert concept_credit(window, "every Mistral layer holds min(T, 4096) tokens, so 537 MB "
+                                  "at 32k instead of 4.29 GB")[0] == 1
+
+
+def test_a_block_size_is_not_read_as_the_slots_its_last_block_wastes() -> None:
+    # the rubric lists 255 (the slots a 256-token block can leave empty); 256 is the block
+    _, note = concept_credit(
+        concept("serving-engine", "block-size-tradeoff"),
+        "With 256 token blocks each session's own part is rounded up to a whole block, and big "
+        "blocks buy fewer block table entries.")
+    assert "'255'" not in note

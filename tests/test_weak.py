@@ -183,3 +183,23 @@ def test_next_does_not_offer_a_weak_session_when_nothing_was_missed(run: Run) ->
     payload = json.loads(run("next", "--json").stdout)
     assert payload["weak"] == {"recommended": False, "skills": [],
                                "reason": "every skill was right at its last answer"}
+
+
+@pytest.mark.parametrize(("drill_id", "step_id"), [
+    ("prefill-vs-decode", "prefill-measured"), ("speculative-decoding", "draft-step"),
+    ("disaggregated-prefill", "transfer-ethernet")])
+def test_a_prompt_that_opens_with_and_does_not_stand_alone(drill_id: str, step_id: str) -> None:
+    """Issue 38's trial: "And at the measured 550 TFLOP/s?" was asked first in a --weak
+    session, with nothing before it to say what was being timed."""
+    from trainer.app.weak import stands_alone
+
+    drill, _ = find_drill(drill_id)
+    step = drill.step(step_id)
+    assert step.prompt.startswith("And ") and not stands_alone(step)
+
+
+def test_the_first_prefill_step_still_stands_alone() -> None:
+    from trainer.app.weak import stands_alone
+
+    drill, _ = find_drill("prefill-vs-decode")
+    assert stands_alone(drill.step("prefill-flops"))

@@ -157,8 +157,10 @@ def test_a_counterfactual_claims_nothing() -> None:
 
 
 def test_a_subject_set_up_before_a_comma_still_makes_the_claim() -> None:
+    # Two claims: the subject set up before the comma halves the KV, and the heads split.
     assert claimed("At TP=16 each of the 8 KV heads is split across two GPUs, 64 of its 128 "
-                   "dims each, so per GPU the KV per token halves.") == [HALVES]
+                   "dims each, so per GPU the KV per token halves.") == [
+                       HALVES, "head-split-across-gpus"]
 
 
 def test_a_subject_before_and_does_not_reach_the_next_statement() -> None:

@@ -87,8 +87,13 @@ class KvdrillGroup(click.Group):
             # Bytes that are not UTF-8 reach Python as lone surrogates, which nothing can
             # print or store.
             fail_line("an argument holds bytes that are not UTF-8 text: retype it", 2)
+        damaged = sys.modules.get("trainer.store.database")
+        if damaged is not None:
+            damaged.DAMAGED.clear()
+            damaged.DAMAGED_SKILLS.clear()
         try:
             result = super().main(args, prog_name, complete_var, False, **extra)
+            _say_damaged(None)
         except click.UsageError as error:
             where = f" (see '{error.ctx.command_path} --help')" if error.ctx else ""
             fail_line(f"{error.format_message()}{where}", 2)
@@ -97,6 +102,7 @@ class KvdrillGroup(click.Group):
         except click.Abort:
             fail_line("aborted; nothing already saved was lost", 1)
         except KvdrillError as error:
+            _say_damaged(getattr(error, "attempt_id", None))
             fail_line(str(error), error.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (| head); nothing to say
@@ -113,6 +119,23 @@ class KvdrillGroup(click.Group):
                 1,
             )
         sys.exit(result if isinstance(result, int) else 0)
+
+
+def _say_damaged(named: int | None) -> None:
+    """One line on stderr for each attempt a list left out because its row is damaged (the
+    store's reader keeps them in DAMAGED), except one the error itself names."""
+    store = sys.modules.get("trainer.store.database")
+    if store is None:
+        return  # nothing read the store
+    for attempt_id, why in sorted(store.DAMAGED.items(), key=lambda item: item[0] or 0):
+        if attempt_id != named or attempt_id is None:
+            name = f"attempt {attempt_id}" if attempt_id is not None else "an attempt"
+            click.echo(printable(f"Warning: {name} is damaged ({why}): left out"), err=True)
+    for skill, why in sorted(store.DAMAGED_SKILLS.items()):
+        click.echo(printable(f"Warning: skill {skill}: its kept counts are damaged ({why}): "
+                             "left out; its card starts again at its next rating"), err=True)
+    store.DAMAGED.clear()
+    store.DAMAGED_SKILLS.clear()
 
 
 @click.group(cls=KvdrillGroup, invoke_without_command=True,

@@ -69,6 +69,25 @@ class ParamCount(ExactNumber):
 EXACT = ExactNumber()
 
 
+class UnitFraction(ExactNumber):
+    """A fraction above 0 and at most 1 (a memory utilisation), as a float; nan, inf, 0 and
+    anything above 1 are refused naming the range."""
+
+    name = "FRACTION"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float) and 0 < value <= 1:
+            return value
+        try:
+            number = super().convert(value, param, ctx)
+        except click.BadParameter:
+            number = None
+        if number is None or not 0 < number <= 1:
+            self.fail(f"{str(value)[:40]!r} is out of range: give a fraction above 0 and at "
+                      "most 1 (e.g. 0.9)", param, ctx)
+        return float(number)
+
+
 class WholeNumber(click.ParamType):  # type: ignore[type-arg]
     """A whole number within bounds; its help shows a name (LAYERS, SEED), not a range."""
 

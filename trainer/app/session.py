@@ -27,7 +27,7 @@ from trainer.drills.model import Step
 from trainer.drills.placeholders import fill
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import AnswerParseError
-from trainer.marking.checker import Mark, example_text, mark_sheet, unreadable_reason
+from trainer.marking.checker import Mark, form_text, mark_sheet, unreadable_reason
 from trainer.marking.grading import MAX_ANSWER_CHARS
 from trainer.reading.reader import read_answer
 from trainer.store.database import Store
@@ -47,7 +47,6 @@ COMMANDS = (
 COMMAND_NAMES = (":hint", ":h", ":skip", ":back", ":formula", ":givens", ":help", ":quit", ":q")
 START_MESSAGE = "Press Enter to start the clock"
 TEXT_EXAMPLE = "a few sentences (Esc then Enter submits)"
-
 _BULLET = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+")
 _VERBATIM = ("|", "#", "```", ">")
 
@@ -184,7 +183,8 @@ class Session:
                  clock: Clock, exam: bool = False, strict: bool = False,
                  reask_unreadable: bool = False, ready: Ready | None = None,
                  givens_per_step: bool = False,
-                 intro: Callable[[str], bool] | None = None) -> None:
+                 intro: Callable[[str], bool] | None = None,
+                 keep_empty: bool = True) -> None:
         """`reask_unreadable`: ask again (recording nothing) after an unreadable answer, an
         unknown `:command` or an empty Enter, as in a terminal; otherwise every line is one
         step's answer, as through a pipe. `ready`: called before the first step's clock starts
@@ -192,8 +192,11 @@ class Session:
         `givens_per_step`: each step has givens of its own (a --weak session), which :givens
         shows, and the introduction does not list the first step's as the drill's. `intro`:
         shows the introduction (a terminal pages one taller than the screen); False when the
-        candidate stopped while reading it."""
+        candidate stopped while reading it. Without `keep_empty`, an attempt stopped before
+        any answer is deleted (`discarded`), not left as an empty incomplete attempt."""
         self.key = key
+        self.keep_empty = keep_empty
+        self.discarded = False
         self.drill = key.drill
         self.store = store
         self.attempt_id = attempt_id
@@ -267,10 +270,18 @@ class Session:
         self.store.finish(self.attempt_id, "complete")
         return True
 
+    def stopped(self) -> bool:
+        """Stopped from outside (Ctrl-C through a pipe): said as a stop from inside is."""
+        return self._stopped()
+
     def _stopped(self) -> bool:
         """Say what is saved (each answer was stored as it was given), and how to go on."""
         kept = len(self.answers)
         total = len(self.drill.steps)
+        if not kept and not self.keep_empty and self.store.discard_unanswered(self.attempt_id):
+            self.discarded = True
+            self.say("Stopped: nothing was answered, so no attempt was saved.")
+            return False
         saved = f"{kept} of {total} steps saved" if kept else "no step answered yet"
         self.say(f"Stopped: {saved}. Resume with: kvdrill practice --resume "
                  f"{self.attempt_id}")
@@ -401,10 +412,10 @@ class Session:
                 "Nothing recorded; asked again.")
 
     def _example(self, step: Step) -> str:
-        """A form that works on this step, far from its answer."""
+        """A form that works on this step, with a placeholder for the figure."""
         if step.kind == "text":
             return TEXT_EXAMPLE
-        return example_text(step, self.key.reference(step.id).value)
+        return form_text(step)
 
     def _record(self, step: Step, answer: str | None, seconds: float, hints: int,
                 overtime: bool) -> None:

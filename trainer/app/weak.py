@@ -142,7 +142,10 @@ def _steps_by_skill(drills: list[Drill]) -> dict[str, list[tuple[Drill, Step]]]:
 
 
 # Words by which a prompt may point at an earlier step of its own drill ("that budget").
-_REFERS_BACK = re.compile(r"\b(that|those|this|these|it|same|again|above|before|earlier|"
+# A prompt that opens with a joining word ("And at the measured 550 TFLOP/s?") continues the one
+# before it, whatever else it says.
+_REFERS_BACK = re.compile(r"^\W*(and|also|but|so|or|plus)\b|"
+                          r"\b(that|those|this|these|it|same|again|above|before|earlier|"
                           r"instead|back|now|then)\b", re.IGNORECASE)
 
 

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainer.capacity.presets import GpuPreset, ModelPreset
-from trainer.errors import UnknownName
-from trainer.reading.engine_log import EngineLog
+from trainer.reading.engine_log import EngineLog, later_start_note
 
 GIB = 2**30
 # Within this share a logged figure agrees with one computed from the log's own rounded
@@ -31,14 +30,8 @@ AGREES = 0.01
 KV_DTYPE_BYTES = {"auto": None, "bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2,
                   "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1, "fp8_ds_mla": 1,
                   "float32": 4, "fp32": 4, "int8": 1}
-# Hugging Face names of quantised or renamed releases keep the base model's geometry.
-_RELEASE_SUFFIX = re.compile(
-    r"[-_.](?:fp8(?:[-_]dynamic)?|fp8[-_]e4m3|awq|gptq(?:[-_]int[48])?|int[48]|w[48]a(?:8|16)"
-    r"|quantized(?:\.w[48]a(?:8|16))?|bnb[-_]4bit|4bit|8bit|instruct|chat|it|base|hf|"
-    r"mlx|gguf|dynamic|\d{4})$", re.IGNORECASE)
-
-
-_QUANTIZED = re.compile(r"fp8|awq|gptq|int4|int8|w4a16|w8a8|w4a8|bnb|quantized|mxfp4|nvfp4|"
+_QUANTIZED = re.compile(r"fp8|awq|gptq|int4|int8|w4a16|w8a8|w4a8|bnb|bitsandbytes|quantized|"
+                        r"mxfp4|nvfp4|"
                         r"compressed|marlin|gguf", re.IGNORECASE)
 
 
@@ -53,6 +46,7 @@ class Settings:
     sources: dict[str, str]  # setting -> "log", "option", "default"
     conflicts: tuple[str, ...] = ()
     quantized: bool = False  # the weights are a quantised release (its name or the log says)
+    weights_differ: str | None = None  # why the preset's weight size is not this release's
 
 
 @dataclass(frozen=True)
@@ -73,24 +67,13 @@ class Row:
 
 
 def base_model(name: str, find: Any) -> ModelPreset:
-    """The preset a Hugging Face name is a release of: `…-FP8`, `…-AWQ`, `…-Instruct` keep
-    their base's geometry (KV does not change with the weights' quantisation). UnknownName
-    when none matches, from the last name tried."""
-    tail = name.strip().rstrip("/").rsplit("/", 1)[-1]
-    owner = name.strip().rsplit("/", 1)[0] + "/" if "/" in name.strip() else ""
-    error: Exception | None = None
-    for _ in range(6):
-        try:
-            preset: ModelPreset = find(owner + tail)
-            return preset
-        except UnknownName as failed:  # kept for the last try
-            error = failed
-        shorter = _RELEASE_SUFFIX.sub("", tail)
-        if shorter == tail:
-            break
-        tail = shorter
-    assert error is not None
-    raise error
+    """The preset a Hugging Face name is a release of (release_names): `…-FP8`, `…-AWQ`,
+    `…-Instruct` keep their base's geometry; a fine-tune or distill only through its checked
+    entry. UnknownName, saying what to give instead, when none is certain."""
+    from trainer.capacity.release_names import resolve
+
+    preset, _release = resolve(name, find)
+    return preset
 
 
 def settings_of(log: EngineLog, options: dict[str, Any], model: ModelPreset) -> Settings:
@@ -125,6 +108,8 @@ def settings_of(log: EngineLog, options: dict[str, Any], model: ModelPreset) -> 
 
     # V1's MLA backends (FlashMLA) page by 64; V0 and every other attention by 16
     default_block = 64 if model.attention == "mla" and log.engine != "vllm-v0" else 16
+    if log.engine == "sglang":
+        default_block = 1  # SGLang's page_size on GPUs (128 on Ascend NPUs, where it is said)
     kv = pick("kv_cache_dtype", options.get("kv_cache_dtype"), "auto", str)
     tp = pick("tensor_parallel_size", options.get("tensor_parallel_size"), 1, int)
     pp = pick("pipeline_parallel_size", options.get("pipeline_parallel_size"), 1, int)
@@ -156,6 +141,12 @@ def with_conflict(settings: Settings, conflict: str) -> Settings:
     return replace(settings, conflicts=(*settings.conflicts, conflict))
 
 
+def with_weights_differ(settings: Settings, why: str) -> Settings:
+    from dataclasses import replace
+
+    return replace(settings, weights_differ=why)
+
+
 def _kv_bytes(settings: Settings, model: ModelPreset) -> int:
     stated = KV_DTYPE_BYTES.get(settings.kv_dtype)
     if stated is not None:
@@ -163,7 +154,37 @@ def _kv_bytes(settings: Settings, model: ModelPreset) -> int:
     return 2  # auto: the model's 16-bit compute dtype (quantised weights compute in bf16)
 
 
-def _layer_groups(model: ModelPreset, stage_layers: int) -> tuple[int, int, str]:
+def _version(text: str | None) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    parts = re.match(r"(\d{1,3})\.(\d{1,3})(?:\.(\d{1,3}))?", text)
+    if parts is None:
+        return None
+    return tuple(int(p) for p in parts.groups() if p is not None)
+
+
+# vLLM's hybrid KV-cache manager (one group per layer kind, vllm PR 17996) shipped in 0.9.1;
+# before it, and in V0, every layer holds every token.
+_HYBRID_SINCE = (0, 9, 1)
+
+
+def _one_group_why(log: EngineLog) -> str | None:
+    """Why the engine put every layer in one KV-cache group, when it did."""
+    if log.engine == "vllm-v0":
+        return "V0 gives every layer the whole context"
+    if log.engine == "sglang":
+        return "SGLang's pool as sized here holds every layer"
+    if log.settings.get("hybrid_kv_cache_manager") == "off":
+        return "the log says the hybrid KV-cache manager is off, so every layer holds every token"
+    version = _version(log.version)
+    if log.engine == "vllm-v1" and version is not None and version < _HYBRID_SINCE:
+        return (f"vLLM {log.version} predates the hybrid KV-cache manager (0.9.1): every layer "
+                "holds every token")
+    return None
+
+
+def _layer_groups(model: ModelPreset, stage_layers: int,
+                  log: EngineLog | None = None) -> tuple[int, int, str]:
     """(groups, layers per group, how) of vLLM V1's KV-cache grouping for one stage."""
     layers = model.attention_layers or model.layers
     windowed = model.windowed_layers if model.window is not None else 0
@@ -172,12 +193,45 @@ def _layer_groups(model: ModelPreset, stage_layers: int) -> tuple[int, int, str]
     full = stage_layers - windowed
     if not windowed or not full:
         return 1, stage_layers, "one KV-cache group of every layer"
+    why = _one_group_why(log) if log is not None else None
+    if why is not None:
+        return 1, stage_layers, f"one KV-cache group of every layer ({why})"
     size = min(windowed, full)
     groups = math.ceil(windowed / size) + math.ceil(full / size)
     padding = groups * size - stage_layers
+    version = _version(log.version) if log is not None else None
+    if padding and log is not None and "padding_layers" not in log.settings and \
+            version is not None and version < (0, 10):
+        # the hybrid manager shipped in 0.9.1 or 0.9.2; where it grouped this model it warned
+        # "Add N padding layers", and this log has no such line
+        return 1, stage_layers, (f"one KV-cache group of every layer (vLLM {log.version} "
+                                 "with no padding-layer warning: the hybrid KV-cache manager "
+                                 "did not group these layers)")
     how = (f"{groups} KV-cache groups of {size} layers ({full} full, {windowed} windowed"
            + (f", {padding} padding" if padding else "") + ")")
     return groups, size, how
+
+
+def _partition(log: EngineLog, layers: int, pp: int, notes: list[str]) -> list[int]:
+    """The stages' layer counts from VLLM_PP_LAYER_PARTITION, when the log gives it and it
+    adds up; [] otherwise."""
+    text = log.settings.get("pp_layer_partition")
+    if not text or pp < 2:
+        return []
+    parts = [int(p) for p in text.split(",")[:64]]
+    if len(parts) != pp or sum(parts) != layers:
+        notes.append(f"VLLM_PP_LAYER_PARTITION={text} does not split {layers} layers into {pp} "
+                     "stages: the even split is used")
+        return []
+    notes.append(f"pipeline stages of {text} layers (VLLM_PP_LAYER_PARTITION): the largest, "
+                 f"{max(parts)}, sizes the cache")
+    return parts
+
+
+def _cross_attention(model: ModelPreset) -> bool:
+    """An mllama-style model: layers that attend to the image and hold no per-token KV."""
+    text = " ".join((*model.config_notes, model.note or "", model.source))
+    return "cross_attention_layers" in text or "cross-attention layers" in text
 
 
 def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
@@ -191,7 +245,14 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
     tp, pp, block = settings.tensor_parallel, settings.pipeline_parallel, settings.block_size
     dtype_bytes = _kv_bytes(settings, model)
     layers = model.attention_layers or model.layers
+    if log.engine == "vllm-v0" and _cross_attention(model) and model.layers > layers:
+        notes.append(f"V0 gives each of {model.name}'s {model.layers} layers a paged cache, "
+                     f"its {model.layers - layers} cross-attention layers included")
+        layers = model.layers
     stage_layers = math.ceil(layers / pp)
+    partition = _partition(log, layers, pp, notes)
+    if partition:
+        stage_layers = max(partition)
     if model.attention == "mla":
         per_layer = (model.mla_latent + model.mla_rope) * dtype_bytes
         per_layer_how = (f"({model.mla_latent} latent + {model.mla_rope} rope) × "
@@ -210,7 +271,7 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
         elif tp > model.kv_heads:
             split += " (replicated: 1 a GPU)"
         per_layer_how = f"2 × {split} × {model.head_dim} head_dim × {dtype_bytes} B"
-    groups, group_layers, group_how = _layer_groups(model, stage_layers)
+    groups, group_layers, group_how = _layer_groups(model, stage_layers, log)
     # decode context parallel: each rank holds every n-th token, and vLLM multiplies its count
     context_parallel = int(log.settings.get("context_parallel", "1") or 1)
     if not 1 <= context_parallel <= 4096:
@@ -247,31 +308,76 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
         if logged_tokens is None and log.figure("gpu_blocks") is not None:
             logged_tokens = log.figure("gpu_blocks") * block  # type: ignore[operator]
         rows.append(Row("kv_tokens", logged_tokens, expected_tokens, "tokens", how))
+    elif log.figure("kv_tokens") is not None:
+        # a V1 log that prints the token count but not the memory it came from (0.8-0.9
+        # printed "Available KV cache memory" only at debug level)
+        counted = int(log.figure("kv_tokens") or 0)
+        context_blocks = counted // context_parallel // block
+        expected_blocks = context_blocks * groups
+        implied = expected_blocks * page * group_layers / GIB
+        rows.append(Row("kv_tokens", counted, None, "tokens",
+                        "no available-memory line to compute it from; it implies "
+                        f"{implied:.2f} GiB of KV a GPU ({context_blocks:,} blocks"
+                        + (f" × {groups} groups" if groups > 1 else "")
+                        + f" × {page:,} B × {group_layers} layers); " + group_how))
+        rows.append(Row("kv_cache_memory", None, implied, "GiB",
+                        "what the logged token count needs on a GPU (the log does not say)"))
+        if log.figure("gpu_blocks") is not None:
+            rows.append(Row("gpu_blocks", log.figure("gpu_blocks"), expected_blocks, "blocks",
+                            f"{counted:,} tokens ÷ {block}"
+                            + (f" × {groups} groups" if groups > 1 else "")))
+            expected_blocks = int(log.figure("gpu_blocks") or expected_blocks)
+        expected_tokens = counted
+        notes.append(("the log's available KV memory was refused (below)" if
+                      "kv_cache_memory" in log.refused else "the log gives no available KV "
+                      "memory") + ", so the token count is not checked against the card: "
+                     "kvdrill says what memory it implies")
     elif log.figure("gpu_blocks") is not None:
         blocks = log.figure("gpu_blocks")
         assert blocks is not None
-        expected_tokens = int(blocks) * block
+        expected_blocks = int(blocks)
+        expected_tokens = int(blocks) // groups * block
         rows.append(Row("kv_tokens", None, expected_tokens, "tokens",
-                        f"{int(blocks):,} GPU blocks × {block} tokens (V0 logs blocks)"))
+                        f"{int(blocks):,} GPU blocks"
+                        + (f" ÷ {groups} groups" if groups > 1 else "")
+                        + f" × {block} tokens (the log gives blocks, no memory figure)"))
         rows.append(Row("kv_cache_memory", None, blocks * page * group_layers / GIB, "GiB",
                         f"{int(blocks):,} blocks × {page:,} B × {group_layers} layers"))
     elif log.figure("kv_tokens_sglang") is not None:
         tokens = log.figure("kv_tokens_sglang")
         assert tokens is not None
-        expected = None
+        expected: float | None = None
         stated = log.figure("sglang_kv_gb")
-        if stated is not None:  # SGLang prints GB but divides by 2^30
+        how = ("SGLang's K and V sizes (printed GB, computed in GiB) ÷ the bytes a token needs "
+               "on a GPU" if stated is not None else "SGLang's count; no K/V size line to check")
+        full_pool, swa_pool = log.figure("sglang_full_tokens"), log.figure("sglang_swa_tokens")
+        free = log.figure("sglang_available_gb")
+        if free is not None and groups == 1 and full_pool is None:
+            cell = per_layer * stage_layers
+            expected = float(int(free * GIB // cell) // block * block)
+            how = (f"SGLang's available memory {free:g} GiB (printed GB) ÷ {cell:,} B a "
+                   f"token on a GPU, rounded down to its page of {block}")
+        elif stated is not None and full_pool is not None and swa_pool is not None:
+            expected, how = _sglang_swa(model, stage_layers, per_layer, stated, tokens,
+                                        full_pool, swa_pool)
+        elif stated is not None:  # SGLang prints GB but divides by 2^30
             expected = float(int(stated * GIB // (per_layer * stage_layers)))
-        rows.append(Row("kv_tokens", tokens, expected, "tokens",
-                        "SGLang's K and V sizes (printed GB, computed in GiB) ÷ the bytes a "
-                        "token needs on a GPU" if stated is not None
-                        else "SGLang's count; no K/V size line to check"))
+        rows.append(Row("kv_tokens", tokens, expected, "tokens", how))
+    elif log.refused:
+        first = next(iter(log.refused.values())).split(": left out")[0]
+        raise ValueError(f"no KV-cache figure kvdrill can use: {first}; give a log whose "
+                         "KV-cache lines hold the numbers the engine printed")
     else:
         raise ValueError("the log has no KV-cache line (Available KV cache memory, GPU KV cache "
-                         "size, # GPU blocks, or SGLang's KV Cache is allocated): paste the "
-                         "engine's start-up through its KV-cache sizing")
+                         "size, # GPU blocks, num_gpu_blocks, or SGLang's KV Cache is "
+                         "allocated): paste the engine's start-up through its KV-cache sizing")
+    if log.figure("estimated_max_len") is not None and memory_gib is not None:
+        _estimated_length(log, rows, model, memory_gib, block, per_layer, layers, stage_layers,
+                          groups, pp)
     _concurrency(log, rows, expected_tokens, expected_blocks, groups, block, model, settings,
-                 notes)
+                 notes, stage_layers)
+    if groups > 1:
+        _tokens_from_concurrency(log, rows, notes)
     _memory(log, rows, gpu, settings, notes, model)
     if settings.sources.get("block_size") == "default":
         notes.append(f"block size {block}: the engine's default"
@@ -280,13 +386,66 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
     if settings.sources.get("kv_cache_dtype") == "default":
         notes.append("KV dtype: the model's (auto); give --kv-cache-dtype fp8 if it was set")
     notes.extend(log.notes)
+    notes.extend(log.refused.values())
+    if (later := later_start_note(log)) is not None:
+        notes.append(later)
     _explain_disagreement(rows, model, settings, per_layer, stage_layers, notes)
     return rows, notes
 
 
+def _sglang_swa(model: ModelPreset, stage_layers: int, per_layer: int, stated: float,
+                tokens: float, full_pool: float, swa_pool: float) -> tuple[float | None, str]:
+    """SGLang's sliding-window pool: full layers hold full_layer_tokens, windowed ones
+    swa_layer_tokens, in one K and V allocation. The count the log gives is checked as what
+    the K and V sizes leave for its pool once the other pool is taken out."""
+    layers = model.attention_layers or model.layers
+    windowed = model.windowed_layers if model.window is not None else 0
+    if stage_layers < layers:
+        windowed = min(stage_layers, math.ceil(windowed * stage_layers / layers))
+    full = stage_layers - windowed
+    if not windowed or not full:
+        return None, ("SGLang's sliding-window pool, but the model has no windowed and full "
+                      "layers to split it between: not checked")
+    total = stated * GIB
+    if tokens == swa_pool:
+        found = (total - full_pool * full * per_layer) // (windowed * per_layer)
+        other = f"{int(full_pool):,} full-layer tokens × {full} full layers"
+        mine = f"{windowed} windowed layers"
+    elif tokens == full_pool:
+        found = (total - swa_pool * windowed * per_layer) // (full * per_layer)
+        other = f"{int(swa_pool):,} windowed-layer tokens × {windowed} windowed layers"
+        mine = f"{full} full layers"
+    else:
+        return None, "SGLang's sliding-window pool: the count is neither pool's; not checked"
+    return float(int(found)), (f"SGLang's sliding-window pool: K and V sizes (GiB) less "
+                               f"{other}, ÷ ({mine} × {per_layer:,} B)")
+
+
+def _estimated_length(log: EngineLog, rows: list[Row], model: ModelPreset, memory_gib: float,
+                      block: int, per_layer: int, layers: int, stage_layers: int, groups: int,
+                      pp: int) -> None:
+    """V1's start-up error: the longest request the available memory holds."""
+    logged = log.figure("estimated_max_len")
+    if groups > 1:
+        rows.append(Row("estimated_max_len", logged, None, "tokens",
+                        "windowed layers hold only their window: vLLM's search over lengths "
+                        "is not checked here"))
+        return
+    # vLLM's check searches for the longest length whose blocks fit: blocks × block tokens
+    counted = layers if pp > 1 else stage_layers
+    blocks = int(memory_gib * GIB // (block * per_layer * counted))
+    how = (f"{memory_gib:g} GiB ÷ ({block} tokens × {per_layer:,} B × {counted} layers) = "
+           f"{blocks:,} blocks × {block}")
+    if pp > 1:
+        how += (f"; vLLM's start-up check counts all {layers} layers, not a stage's "
+                f"{stage_layers} (vllm issue 34076): the stage would hold "
+                f"{int(memory_gib * GIB // (block * per_layer * stage_layers)) * block:,}")
+    rows.append(Row("estimated_max_len", logged, float(blocks * block), "tokens", how))
+
+
 def _concurrency(log: EngineLog, rows: list[Row], tokens: int | None, blocks: int | None,
                  groups: int, block: int, model: ModelPreset, settings: Settings,
-                 notes: list[str]) -> None:
+                 notes: list[str], stage_layers: int) -> None:
     logged = log.figure("max_concurrency")
     length = log.figure("concurrency_tokens") or settings.max_model_len
     if logged is None and length is None:
@@ -296,9 +455,8 @@ def _concurrency(log: EngineLog, rows: list[Row], tokens: int | None, blocks: in
                         "needs the request length and the token count"))
         return
     if groups > 1:
-        rows.append(Row("max_concurrency", logged, None, "requests",
-                        "windowed layers hold only their window: not tokens ÷ length, and "
-                        "vLLM's own count depends on max_num_batched_tokens; not checked"))
+        _windowed_concurrency(log, rows, logged, int(length), blocks, block, model,
+                              stage_layers)
         return
     per_request = math.ceil(length / block)
     if per_request < 1:
@@ -311,6 +469,81 @@ def _concurrency(log: EngineLog, rows: list[Row], tokens: int | None, blocks: in
                     f"ceil({int(length):,} ÷ {block}) blocks a request"))
 
 
+def _tokens_from_concurrency(log: EngineLog, rows: list[Row], notes: list[str]) -> None:
+    """Later vLLM prints "GPU KV cache size" as int(max_concurrency × max_model_len) (its
+    _report_kv_cache_config), not num_blocks // groups × block_size. For a windowed model the
+    two differ; the log shows which it printed when its token count is its concurrency times
+    its length (the concurrency is printed to 0.01)."""
+    tokens, concurrency = log.figure("kv_tokens"), log.figure("max_concurrency")
+    length = log.figure("concurrency_tokens")
+    if tokens is None or concurrency is None or not length:
+        return
+    if abs(tokens - concurrency * length) > 0.006 * length + 1:
+        return
+    index = next((i for i, r in enumerate(rows) if r.name == "kv_tokens"), None)
+    row = next((r for r in rows if r.name == "max_concurrency"), None)
+    if index is None or rows[index].agrees is True:
+        return
+    expected = None if row is None or row.expected is None else float(int(row.expected * length))
+    how = ("this vLLM prints the token count as max_concurrency × max_model_len (its "
+           "_report_kv_cache_config), not blocks ÷ groups × block_size: "
+           + (f"{row.expected:.4f} × {int(length):,}" if expected is not None and row
+              is not None else "the concurrency needs max_num_batched_tokens, which the log "
+              "does not give"))
+    rows[index] = Row("kv_tokens", rows[index].logged, expected, "tokens", how)
+    notes.append("the logged token count is the concurrency times the length: the engine's "
+                 "later rule for models with windowed layers")
+
+
+def _windowed_concurrency(log: EngineLog, rows: list[Row], logged: float | None, length: int,
+                          blocks: int | None, block: int, model: ModelPreset,
+                          stage_layers: int) -> None:
+    """vLLM V1's get_max_concurrency_for_kv_cache_config: num_blocks ÷ the blocks one request
+    needs across the groups, where a full group needs cdiv(length, block) and a windowed one
+    cdiv(min(window − 1 + max_num_batched_tokens, length), block) + 1 (a chunked-local one,
+    cdiv(min(chunk + max_num_batched_tokens, length), block))."""
+    layers = model.attention_layers or model.layers
+    windowed = model.windowed_layers
+    if stage_layers < layers:
+        windowed = min(stage_layers, math.ceil(windowed * stage_layers / layers))
+    full = stage_layers - windowed
+    size = min(windowed, full)
+    window = int(model.window or 0)
+    if blocks is None or size < 1 or window < 1:
+        rows.append(Row("max_concurrency", logged, None, "requests",
+                        "windowed layers hold only their window; needs the block count"))
+        return
+    windowed_groups, full_groups = math.ceil(windowed / size), math.ceil(full / size)
+    chunked = "chunk" in " ".join((model.source, model.note or "", *model.config_notes))
+
+    def per_request(batched: int) -> int:
+        if chunked:
+            local = math.ceil(min(window + batched, length) / block)
+        else:
+            local = math.ceil(min(window - 1 + batched, length) / block) + 1
+        return full_groups * math.ceil(length / block) + windowed_groups * local
+
+    kind = "chunk" if chunked else "window"
+    stated = log.settings.get("max_num_batched_tokens")
+    batched = int(stated) if stated and stated.isdigit() and 0 < int(stated) < 1 << 31 else None
+    if batched is None:
+        options = ", ".join(f"{b:,} gives {blocks / per_request(b):.2f}" for b in (2048, 8192))
+        rows.append(Row("max_concurrency", logged, None, "requests",
+                        f"windowed layers hold their {kind} ({window:,}) plus a step's "
+                        "tokens, so it depends on max_num_batched_tokens, which the log does "
+                        f"not give: {options}"))
+        return
+    need = per_request(batched)
+    rows.append(Row("max_concurrency", logged, blocks / need, "requests",
+                    f"{blocks:,} blocks ÷ {need:,} a request: {full_groups} full group"
+                    f"{'s' if full_groups > 1 else ''} × ceil({length:,} ÷ {block}) + "
+                    f"{windowed_groups} windowed × "
+                    + (f"ceil(min({window:,} + {batched:,}, {length:,}) ÷ {block})" if chunked
+                       else f"(ceil(min({window:,} − 1 + {batched:,}, {length:,}) ÷ {block}) "
+                       "+ 1)")
+                    + " (max_num_batched_tokens from the log)"))
+
+
 def _memory(log: EngineLog, rows: list[Row], gpu: GpuPreset | None, settings: Settings,
             notes: list[str], model: ModelPreset) -> None:
     weights = log.figure("weights")
@@ -319,7 +552,9 @@ def _memory(log: EngineLog, rows: list[Row], gpu: GpuPreset | None, settings: Se
         how = "as loaded" + (" (V0 prints GB; the figure is GiB)"
                              if unit == "GB" and log.engine == "vllm-v0" else "")
         expected = None
-        if not settings.quantized and model.weights_dtype in ("bf16", "fp16") and \
+        if settings.weights_differ:
+            how += f"; not checked: {settings.weights_differ}"
+        elif not settings.quantized and model.weights_dtype in ("bf16", "fp16") and \
                 settings.pipeline_parallel == 1:
             expected = float(model.params) * 2 / settings.tensor_parallel / GIB
             how = (f"{float(model.params) / 1e9:.2f}B params × 2 B"
@@ -361,5 +596,12 @@ def _explain_disagreement(rows: list[Row], model: ModelPreset, settings: Setting
             notes.append(f"the logged tokens are {ratio:.2f}× the expected: {what} would "
                          "explain it; check the log's kv_cache_dtype and tensor_parallel_size")
             return
+    if 0.95 <= ratio < 1 and settings.tensor_parallel > 1:
+        notes.append(f"the logged tokens are {ratio:.3f}× the expected: vLLM sizes every "
+                     "worker's cache to the smallest, and the log's memory figure may be one "
+                     "worker's; another with "
+                     f"{(1 - ratio) * 100:.1f}% less free memory (a connector's buffers, "
+                     "another process) would explain it")
+        return
     notes.append(f"the logged tokens are {ratio:.3f}× the expected, and no single setting "
                  "explains it: check the model (a different release?) and the block size")

@@ -160,11 +160,18 @@ def _name_from_path(path: Path) -> str:
     return clean_name(folder or path.name)
 
 
+# Characters that are markup in Markdown or HTML (a tag, a link, a code span, a table cell), in
+# a name from outside: shown as look-alikes that mean nothing in any output format.
+_MARKUP_LOOKALIKES = str.maketrans({"<": "‹", ">": "›", "[": "(", "]": ")", "`": "'",
+                                    "|": "¦", "*": "×", "\\": "/"})
+
+
 def clean_name(text: str) -> str:
-    """A name from outside (a folder, a config field) as one printable line: newlines and
-    control characters never reach a title, a YAML sheet or a Markdown line."""
+    """A name from outside (a folder, a config field) as one printable line with no markup:
+    newlines and control characters never reach a title, a YAML sheet or a Markdown line, and
+    `<img …>`, `[link](…)` or a `|` never become a tag, a link or a table cell."""
     printable = "".join(char if char.isprintable() else " " for char in text)
-    return " ".join(printable.split())[:120] or "config"
+    return " ".join(printable.translate(_MARKUP_LOOKALIKES).split())[:120] or "config"
 
 
 # transformers' defaults for the fields a sparse config.json leaves out, for the model types

@@ -4,7 +4,6 @@ value came from."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import Any
 
 from trainer.capacity.deployment import Deployment
 from trainer.capacity.serving_formulas import INPUTS as SERVING_INPUTS
+from trainer.capacity.serving_formulas import draft_from_catalogue
 from trainer.errors import InvalidInput, UnknownName
 from trainer.reading.numbers import format_number
 
@@ -133,6 +133,9 @@ def gpus() -> dict[str, GpuPreset]:
     return {key: _build(GpuPreset, key, value) for key, value in raw.items()}
 
 
+_SEPARATORS = re.compile(r"[\s._-]+")
+
+
 def name_key(name: str) -> str:
     """A preset name as people write it, reduced to what tells presets apart: no Hugging Face
     organisation, no "meta-" prefix, no case, dots, dashes, underscores or spaces. So
@@ -140,16 +143,33 @@ def name_key(name: str) -> str:
     one key."""
     key = name.strip().lower().rsplit("/", 1)[-1]
     key = key.removeprefix("meta-") if key.startswith("meta-llama") else key
-    return re.sub(r"[\s._-]+", "", key)
+    return _SEPARATORS.sub("", key)
+
+
+# Each table's presets by every name key they answer to (the first preset, in the table's
+# order, that has a key wins, as a search in that order would find it), kept with the table.
+_NAME_INDEXES: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
+
+
+def _name_index(table: Mapping[str, Any]) -> dict[str, Any]:
+    entry = _NAME_INDEXES.get(id(table))
+    if entry is None or entry[0] is not table:
+        index: dict[str, Any] = {}
+        for preset in table.values():
+            for key in (name_key(preset.id), *(name_key(alias) for alias in preset.aliases)):
+                index.setdefault(key, preset)
+        entry = _NAME_INDEXES[id(table)] = (table, index)
+    return entry[1]
 
 
 def _find(kind: str, name: str, table: Mapping[str, Any]) -> Any:
-    wanted = name_key(name)
-    for preset in table.values():
-        if wanted in {name_key(preset.id), *(name_key(alias) for alias in preset.aliases)}:
-            return preset
+    found = _name_index(table).get(name_key(name))
+    if found is not None:
+        return found
     by_name = {preset.id: preset.id for preset in table.values()}
     by_name.update({alias: preset.id for preset in table.values() for alias in preset.aliases})
+    import difflib  # only for the hint of a name no preset has
+
     close = difflib.get_close_matches(name.strip().lower(), by_name, n=6, cutoff=0.5)
     near = list(dict.fromkeys(by_name[name] for name in close))[:3]
     hint = f"did you mean {', '.join(near)}?" if near else f"known: {', '.join(table)}"
@@ -180,8 +200,8 @@ def resolve_model(name: str | ModelPreset) -> ModelPreset:
 
     - a bare name (no slash) is a preset; a file or folder of that name in the working folder
       does not shadow it (write ./name for that), and is read only when no preset has the name;
-    - owner/name is a local folder when one exists, else a Hugging Face id of a preset
-      (meta-llama/Llama-3.1-8B);
+    - owner/name is a local folder when one exists, else, when the owner publishes models
+      (PUBLISHERS), a Hugging Face id of a preset (meta-llama/Llama-3.1-8B);
     - anything else that looks like a path (~, ./, /, two slashes, .json) is a file or folder,
       refused by name when it does not exist or cannot be read.
 
@@ -209,7 +229,7 @@ def resolve_model(name: str | ModelPreset) -> ModelPreset:
             raise
     if exists:
         return model_from_config(path, text)
-    if _hub_id(text):
+    if _hub_id(text) and text.split("/", 1)[0].lower() in PUBLISHERS:
         try:
             return find_model(text)
         except UnknownName:
@@ -217,8 +237,19 @@ def resolve_model(name: str | ModelPreset) -> ModelPreset:
     from trainer.capacity.model_config import ConfigError
 
     raise ConfigError(f"{text}: no such file or folder: give a config.json or a folder that "
-                      "holds one (a preset is named without a path, e.g. qwen3-32b; kvdrill "
-                      "calc --list-presets)")
+                      "holds one (a preset is named without a path, e.g. qwen3-32b, or by its "
+                      "publisher's Hugging Face id, e.g. Qwen/Qwen3-32B; kvdrill calc "
+                      "--list-presets)")
+
+
+# The Hugging Face owners whose ids name a preset's model (Qwen/Qwen3-32B): owner/name with any
+# other owner is a path (models/Qwen3-32B, checkpoints/llama-3.1-8b), refused when it is not
+# there rather than read as the preset it ends with.
+PUBLISHERS = frozenset({
+    "meta-llama", "qwen", "google", "mistralai", "deepseek-ai", "moonshotai", "openai",
+    "microsoft", "nvidia", "ai21labs", "facebook", "tiiuae", "ibm-granite", "liquidai",
+    "unsloth", "redhatai", "neuralmagic", "nm-testing", "hugging-quants", "casperhansen",
+})
 
 
 def model_from_config(path: Any, shown: str) -> ModelPreset:
@@ -561,3 +592,8 @@ def model_label(value: Any) -> Any:
     if isinstance(value, ModelPreset):
         return value.id if not value.from_config else f"{value.name} ({value.config_path})"
     return value
+
+
+# A speculative deployment drafts with its target family's preset (serving_formulas), which
+# cannot import this module back: the catalogue is handed over here.
+draft_from_catalogue(models)

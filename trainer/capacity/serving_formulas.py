@@ -5,7 +5,8 @@ Written like the capacity model in solver.py (each formula a small function over
 `v` and an `ops` table, evaluated exactly with Fractions or symbolically with sympy), but kept
 in their own module: solver.py imports this one and registers its formulas, inputs, limits and
 wrong paths in one place. This module imports nothing of the project but errors, so the
-imports still flow one way.
+imports still flow one way; the draft model of a target's family is read from the model
+presets, which hand their catalogue over when they are imported (`draft_from_catalogue`).
 
 Units: bytes, seconds, FLOP; a link in GB/s (10^9 B/s, one direction); TPOT in ms; an arrival
 rate in requests (sequences) per second.
@@ -13,6 +14,7 @@ rate in requests (sequences) per second.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -176,23 +178,198 @@ def _prefill_gpus_per_decode_gpu(v: Any, ops: Any) -> Any:
 
 
 # ---- Speculative decoding --------------------------------------------------------------------
+#
+# The draft must share the target's tokenizer, token for token, or the target cannot check what
+# it proposes: so the draft is a small model of the target's own family (DRAFT_FAMILIES). A
+# deployment that gives no draft of its own (draft_params, draft_layers, ...) drafts with its
+# family's, read from the model presets (`derived_inputs`, which the solver adds to the inputs);
+# a family with no smaller sibling sharing its tokenizer has no draft, and every quantity of the
+# draft says why in one sentence (InvalidInput), which a re-targeted drill prints as its refusal.
 
 
-@_formula("draft_weights_bytes", "draft model weights", "B", needs=("draft_params",))
+@dataclass(frozen=True)
+class DraftFamily:
+    """Targets that share one tokenizer, and the preset that drafts for them (None: none does,
+    for the reason given)."""
+
+    name: str
+    members: tuple[str, ...]  # the preset ids of the family start with one of these
+    draft: str | None
+    larger: str = ""  # a target of the family larger than its draft, for a refusal to name
+    why_none: str = ""
+
+
+# One target per family that has a draft, for a refusal to name.
+DRAFTED_TARGETS = "llama-3.3-70b, qwen3-32b, qwen3-30b-a3b, qwen2.5-72b or gemma-3-27b"
+DRAFT_FAMILIES: tuple[DraftFamily, ...] = (
+    # Llama 3, 3.1, 3.2 and 3.3 (and Nemotron-Super-49B, a pruned Llama-3.3-70B) share one
+    # tokenizer of 128,256 entries.
+    DraftFamily("Llama-3", ("llama-3-", "llama-3.1-", "llama-3.2-", "llama-3.3-"),
+                "llama-3.2-1b", "llama-3.1-8b"),
+    # Qwen3, dense and MoE (Qwen3-Coder too): 151,936 entries.
+    DraftFamily("Qwen3", ("qwen3-",), "qwen3-0.6b", "qwen3-8b"),
+    # Qwen2 and Qwen2.5 share one tokenizer (the 7B and larger pad the table to 152,064 rows).
+    DraftFamily("Qwen2.5", ("qwen2.5-", "qwen2-"), "qwen2.5-0.5b", "qwen2.5-7b"),
+    # Gemma-3: 262,144 entries (the 4B to 27B releases pad the table to 262,208 for images).
+    DraftFamily("Gemma-3", ("gemma-3-",), "gemma-3-1b", "gemma-3-27b"),
+    # Gemma-2: 256,000 entries.
+    DraftFamily("Gemma-2", ("gemma-2-",), "gemma-2-2b", "gemma-2-9b"),
+    DraftFamily("GPT-OSS", ("gpt-oss-",), None, why_none=(
+        "no smaller model shares GPT-OSS's o200k_harmony tokenizer (201,088 entries), and the "
+        "EAGLE heads trained for it are a drafting head on the target, not a draft model")),
+)
+# The fields that tell a model preset apart, as a deployment holds them: not those a wrong path
+# changes (KV heads, head_dim, the windows), so that a mistake keeps the target's draft.
+_SHAPE_FIELDS = ("layers", "hidden", "heads", "vocab", "experts", "experts_per_token",
+                 "attention", "attention_layers")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The draft a target's family drafts with (its preset's figures), or why there is none."""
+
+    name: str | None = None
+    family: str | None = None
+    params: Fraction | None = None
+    layers: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    window: int | None = None  # a windowed draft (Gemma): its window, on windowed_layers
+    windowed_layers: int = 0
+    why_none: str | None = None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value)
+    return value
+
+
+def _shape(source: Any) -> tuple[Any, ...]:
+    return tuple(_plain(getattr(source, name, None)) for name in _SHAPE_FIELDS)
+
+
+# The model catalogue the drafts are read from. presets.py hands it over when it is imported
+# (it imports this module, so this one cannot import it back); every deployment is built
+# through presets, so it is there before any draft is asked for.
+_catalogue: list[Callable[[], Mapping[str, Any]]] = []
+
+
+def draft_from_catalogue(models: Callable[[], Mapping[str, Any]]) -> None:
+    _catalogue[:] = [models]
+    _family_draft.cache_clear()
+
+
+@functools.lru_cache(maxsize=256)
+def _family_draft(shape: tuple[Any, ...]) -> Draft:
+    """The draft of the family whose presets have this shape (a config of a known model reads
+    as its preset); a model of no known shape by its vocabulary, where one draft has it."""
+    if not _catalogue:
+        raise RuntimeError("the model catalogue was not handed to serving_formulas")
+    table = _catalogue[0]()
+    ids = [key for key, model in table.items() if _shape(model) == shape]
+    families = {f for key in ids for f in DRAFT_FAMILIES if key.startswith(f.members)}
+    vocab = shape[_SHAPE_FIELDS.index("vocab")]
+    if not ids:  # a model read from a config.json: the one draft whose vocabulary it has
+        families = {f for f in DRAFT_FAMILIES
+                    if f.draft is not None and table[f.draft].vocab == vocab}
+    if len(families) != 1:
+        said = "" if vocab is None else f" (a vocabulary of {vocab:,})"
+        return Draft(why_none=(
+            f"kvdrill knows no draft model that shares its tokenizer{said}, and a draft "
+            f"must come from the target's own family: choose a target such as "
+            f"{DRAFTED_TARGETS}"))
+    family = families.pop()
+    if family.draft is None:
+        return Draft(family=family.name, why_none=(
+            f"{family.why_none}: choose a target whose family has a draft, such as "
+            f"{DRAFTED_TARGETS}"))
+    draft = table[family.draft]
+    return Draft(name=draft.name, family=family.name, params=Fraction(draft.params),
+                 layers=draft.layers, kv_heads=draft.kv_heads, head_dim=draft.head_dim,
+                 window=draft.window if draft.windowed_layers else None,
+                 windowed_layers=draft.windowed_layers)
+
+
+def family_draft(d: Any) -> Draft:
+    """The draft of a deployment's (or a namespace's) target family, or why it has none: a
+    target no larger than its family's draft has none either."""
+    draft = _family_draft(_shape(d))
+    params = getattr(d, "params", None)
+    if draft.params is not None and params is not None and params <= draft.params:
+        family = next(f for f in DRAFT_FAMILIES if f.name == draft.family)
+        return Draft(family=draft.family, why_none=(
+            f"{draft.name} is the {draft.family} family's draft, and a target no larger than "
+            f"its draft gains nothing from it: choose a larger {draft.family} model, such as "
+            f"{family.larger}"))
+    return draft
+
+
+DRAFT_FIELDS = ("draft_params", "draft_layers", "draft_kv_heads", "draft_head_dim")
+
+
+def derived_inputs(d: Any) -> dict[str, Any]:
+    """The draft's figures as the formulas read them: the deployment's own where it gives a
+    draft (draft_params and the rest), else its family's draft's (a speculative deployment);
+    with the draft's window (None: none) and windowed layers. The same names for every
+    deployment, so that two deployments' inputs compare name by name."""
+    values: dict[str, Any] = {name: _exact(getattr(d, name)) for name in DRAFT_FIELDS}
+    values["draft_window"] = None
+    values["draft_windowed_layers"] = Fraction(0)
+    if d.spec_tokens is None or d.draft_params is not None:
+        return values
+    draft = family_draft(d)
+    if draft.params is None:
+        return values
+    values.update(draft_params=draft.params, draft_layers=Fraction(draft.layers or 0),
+                  draft_kv_heads=Fraction(draft.kv_heads or 0),
+                  draft_head_dim=Fraction(draft.head_dim or 0),
+                  draft_window=None if draft.window is None else Fraction(draft.window),
+                  draft_windowed_layers=Fraction(draft.windowed_layers))
+    return values
+
+
+def _exact(value: Any) -> Any:
+    return Fraction(value) if isinstance(value, int | Fraction) else value
+
+
+def _draft(v: Any, name: str) -> Any:
+    """A figure of the draft; InvalidInput saying why the target has no draft."""
+    value = getattr(v, name)
+    if value is None:
+        raise InvalidInput(family_draft(v).why_none or "speculative decoding needs a draft: "
+                           "give draft_params, draft_layers, draft_kv_heads and draft_head_dim")
+    return value
+
+
+@_formula("draft_weights_bytes", "draft model weights", "B", needs=("spec_tokens",))
 def _draft_weights_bytes(v: Any, ops: Any) -> Any:
-    return v.draft_params * v.weight_bytes_per_param
+    # The draft is served in the target's dtype.
+    return _draft(v, "draft_params") * v.weight_bytes_per_param
 
 
-@_formula("draft_kv_bytes_per_token", "draft model KV per token", "B", needs=("draft_layers",))
+@_formula("draft_kv_bytes_per_token", "draft model KV per token (every layer)", "B",
+          needs=("spec_tokens",))
 def _draft_kv_bytes_per_token(v: Any, ops: Any) -> Any:
-    return (v.kv_factor * v.draft_layers * v.draft_kv_heads * v.draft_head_dim
-            * v.kv_bytes_per_element)
+    return (v.kv_factor * _draft(v, "draft_layers") * _draft(v, "draft_kv_heads")
+            * _draft(v, "draft_head_dim") * v.kv_bytes_per_element)
 
 
-@_formula("draft_step_seconds", "one draft decode step", "s",
-          needs=("draft_params", "draft_layers"))
+@_formula("draft_kv_bytes_per_sequence", "draft model KV per sequence", "B",
+          needs=("spec_tokens",))
+def _draft_kv_bytes_per_sequence(v: Any, ops: Any) -> Any:
+    if v.draft_window is None:
+        return v.draft_kv_bytes_per_token * v.tokens_held_per_sequence
+    # A windowed draft (Gemma's) keeps only its window in its windowed layers.
+    per_layer = v.draft_kv_bytes_per_token / v.draft_layers
+    window = ops.ceil(ops.min(v.context, v.draft_window) / v.block_size) * v.block_size
+    return per_layer * ((v.draft_layers - v.draft_windowed_layers) * v.tokens_held_per_sequence
+                        + v.draft_windowed_layers * window)
+
+
+@_formula("draft_step_seconds", "one draft decode step", "s", needs=("spec_tokens",))
 def _draft_step_seconds(v: Any, ops: Any) -> Any:
-    kv = v.read_kv * v.batch_size * v.draft_kv_bytes_per_token * v.tokens_held_per_sequence
+    kv = v.read_kv * v.batch_size * v.draft_kv_bytes_per_sequence
     return (v.read_weights * v.draft_weights_bytes + kv) / (v.gpus * v.bandwidth_tbs * TB)
 
 
@@ -206,25 +383,68 @@ def _spec_expected_tokens(v: Any, ops: Any) -> Any:
     return v.accept_all * (k + 1) + (1 - v.accept_all) * geometric
 
 
+# Above this many tokens every expert is all but certainly touched ((1 - k/E)^1024 is
+# negligible), as the solver caps a decode batch; the cap keeps exact arithmetic small.
+EXPERT_TOKENS_CAP = 1024
+
+
+def _untouched_experts(v: Any, ops: Any, tokens: Any) -> Any:
+    """The expected share of an MoE layer's experts that none of `tokens` is routed to."""
+    return (1 - v.experts_per_token / v.experts) ** ops.min(tokens, EXPERT_TOKENS_CAP)
+
+
+@_formula("decode_expert_share", "share of the experts a decode step at the batch touches", "",
+          needs=("experts",))
+def _decode_expert_share(v: Any, ops: Any) -> Any:
+    return 1 - _untouched_experts(v, ops, v.batch_size)
+
+
+@_formula("spec_verify_expert_share",
+          "share of the experts verifying k + 1 tokens per sequence touches", "",
+          needs=("spec_tokens", "experts"))
+def _spec_verify_expert_share(v: Any, ops: Any) -> Any:
+    return 1 - _untouched_experts(v, ops, v.batch_size * (v.spec_tokens + 1))
+
+
+@_formula("spec_verify_weights_bytes",
+          "weights one verification reads (MoE: the experts its k + 1 tokens per sequence "
+          "touch)", "B", needs=("spec_tokens",))
+def _spec_verify_weights_bytes(v: Any, ops: Any) -> Any:
+    if v.experts is None:  # a dense target reads every weight once, for 1 token or k + 1
+        return v.weights_read_per_step
+    # Each of B × (k + 1) tokens is routed to its own k of E experts: a verification reads
+    # 1 − (1 − k/E)^(B(k+1)) of the expert bytes where a decode step reads 1 − (1 − k/E)^B.
+    tokens = v.batch_size * (v.spec_tokens + 1)
+    more = _untouched_experts(v, ops, v.batch_size) - _untouched_experts(v, ops, tokens)
+    return v.weights_read_per_step + v.routed_expert_bytes * more
+
+
+@_formula("spec_verify_seconds", "one verification step (k + 1 tokens per sequence)", "s",
+          needs=("spec_tokens",))
+def _spec_verify_seconds(v: Any, ops: Any) -> Any:
+    if v.experts is None:  # memory-bound, it reads what one decode step reads
+        return v.decode_step_seconds
+    read = (v.read_weights * v.spec_verify_weights_bytes
+            + v.read_kv * v.batch_size * v.kv_bytes_per_sequence)
+    return read / (v.gpus * v.bandwidth_tbs * TB)
+
+
 @_formula("spec_round_seconds", "k draft steps and one verification step", "s",
-          needs=("spec_tokens", "draft_params", "draft_layers"))
+          needs=("spec_tokens",))
 def _spec_round_seconds(v: Any, ops: Any) -> Any:
-    # Verifying k + 1 tokens reads the same weights and KV as one decode step: memory-bound.
-    return v.draft_cost * v.spec_tokens * v.draft_step_seconds + v.decode_step_seconds
+    return v.draft_cost * v.spec_tokens * v.draft_step_seconds + v.spec_verify_seconds
 
 
-@_formula("spec_speedup", "speed-up over plain decoding", "",
-          needs=("spec_tokens", "draft_params", "draft_layers"))
+@_formula("spec_speedup", "speed-up over plain decoding", "", needs=("spec_tokens",))
 def _spec_speedup(v: Any, ops: Any) -> Any:
     return v.spec_expected_tokens * v.decode_step_seconds / v.spec_round_seconds
 
 
 @_formula("spec_max_concurrency", "sequences that fit beside the draft", "sequences",
-          needs=("draft_params", "draft_layers"))
+          needs=("spec_tokens",))
 def _spec_max_concurrency(v: Any, ops: Any) -> Any:
     budget = v.kv_budget_bytes - v.subtract_weights * v.draft_weights_bytes
-    per_sequence = (v.kv_bytes_per_token + v.draft_kv_bytes_per_token) \
-        * v.tokens_held_per_sequence
+    per_sequence = v.kv_bytes_per_sequence + v.draft_kv_bytes_per_sequence
     return ops.max(0, ops.floor(budget / per_sequence))
 
 
@@ -530,7 +750,8 @@ PLACEHOLDERS = (
     "link_gbs", "link_gbits", "output_tokens", "long_prompt_tokens", "tpot_ms", "arrival_rate",
     "think_seconds", "cpu_kv_gb", "spec_tokens", "acceptance_rate", "draft_params_b",
     "draft_layers", "draft_kv_heads", "draft_head_dim", "attention_layers", "recurrent_layers",
-    "state_elements", "tflops", "layer_params_b", "lm_head_params_b",
+    "state_elements", "tflops", "layer_params_b", "lm_head_params_b", "draft_name",
+    "draft_family", "draft_window_note", "moe_routing_note",
 )
 
 
@@ -540,6 +761,14 @@ def display(d: Any, number: Callable[..., str]) -> dict[str, str]:
         return "unknown" if value is None else number(Fraction(value) * scale, sig=4)
 
     recurrent = None if d.attention_layers is None else _recurrent_layers(d)
+    draft = derived_inputs(d)
+    named = family_draft(d) if d.spec_tokens is not None and d.draft_params is None else Draft()
+    window_note = "" if draft["draft_window"] is None else (
+        f"; {number(draft['draft_windowed_layers'])} of its layers keep only a "
+        f"{number(draft['draft_window'])}-token window")
+    routing = "" if d.experts is None else (
+        f" An MoE step reads only the experts its tokens are routed to: "
+        f"{number(d.experts_per_token)} of {number(d.experts)} per token in each MoE layer.")
     active = d.params if d.active_params is None else d.active_params
     head = None if d.vocab is None or d.hidden is None else d.vocab * d.hidden
     layer_params = active if head is None or active is None else \
@@ -555,10 +784,14 @@ def display(d: Any, number: Callable[..., str]) -> dict[str, str]:
         "cpu_kv_gb": shown(d.cpu_kv_gb),
         "spec_tokens": shown(d.spec_tokens),
         "acceptance_rate": shown(d.acceptance_rate),
-        "draft_params_b": shown(d.draft_params, Fraction(1, 10**9)),
-        "draft_layers": shown(d.draft_layers),
-        "draft_kv_heads": shown(d.draft_kv_heads),
-        "draft_head_dim": shown(d.draft_head_dim),
+        "draft_params_b": shown(draft["draft_params"], Fraction(1, 10**9)),
+        "draft_layers": shown(draft["draft_layers"]),
+        "draft_kv_heads": shown(draft["draft_kv_heads"]),
+        "draft_head_dim": shown(draft["draft_head_dim"]),
+        "draft_name": named.name or "the draft",
+        "draft_family": named.family or "the target's",
+        "draft_window_note": window_note,
+        "moe_routing_note": routing,
         "attention_layers": shown(d.attention_layers),
         "recurrent_layers": shown(recurrent),
         "state_elements": shown(d.state_elements),

@@ -255,6 +255,13 @@ def _active_weights_bytes(v: Any, ops: Any) -> Any:
     return _other_bytes(v) + used * _expert_bytes_per_param(v)
 
 
+@_formula("routed_expert_bytes", "every routed expert's weights (MoE; 0 for a dense model)", "B")
+def _routed_expert_bytes(v: Any, ops: Any) -> Any:
+    # What a batch's tokens choose among: speculative verification (serving_formulas) reads
+    # the share of it that B × (k + 1) tokens touch.
+    return 0 if v.experts is None else _expert_params(v) * _expert_bytes_per_param(v)
+
+
 # Above this batch every expert is all but certainly touched: (1 - k/E)^1024 is negligible, and
 # the cap keeps exact arithmetic small.
 MOE_BATCH_CAP = 1024
@@ -391,13 +398,18 @@ class _Namespace:
     a value finds it without a call. (No input is named as a formula: _INPUT_NAMES.)"""
 
     def __init__(
-        self, inputs: Mapping[str, Any], ops: Any, overrides: Mapping[str, Any] | None = None
+        self, inputs: Mapping[str, Any], ops: Any, overrides: Mapping[str, Any] | None = None,
+        more: Mapping[str, Any] | None = None, merged: bool = False,
     ) -> None:
-        self.__dict__.update(inputs)
+        """`more`: set over `overrides`; `merged`: `overrides` holds the inputs already."""
+        if not merged:
+            self.__dict__.update(inputs)
         self._inputs = inputs
         self._ops = ops
         if overrides:
             self.__dict__.update(overrides)
+        if more:
+            self.__dict__.update(more)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -480,10 +492,13 @@ class _Base:
             kept = self._reusable.get(key)
             if kept is None:
                 reads = space._reads
-                kept = {n: v for n, v in space._values.items()
-                        if n in reads and n not in changed and reads[n].isdisjoint(changed)}
+                # the inputs, the reusable formula values and the pins, merged once
+                kept = {**space._inputs,
+                        **{n: v for n, v in space._values.items()
+                           if n in reads and n not in changed and reads[n].isdisjoint(changed)},
+                        **self.pins}
                 self._reusable[key] = kept
-            reuse = kept
+            return _Namespace(space._inputs, self.ops, kept, overrides, merged=True)
         return _Namespace(space._inputs, self.ops, {**reuse, **self.pins, **overrides})
 
 
@@ -529,7 +544,9 @@ def _derived_inputs(d: Deployment) -> dict[str, Any]:
     return {"kv_bytes_per_element": d.kv_bytes_per_element,
             "weight_bytes_per_param": d.weight_bytes_per_param,
             "native_bytes_per_param": DTYPE_BYTES[d.native_weights_dtype],
-            "table_bytes_per_param": DTYPE_BYTES[d.tables_dtype or d.weights_dtype]}
+            "table_bytes_per_param": DTYPE_BYTES[d.tables_dtype or d.weights_dtype],
+            # the draft's figures: given, or the target family's draft (serving_formulas)
+            **serving.derived_inputs(d)}
 
 
 class Solution(Mapping[str, Fraction]):
@@ -564,6 +581,9 @@ class Solution(Mapping[str, Fraction]):
                 parent, changed = self._parent
                 space = _base(parent, EXACT_OPS, {}).namespace(
                     name, {**changed, **self._overrides})
+            elif self._shared and not self._overrides:  # the deployment's kept formulas
+                shared: Fraction = getattr(_base(self.deployment, EXACT_OPS, {}).space, name)
+                return shared
             elif self._shared:  # the deployment's kept formulas less those overrides reach
                 space = _base(self.deployment, EXACT_OPS, {}).namespace(name, self._overrides)
             else:
@@ -610,7 +630,18 @@ def value_of(
     replaces quantities by given values, to recompute from a candidate's own earlier answers."""
     if overrides:
         return Solution(deployment, overrides)[name]
-    return _kept_solution(deployment)[name]
+    entry = _SOLUTIONS_BY_ID.get(id(deployment))
+    if entry is None or entry[0] is not deployment:
+        # Hashing a deployment field by field costs more than most look-ups: a deployment
+        # asked for again (a key's steps, a wrong path's kept deployment) is found by identity.
+        if len(_SOLUTIONS_BY_ID) >= MAX_SOLUTIONS_BY_ID:
+            _SOLUTIONS_BY_ID.clear()
+        entry = _SOLUTIONS_BY_ID[id(deployment)] = (deployment, _kept_solution(deployment))
+    return entry[1][name]
+
+
+_SOLUTIONS_BY_ID: dict[int, tuple[Deployment, Solution]] = {}
+MAX_SOLUTIONS_BY_ID = 1024
 
 
 @functools.lru_cache(maxsize=512)
@@ -694,9 +725,28 @@ def relaxed_value(
     inputs or intermediate quantities (weights_bytes, batch_size) to other values. `pins`: set
     too (under `overrides`), in every evaluation of this deployment alike, so the formulas
     computed with the pins alone are kept and shared between evaluations."""
-    space = _base(deployment, RELAXED_OPS, pins or {}).namespace(name, overrides or {})
+    base = _base(deployment, RELAXED_OPS, pins or {})
+    # Nothing set but the pins: the kept evaluation's own value (a namespace would copy it).
+    space = base.namespace(name, overrides) if overrides else base.space
     value: Fraction = getattr(space, name)
     return value
+
+
+class Relaxed:
+    """relaxed_value of one deployment with the same overrides and pins, for any number of
+    names: each formula computed once for all of them."""
+
+    def __init__(self, deployment: Deployment, overrides: Mapping[str, Fraction],
+                 pins: Mapping[str, Fraction]) -> None:
+        self._base = _base(deployment, RELAXED_OPS, pins)
+        self._overrides = overrides
+        self._space: _Namespace | None = None
+
+    def __getitem__(self, name: str) -> Fraction:
+        if self._space is None:
+            self._space = self._base.namespace(name, self._overrides)
+        value: Fraction = getattr(self._space, name)
+        return value
 
 
 def exact_inputs(deployment: Deployment) -> Mapping[str, Any]:
@@ -714,6 +764,55 @@ def relaxed_reads(deployment: Deployment, name: str, pins: Mapping[str, Fraction
     except Exception:  # the evaluation says what is wrong where it is asked for
         return None
     return space._reads.get(name, frozenset((name,)))
+
+
+def exact_reads(deployment: Deployment, name: str) -> frozenset[str] | None:
+    """Every name (input or formula) the exact value of `name` is read from: a deployment that
+    differs from this one only in other inputs gives it the same value. None when it cannot be
+    computed."""
+    space = _base(deployment, EXACT_OPS, {}).space
+    try:
+        getattr(space, name)
+    except Exception:  # the evaluation says what is wrong where it is asked for
+        return None
+    return space._reads.get(name, frozenset((name,)))
+
+
+def changed_inputs(parent: Deployment, deployment: Deployment) -> Mapping[str, Any]:
+    """The inputs (as the formulas read them, dtype bytes included) `deployment` sets
+    otherwise than `parent` (by type and value: 2 is not 2.0), with their values."""
+    changed: dict[str, Any] = {}
+    mine, theirs = deployment.__dict__, parent.__dict__
+    for name in _INPUT_NAMES:
+        value, before = mine[name], theirs[name]
+        if value is before or (type(value) is type(before) and value == before):
+            continue
+        exact, before = _exact(value), _exact(before)
+        if not (type(exact) is type(before) and exact == before):
+            changed[name] = exact
+    if changed:
+        derived, before_derived = _derived_inputs(deployment), \
+            _base(parent, EXACT_OPS, {}).space._inputs
+        for name, exact in derived.items():
+            before = before_derived[name]
+            if not (type(exact) is type(before) and exact == before):
+                changed[name] = exact
+    return MappingProxyType(changed)
+
+
+def value_of_changed(parent: Deployment, deployment: Deployment, changed: Mapping[str, Any],
+                     name: str) -> Fraction:
+    """value_of(deployment, name) for a deployment that is `parent` with `changed` inputs
+    (changed_inputs): only what they reach is computed again, the rest is the parent's."""
+    entry = _SOLUTIONS_BY_ID.get(id(deployment))
+    if entry is None or entry[0] is not deployment:
+        if len(_SOLUTIONS_BY_ID) >= MAX_SOLUTIONS_BY_ID:
+            _SOLUTIONS_BY_ID.clear()
+        solution = Solution(deployment)
+        if changed:
+            solution._parent = (parent, dict(changed))
+        entry = _SOLUTIONS_BY_ID[id(deployment)] = (deployment, solution)
+    return entry[1][name]
 
 
 @functools.lru_cache(maxsize=1024)

@@ -6,13 +6,14 @@ Evaluating a step along each path gives the wrong values that betray each mistak
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from trainer.capacity import serving_formulas as serving
 from trainer.capacity.deployment import GIB, Deployment
-from trainer.capacity.solver import value_of
+from trainer.capacity.solver import changed_inputs, exact_reads, value_of, value_of_changed
 from trainer.errors import UnknownName
 
 # ---------------------------------------------------------------------------------------------
@@ -217,6 +218,7 @@ def wrong_values(
     """(path id, value) of `name` along each applicable wrong path, where it differs from the
     truth. `per-gpu-vs-total` gives two values: the figure for one GPU and for all of them."""
     truth = value_of(deployment, name)
+    reads = exact_reads(deployment, name)
     found: list[tuple[str, Fraction]] = []
     for path_id in ids if ids is not None else tuple(WRONG_PATHS):
         path = WRONG_PATHS.get(path_id)
@@ -231,17 +233,61 @@ def wrong_values(
                 if truth.denominator == 1 and truth % deployment.gpus:
                     found.append((path_id, Fraction(math.floor(truth / deployment.gpus))))
             continue
-        for change in (path.change, path.also):
-            changed = None if change is None else change(deployment)
+        for which in (0, 1):
+            changed = changed_by(deployment, path, which)
             if changed is None:
                 continue
+            changes = _changes(deployment, path, which)
+            if reads is not None and changes.keys().isdisjoint(reads):
+                continue  # the path changes nothing the value is read from: the truth again
             try:
-                value = value_of(changed, name)
+                value = value_of_changed(deployment, changed, changes, name)
             except ZeroDivisionError:
                 continue
             if value != truth and (path_id, value) not in found:
                 found.append((path_id, value))
     return found
+
+
+# Each deployment's wrong-path deployments, made once and kept with it (by identity: hashing a
+# deployment costs more than most evaluations): every step of a key that shares a deployment
+# walks the same paths, and one kept object finds its kept evaluation at once.
+_CHANGED: dict[int, tuple[Deployment, dict[tuple[str, int], Deployment | None]]] = {}
+MAX_CHANGED = 512
+
+
+def changed_by(deployment: Deployment, path: WrongPath, which: int = 0) -> Deployment | None:
+    """`path.change(deployment)` (`which` 1: `path.also`), kept: None where it does not apply."""
+    entry = _CHANGED.get(id(deployment))
+    if entry is None or entry[0] is not deployment:
+        if len(_CHANGED) >= MAX_CHANGED:
+            _CHANGED.clear()
+        entry = _CHANGED[id(deployment)] = (deployment, {})
+    kept = entry[1]
+    slot = (path.id, which)
+    if slot not in kept:
+        change = path.change if which == 0 else path.also
+        kept[slot] = None if change is None else change(deployment)
+    return kept[slot]
+
+
+_CHANGES: dict[int, tuple[Deployment, dict[tuple[str, int], Mapping[str, Any]]]] = {}
+
+
+def _changes(deployment: Deployment, path: WrongPath, which: int) -> Mapping[str, Any]:
+    """The inputs path's deployment (changed_by, not None) sets otherwise, kept like it."""
+    entry = _CHANGES.get(id(deployment))
+    if entry is None or entry[0] is not deployment:
+        if len(_CHANGES) >= MAX_CHANGED:
+            _CHANGES.clear()
+        entry = _CHANGES[id(deployment)] = (deployment, {})
+    kept = entry[1]
+    slot = (path.id, which)
+    if slot not in kept:
+        changed = changed_by(deployment, path, which)
+        assert changed is not None
+        kept[slot] = changed_inputs(deployment, changed)
+    return kept[slot]
 
 
 def paired_wrong_values(deployment: Deployment, name: str
@@ -253,11 +299,11 @@ def paired_wrong_values(deployment: Deployment, name: str
     alone = {value for _, value in wrong_values(deployment, name)}
     found: list[tuple[tuple[str, str], Fraction]] = []
     for i, first in enumerate(paths):
-        once = first.change(deployment)
+        once = changed_by(deployment, first)
         if once is None:
             continue
         for second in paths[i + 1:]:
-            twice = second.change(once)
+            twice = changed_by(once, second)
             if twice is None:
                 continue
             try:

@@ -14,6 +14,8 @@ from trainer.files.paths import cache_folder, drill_paths
 
 CACHE_VERSION = 3
 PUBLIC = ("id", "title", "minutes", "tags")
+MAX_MINUTES = 180  # what a drill file may say (schema), and so all a kept entry may
+MAX_TITLE = 300
 
 
 def cache_path() -> Path:
@@ -109,6 +111,8 @@ def _well_formed(entry: Any) -> bool:
                               if "rubric_path" in entry else ())
     return (all(isinstance(entry.get(name), str) for name in text)
             and isinstance(entry.get("minutes"), int) and not isinstance(entry["minutes"], bool)
+            and 0 <= entry["minutes"] <= MAX_MINUTES
+            and entry["title"].isprintable() and len(entry["title"]) <= MAX_TITLE
             and isinstance(entry.get("usable"), bool)
             and isinstance(entry.get("tags"), list)
             and all(isinstance(tag, str) for tag in entry["tags"]))

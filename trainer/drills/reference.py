@@ -18,6 +18,7 @@ from trainer.capacity.solver import FORMULAS, INPUT_UNITS, Solution, value_of
 from trainer.capacity.wrong_paths import (
     UNIT_MIXES,
     WRONG_PATHS,
+    changed_by,
     paired_wrong_values,
     wrong_values,
 )
@@ -137,6 +138,11 @@ def _as_number(value: Any) -> Any:
     return value
 
 
+_PLAIN = (str, int, float, Fraction, type(None))
+_DEPLOYMENTS: dict[tuple[str, str, str], Deployment] = {}
+MAX_DEPLOYMENTS = 4096
+
+
 class AnswerKey:
     """Reference values of one drill for one set of givens (the drill's own or a variant's)."""
 
@@ -156,10 +162,8 @@ class AnswerKey:
         self.givens: dict[str, Any] = dict(drill.givens if givens is None else givens)
         self._deployments: dict[str, Deployment] = {}
         self._references: dict[str, Reference] = {}
-        # One Solution per deployment (kept with it, so its id stays unique): each quantity
-        # is computed once however many steps ask for it.
-        self._solutions: dict[int, tuple[Deployment, Solution]] = {}
         self.base = self._build(self.givens, "givens")
+        self._shown: dict[str, str] | None = None  # display_givens, once worked out
         # "Qwen3-32B on NVIDIA H200" when the drill was re-targeted (variants.answer_key)
         self.retargeted: str | None = None
 
@@ -170,12 +174,23 @@ class AnswerKey:
         return self._build(givens, "variant")
 
     def _build(self, givens: Givens, what: str) -> Deployment:
+        # The same givens make the same deployment: kept per process (plain givens only, whose
+        # repr says all they are), so the keys of one variant (the draw's check, the key
+        # written) share their deployments, and every evaluation kept with one.
+        plain = all(isinstance(v, _PLAIN) for v in givens.values())
+        kept = (self.drill.id, what, repr(sorted(givens.items()))) if plain else None
+        if kept is not None and (found := _DEPLOYMENTS.get(kept)) is not None:
+            return found
         values = {k: _as_number(v) for k, v in givens.items() if k not in ("model", "gpu")}
         try:
             deployment, _ = build_deployment(givens.get("model"), givens.get("gpu"), values,
                                              origin="drill")
         except KvdrillError as error:
             raise DrillFileError(f"drill {self.drill.id}: {what}: {error}") from None
+        if kept is not None:
+            if len(_DEPLOYMENTS) >= MAX_DEPLOYMENTS:
+                _DEPLOYMENTS.clear()
+            _DEPLOYMENTS[kept] = deployment
         return deployment
 
     def step_givens(self, step: Step) -> dict[str, Any]:
@@ -262,10 +277,9 @@ class AnswerKey:
 
     def value(self, name: str, deployment: Deployment) -> Fraction:
         if name in FORMULAS:
-            key = id(deployment)
-            if key not in self._solutions:
-                self._solutions[key] = (deployment, Solution(deployment))
-            return self._solutions[key][1][name]
+            # Kept with the deployment, not the key: the keys of one variant (the draw's check,
+            # the key written) share their deployments (_build), and so their evaluations.
+            return value_of(deployment, name)
         return Fraction(getattr(deployment, name))
 
     def _wrong(self, step: Step, deployment: Deployment) -> list[tuple[str, Fraction]]:
@@ -280,7 +294,7 @@ class AnswerKey:
         truth = self.value(step.answer, deployment)
         found = []
         for path_id in order:
-            changed = WRONG_PATHS[path_id].change(deployment)
+            changed = changed_by(deployment, WRONG_PATHS[path_id])
             if changed is not None and (value := Fraction(getattr(changed, step.answer))) != truth:
                 found.append((path_id, value))
         if step.answer == "head_dim" and deployment.hidden is not None:
@@ -322,7 +336,13 @@ class AnswerKey:
     # -- display -----------------------------------------------------------------------------
 
     def display_givens(self) -> dict[str, str]:
-        """Every {{ name }} a prompt may use, formatted for a reader."""
+        """Every {{ name }} a prompt may use, formatted for a reader: worked out once per key
+        (a key's givens do not change), a copy each call."""
+        if self._shown is None:
+            self._shown = self._display_givens()
+        return dict(self._shown)
+
+    def _display_givens(self) -> dict[str, str]:
         d = self.base
         model = self.givens.get("model")
         gpu = self.givens.get("gpu")

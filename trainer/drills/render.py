@@ -425,9 +425,24 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
         return ""
 
     title = key.title().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return {"drill": key.drill, "title": title,
+    return {"drill": key.drill, "title": title, **_calc_target(key),
             **{f.__name__: _template_function(f)
                                    for f in (given, answer, quantity, number, working, wrong)}}
+
+
+def _calc_target(key: AnswerKey) -> dict[str, Any]:
+    """For a worked solution's `kvdrill calc` lines: whether the key is re-targeted, and the
+    --model and --gpu that name its model and card (shell-quoted; a config's path as given)."""
+    import shlex
+
+    from trainer.capacity.presets import ModelPreset
+
+    model = key.givens.get("model")
+    if isinstance(model, ModelPreset):
+        model = model.config_path if model.from_config else model.id
+    return {"retargeted": key.retargeted is not None,
+            "calc_model": shlex.quote(str(model or "")),
+            "calc_gpu": shlex.quote(str(key.givens.get("gpu") or ""))}
 
 
 def render_solution(key: AnswerKey) -> str:

@@ -40,9 +40,20 @@ def templates_digest() -> str:
     """SHA-256 of every solution template's name and text (read bounded, as the renderer
     reads them): what any kept worked solution depends on besides the drill and the code.
     KvdrillError or OSError when one cannot be read."""
+    paths = [path for path in sorted(data_dir("solutions").iterdir()) if path.is_file()]
+    # Read once per process while no template's name, size or modification time changes: a
+    # key of many variants asks for it once per variant.
+    stamp = tuple((str(path), (st := path.stat()).st_size, st.st_mtime_ns) for path in paths)
+    kept = _TEMPLATE_DIGESTS.get(stamp)
+    if kept is not None:
+        return kept
     digest = hashlib.sha256()
-    for path in sorted(data_dir("solutions").iterdir()):
-        if path.is_file():
-            digest.update(path.name.encode() + b"\0")
-            digest.update(read_bounded(path, MAX_TEMPLATE_BYTES, "solution template") + b"\0")
-    return digest.hexdigest()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0")
+        digest.update(read_bounded(path, MAX_TEMPLATE_BYTES, "solution template") + b"\0")
+    _TEMPLATE_DIGESTS.clear()
+    _TEMPLATE_DIGESTS[stamp] = digest.hexdigest()
+    return _TEMPLATE_DIGESTS[stamp]
+
+
+_TEMPLATE_DIGESTS: dict[tuple[tuple[str, int, int], ...], str] = {}

@@ -103,6 +103,7 @@ def answer_key(drill: Drill, variant: int | None, target: Any = None) -> AnswerK
 # cohort re-derive the same numbers.
 
 Target = dict[str, Any]
+ROPE_SCALING_REACH = 4  # the factor YaRN is published with (Qwen2.5, Qwen3: 32k → 128k)
 # Givens that belong to the drill's own model or card, replaced with it.
 _MODEL_GIVENS = frozenset({*MODEL_FIELDS, "native_weights_dtype", "checkpoint"})
 _GPU_GIVENS = frozenset({*GPU_FIELDS, "memory"})
@@ -116,7 +117,8 @@ LESSONS: dict[str, tuple[str, str, Callable[[ModelPreset], bool]]] = {
     "moe": ("mixture-of-experts", "an MoE model, such as qwen3-30b-a3b, gpt-oss-20b or "
             "mixtral-8x7b", lambda m: m.experts is not None),
     "hybrid": ("a hybrid of attention and recurrent (Mamba) layers", "a hybrid model, such as "
-               "jamba-1.5-mini", lambda m: m.attention_layers is not None),
+               "jamba-1.5-mini",
+               lambda m: m.attention_layers is not None and bool(m.state_elements)),
 }
 
 
@@ -177,6 +179,16 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         if changed.get("weights_dtype") in (None, released):
             changed.pop("weights_dtype", None)
         changed["model"] = model.id if not model.from_config else model
+        context = changed.get("context")
+        if model.max_context and isinstance(context, int) and \
+                context > ROPE_SCALING_REACH * model.max_context:
+            # Past its own positions a model is served with RoPE scaling (Qwen's YaRN, by 4);
+            # past that reach, nobody serves it at this context.
+            raise UsageError(
+                f"drill {drill.id}'s sessions hold {context:,} tokens, more than "
+                f"{ROPE_SCALING_REACH} × {model.name}'s {model.max_context:,} positions "
+                f"(max_position_embeddings), as far as RoPE scaling is used to stretch one: "
+                f"choose a model with a longer context")
     if gpu is not None:
         for name in _GPU_GIVENS:
             changed.pop(name, None)
@@ -195,6 +207,18 @@ def _check_lesson(drill: Drill, model: ModelPreset) -> None:
         if tag in drill.tags and not has(model):
             raise UsageError(f"drill {drill.id} is a lesson in {what}, which {model.name} does "
                              f"not have: choose {instead}")
+    if model.attention_layers is not None and "hybrid" not in drill.tags:
+        # Its questions ask for "the layers" of KV per token; a hybrid or pruned model keeps KV
+        # on only some of them, which no question of the drill says.
+        others = model.layers - model.attention_layers
+        rest = "recurrent layers that keep a fixed state" if model.state_elements else \
+            "layers with no attention"
+        instead = f"hybrid-state-kv --model {model.id}" if model.state_elements else \
+            f"kvdrill calc --model {model.id}"
+        raise UsageError(
+            f"drill {drill.id} asks for KV on every layer, and {model.name} keeps KV on "
+            f"{model.attention_layers} of its {model.layers} layers ({others} are {rest}): "
+            f"choose a model with attention on every layer, or {instead}")
 
 
 def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
@@ -275,16 +299,14 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             f"{model.kv_heads} KV heads, already copied {gpus // model.kv_heads}× at TP={gpus}: "
             f"choose a model with at least {gpus} KV heads (llama-3.1-70b, qwen3-32b), or "
             f"llama31-70b-tp2-h100 --model {model.id}")
-    if needs.full_attention and model is not None and (
-            (model.window and model.windowed_layers) or model.attention_layers is not None):
-        hybrid = model.attention_layers is not None
-        kind = "recurrent (Mamba) layers, which keep a state" if hybrid else \
-            f"{model.windowed_layers} windowed layers, which keep only their window"
-        other = "hybrid-state-kv" if hybrid else "sliding-window-kv"
+    if needs.full_attention and model is not None and model.window and model.windowed_layers:
+        # (a model with layers that keep no KV is refused by _check_lesson for every drill but
+        # the hybrid one)
         raise UsageError(
             f"drill {drill.id} needs every layer to keep the whole context, and {model.name} "
-            f"has {kind}: choose a model with full attention on every "
-            f"layer, or {other} --model {model.id}")
+            f"has {model.windowed_layers} windowed layers, which keep only their window: choose "
+            f"a model with full attention on every layer, or sliding-window-kv --model "
+            f"{model.id}")
 
 
 def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:
@@ -320,4 +342,6 @@ def _does_not_fit(key: AnswerKey) -> str | None:
             return (f"at step {step.id}'s setting the weights leave no memory for the KV "
                     f"cache on {card}: choose a larger card with --gpu, or a smaller model")
     return None
+
+
 

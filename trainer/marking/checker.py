@@ -108,67 +108,20 @@ def check_text(step: Step, answer: str | None) -> Mark:
     return Mark(step.id, "text", answer, "answered")
 
 
-# One form that reads on a step of each display unit, at two values a hundredfold apart: the
-# one used lies ten times or more from the step's reference (the other is then too near), so an
-# example never gives the answer away or hints at its size. None is an answer of a seed drill.
-Example = tuple[str, Fraction]
-EXAMPLES: dict[str, tuple[Example, Example]] = {
-    "B": (("5 KiB", Fraction(5120)), ("600 MB", Fraction(600 * 10**6))),
-    "KiB": (("5 KiB", Fraction(5120)), ("600 KiB", Fraction(600 * 2**10))),
-    "MiB": (("3 MiB", Fraction(3 * 2**20)), ("300 MiB", Fraction(300 * 2**20))),
-    "GiB": (("0.3 GiB", Fraction(3 * 2**30, 10)), ("30 GiB", Fraction(30 * 2**30))),
-    "MB": (("3 MB", Fraction(3 * 10**6)), ("300 MB", Fraction(300 * 10**6))),
-    "GB": (("0.75 GB", Fraction(75 * 10**7)), ("75 GB", Fraction(75 * 10**9))),
-    "ms": (("0.3 ms", Fraction(3, 10000)), ("30 ms", Fraction(30, 1000))),
-    "s": (("0.3 s", Fraction(3, 10)), ("30 s", Fraction(30))),
-    "%": (("0.3%", Fraction(3, 1000)), ("30%", Fraction(30, 100))),
-    "tokens": (("700 tokens", Fraction(700)), ("70,000 tokens", Fraction(70_000))),
-    "tokens/s": (("45 tokens/s", Fraction(45)), ("4,500 tokens/s", Fraction(4500))),
-    "sequences": (("14 sequences", Fraction(14)), ("1,400 sequences", Fraction(1400))),
-    "GFLOP": (("1.5 GFLOP", Fraction(15 * 10**8)), ("150 GFLOP", Fraction(150 * 10**9))),
-    "TFLOP": (("0.5 TFLOP", Fraction(5 * 10**11)), ("50 TFLOP", Fraction(50 * 10**12))),
-}
-RATIO_EXAMPLES: tuple[Example, Example] = (("1.3x", Fraction(13, 10)), ("130x", Fraction(130)))
-COUNT_EXAMPLES: tuple[Example, Example] = (("14", Fraction(14)), ("1,400", Fraction(1400)))
-FAR = 10  # an example lies this many times (or more) above or below the reference
+NUMBER = "<number>"  # an example form's figure: a placeholder, never a number to mistake for a hint
 
 
-def example_forms(step: Step, expected: Fraction | None) -> tuple[str, ...]:
-    """A form that reads on numeric `step`, at a value ten times or more from its reference
-    `expected` (a hundredfold range of examples always holds one)."""
-    unit = step.unit or ""
-    choices: tuple[Example, Example]
-    if unit in EXAMPLES:
-        choices = EXAMPLES[unit]
-    elif step.ratio_of is not None:
-        choices = RATIO_EXAMPLES
-    elif not unit:
-        choices = COUNT_EXAMPLES
-    else:  # a unit with no examples of its own: a round number of it
-        scale = unit_factor(unit).value
-        choices = ((f"3 {unit}", 3 * scale), (f"300 {unit}", 300 * scale))
-
-    def distance(example: Example) -> Fraction:
-        if not expected:
-            return Fraction(FAR)
-        ratio = example[1] / abs(expected)
-        return max(ratio, 1 / ratio)
-
-    far = [example for example in choices if distance(example) >= FAR]
-    return ((far or [max(choices, key=distance)])[0][0],)
-
-
-def example_text(step: Step, expected: Fraction | None) -> str:
-    """"a number with its unit, e.g. 75 GB" (a count: "a number, e.g. 300")."""
-    form = example_forms(step, expected)[0]
-    if step.unit:
-        return f"a number with its unit, e.g. {form}"
-    return f"{'a ratio' if step.ratio_of is not None else 'a number'}, e.g. {form}"
-
-
-def join_forms(forms: tuple[str, ...] | list[str]) -> str:
-    """"131072, 128 KiB or 2^17"."""
-    return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
+def form_text(step: Step) -> str:
+    """The form a numeric step's answer takes, its figure a placeholder (issue 38: a real
+    figure, however far from this step's answer, reads as a hint, or lands near another
+    step's): "a number with its unit, such as <number> sequences"."""
+    if step.ratio_of is not None:
+        return f"a ratio, such as {NUMBER}x"
+    if not step.unit:
+        return "a number"
+    if step.unit == "B":  # bytes per token or per sequence: typed in the unit that suits it
+        return f"a number with a byte unit, such as {NUMBER} KiB or {NUMBER} GB"
+    return f"a number with its unit, such as {NUMBER} {step.unit}"
 
 
 def unreadable_reason(error: AnswerParseError) -> str:
@@ -206,8 +159,8 @@ def check_numeric(
         read = read_answer(answer, unit)
     except AnswerParseError as error:
         return replace(base, verdict="invalid",
-                       feedback=f"{unreadable_reason(error)}; not marked. Forms that work "
-                                f"here: {join_forms(example_forms(step, reference.value))}")
+                       feedback=f"{unreadable_reason(error)}; not marked. Type "
+                                f"{form_text(step)}")
     expected_dim = dim_of_unit(unit)
     fitting = [r for r in read.readings if r.quantity.dim in accepted_dims(expected_dim)]
     if not fitting:

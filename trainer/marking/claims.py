@@ -29,16 +29,22 @@ from trainer.marking.prose import (
 )
 
 # A sentence holding one of these reports a claim to refute it, it does not make it.
-_REPORTED = frozenset(phrase_words(
-    "mistake mistaken myth wrong wrongly trap naive naively misconception fallacy incorrect "
-    "incorrectly tempting false falsely misleading misread fooled forget forgetting "
-    "illusion untrue"))
+_REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconception fallacy "
+             "incorrect incorrectly tempting false falsely misleading misread fooled forget "
+             "forgetting illusion untrue")
 
 
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
-_COUNTERFACTUAL = frozenset(phrase_words("if were"))
+_COUNTERFACTUAL = "if were"
 # A sentence that opens with one of these supposes, it does not claim.
-_SUPPOSE = frozenset(phrase_words("ignore suppose imagine pretend say assume"))
+_SUPPOSE = "ignore suppose imagine pretend say assume"
+
+
+@lru_cache(maxsize=64)
+def _stems(words: str) -> frozenset[str]:
+    """The word stems of a list of words, made when first asked (stemming is paid only by a
+    sheet that has text to read)."""
+    return frozenset(phrase_words(words))
 
 
 @dataclass(frozen=True)
@@ -66,26 +72,26 @@ def _spans(reading: Reading) -> list[int]:
     clauses ("97 sessions is right and the colleague double counts" is two statements)."""
     spans, span, last_item = [], -1, None
     for position, token in enumerate(reading.tokens):
-        if reading.item[position] != last_item or token in _JOINS:
+        if reading.item[position] != last_item or token in _stems(_JOINS):
             span += 1
             last_item = reading.item[position]
         spans.append(span)
     return spans
 
 
-_JOINS = frozenset(phrase_words("and but while whereas although though however yet"))
+_JOINS = "and but while whereas although though however yet"
 
 # A direction is said many ways: a claim written "the KV drops" is made by "the KV shrinks",
 # "falls", "decreases". Each word of a claim's phrase in one of these families matches any
 # other of its family (verbs with verbs, comparatives with comparatives).
-_FAMILIES = tuple(frozenset(phrase_words(words)) for words in (
+_FAMILIES = (
     "drop drops fall falls shrink shrinks decrease decreases reduce reduces decline declines",
     "increase increases grow grows rise rises climb climbs boost boosts",
     "halve halves halved half",
     "double doubles doubled twice",
     "less fewer smaller",
     "more greater larger bigger higher",
-))
+)
 MAX_VARIANTS = 64
 
 
@@ -94,7 +100,7 @@ def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
     """The phrase's tokens with each word of direction replaced by the others of its family."""
     choices = []
     for token in phrase_words(phrase):
-        family = next((f for f in _FAMILIES if token in f), None)
+        family = next((_stems(f) for f in _FAMILIES if token in _stems(f)), None)
         choices.append(sorted(family) if family else [token])
     return tuple(itertools.islice(itertools.product(*choices), MAX_VARIANTS))
 
@@ -130,7 +136,7 @@ def _said_in_one_span(reading: Reading, claim: WrongClaim, parts: list[dict[int,
         if lead is not None:
             first = min(min(found[span]) for found in parts)
             if not any(reading.sentence[p] == sentence and p <= first
-                       and not _JOINS.intersection(reading.tokens[p:first])
+                       and not _stems(_JOINS).intersection(reading.tokens[p:first])
                        for positions in lead.values() for p in positions):
                 continue
         if not _reported(reading, sentence, claim.unless):
@@ -141,9 +147,9 @@ def _said_in_one_span(reading: Reading, claim: WrongClaim, parts: list[dict[int,
 def _reported(reading: Reading, sentence: int, unless: Iterable[str]) -> bool:
     positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
     words = {reading.tokens[p] for p in positions}
-    if words & _REPORTED or words >= _COUNTERFACTUAL:
+    if words & _stems(_REPORTED) or words >= _stems(_COUNTERFACTUAL):
         return True
-    if positions and reading.tokens[positions[0]] in _SUPPOSE:
+    if positions and reading.tokens[positions[0]] in _stems(_SUPPOSE):
         return True  # "ignore the chunk's attention and you get 417": a what-if
     return any(reading.sentence[start] == sentence
                for phrase in unless for start, _ in occurrences(reading, phrase))

@@ -40,6 +40,7 @@ from trainer.capacity.deployment import GB, GIB, Deployment
 from trainer.capacity.presets import find_gpu, find_model
 from trainer.capacity.solver import (
     FORMULAS,
+    Relaxed,
     Solution,
     exact_inputs,
     relaxed_reads,
@@ -459,22 +460,59 @@ def _own_figures(key: AnswerKey, deployment: Deployment
                 tier = CLASSIC if (target, name) in _CLASSIC_MIXUPS else WORLD
                 found.append((target, Fraction(shape[name]), _SHAPE_LABELS.get(name, name),
                               tier, False))
+    # Each shape mix-up is one (target, source); the questions' figures are another tier
+    # (OWN) and made unique once per key (two equal figures have one value, so the filter
+    # keeps both or neither); a variant's figure (marked True) is none of them. So the whole
+    # is unique without a set: the same tuple as dict.fromkeys of it all.
+    for spec, values in _question_values(key):
+        mine = getattr(d, spec.name)
+        found += [figure for value, figure in values if value != mine]
+    return tuple(found) + _variant_owns(key)
+
+
+_VARIANT_OWNS: weakref.WeakKeyDictionary[
+    AnswerKey, tuple[tuple[str, Fraction, str, int, bool], ...]] = weakref.WeakKeyDictionary()
+
+
+def _variant_owns(key: AnswerKey) -> tuple[tuple[str, Fraction, str, int, bool], ...]:
+    kept = _VARIANT_OWNS.get(key)
+    if kept is None:
+        kept = _VARIANT_OWNS[key] = tuple(dict.fromkeys(
+            (name, value, why, OWN, True) for name, value, why in _variant_figures(key)))
+    return kept
+
+
+_QUESTION_VALUES: weakref.WeakKeyDictionary[
+    AnswerKey, tuple[tuple[_Input, tuple[tuple[Any, tuple[str, Fraction, str, int, bool]],
+                                         ...]], ...]] = weakref.WeakKeyDictionary()
+
+
+def _question_values(key: AnswerKey
+                     ) -> tuple[tuple[_Input, tuple[tuple[Any, tuple[str, Fraction, str, int,
+                                                                        bool]], ...]], ...]:
+    """Each input's values in the givens and in every question's own setting (`with:`), in
+    order, each with its figure: worked out once per key, for every deployment of it."""
+    kept = _QUESTION_VALUES.get(key)
+    if kept is not None:
+        return kept
     others: list[Deployment] = [key.base]
     for step in key.drill.steps:
         if step.kind == "numeric" and step.answer is not None and step.with_:
             others.append(key.deployment(step.id))
+    found = []
     for spec in _INPUTS:
         if spec.slot != spec.name or spec.name == "kv_bytes_per_element":
             continue
-        mine = getattr(d, spec.name)
+        values: dict[tuple[str, Fraction, str, int, bool], Any] = {}
         for other in others:
             value = getattr(other, spec.name)
-            if value is not None and value != mine:
+            if value is not None:
                 label = "the givens' value" if other is key.base else "another question's value"
-                found.append((spec.name, Fraction(value), f"{spec.label}: {label}", OWN,
-                              False))
-    found += ((name, value, why, OWN, True) for name, value, why in _variant_figures(key))
-    return tuple(dict.fromkeys(found))
+                values.setdefault((spec.name, Fraction(value), f"{spec.label}: {label}", OWN,
+                                   False), value)
+        found.append((spec, tuple((value, figure) for figure, value in values.items())))
+    _QUESTION_VALUES[key] = tuple(found)
+    return _QUESTION_VALUES[key]
 
 
 def _variant_figures(key: AnswerKey) -> tuple[tuple[str, Fraction, str], ...]:
@@ -568,14 +606,28 @@ def _value(deployment: Deployment, quantity: str, pins: tuple[tuple[str, Fractio
            overrides: dict[str, Fraction], relaxed: bool) -> Fraction | None:
     """One step's value with `overrides` set: exact, or with the floors left out (`relaxed`,
     the batch pinned); None where the change makes it meaningless."""
+    relaxed = relaxed or quantity not in FORMULAS
+    kept = (id(deployment), relaxed, pins if relaxed else (),
+            tuple((name, type(value), value) for name, value in overrides.items()))
+    entry = _EVALUATIONS.get(kept)
+    if entry is None or entry[0] is not deployment:
+        # One evaluation per deployment and change, whichever steps ask it: the steps of a key
+        # that share a deployment try the same candidates, each for its own quantity.
+        if len(_EVALUATIONS) >= MAX_EVALUATIONS:
+            _EVALUATIONS.clear()
+        entry = _EVALUATIONS[kept] = (deployment, Relaxed(deployment, dict(overrides), dict(pins))
+                                      if relaxed else Solution(deployment, dict(overrides)))
     try:
-        if relaxed or quantity not in FORMULAS:
-            value = relaxed_value(deployment, quantity, overrides, pins=dict(pins))
-        else:
-            value = Solution(deployment, overrides)[quantity]
+        value: Fraction = entry[1][quantity]
     except (ZeroDivisionError, ValueError, OverflowError, TypeError, KvdrillError):
         return None
     return value
+
+
+_EVALUATIONS: dict[tuple[int, bool, tuple[tuple[str, Fraction], ...],
+                         tuple[tuple[str, type, Fraction], ...]],
+                   tuple[Deployment, Relaxed | Solution]] = {}
+MAX_EVALUATIONS = 2048  # a key's few hundred, kept no longer: the collector walks what is kept
 
 
 def _true_slot(problem: _Problem, spec: _Input) -> Fraction | None:
@@ -643,16 +695,33 @@ def _settable(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
         return ()
     found = []
     aliases = dict(problem.aliases)
-    for spec in _INPUTS:
+    for spec, x0 in _positive_slots(problem.deployment):
         if spec.slot == problem.quantity:
             continue  # the step asks for this input: a wrong value of it is no slip of it
-        x0 = _true_slot(problem, spec)
-        if x0 is not None and x0 > 0:
-            given = _BY_NAME.get(aliases.get(spec.name, ""))
-            # the given's name, words and candidates, set in this input's slot
-            found.append((spec if given is None else
-                          replace(given, slot=spec.slot, scale=spec.scale), x0))
+        given = _BY_NAME.get(aliases.get(spec.name, ""))
+        # the given's name, words and candidates, set in this input's slot
+        found.append((spec if given is None else
+                      replace(given, slot=spec.slot, scale=spec.scale), x0))
     return tuple(found)
+
+
+_POSITIVE: dict[int, tuple[Deployment, tuple[tuple[_Input, Fraction], ...]]] = {}
+
+
+def _positive_slots(deployment: Deployment) -> tuple[tuple[_Input, Fraction], ...]:
+    """Each input whose slot holds a value above 0 in this deployment, with that value, in the
+    order of _INPUTS: kept per deployment (every step of a key that shares one asks)."""
+    entry = _POSITIVE.get(id(deployment))
+    if entry is None or entry[0] is not deployment:
+        if len(_POSITIVE) >= MAX_SLOT_DEPLOYMENTS:
+            _POSITIVE.clear()
+        found = []
+        for spec in _INPUTS:
+            x0 = _slot_value(deployment, spec.slot)
+            if x0 is not None and x0 > 0:
+                found.append((spec, x0))
+        entry = _POSITIVE[id(deployment)] = (deployment, tuple(found))
+    return entry[1]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -673,11 +742,36 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction, strong_only: bo
     entry = _CANDIDATES.get(key)
     if entry is not None and entry[0] is problem.deployment and entry[1] is problem.figures:
         return entry[2]
-    found = _candidates_of(problem, spec, true, strong_only)
+    # By what they read: a step's own setting (another context, a batch) leaves most inputs'
+    # candidates as the givens' deployment has them.
+    same = _reads_of_candidates(problem, spec, true, strong_only)
+    found = _CANDIDATES_BY_READS.get(same)
+    if found is None:
+        found = _candidates_of(problem, spec, true, strong_only)
+        if len(_CANDIDATES_BY_READS) >= MAX_CANDIDATE_LISTS:
+            _CANDIDATES_BY_READS.clear()
+        _CANDIDATES_BY_READS[same] = found
     if len(_CANDIDATES) >= MAX_CANDIDATE_LISTS:
         _CANDIDATES.clear()
     _CANDIDATES[key] = (problem.deployment, problem.figures, found)
     return found
+
+
+_CANDIDATES_BY_READS: dict[tuple[Any, ...], tuple[_Candidate, ...]] = {}
+# The deployment's fields _candidates_of reads (_possible, _structural, _world_figures).
+_CANDIDATE_FIELDS = ("heads", "kv_heads", "attention", "gpus", "utilization", "weights_dtype",
+                     "kv_dtype", "kv_bytes_override", "params", "active_params")
+
+
+def _reads_of_candidates(problem: _Problem, spec: _Input, true: Fraction, strong_only: bool
+                         ) -> tuple[Any, ...]:
+    """Everything _candidates_of reads, each value with its type: two problems that agree on
+    it have the same candidates."""
+    d = problem.deployment
+    assert d is not None
+    fields = tuple((type(v), v) for v in (getattr(d, name) for name in _CANDIDATE_FIELDS))
+    return (spec, type(true), true, strong_only, fields,
+            tuple(_figures_of(problem.figures, spec.name, spec.slot)))
 
 
 def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only: bool = False
@@ -1261,7 +1355,6 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
         figures = chance.figures_of(value, Fraction(1)) if whole else 3
     else:
         figures = chance.figures_of(value, resolution)
-    admitted = _admitted(problem, figures, whole)
     typed = max((resolution or Fraction(0)) / 2, MIN_WINDOW * value)
     window = MIN_WINDOW * value if exactly else max(typed, chance.ROUNDING * value)
 
@@ -1291,6 +1384,11 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
         return None
     strongest = WORLD if exactly else PAIR
     found = [f for f in found if f.tier <= strongest and f.key[0] not in known]
+    if not found:
+        return None
+    # What chance admits (every candidate of the step evaluated, most of a diagnosis's
+    # cost) is worked out only for an answer some reading gives.
+    admitted = _admitted(problem, figures, whole)
     chosen = [f for f in found if f.key in admitted or f.key[0] == "clean"
               or (tie and f.tier <= WORLD and f.closeness <= EXACT)]
     if not chosen:
@@ -1562,9 +1660,15 @@ def slip_values(key: AnswerKey, step_id: str, limit: int = 4) -> list[tuple[Frac
     # stable sort, then a filter, keeps the order of the filter, then the sort).
     strongest: list[tuple[int, int, _Input, Fraction, _Candidate]] = []
     own = {name for name, *_ in problem.figures}
+    # A name the step's value is not read from cannot move it (_depends says so without an
+    # evaluation): its candidates are not worked out at all.
+    reads = None if problem.parts or problem.deployment is None else \
+        relaxed_reads(problem.deployment, problem.quantity, dict(problem.pins))
     for order, (spec, x0) in enumerate(_settable(problem)):
         if spec.name not in _CLASSIC_INPUTS and spec.name not in own and spec.slot not in own:
             continue  # no classic slip, no value of the drill's own: no strong candidate
+        if reads is not None and spec.slot not in reads:
+            continue
         strongest += [(candidate.tier, order, spec, x0, candidate)
                       for candidate in _candidates(problem, spec, x0 / spec.scale, True)
                       if candidate.tier <= OWN]

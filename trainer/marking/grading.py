@@ -3,6 +3,7 @@ present the result as JSON or text."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -44,7 +45,7 @@ def sheet_variant(path: Path, drill: Drill, asked: int | None,
     wrote), else --variant. A sheet for another drill, naming another variant than
     --variant, or written for another re-target than `target` (the label grading uses) is
     refused (exit 2) rather than marked against the wrong numbers."""
-    data, _ = read_yaml(path, "answer sheet", UsageError)
+    data = _sheet_data(path)
     if not isinstance(data, dict):
         return asked
     named_drill = data.get("drill")
@@ -57,6 +58,51 @@ def sheet_variant(path: Path, drill: Drill, asked: int | None,
     variant = _named_variant(path, data, asked)
     _check_target(path, data, target)
     return variant
+
+
+# The data of the sheets read in this process, by path, size and modification time: grading
+# reads a sheet for what it is for (sheet_variant) and then for its answers (read_sheet), and
+# parsing YAML is most of what either costs.
+_SHEETS: dict[tuple[str, int, int], Any] = {}
+
+
+def _sheet_data(path: Path) -> Any:
+    """read_yaml's data of an answer sheet (a copy), parsed once while the file is unchanged."""
+    try:
+        stat = path.stat()
+    except OSError:
+        stat = None
+    kept = None if stat is None else (str(path), stat.st_size, stat.st_mtime_ns)
+    if kept is None or kept not in _SHEETS:
+        data, text = read_yaml(path, "answer sheet", UsageError)
+        data = _numbers_as_typed(data, text)
+        if kept is None:
+            return data
+        _SHEETS.clear()
+        _SHEETS[kept] = data
+    return copy.deepcopy(_SHEETS[kept])
+
+
+_YAML_NUMBERS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+def _numbers_as_typed(data: Any, text: str) -> Any:
+    """An answer YAML would read as a number is kept as it was typed: YAML 1.1 reads `040` as
+    32 (octal), `0x60` as 96 and `1:0:8` as 3608, and a sheet is marked on what the candidate
+    wrote, never on what YAML made of it."""
+    if not isinstance(data, dict):
+        return data
+    import yaml
+
+    root = yaml.compose(text, Loader=yaml.SafeLoader)  # read_yaml has refused hostile text
+    if not isinstance(root, yaml.MappingNode):
+        return data
+    typed = {key.value: value.value for key, value in root.value
+             if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode)
+             and value.tag in _YAML_NUMBERS and not value.style}
+    return {key: typed.get(str(key), value) if key not in SHEET_FIELDS
+            and isinstance(value, int | float) and not isinstance(value, bool) else value
+            for key, value in data.items()}
 
 
 def _named_variant(path: Path, data: dict[Any, Any], asked: int | None) -> int | None:
@@ -97,7 +143,7 @@ def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:
     given twice and anything that is not a regular YAML file of sensible size are refused as
     misuse (exit 2), each naming the answer sheet and the fix. `drill:` and `variant:` say
     what the sheet is for (sheet_variant)."""
-    data, _ = read_yaml(path, "answer sheet", UsageError)
+    data = _sheet_data(path)
     if data is None:
         return {}
     if not isinstance(data, dict):

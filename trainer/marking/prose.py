@@ -79,7 +79,7 @@ _REASONING_WORDS = frozenset({
     # what an engineer does with a lever: "set max_model_len near the p99", "route long
     # requests to their own pool", "prefix caching shares the system prompt"
     "put", "set", "rout", "send", "move", "enabl", "turn", "share", "dedic", "reserv",
-    "bill", "alert", "watch", "monitor", "measur", "check",
+    "bill", "alert", "watch", "monitor", "measur", "check", "break",
 })
 _COMPUTATION = frozenset({"=", "≈", "→", "×", "÷", "+"})  # an item that computes is no term
 _RELATIONS = frozenset({"→", "=", "≈", "÷", "≥", "≤", "≫", "≪", ">", "<"})
@@ -176,6 +176,14 @@ class Reading:
     listed_items: frozenset[int]
     starts: Mapping[str, tuple[int, ...]]
     numbers: tuple[tuple[int, float], ...]  # (position, value) of every number token
+
+
+@lru_cache(maxsize=256)
+def numbers_in(text: str) -> tuple[float, ...]:
+    """The numbers read_text finds in a text, without reading its words (no stemming)."""
+    found = (_as_float(match.group().rstrip(".,")) for match in _TOKEN.finditer(_fold(text))
+             if match.lastgroup == "num")
+    return tuple(value for value in found if value is not None)
 
 
 @lru_cache(maxsize=256)
@@ -280,7 +288,8 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
     for sentence_id, item_ids in by_sentence.items():
         short = [i for i in item_ids
                  if sum(tokens[p][:1].isalpha() for p in items[i]) < _SHORT_ITEM_WORDS
-                 and not any(tokens[p] in _COMPUTATION for p in items[i])]
+                 and not any(tokens[p] in _COMPUTATION for p in items[i])
+                 and not _quantified_statement([tokens[p] for p in items[i]])]
         if len(item_ids) >= _LIST_RUN and 4 * len(short) >= 3 * len(item_ids):
             listed.update(item_ids)  # mostly a few words each: a list, whatever symbols it uses
             continue
@@ -302,6 +311,12 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
                 listed.update(run)  # a list inside a sentence: "levers: a, b, c and d"
             run = []
     return frozenset(reasoned), frozenset(listed)
+
+
+def _quantified_statement(words: list[str]) -> bool:
+    """A terse item that states a figure and what happens to it ("32 chat sessions
+    displaced", "8 GiB freed"): a claim written short, not a term in a list."""
+    return any(is_number(w) for w in words) and any(w in _REASONING_WORDS for w in words)
 
 
 def _item_reasons(words: list[str]) -> bool:
@@ -347,7 +362,8 @@ def occurrences_of(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[
     starts = reading.starts.get(needle[0], ()) if first is None else [
         # A figure matches the same number written to other precision: "0.79%" in "0.794%".
         position for position, value in reading.numbers
-        if abs(value - first) <= FIGURE_TOLERANCE * abs(first)]
+        if abs(value - first) <= FIGURE_TOLERANCE * abs(first)
+        and not _distinct_near_a_power_of_two(value, first)]
     for start in starts:
         end = start + n
         if reading.tokens[start + 1:end] == needle[1:] and end <= len(reading.tokens) and \
@@ -356,6 +372,17 @@ def occurrences_of(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[
 
 
 FIGURE_TOLERANCE = 0.02  # the checker's naming band: 193 sessions is the 190 a rubric lists
+
+
+def _distinct_near_a_power_of_two(value: float, figure: float) -> bool:
+    """256 is a block size and 255 the slots its last block can waste: a power of two is an
+    exact structural figure (a block, a head size, a vocabulary), never the rounding of a whole
+    number beside it."""
+    def power(x: float) -> bool:
+        return x >= 16 and x.is_integer() and int(x) & (int(x) - 1) == 0
+
+    return value != figure and value.is_integer() and figure.is_integer() and \
+        (power(value) or power(figure))
 
 
 def _as_float(token: str) -> float | None:
@@ -395,22 +422,30 @@ def negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
         if token in _ONLY_AFTER:
             return True
         if token in _NEGATORS:
-            after = tokens[position + 1:position + 3]
+            # "is not needed", "is not the fix": the dismissal's own clause, not the next
+            # item's first words ("capacity doesn't change; the long users …").
+            after = [tokens[p] for p in range(position + 1, min(last + 1, position + 3))
+                     if clause[p] == clause[position]]
             return any(t in _POST_NEGATED for t in after)
     return False
 
 
 # What a generic "room for", "margin for", "buffer for" is kept for when it is the cache and
 # its users, not the runtime: "more room for KV" is the budget, not a reserve beside it.
-_THE_CACHE = frozenset(_lex("kv cache sessions session tokens sequences users batch"))
-_FILLERS = frozenset(_lex("for the a more extra bigger larger"))
+_THE_CACHE = "kv cache sessions session tokens sequences users batch"
+_FILLERS = "for the a more extra bigger larger"
+
+
+@lru_cache(maxsize=8)
+def _lexed(words: str) -> frozenset[str]:
+    return frozenset(_lex(words))
 
 
 def _for_the_cache(reading: Reading, end: int) -> bool:
     position = end
-    while position < len(reading.tokens) and reading.tokens[position] in _FILLERS:
+    while position < len(reading.tokens) and reading.tokens[position] in _lexed(_FILLERS):
         position += 1
-    return position < len(reading.tokens) and reading.tokens[position] in _THE_CACHE
+    return position < len(reading.tokens) and reading.tokens[position] in _lexed(_THE_CACHE)
 
 
 def _in_sentence(reading: Reading, phrase: str, sentence: int,

@@ -19,6 +19,7 @@ from trainer.marking.prose import (
     contains,
     is_number,
     meaningful,
+    numbers_in,
     phrase_words,
     read_text,
 )
@@ -229,7 +230,7 @@ def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
                 continue
     for step in drill.steps:
         if step.model_answer:
-            found.update(value for _, value in read_text(step.model_answer).numbers)
+            found.update(numbers_in(step.model_answer))
     return tuple(sorted(v for v in found if meaningful(v)))
 
 

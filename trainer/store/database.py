@@ -33,7 +33,15 @@ from typing import Any
 
 from trainer.errors import StoreError
 from trainer.store.moments import utc_text
-from trainer.store.schema import MIGRATIONS, SCHEMA_VERSION, check_ours, damaged_error, empty_store
+from trainer.store.schema import (
+    APPLICATION_ID,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    already_applied,
+    check_ours,
+    damaged_error,
+    empty_store,
+)
 from trainer.store.sqlite_file import (
     BUSY_TIMEOUT_MS,
     check_header,
@@ -55,10 +63,69 @@ def default_path() -> Path:
     """$KVDRILL_HOME/kvdrill.sqlite3 when KVDRILL_HOME is set, else the user data folder's."""
     home = os.environ.get("KVDRILL_HOME")
     if home:
-        return Path(home).expanduser() / FILE_NAME
+        folder = Path(home).expanduser()
+        _check_home(folder)
+        return folder / FILE_NAME
     import platformdirs  # not at import: a set KVDRILL_HOME never needs it
 
     return platformdirs.user_data_path("kvdrill") / FILE_NAME
+
+
+def _check_home(folder: Path) -> None:
+    """KVDRILL_HOME must name a folder, or a path that can become one: a file there (or in the
+    way above it) is misuse, said, not read as an empty store."""
+    from trainer.errors import UsageError
+
+    for place in (folder, *folder.parents):
+        try:
+            if not place.exists() and not place.is_symlink():
+                continue
+            if place.is_dir():
+                return
+        except (OSError, ValueError):
+            return  # the open that follows names the problem
+        shown = str(folder) if place == folder else f"{folder} ({place} is a file)"
+        raise UsageError(f"KVDRILL_HOME names a file, not a folder: {shown}; set KVDRILL_HOME "
+                         "to a folder (it is made if missing), or unset it")
+
+
+class DamagedAttempt(StoreError):
+    """One attempt row that cannot be read (its params or target edited into something that is
+    not JSON, a field of the wrong kind): that attempt is named, the rest of the store works."""
+
+    def __init__(self, attempt_id: int | None, why: str) -> None:
+        self.attempt_id, self.why = attempt_id, why
+        name = f"attempt {attempt_id}" if attempt_id is not None else "an attempt"
+        super().__init__(f"{name} is damaged ({why}): it cannot be shown, reviewed or "
+                         "exported; the store's other attempts are unaffected")
+
+
+# The attempts left out of lists because their rows are damaged, by id, for the command to say
+# ("attempt 2 is damaged (unreadable params): left out"); cleared as each command starts.
+DAMAGED: dict[int | None, str] = {}
+
+
+# Skill cards left out because their counts are damaged (negative, absurd, more wrong than
+# steps), by skill, for the command to say; cleared as each command starts.
+DAMAGED_SKILLS: dict[str, str] = {}
+MAX_COUNT = 10**9  # steps rated for one skill: far past any real store
+
+
+def _count(value: Any) -> int:
+    """A stored count (reviews, steps, wrong): a whole number from 0 to MAX_COUNT, else
+    ValueError saying what it is."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"a count of {str(value)[:30]!r} is not a whole number")
+    if not 0 <= value <= MAX_COUNT:
+        raise ValueError(f"a count of {value:,} is outside 0 to {MAX_COUNT:,}")
+    return value
+
+
+def _row_id(row: sqlite3.Row) -> int | None:
+    try:
+        return int(row["id"])
+    except (IndexError, KeyError, TypeError, ValueError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -380,8 +447,15 @@ class Store:
             version = check_ours(self.path, conn)  # re-read under the write lock
             for number in range(version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[number]:
-                    conn.execute(statement)
+                    if not already_applied(conn, statement):
+                        conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
+            # a store recognised by its tables (restored from a dump, or its stamp edited)
+            # gets its stamp back
+            if int(conn.execute("PRAGMA user_version").fetchone()[0]) != SCHEMA_VERSION:
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            if int(conn.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
     @staticmethod
     def _require_attempt(conn: sqlite3.Connection, attempt_id: int) -> None:
@@ -439,6 +513,15 @@ class Store:
                 (_now(), status, attempt_id),
             )
 
+    def discard_unanswered(self, attempt_id: int) -> bool:
+        """Delete an attempt that has no answer at all (a session whose input ended before its
+        first answer); True when it was deleted. An attempt with any answer is kept."""
+        with self._write() as conn:
+            deleted = conn.execute(
+                "DELETE FROM attempts WHERE id = ? AND status = 'incomplete' AND NOT EXISTS "
+                "(SELECT 1 FROM answers WHERE attempt_id = ?)", (attempt_id, attempt_id))
+            return deleted.rowcount == 1
+
     def attempt(self, attempt_id: int) -> AttemptRow:
         if not _storable_id(attempt_id):
             raise _no_attempt(attempt_id)
@@ -479,8 +562,7 @@ class Store:
                 ).fetchall()
             if not rows:
                 return
-            for row in rows:
-                yield self._attempt_row(row)
+            yield from self._readable(rows)
             before = int(rows[-1]["id"])
             if remaining is not None:
                 remaining -= len(rows)
@@ -507,7 +589,7 @@ class Store:
                 f"SELECT {self._list_columns('a.')} FROM attempts AS a"
                 f" WHERE a.drill_id = ? AND a.started_at = ?{not_imported} ORDER BY a.id",
                 (drill_id, started_at)).fetchall()
-        return [self._attempt_row(row) for row in rows]
+        return list(self._readable(rows))
 
     def count_attempts(self, drill_id: str | None = None) -> int:
         with self._guard() as conn:
@@ -546,19 +628,34 @@ class Store:
             rows = conn.execute(
                 f"SELECT {columns} FROM attempts WHERE drill_id = ? AND status = 'complete'"
                 f"{self._own()} ORDER BY id DESC LIMIT ?", (drill_id, limit)).fetchall()
-        return [self._attempt_row(row) for row in rows]
+        return list(self._readable(rows))
 
     def _attempt_row(self, row: sqlite3.Row) -> AttemptRow:
+        """One attempt row read; a damaged one is DamagedAttempt naming it (exit 1), never
+        advice to move the whole store away for one row."""
         try:
             return self._attempt_from(row)
-        except (IndexError, KeyError, TypeError, ValueError) as exc:
-            raise damaged_error(self.path, f"an attempt row is not kvdrill's ({exc})") from None
+        except DamagedAttempt:
+            raise
+        except (IndexError, KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise DamagedAttempt(_row_id(row), f"a field is not kvdrill's: {exc}") from None
+
+    def _readable(self, rows: Iterable[sqlite3.Row]) -> Iterator[AttemptRow]:
+        """The attempt rows of a list, a damaged one left out and kept in DAMAGED (the
+        command says it by id), so one bad row never hides the others."""
+        for row in rows:
+            try:
+                yield self._attempt_row(row)
+            except DamagedAttempt as damaged:
+                DAMAGED.setdefault(damaged.attempt_id, damaged.why)
 
     def _attempt_from(self, row: sqlite3.Row) -> AttemptRow:
         try:
             params = json.loads(row["params"], parse_constant=_none)
-        except ValueError as exc:
-            raise damaged_error(self.path, f"attempt {row['id']} has unreadable params") from exc
+        except (TypeError, ValueError) as exc:
+            raise DamagedAttempt(_row_id(row), "unreadable params") from exc
+        if not isinstance(params, dict):
+            raise DamagedAttempt(_row_id(row), "unreadable params")
         return AttemptRow(
             id=int(row["id"]),
             drill_id=str(row["drill_id"]),
@@ -581,11 +678,10 @@ class Store:
             return None
         try:
             target = json.loads(row["target"], parse_constant=_none)
-        except ValueError as exc:
-            raise damaged_error(self.path, f"attempt {row['id']} has an unreadable target") \
-                from exc
+        except (TypeError, ValueError) as exc:
+            raise DamagedAttempt(_row_id(row), "unreadable target") from exc
         if not isinstance(target, dict):
-            raise damaged_error(self.path, f"attempt {row['id']} has an unreadable target")
+            raise DamagedAttempt(_row_id(row), "unreadable target")
         return target
 
     # -- answers ----------------------------------------------------------------------------
@@ -886,7 +982,7 @@ class Store:
                 f"SELECT {columns} FROM attempts WHERE drill_id = ? AND status = 'complete'"
                 f"{pending} ORDER BY COALESCE(finished_at, started_at), id", (drill_id,),
             ).fetchall()
-        return [self._attempt_row(row) for row in rows]
+        return list(self._readable(rows))
 
     def schedule_card(self, drill_id: str) -> ScheduleRow | None:
         if self.version < 3:
@@ -932,12 +1028,18 @@ class Store:
         for row in rows:
             try:
                 card = json.loads(row["card"], parse_constant=_no_number)
+                reviews, steps, wrong = (_count(row[name]) for name in
+                                         ("reviews", "steps", "wrong"))
+                if wrong > steps:
+                    raise ValueError(f"{wrong:,} wrong of {steps:,} steps")
                 found.append(SkillRow(str(row["skill"]), card if isinstance(card, dict) else {},
-                                      int(row["reviews"]), int(row["steps"]), int(row["wrong"]),
+                                      reviews, steps, wrong,
                                       _text(row["last_rating"]), _text(row["last_mistake"]),
                                       _text(row["last_drill"])))
-            except (TypeError, ValueError, OverflowError):
-                continue  # an unreadable card starts again on its next rating
+            except (TypeError, ValueError, OverflowError) as exc:
+                # an unreadable card starts again on its next rating; said by its skill
+                DAMAGED_SKILLS.setdefault(str(row["skill"])[:80], str(exc)[:120])
+                continue
         return found
 
     def skills_pending(self, limit: int | None = None) -> list[AttemptRow]:
@@ -951,7 +1053,7 @@ class Store:
                 f"SELECT {columns} FROM attempts WHERE status = 'complete' AND"
                 " skills_scheduled = 0 ORDER BY COALESCE(finished_at, started_at), id LIMIT ?",
                 (-1 if limit is None else limit,)).fetchall()
-        return [self._attempt_row(row) for row in rows]
+        return list(self._readable(rows))
 
     def save_skills(self, rows: Iterable[SkillRow], applied: Iterable[int]) -> None:
         """Keep these skill cards and mark the attempts they now include, in one transaction."""

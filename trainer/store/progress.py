@@ -1,13 +1,20 @@
 """What `kvdrill progress` shows, gathered from your own attempts (imported ones are other
 people's and stay out): whether you are ready (the shipped drills whose newest complete attempt
-sounds Solid or better, and the weakest skills), each skill's card (its recall now, when it is
-due, how its last answers went, the last mistake it matched) and each drill's series, a point
-per complete attempt (the rubric's dimensions, the level, the time against the budget).
+sounds Solid or better, and the weakest skills), each skill's card (its recall tomorrow, when it
+is due, how its last answers went, the last mistake it matched) and each drill's series, a
+point per complete attempt (the rubric's dimensions, the level, the time against the budget).
 
-The work is bounded, so it costs the same with a hundred stored attempts or ten thousand: per
-drill, the newest SERIES_POINTS complete attempts, with their kept marks (re-marked once when
-stale, as history's trends are) and their answers read in a few queries; the skill cards as
-`next` keeps them. A skill's last answers and its weeks come from those same attempts.
+Recall is the chance of a right answer a day from now: FSRS's retrievability of the skill's
+card then (at the moment of an answer it is 1 for every card, right or wrong, so it is never
+read now), and for a skill missed at its last answer no more than the share of its last answers
+that were right, so a skill just missed never reads as known.
+
+One count: a skill's steps, how many were missed (wrong, skipped or with a hint: rated Again),
+its last answers and its weeks all come from the same attempts, so the table and the week grid
+agree. The work is bounded, so it costs the same with a hundred stored attempts or ten
+thousand: per drill, the newest SERIES_POINTS complete attempts, with their kept marks
+(re-marked once when stale, as history's trends are) and their answers read in a few queries;
+the skill cards as `next` keeps them.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ LAST_ANSWERS = 8  # ratings shown per skill, oldest to newest
 WEEKS = 12  # the newest weeks in the skills-by-week grid
 WEAKEST = 3  # skills named in the readiness line
 WEAK_RECALL = 0.9  # below this a skill is slipping, whatever its last rating
+RECALL_AFTER = timedelta(days=1)  # recall is the chance of a right answer this long from now
+RECALL_WHEN = "tomorrow"
 RATING_ORDER = ("Again", "Hard", "Good", "Easy")
 
 
@@ -39,9 +48,9 @@ def progress_data(store: Store, now: datetime | None = None) -> dict[str, Any]:
         notes = [keeper.notes[attempt_id] for attempt_id in sorted(keeper.notes)]
     by_skill = _answers_by_skill(recent)
     weeks = _weeks(recent)
-    skills = [_skill_entry(card, by_skill.get(card.skill, []),
-                           _by_week(card.skill, recent, weeks), now)
-              for card in _ranked(cards)]
+    skills = _ranked([_skill_entry(card, by_skill.get(card.skill, {}),
+                                   _by_week(card.skill, recent, weeks), now)
+                      for card in cards if card.reviews])
     weakest = [s["skill"] for s in skills if s["weak"]][:WEAKEST]
     solid = sorted(d["drill"] for d in drills if d["solid"] and d["shipped"])
     return {
@@ -49,6 +58,8 @@ def progress_data(store: Store, now: datetime | None = None) -> dict[str, Any]:
         "unfinished_attempts": store.count_own("incomplete"),
         "readiness": {"solid": len(solid), "drills": len(shipped), "solid_drills": solid,
                       "weakest": weakest},
+        "recall_when": RECALL_WHEN,
+        "recall_at": (now + RECALL_AFTER).isoformat(),
         "skills": skills,
         "drills": drills,
         "weeks": [week.isoformat() for week in weeks],
@@ -120,15 +131,26 @@ def _drills(store: Store, keeper: Keeper, shipped: set[str]
     return drills, recent
 
 
-def _answers_by_skill(recent: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
-    """skill → the rating of each attempt that asked it (the worst of its steps, as its card
-    was rated), oldest first, the newest LAST_ANSWERS."""
-    found: dict[str, list[str]] = {}
+def missed(rating: str) -> bool:
+    """A step rated Again: wrong, skipped, or answered with a hint."""
+    return rating == "Again"
+
+
+def _answers_by_skill(recent: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """skill → its steps in these attempts and how many were missed, and the rating of each
+    attempt that asked it (the worst of its steps, as its card was rated), oldest first, the
+    newest LAST_ANSWERS."""
+    found: dict[str, dict[str, Any]] = {}
     for attempt in recent:
         for skill, steps in attempt["skills"].items():
-            worst = min((rating for _, rating in steps), key=RATING_ORDER.index)
-            found.setdefault(skill, []).append(worst)
-    return {skill: ratings[-LAST_ANSWERS:] for skill, ratings in found.items()}
+            entry = found.setdefault(skill, {"steps": 0, "missed": 0, "ratings": []})
+            entry["steps"] += len(steps)
+            entry["missed"] += sum(1 for _, rating in steps if missed(rating))
+            entry["ratings"].append(min((rating for _, rating in steps),
+                                        key=RATING_ORDER.index))
+    for entry in found.values():
+        entry["ratings"] = entry["ratings"][-LAST_ANSWERS:]
+    return found
 
 
 def _monday(when: datetime) -> date:
@@ -148,7 +170,8 @@ def _weeks(recent: list[dict[str, Any]]) -> list[date]:
 
 def _by_week(skill: str, recent: list[dict[str, Any]], weeks: list[date]
              ) -> list[dict[str, int] | None]:
-    """Per week: how many of the skill's steps were answered, and how many right."""
+    """Per week: how many of the skill's steps were asked, and how many right (not missed:
+    right without a hint, in time or over it), counted as the skills table counts them."""
     if not weeks:
         return []
     cells: dict[date, dict[str, int]] = {}
@@ -159,41 +182,58 @@ def _by_week(skill: str, recent: list[dict[str, Any]], weeks: list[date]
             continue
         cell = cells.setdefault(monday, {"right": 0, "steps": 0})
         cell["steps"] += len(steps)
-        cell["right"] += sum(1 for verdict, _ in steps if verdict == "correct")
+        cell["right"] += sum(1 for _, rating in steps if not missed(rating))
     return [cells.get(week) for week in weeks]
 
 
-def _ranked(cards: Iterable[schedule.SkillCard]) -> list[schedule.SkillCard]:
+def _ranked(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rated skills, weakest first: the lowest recall (to two figures), then missed at the
-    last answer, then over time, then the most often wrong."""
-    def order(card: schedule.SkillCard) -> tuple[Any, ...]:
-        rating = RATING_ORDER.index(card.last_rating) if card.last_rating in RATING_ORDER \
-            else len(RATING_ORDER)
-        return (round(card.recall, 2), rating, -card.wrong_share, card.skill)
+    last answer, then over time, then the most often missed."""
+    def order(skill: dict[str, Any]) -> tuple[Any, ...]:
+        last = skill["last_rating"]
+        rating = RATING_ORDER.index(last) if last in RATING_ORDER else len(RATING_ORDER)
+        share = skill["missed"] / skill["answers"] if skill["answers"] else 0.0
+        return (round(skill["recall"], 2), rating, -share, skill["skill"])
 
-    return sorted((card for card in cards if card.reviews), key=order)
+    return sorted(skills, key=order)
 
 
-def _skill_entry(card: schedule.SkillCard, ratings: list[str],
+def recall_then(card: schedule.SkillCard, ratings: list[str], now: datetime) -> float:
+    """The chance of a right answer at now + RECALL_AFTER: FSRS's retrievability of the card
+    then, and for a skill missed at its last answer no more than the share of `ratings` (its
+    last answers) that were right."""
+    chance = schedule.recall(card.card, now + RECALL_AFTER) if card.card else 0.0
+    if ratings and missed(ratings[-1]):
+        chance = min(chance, sum(1 for r in ratings if not missed(r)) / len(ratings))
+    return chance
+
+
+def _skill_entry(card: schedule.SkillCard, answered: dict[str, Any],
                  by_week: list[dict[str, int] | None], now: datetime) -> dict[str, Any]:
     from trainer.capacity.wrong_paths import WRONG_PATHS
 
     path = WRONG_PATHS.get(card.last_mistake or "")
-    weak = card.last_rating in ("Again", "Hard") or card.recall < WEAK_RECALL
+    ratings = answered.get("ratings") or ([card.last_rating] if card.last_rating else [])
+    last = ratings[-1] if ratings else None
+    chance = recall_then(card, ratings, now)
+    if answered:  # counted from the attempts the week grid counts
+        steps, missed_steps = answered["steps"], answered["missed"]
+    else:  # none of its attempts is shown (not re-markable today): as its card counts them
+        steps, missed_steps = card.steps, card.wrong
     return {
         "skill": card.skill,
-        "recall": round(card.recall, 3),
+        "recall": round(chance, 3),
         "due": card.due.isoformat() if card.due else None,
         "due_in_days": None if card.due is None else
         round((card.due - now).total_seconds() / 86400, 2),
-        "last_rating": card.last_rating,
-        "last_answers": ratings or ([card.last_rating] if card.last_rating else []),
-        "answers": card.steps,
-        "wrong": card.wrong,
+        "last_rating": last,
+        "last_answers": ratings,
+        "answers": steps,
+        "missed": missed_steps,
         "attempts": card.reviews,
         "last_mistake": card.last_mistake,
         "last_mistake_text": path.mistake if path else None,
         "last_drill": card.last_drill,
-        "weak": weak,
+        "weak": last in ("Again", "Hard") or chance < WEAK_RECALL,
         "by_week": by_week,
     }

@@ -194,6 +194,7 @@ class SkillCard:
     last_drill: str | None  # the drill of that mistake
     due: datetime | None
     recall: float = 0.0  # FSRS retrievability when read: the chance of a right answer now
+    card: dict[str, Any] | None = None  # the kept FSRS card, for recall at another moment
 
     @property
     def wrong_share(self) -> float:
@@ -227,7 +228,8 @@ class SkillState:
         due = self.card.drill_card(self.skill).due
         return SkillCard(self.skill, self.card.reviews, self.steps, self.wrong,
                          self.card.last_rating, self.last_mistake, self.last_drill, due,
-                         recall(self.card.card, now) if self.card.reviews else 0.0)
+                         recall(self.card.card, now) if self.card.reviews else 0.0,
+                         self.card.card if self.card.reviews else None)
 
 
 def skill_json(card: SkillCard) -> dict[str, Any]:

@@ -3,6 +3,7 @@ and whether a file is ours at all (application id, version, tables), read withou
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from pathlib import Path
 
@@ -164,6 +165,57 @@ def newer_error(path: Path, version: int) -> StoreError:
     )
 
 
+def _columns(conn: sqlite3.Connection) -> dict[str, frozenset[str]]:
+    """Each table of a database (SQLite's own left out) and its column names."""
+    tables = [str(row[0]) for row in
+              conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+              if not str(row[0]).startswith("sqlite_")]
+    return {table: frozenset(str(row[1]) for row in
+                             conn.execute(f'PRAGMA table_info("{table.replace(chr(34), "")}")'))
+            for table in tables}
+
+
+@functools.cache
+def _shapes() -> tuple[dict[str, frozenset[str]], ...]:
+    """The tables and columns of each schema version (index = version; 0 has none)."""
+    conn = sqlite3.connect(":memory:")
+    shapes = [_columns(conn)]
+    try:
+        for migration in MIGRATIONS:
+            for statement in migration:
+                conn.execute(statement)
+            shapes.append(_columns(conn))
+    finally:
+        conn.close()
+    return tuple(shapes)
+
+
+def version_by_tables(conn: sqlite3.Connection) -> int | None:
+    """The schema version a database's tables and columns are exactly, or None when they are
+    no version of ours: a store restored from `sqlite3 … .dump` (no application id, user
+    version 0) or one whose user_version was edited is recognised by its tables."""
+    found = _columns(conn)
+    for version in range(len(_shapes()) - 1, 0, -1):
+        if found == _shapes()[version]:
+            return version
+    return None
+
+
+def already_applied(conn: sqlite3.Connection, statement: str) -> bool:
+    """Whether a migration statement's table, index or column is already there, so a migration
+    run again over a store whose user_version was lost (or edited) skips it, not fails on it
+    ("duplicate column name")."""
+    words = statement.split()
+    if len(words) >= 6 and [w.upper() for w in words[:2]] == ["ALTER", "TABLE"] and \
+            [w.upper() for w in words[3:5]] == ["ADD", "COLUMN"]:
+        return words[5] in _columns(conn).get(words[2], frozenset())
+    if len(words) >= 3 and words[0].upper() == "CREATE" and \
+            words[1].upper() in ("TABLE", "INDEX"):
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?",
+                            (words[1].lower(), words[2])).fetchone() is not None
+    return False
+
+
 def check_ours(path: Path, conn: sqlite3.Connection) -> int:
     """Refuse a foreign or newer database (reading only); return its schema version.
 
@@ -184,9 +236,17 @@ def check_ours(path: Path, conn: sqlite3.Connection) -> int:
             for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             if not str(row[0]).startswith("sqlite_")
         }
+        restored = version_by_tables(conn) if tables and app_id in (0, APPLICATION_ID) and \
+            (app_id == 0 or version <= 0) else None
     finally:
         if own and conn.in_transaction:
             conn.execute("COMMIT")
+    if restored is not None:
+        # ours by its tables, its stamp lost (a dump restored) or edited: the writer repairs it
+        return restored
+    if app_id == APPLICATION_ID and version < 0:
+        raise damaged_error(path, f"schema version {version}, and its tables are not "
+                            "kvdrill's of any version")
     if app_id == 0 and (tables or version != 0):
         raise foreign_error(path)
     if app_id not in (0, APPLICATION_ID):

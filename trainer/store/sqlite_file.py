@@ -53,6 +53,9 @@ def store_error(path: Path, exc: BaseException) -> StoreError:
             f"{path} stayed locked by another program for {BUSY_TIMEOUT_MS // 1000} s: "
             "close other kvdrill sessions and retry"
         )
+    if name.startswith("SQLITE_IOERR") and _disk_full(path):
+        # a full disk in WAL mode is often reported as an I/O error, not SQLITE_FULL
+        return StoreError(f"cannot write {path}: the disk is full; free some space and retry")
     if name.startswith("SQLITE_IOERR"):
         return StoreError(
             f"cannot read or write {path} ({text}); check the disk, or set KVDRILL_HOME to "
@@ -64,6 +67,16 @@ def store_error(path: Path, exc: BaseException) -> StoreError:
         f"database error on {path} ({text}); if it persists, move the file away or set "
         "KVDRILL_HOME to another folder"
     )
+
+
+def _disk_full(path: Path) -> bool:
+    """Whether the disk holding `path` has (next to) no room left."""
+    import shutil
+
+    try:
+        return shutil.disk_usage(path.parent).free < 1024 * 1024
+    except (OSError, ValueError):
+        return False
 
 
 def read_store_error(path: Path, exc: BaseException) -> StoreError:

@@ -28,6 +28,7 @@ from trainer.views.pages import (
     TOP,
     chart_axis,
     html_page,
+    level_title,
     md_escape,
     one_line,
     px,
@@ -41,6 +42,7 @@ SEPARATING = 3  # steps listed as separating candidates most
 CELL_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "·", "answered": "✎",
               "revealed": "⊘"}
 FORMATS = REPORT_FORMATS
+OWN_SOURCE = "practised in this store"
 
 
 def _credit(step: dict[str, Any]) -> float | None:
@@ -59,7 +61,7 @@ def _candidate(attempt_id: int, transcript: dict[str, Any], imported: Any) -> di
     return {
         "attempt": attempt_id,
         "name": imported.candidate if imported is not None else f"attempt {attempt_id}",
-        "source": imported.source if imported is not None else "practised in this store",
+        "source": imported.source if imported is not None else OWN_SOURCE,
         "variant": transcript.get("variant"),
         # the model and GPU the drill was re-targeted at, in words (None: as written)
         "retargeted": _retargeted(transcript.get("target")),
@@ -100,13 +102,43 @@ def _separation(credits: list[float]) -> float:
     return math.sqrt(sum((c - mean) ** 2 for c in credits) / len(credits))
 
 
-def cohort_data(store: Store, drill_id: str, variant: int | None = None) -> dict[str, Any]:
+def _chosen(store: Store, drill_id: str, variant: int | None, own: bool
+            ) -> tuple[list[Any], str, int]:
+    """The attempts a cohort holds, newest first (at most MAX_CANDIDATES), what they are, and
+    how many of your own were left out. A cohort compares candidates: the imported attempts of
+    the drill (of `variant`, when given), with your own put in beside them only when `own`;
+    with none imported, your own attempts are the cohort (a candidate's own tries)."""
+    from trainer.store.kept_marks import chunked
+
+    imported: list[Any] = []
+    mine: list[Any] = []
+    own_count = 0
+    for batch in chunked((a for a in store.iter_attempts(drill_id)
+                          if variant is None or a.variant == variant), 500):
+        taken_in = store.imports(a.id for a in batch)
+        for attempt in batch:
+            if attempt.id in taken_in:
+                imported.append(attempt)
+            else:
+                own_count += 1
+                mine.append(attempt)
+        del imported[MAX_CANDIDATES:], mine[MAX_CANDIDATES:]
+    if not imported:
+        return mine, "own", 0
+    if not own:
+        return imported, "imported", own_count
+    both = sorted(imported + mine, key=lambda a: a.id, reverse=True)[:MAX_CANDIDATES]
+    return both, "imported and own", 0
+
+
+def cohort_data(store: Store, drill_id: str, variant: int | None = None,
+                own: bool = False) -> dict[str, Any]:
     """The attempts of `drill_id` (of `variant` only, when given), the newest MAX_CANDIDATES,
-    oldest first, re-marked, side by side."""
+    oldest first, re-marked, side by side: the imported candidates' (and your own beside them
+    with `own`), or your own when none was imported (_chosen)."""
     from trainer.store import transcripts
 
-    attempts = [a for a in store.iter_attempts(drill_id)
-                if variant is None or a.variant == variant][:MAX_CANDIDATES]
+    attempts, holds, left_out = _chosen(store, drill_id, variant, own)
     if not attempts:
         which = f" of variant {variant}" if variant is not None else ""
         raise KvdrillError(f"no attempts of {drill_id}{which} in the store: kvdrill import "
@@ -143,6 +175,9 @@ def cohort_data(store: Store, drill_id: str, variant: int | None = None) -> dict
     dimensions = list(dict.fromkeys(d for c in candidates for d in c["dimensions"]))
     variants = sorted({c["variant"] for c in candidates}, key=lambda v: (v is not None, v or 0))
     return {"drill": drill_id, "variant": variant, "variants": variants,
+            # whose attempts: "imported" (candidates'), "own" (practised here, none imported)
+            # or "imported and own" (--own); and how many of your own were left out
+            "holds": holds, "own_left_out": left_out,
             "candidates": candidates, "dimensions": dimensions, "steps": steps,
             "separating": [s["id"] for s in ranked[:SEPARATING]]}
 
@@ -191,8 +226,46 @@ def _title(dimension: str) -> str:
 def _variants_text(data: dict[str, Any]) -> str:
     if data["variant"] is not None:
         return f"variant {data['variant']}"
-    shown = ", ".join("drill's own" if v is None else str(v) for v in data["variants"])
-    return f"variants: {shown}"
+    if data["variants"] == [None]:
+        return "the drill's own givens"
+    shown = ", ".join(_variant_name(v) for v in data["variants"])
+    return f"variant{'s' if len(data['variants']) != 1 else ''}: {shown}"
+
+
+def _variant_name(variant: int | None) -> str:
+    return "drill's own" if variant is None else str(variant)
+
+
+def holds_text(data: dict[str, Any]) -> str:
+    """"3 imported attempts (variant 952452)", "4 attempts of your own, none imported (...)",
+    "2 attempts: 1 imported, 1 of your own (...)"."""
+    def count(n: int, what: str = "attempt") -> str:
+        return f"{n} {what}{'s' if n != 1 else ''}"
+
+    candidates = data["candidates"]
+    mine = sum(1 for c in candidates if c["source"] == OWN_SOURCE)
+    holds = data.get("holds")
+    if holds == "imported":
+        said = count(len(candidates), "imported attempt")
+    elif holds == "own":
+        said = f"{count(len(candidates))} of your own, none imported"
+    else:
+        said = f"{count(len(candidates))}: {len(candidates) - mine} imported, {mine} of your own"
+    return f"{said} ({_variants_text(data)})"
+
+
+def left_out_text(data: dict[str, Any]) -> str | None:
+    count = data.get("own_left_out") or 0
+    if not count:
+        return None
+    return (f"Your own attempt{'s' if count != 1 else ''} of this drill ({count}) "
+            f"{'are' if count != 1 else 'is'} left out: --own puts "
+            f"{'them' if count != 1 else 'it'} in beside the candidates.")
+
+
+def _variant_cell(data: dict[str, Any], candidate: dict[str, Any]) -> str:
+    """A candidate's variant, shown only when the cohort mixes variants."""
+    return _variant_name(candidate["variant"]) if len(data["variants"]) > 1 else ""
 
 
 def _flag_lines(data: dict[str, Any]) -> list[tuple[str, str]]:
@@ -208,20 +281,21 @@ def cohort_text(data: dict[str, Any], width: int | None = None) -> str:
     from trainer.text_layout import Column, Table, column_blocks
 
     candidates = data["candidates"]
-    lines = [f"Cohort of {data['drill']}: {len(candidates)} attempt"
-             f"{'s' if len(candidates) != 1 else ''} ({_variants_text(data)})", ""]
-    head = ["candidate", "attempt", *(_title(d) for d in data["dimensions"]), "level",
-            "right", "time / budget", "over", "flags"]
+    lines = [f"Cohort of {data['drill']}: {holds_text(data)}"]
+    left_out = left_out_text(data)
+    lines += [left_out, ""] if left_out else [""]
+    head = ["candidate", "attempt", "variant", *(_title(d) for d in data["dimensions"]),
+            "level", "right", "time / budget", "over", "flags"]
     rows = []
     for c in candidates:
         dims = [f"{_score(c['dimensions'][d]['score'])}/{c['dimensions'][d]['max']}"
                 if d in c["dimensions"] else "—" for d in data["dimensions"]]
-        rows.append([one_line(c["name"]), str(c["attempt"]), *dims,
+        rows.append([one_line(c["name"]), str(c["attempt"]), _variant_cell(data, c), *dims,
                      one_line(_level(c["level"])), f"{c['correct']}/{c['numeric']}",
                      f"{_seconds(c['seconds'])} / {c['budget_seconds']} s", str(c["overtime"]),
                      f"⚑ {len(c['flags'])}" if c["flags"] else ""])
     columns = [Column(head[0]), Column(head[1], ">", wrap=False),
-               *(Column(h) for h in head[2:])]
+               Column(head[2], ">", wrap=False), *(Column(h) for h in head[3:])]
     wide = Table(columns, width).fit(rows, drop_empty=True)
     if not wide.stacked:
         lines += wide.lines(rows, drop_empty=True)
@@ -260,16 +334,18 @@ def _md(text: Any) -> str:
 def cohort_markdown(data: dict[str, Any]) -> str:
     candidates = data["candidates"]
     dims = data["dimensions"]
-    lines = [f"# Cohort of {_md(data['drill'])}", "",
-             f"{len(candidates)} attempts; {_md(_variants_text(data))}.", "",
+    left_out = left_out_text(data)
+    lines = [f"# Cohort of {_md(data['drill'])}", "", f"{_md(holds_text(data))}."
+             + (f" {_md(left_out)}" if left_out else ""), "",
              "## Candidates", "",
-             "| candidate | attempt | " + " | ".join(_title(d) for d in dims)
+             "| candidate | attempt | variant | " + " | ".join(_title(d) for d in dims)
              + " | level | right | time / budget | over | flags |",
-             "|---|---|" + "---|" * len(dims) + "---|---|---|---|---|"]
+             "|---|---|---|" + "---|" * len(dims) + "---|---|---|---|---|"]
     for c in candidates:
         scores = " | ".join(f"{_score(c['dimensions'][d]['score'])}/{c['dimensions'][d]['max']}"
                             if d in c["dimensions"] else "—" for d in dims)
-        lines.append(f"| {_md(c['name'])} | {c['attempt']} | {scores} | "
+        lines.append(f"| {_md(c['name'])} | {c['attempt']} | {_md(_variant_name(c['variant']))}"
+                     f" | {scores} | "
                      f"{_md(_level(c['level']))} | {c['correct']}/{c['numeric']} | "
                      f"{_seconds(c['seconds'])} / {c['budget_seconds']} s | {c['overtime']} | "
                      f"{'⚑ ' + str(len(c['flags'])) if c['flags'] else ''} |")
@@ -339,12 +415,14 @@ def cohort_html(data: dict[str, Any]) -> str:
                                          for c in s["cells"]]} for s in data["steps"]],
         flags=[{"name": c["name"], "step": f.get("step"), "field": f.get("field"),
                 "says": f.get("says")} for c in candidates for f in c["flags"]],
-        variants=", ".join("drill's own" if v is None else str(v) for v in data["variants"]),
+        variants=", ".join(_variant_name(v) for v in data["variants"]),
+        holds=holds_text(data), left_out=left_out_text(data),
+        variant_of={c["name"]: _variant_name(c["variant"]) for c in candidates},
         levels={c["name"]: _level(c["level"]) for c in candidates},
     )
 
 
 def _level(level: str | None) -> str:
     """A level as progress and review name it: "Solid", "Strong hire"."""
-    return level.replace("-", " ").capitalize() if level else "—"
+    return level_title(level)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainer.views.pages import md_escape
+from trainer.views.pages import level_title, md_escape
 
 
 def _md(value: Any) -> str:
@@ -60,7 +60,7 @@ def transcript_markdown(t: dict[str, Any]) -> str:
         evidence = "; ".join(_md(e) for e in d["evidence"])
         lines.append(f"- **{_md(dim)}** {_number(d['score'], 'g')}/{_md(d['max'])}: {evidence}")
     if t["rubric"]["level"]:
-        lines.append(f"- sounds like: {_md(t['rubric']['level'])}")
+        lines.append(f"- sounds like: {_md(level_title(t['rubric']['level']))}")
     for flag in t["rubric"]["red_flags"]:
         lines.append(f"- red flag: {_md(flag['says'])}")
     return "\n".join(lines)

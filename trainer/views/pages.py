@@ -50,6 +50,12 @@ def one_line(text: Any, width: int | None = None) -> str:
     return line
 
 
+def level_title(level: str | None, missing: str = "—") -> str:
+    """A rubric level as every view shows it, one spelling everywhere: "Solid", "Strong
+    hire" (the rubric's ids are lower-case and hyphenated; `missing` when there is none)."""
+    return one_line(level).replace("-", " ").capitalize() if level else missing
+
+
 def score_text(value: float) -> str:
     return f"{value:g}"
 
@@ -60,11 +66,18 @@ def seconds_text(value: float | None) -> str:
     return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
 
 
+MAX_SHOWN_PERCENT = 1e8  # 1,000,000× the reference: past it an error is said, not printed
+
+
 def percent_text(value: float | None) -> str:
     if value is None:
         return ""
     if value == 0:
         return "0%"
+    if value != value:  # NaN: no error to show
+        return ""
+    if abs(value) >= MAX_SHOWN_PERCENT:  # an absurd answer (1e30): bounded, not 30 digits
+        return "more than 1,000,000×"  # only above: an error below is at most −100%
     shown = f"{value:+.1f}" if abs(value) < 10 else f"{value:+.0f}"
     return shown.replace("-", "−") + "%"
 

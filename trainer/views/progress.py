@@ -2,7 +2,7 @@
 terminal, Markdown, JSON, or one self-contained HTML page of charts.
 
 Text is laid out for the terminal's width (trainer/text_layout.py): a readiness line, the
-skills (recall now, when due, the last answers as marks, the last mistake) in a table that
+skills (recall tomorrow, when due, the last answers as marks, the last mistake) in a table that
 narrows or stacks, each drill as one row of sparklines (its score and its time against the
 budget, a block per complete attempt), and each drill's rubric dimensions as sparklines packed
 into lines that fit. The HTML page goes through the pages' sandboxed, autoescaping templates:
@@ -25,6 +25,7 @@ from trainer.views.pages import (
     TOP,
     chart_axis,
     html_page,
+    level_title,
     md_escape,
     one_line,
     px,
@@ -37,7 +38,10 @@ from trainer.views.pages import (
 FORMATS = REPORT_FORMATS
 TEXT_POINTS = 12  # the newest attempts a sparkline shows in the terminal
 RATING_MARKS = {"Easy": "✓", "Good": "✓", "Hard": "~", "Again": "✗"}
-MARKS_LEGEND = ("✓ right in time, ~ right but over time, ✗ wrong, skipped or with a hint")
+MARKS_LEGEND = ("✓ right in time, ~ right but over time, ✗ missed: wrong, skipped or with a hint")
+# What the recall figure is, said once for every format (store.progress.recall_then).
+RECALL_MEANS = ("recall: the chance of a right answer tomorrow, 0–1, and after a miss no more "
+                "than the share of the last answers right")
 FIRST_DRILL = "llama31-8b-h100"
 
 
@@ -65,7 +69,7 @@ def empty_text(data: dict[str, Any]) -> str:
 
 
 def _level_title(level: str | None) -> str:
-    return level.replace("-", " ").capitalize() if level else "not yet Solid"
+    return level_title(level, "not yet Solid")
 
 
 def readiness_text(data: dict[str, Any]) -> str:
@@ -88,7 +92,7 @@ def why_weak(skill: dict[str, Any]) -> str:
         return "missed last time"
     if skill["last_rating"] == "Hard":
         return "over time last time"
-    return f"recall {skill['recall']:.2f}"
+    return f"recall tomorrow {skill['recall']:.2f}"
 
 
 def due_text(skill: dict[str, Any]) -> str:
@@ -169,11 +173,11 @@ def progress_text(data: dict[str, Any], width: int | None = None) -> str:
                                                   for note in _notes(data))]), width) + "\n"
     lines = [_summary_line(data), "", readiness_text(data)]
     if data["skills"]:
-        lines += ["", "Skills, weakest first (recall: the chance of a right answer now, 0–1):"]
+        lines += ["", f"Skills, weakest first ({RECALL_MEANS}):"]
         columns = [Column("Skill"), Column("Recall", ">", wrap=False), Column("Due"),
-                   Column("Last answers", wrap=False), Column("Wrong", ">", wrap=False)]
+                   Column("Last answers", wrap=False), Column("Missed", ">", wrap=False)]
         rows = [[one_line(s["skill"]), f"{s['recall']:.2f}", due_text(s),
-                 marks_text(s["last_answers"]), f"{s['wrong']} of {s['answers']}"]
+                 marks_text(s["last_answers"]), f"{s['missed']} of {s['answers']}"]
                 for s in data["skills"]]
         lines += table(columns, rows, width).split("\n")
         lines.append(f"Last answers, oldest → newest: {MARKS_LEGEND}.")
@@ -227,13 +231,13 @@ def progress_markdown(data: dict[str, Any]) -> str:
              f"**{_md(readiness_text(data))}**"]
     if data["skills"]:
         lines += ["", "## Skills", "",
-                  "Weakest first. Recall is the chance of a right answer now (0–1); last "
-                  f"answers run oldest → newest: {_md(MARKS_LEGEND)}.", "",
-                  "| skill | recall | due | last answers | wrong | last mistake |",
+                  f"Weakest first; {_md(RECALL_MEANS)}. Last answers run oldest → newest: "
+                  f"{_md(MARKS_LEGEND)}.", "",
+                  "| skill | recall | due | last answers | missed | last mistake |",
                   "|---|---:|---|---|---:|---|"]
         for s in data["skills"]:
             lines.append(f"| {_md(s['skill'])} | {s['recall']:.2f} | {_md(due_text(s))} | "
-                         f"{_md(marks_text(s['last_answers']))} | {s['wrong']} of "
+                         f"{_md(marks_text(s['last_answers']))} | {s['missed']} of "
                          f"{s['answers']} | {_md(mistake_text(s))} |")
     if data["drills"]:
         lines += ["", "## Drills", "",
@@ -367,7 +371,8 @@ def _week_cell(cell: dict[str, int] | None) -> dict[str, Any]:
     grade = 4 if share == 1 else 3 if share >= 0.75 else 2 if share >= 0.5 else \
         1 if share > 0 else 0
     return {"text": f"{cell['right']}/{cell['steps']}", "cls": f"g{grade}",
-            "title": f"{cell['right']} of {cell['steps']} steps right"}
+            "title": f"{cell['right']} of {cell['steps']} steps right, "
+                     f"{cell['steps'] - cell['right']} missed"}
 
 
 def _week_label(monday: str) -> str:
@@ -407,5 +412,6 @@ def progress_html(data: dict[str, Any]) -> str:
         weeks=[_week_label(w) for w in data["weeks"]],
         grid=[{"skill": s["skill"], "cells": [_week_cell(c) for c in s["by_week"]]}
               for s in data["skills"] if any(s["by_week"])],
-        drills=drills, marks_legend=MARKS_LEGEND, notes=_notes(data),
+        drills=drills, marks_legend=MARKS_LEGEND, recall_means=RECALL_MEANS,
+        notes=_notes(data),
     )

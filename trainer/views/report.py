@@ -31,6 +31,7 @@ from trainer.views.pages import (
     TOP,
     chart_axis,
     html_page,
+    level_title,
     markdown_html,
     md_escape,
     one_line,
@@ -82,7 +83,7 @@ def _title(dimension: str) -> str:
 
 
 def _level(level: str | None, short_of: str | None = None) -> str:
-    return _title(level) if level else short_of or "no level (the rubric names none)"
+    return level_title(level, short_of or "no level (the rubric names none)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,7 +210,9 @@ def review_data(transcript: dict[str, Any], overrides: dict[str, tuple[float, st
             "correct": sum(1 for s in numeric if s["verdict"] == "correct"),
             "answered": sum(1 for s in steps if s["answer"] is not None),
             "mistakes": sum(1 for s in steps if s["misconception"]),
-            "flagged": sum(1 for s in steps if s["flag"]),
+            # every ⚑ the review lists, counted once (import says the same number)
+            "flagged": _flag_count(steps, transcript.get("tampered") or [],
+                                   transcript.get("kept_marks_differ")),
             "tampered": len(transcript.get("tampered") or []),
             "overtime": sum(1 for s in steps if s["overtime"]),
             "seconds": sum(s["seconds"] for s in timed),
@@ -222,6 +225,15 @@ def review_data(transcript: dict[str, Any], overrides: dict[str, tuple[float, st
         "trend": _trend_data(transcript, trend),
         "solution_md": solution_md,
     }
+
+
+def _flag_count(steps: list[dict[str, Any]], tampered: list[Any], kept_differ: Any) -> int:
+    """The ⚑ items a review lists: what the transcript contradicts (an import's flags), each
+    step whose recorded verdict today's re-mark does not give (unless a flag already says it)
+    and kept marks that differ."""
+    said = {t.get("step") for t in tampered if isinstance(t, dict) and t.get("field") == "verdict"}
+    steps_flagged = sum(1 for s in steps if s["flag"] and s["id"] not in said)
+    return len(tampered) + steps_flagged + (1 if kept_differ else 0)
 
 
 def render_review(data: dict[str, Any], fmt: Format, width: int | None = None) -> str:

@@ -14,6 +14,7 @@ from trainer.app.options import (
     as_path,
     complete_drills,
     echo,
+    echo_long,
     emit_json,
     format_options,
     parse_attempt_id,
@@ -25,6 +26,7 @@ from trainer.printable import json_text
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
 from trainer.printable import printable
 
@@ -59,6 +61,9 @@ def history(drill_id: str | None, limit: int, show_all: bool, as_json: bool) -> 
             return
         from trainer.text_layout import Table
 
+        # --all streams, a row at a time; the newest N are gathered and paged like review
+        lines: list[str] = []
+        say = echo if show_all else lines.append
         shown = 0
         layout: Table | None = None
         for batch in batches:
@@ -66,20 +71,22 @@ def history(drill_id: str | None, limit: int, show_all: bool, as_json: bool) -> 
             if layout is None:  # laid out on the first batch, kept for the rest
                 layout = Table(_history_columns(), screen_width()).fit(rows)
                 if layout.header_lines():
-                    echo("\n".join(layout.header_lines()))
+                    say("\n".join(layout.header_lines()))
             for cells in rows:
-                echo("\n".join(layout.row_lines(cells)))
+                say("\n".join(layout.row_lines(cells)))
                 shown += 1
         if shown < total:
-            echo(f"({shown} of {total} attempts; --all or --limit N shows more)")
+            say(f"({shown} of {total} attempts; --all or --limit N shows more)")
         trends = keeper.trends(None if drill_id is None else [drill_id])
     finally:
         keeper.close()
         db.close()
     if trends:
-        echo(f"\nTrends (complete attempts, oldest → newest, at most {kept_marks.TREND_POINTS}):")
+        say(f"\nTrends (complete attempts, oldest → newest, at most {kept_marks.TREND_POINTS}):")
         for line in kept_marks.trend_lines(trends):
-            echo(f"  {line}")
+            say(f"  {line}")
+    if lines:
+        echo_long("\n".join(lines))
 
 
 def _history_cells(row: dict[str, Any]) -> list[str]:
@@ -284,6 +291,8 @@ def import_transcripts(files: tuple[str, ...], as_json: bool) -> None:
     from trainer.store import database as store
     from trainer.store import importing
 
+    for name in files:  # a path that is no readable regular file is misuse, as everywhere
+        _regular_file(as_path(name), "transcript")
     done: list[dict[str, Any]] = []
     worst = 0
     db = store.Store()
@@ -319,13 +328,20 @@ def import_transcripts(files: tuple[str, ...], as_json: bool) -> None:
 @click.argument("drill_id", metavar="DRILL", shell_complete=complete_drills)
 @click.option("--variant", type=WholeNumber("SEED", 0, 2**63 - 1), metavar="SEED",
               help="Only the attempts of variant SEED.")
+@click.option("--own", is_flag=True,
+              help="Put your own attempts (practised in this store) in beside the imported "
+                   "candidates'.")
 @format_options("text", "md", "html", "json", what="Report format.", to="fmt")
 @click.option("--out", type=click.Path(dir_okay=False),
               help="Write the report to this file ('-': standard output).")
-def cohort(drill_id: str, variant: int | None, fmt: str, out: str | None) -> None:
+def cohort(drill_id: str, variant: int | None, own: bool, fmt: str, out: str | None) -> None:
     """Compare the attempts of one drill side by side: each candidate's rubric dimensions,
     level and time against budget; per step who was right, which mistake, who ran over; and
-    the steps that separate candidates most."""
+    the steps that separate candidates most.
+
+    A cohort holds the candidates' attempts you imported (kvdrill import), not your own
+    unless --own; with none imported, it holds your own. Its first line says which, and
+    which variants."""
     from trainer.store import database as store
     from trainer.views import cohort as cohorts
 
@@ -338,11 +354,12 @@ def cohort(drill_id: str, variant: int | None, fmt: str, out: str | None) -> Non
                 _known_drill_or_exit(drill_id, set(db.drill_ids()))
             except UnknownName as error:
                 raise UnknownName(str(error).replace("--drill: ", "DRILL: ", 1)) from None
-        data = cohorts.cohort_data(db, drill_id, variant)
+        data = cohorts.cohort_data(db, drill_id, variant, own)
     finally:
         db.close()
     to_screen = out is None or out == "-"
-    print_or_write(cohorts.render(data, fmt, screen_width() if to_screen else None), out)
+    print_or_write(cohorts.render(data, fmt, screen_width() if to_screen else None), out,
+                   paged=fmt == "text")
 
 
 @click.command()
@@ -365,4 +382,29 @@ def progress(fmt: str, out: str | None) -> None:
     finally:
         db.close()
     to_screen = out is None or out == "-"
-    print_or_write(shown.render(data, fmt, screen_width() if to_screen else None), out)
+    print_or_write(shown.render(data, fmt, screen_width() if to_screen else None), out,
+                   paged=fmt == "text")
+
+
+def _regular_file(path: Path, what: str) -> None:
+    """UsageError (exit 2) unless `path` is a regular file this user can read: a FIFO, a
+    folder, a device or an unreadable file is named, not opened."""
+    import os
+    import stat
+
+    from trainer.errors import UsageError
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as problem:
+        raise UsageError(f"{path}: cannot read the {what}: {problem.strerror or problem}") \
+            from None
+    except ValueError:
+        raise UsageError(f"{path!r}: not a usable path for the {what}") from None
+    if not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)"
+                if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or
+                stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+        raise UsageError(f"{path}: is {kind}, not a file: give the {what} as a regular file")
+    if not os.access(path, os.R_OK):
+        raise UsageError(f"{path}: cannot read the {what}: permission denied")

@@ -177,6 +177,9 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
         if not file.exists():
             raise click.BadParameter(f"{file} does not exist", param_hint="PATH")
     reports = linting.lint_paths(files)
+    # a folder with no drill file in it checks nothing: said, not passed in silence
+    empty = [file for file in files if file.is_dir() and not any(
+        report.path.parent == file for report in reports)]
     if as_json:
         emit_json([{"path": str(r.path), "ok": r.ok, "errors": r.errors,
                      "warnings": r.warnings} for r in reports])
@@ -189,7 +192,11 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
                 echo(f"  error: {error.replace(str(report.path), shown)}")
             for warning in report.warnings:
                 echo(f"  warning: {warning.replace(str(report.path), shown)}")
-    if not all(r.ok for r in reports):
+    for folder in empty:
+        echo(f"Error: {folder}: no drill files were found there (kvdrill lint checks the "
+             "*.yaml files in a folder, one level deep): name a drill file or a folder "
+             "that holds some", err=True)
+    if empty or not all(r.ok for r in reports):
         sys.exit(1)
 
 

@@ -4,14 +4,15 @@ for from the model, the card and the settings."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
 from trainer.app.options import (
     MODEL_HELP,
+    UnitFraction,
     WholeNumber,
+    as_path,
     complete_presets,
     echo,
     emit_json,
@@ -19,6 +20,10 @@ from trainer.app.options import (
     screen_width,
 )
 from trainer.errors import UsageError
+
+# vLLM's --kv-cache-dtype values kvdrill sizes (engine_account.KV_DTYPE_BYTES)
+KV_CACHE_DTYPES = ("auto", "bfloat16", "bf16", "float16", "fp16", "half", "fp8", "fp8_e4m3",
+                   "fp8_e5m2", "fp8_inc", "fp8_ds_mla", "float32", "fp32", "int8")
 
 
 @click.command()
@@ -28,13 +33,19 @@ from trainer.errors import UsageError
                    "…-FP8 or …-AWQ is read as its base model's shape).")
 @click.option("--gpu", metavar="NAME", shell_complete=complete_presets,
               help="GPU preset, for the memory the log does not account for.")
-@click.option("--tensor-parallel-size", "-tp", type=WholeNumber("N"), help="As given to vLLM.")
-@click.option("--pipeline-parallel-size", "-pp", type=WholeNumber("N"), help="As given to vLLM.")
-@click.option("--kv-cache-dtype", metavar="DTYPE", help="auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16.")
-@click.option("--block-size", type=WholeNumber("TOKENS"), help="Tokens per KV block.")
-@click.option("--max-model-len", type=WholeNumber("TOKENS"), help="The request length.")
-@click.option("--gpu-memory-utilization", type=click.FloatRange(0, 1, min_open=True),
-              help="The fraction of the card vLLM may use.")
+@click.option("--tensor-parallel-size", "-tp", type=WholeNumber("N", 1, 4096),
+              help="As given to vLLM.")
+@click.option("--pipeline-parallel-size", "-pp", type=WholeNumber("N", 1, 4096),
+              help="As given to vLLM.")
+@click.option("--kv-cache-dtype", metavar="DTYPE",
+              type=click.Choice(KV_CACHE_DTYPES, case_sensitive=False),
+              help="auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 (as given to vLLM).")
+@click.option("--block-size", type=WholeNumber("TOKENS", 1, 1_000_000),
+              help="Tokens per KV block.")
+@click.option("--max-model-len", type=WholeNumber("TOKENS", 1, 2**31),
+              help="The request length.")
+@click.option("--gpu-memory-utilization", type=UnitFraction(),
+              help="The fraction of the card vLLM may use (above 0, at most 1).")
 @click.option("--practice", "start_practice", is_flag=True,
               help="Then practise paged-blocks-vllm re-targeted at this log's model and card.")
 @format_options("text", "md", "json", what="What to print: a table, Markdown or JSON.",
@@ -59,14 +70,21 @@ def explain(log_path: str, model_name: str | None, gpu: str | None, fmt: str,
             raise UsageError("the log on standard input is over 4 MiB: paste the start-up "
                              "through the KV-cache sizing lines")
     else:
-        text = read_text_bounded(Path(log_path), MAX_LOG_CHARS, "log")
+        # a path that is no readable regular file (a FIFO, a folder, a device, binary, too
+        # large) is misuse, as it is for every command that reads a file
+        text = read_text_bounded(as_path(log_path), MAX_LOG_CHARS, "log", UsageError)
+    if gpu is not None and not gpu.strip():
+        raise UsageError("--gpu names nothing: give a GPU preset (kvdrill calc --list-presets)")
     log = read_log(text)
-    model, conflict = _model(log_path, log.settings.get("model")
-                             or log.settings.get("served_model_name"), model_name)
-    gpu_preset = presets.find_gpu(gpu) if gpu else None
+    model, model_notes, weights_differ = _model(
+        log_path, log.settings.get("model") or log.settings.get("served_model_name"),
+        model_name)
+    gpu_preset = presets.find_gpu(gpu) if gpu is not None else None
     settings = engine_account.settings_of(log, {**options, "model_name": model_name}, model)
-    if conflict:
-        settings = engine_account.with_conflict(settings, conflict)
+    for note in model_notes:
+        settings = engine_account.with_conflict(settings, note)
+    if weights_differ:
+        settings = engine_account.with_weights_differ(settings, weights_differ)
     try:
         rows, notes = engine_account.account(log, model, gpu_preset, settings)
     except ValueError as error:
@@ -92,32 +110,81 @@ def explain(log_path: str, model_name: str | None, gpu: str | None, fmt: str,
             target_gpu=gpu_preset.id if gpu_preset else None)
 
 
-def _model(log_path: str, logged: str | None, option: str | None) -> tuple[Any, str | None]:
-    """The model: the log's when it names a preset kvdrill knows (a release's base), else
-    --model; a conflict between the two is said."""
-    from trainer.capacity import engine_account, presets
+def _model(log_path: str, logged: str | None,
+           option: str | None) -> tuple[Any, list[str], str | None]:
+    """The model, what is said of how it was resolved, and why its weight size is not the
+    preset's (a release with other weights). The log's model wins when kvdrill knows it (a
+    preset, a quantised copy of one, a release in release_names), and a conflict with --model
+    is said; else --model (a preset, a release, a config.json). A name kvdrill cannot be sure
+    of is refused, saying what to give."""
+    from trainer.capacity import presets, release_names
 
+    notes: list[str] = []
     from_log = None
+    log_release = None
     if logged:
         try:
-            from_log = engine_account.base_model(logged, presets.find_model)
+            from_log, log_release = release_names.resolve(logged, presets.find_model)
         except UsageError:
             from_log = None
     chosen = None
+    release = None
     if option is not None:
-        try:
-            chosen = presets.resolve_model(option)
-        except UsageError:
-            chosen = engine_account.base_model(option, presets.find_model)
+        chosen, release = _option_model(option)
     if from_log is not None:
-        conflict = None
-        if chosen is not None and chosen.id != from_log.id:
-            conflict = (f"model: the log names {logged} ({from_log.name}), --model {option} "
-                        f"({chosen.name}); the log's is used")
-        return from_log, conflict
+        if chosen is not None and from_log.id != chosen.id:
+            notes.append(f"model: the log names {logged} ({from_log.name}), --model {option} "
+                         f"({chosen.name}); the log's is used")
+        return from_log, notes + _release_notes(logged, log_release), \
+            _weights_differ(log_release)
     if chosen is not None:
-        return chosen, None
+        if logged:
+            notes.append(f"model: the log names {logged}, which kvdrill does not know; "
+                         f"--model {option} ({chosen.name}) is used")
+        return chosen, notes + _release_notes(option, release), _weights_differ(release)
     if logged:
-        raise UsageError(f"{log_path}: the log's model {logged!r} is not a preset kvdrill "
-                         "knows: give --model (a preset, or the model's config.json)")
-    raise UsageError(f"{log_path}: the log does not name its model: give --model")
+        try:
+            release_names.resolve(logged, presets.find_model)
+        except UsageError as error:
+            raise UsageError(f"{log_path}: the log's {error}") from None
+    raise UsageError(f"{log_path}: the log does not name its model: give --model (a preset, "
+                     "a Hugging Face id of one, or the model's config.json)")
+
+
+def _option_model(option: str) -> tuple[Any, Any]:
+    """The model --model names, and the release entry that says why (None when it names a
+    preset or a config.json). Refused as calc refuses it: the config reader's own message for
+    a path or a config it cannot read, and a release kvdrill does not know for a name; a
+    config whose weights kvdrill cannot size (bitsandbytes, compressed-tensors, …) too."""
+    from trainer.capacity import presets, release_names
+    from trainer.errors import UnknownName
+
+    try:
+        chosen, release = presets.resolve_model(option), None
+    except UsageError as error:
+        text = option.strip()
+        hub_id = text.count("/") == 1 and "\\" not in text and \
+            not text.startswith(("~", ".", "/")) and not text.lower().endswith(".json")
+        by_name = (isinstance(error, UnknownName) and text and not presets.looks_like_path(text)) \
+            or (hub_id and "no such file" in str(error))
+        if not by_name:
+            raise
+        try:
+            chosen, release = release_names.resolve(option, presets.find_model)
+        except UsageError as second:
+            raise second from None
+    if chosen.weights_unknown:
+        raise UsageError(chosen.weights_unknown.split(": give --weights-gb")[0] + ": kvdrill "
+                         "explain cannot size its weights; give a preset or a config.json "
+                         "whose quantisation kvdrill knows")
+    return chosen, release
+
+
+def _release_notes(name: str | None, release: Any) -> list[str]:
+    if release is None or name is None:
+        return []
+    return [f"model: {name} has {release.preset}'s KV geometry ({release.checked})"]
+
+
+def _weights_differ(release: Any) -> str | None:
+    return None if release is None else release.weights_differ

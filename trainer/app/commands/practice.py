@@ -58,6 +58,12 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     from trainer.store import database as store
 
     retargeted = target_model is not None or target_gpu is not None
+    if random_variant and variant is not None:
+        raise click.UsageError("--random picks a variant of its own: give one of --random and "
+                               "--variant SEED")
+    if resume is not None and (variant is not None or random_variant):
+        raise click.UsageError("--resume continues an attempt on the variant it began with: "
+                               "give it without --variant and --random")
     if weak and (drill_id or resume is not None or variant is not None or random_variant
                  or retargeted):
         raise click.UsageError("--weak builds its own session: give it without DRILL, "
@@ -124,7 +130,8 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
     # keeps one line per step (an unreadable line is recorded invalid) and never waits.
     run = session.Session(key, db, attempt_id, ask=ask, say=say, clock=time.monotonic,
                           exam=exam, strict=strict, reask_unreadable=not piped, ready=ready,
-                          givens_per_step=drill.id == weak_drill_id(), intro=intro)
+                          givens_per_step=drill.id == weak_drill_id(), intro=intro,
+                          keep_empty=not piped or resume is not None)
     if resume is None or not piped:
         run.introduce()
     if resume is not None:  # in a terminal, just above "Press Enter to start the clock"
@@ -132,7 +139,19 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
         where = f"step {drill.steps[at].id} ({at + 1} of {len(drill.steps)})" \
             if at < len(drill.steps) else "its end"
         echo(f"Resuming attempt {attempt_id} of {drill.id} at {where}.")
-    finished = run.run()
+    try:
+        finished = run.run()
+    except KeyboardInterrupt:
+        if not piped:
+            raise
+        # Ctrl-C (SIGINT) while a pipe is read: the same stop line a terminal gives, with
+        # the attempt to resume; everything answered is already saved
+        run.stopped()
+        db.close()
+        sys.exit(1)
+    if run.discarded:  # the input ended before any answer: nothing to keep or show
+        db.close()
+        return
     if finished:
         from trainer.store import kept_marks
 
@@ -186,6 +205,9 @@ def _weak_session(db: Any, steps: int, *, exam: bool, strict: bool) -> tuple[Any
     return drill, key, attempt_id
 
 
+OVERLONG_MARGIN = 4 * 1024 * 1024  # how far past the longest answer a line is read for its end
+
+
 def _piped_ask(prompt: Any) -> str | None:
     """The next line of standard input, one per step. Bytes that are not UTF-8 are read as
     U+FFFD, and a line is read only up to just past the longest answer allowed, the rest
@@ -198,9 +220,16 @@ def _piped_ask(prompt: Any) -> str | None:
     line = stdin.readline(MAX_ANSWER_CHARS + 1)
     if not line:
         return None
-    rest = line
+    rest, read = line, len(line)
     while not rest.endswith("\n") and len(rest) == MAX_ANSWER_CHARS + 1:
+        if read >= MAX_ANSWER_CHARS + OVERLONG_MARGIN:
+            # a line with no end in sight (/dev/zero, a binary file): read no further
+            echo(f"Error: the answer to step {prompt.step.id} runs past {read:,} characters "
+                 f"with no line end (at most {MAX_ANSWER_CHARS:,}): refused as too long; the "
+                 "input stops here", err=True)
+            return None
         rest = stdin.readline(MAX_ANSWER_CHARS + 1)  # the tail of an overlong line, dropped
+        read += len(rest)
     answer = line.rstrip("\r\n")
     shown = answer if len(answer) <= 200 else answer[:199] + "…"
     unit = f" [{prompt.step.unit}]" if prompt.step.unit else ""

@@ -1,0 +1,98 @@
+"""Issue 35, what a re-targeted drill says about the target's layers, heads and experts: a model
+that keeps KV on only some of its layers is refused by every drill that asks for "the layers";
+figures that were the default model's (four times, 8 of 256 experts, FP8 doubling a count of
+zero) are worked from the target."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+Run = Callable[..., Result]
+CONFIGS = Path(__file__).parent / "corpus" / "configs"
+
+
+@pytest.fixture(autouse=True)
+def no_pager(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(os.environ, "KVDRILL_PAGER", "never")
+
+
+@pytest.mark.parametrize(("model", "said"), [
+    ("jamba-1.5-mini", "keeps KV on 4 of its 32 layers (28 are recurrent layers"),
+    ("llama-3.3-nemotron-super-49b", "keeps KV on 49 of its 80 layers (31 are layers with no "
+                                     "attention)"),
+])
+def test_a_model_with_kv_on_some_layers_is_refused_by_a_drill_that_asks_for_every_layer(
+        run: Run, model: str, said: str) -> None:
+    result = run("show", "llama31-8b-h100", "--model", model, "--gpu", "h200", ok=False)
+    assert result.exit_code == 2
+    assert said in " ".join(result.output.split())
+
+
+def test_the_hybrid_drill_still_takes_a_hybrid(run: Run) -> None:
+    assert "Jamba-1.5-Mini" in run("show", "hybrid-state-kv", "--model", "jamba-1.5-mini").output
+
+
+def test_the_hybrid_drill_refuses_a_pruned_model_with_no_state(run: Run) -> None:
+    result = run("show", "hybrid-state-kv", "--model", "llama-3.3-nemotron-super-49b",
+                 "--gpu", "h200", ok=False)
+    assert result.exit_code == 2
+    assert "recurrent (Mamba) layers" in result.output
+
+
+def test_counting_query_heads_is_said_as_the_targets_own_factor(run: Run) -> None:
+    # Qwen2.5-7B: 28 query heads share 4 KV heads, so the slip makes a session 7× larger
+    text = " ".join(run("solution", "long-context-tier", "--model", "qwen2.5-7b").output.split())
+    assert "makes a session 7× larger" in text
+    assert "four times" not in text
+
+
+def test_a_model_whose_every_head_has_its_own_kv_has_no_query_head_slip(
+        run: Run, tmp_path: Path) -> None:
+    # Llama-3.2-1B's config with one KV head per query head (plain multi-head attention)
+    config = json.loads((CONFIGS / "Llama-3.2-1B-Instruct" / "config.json").read_text())
+    config["num_key_value_heads"] = config["num_attention_heads"]
+    (tmp_path / "mha").mkdir()
+    (tmp_path / "mha" / "config.json").write_text(json.dumps(config))
+    text = run("solution", "long-context-tier", "--model", str(tmp_path / "mha")).output
+    assert "131,072" in text
+    assert "query heads instead" not in text
+
+
+def test_fp8_for_the_long_tier_states_the_count_it_gives_not_a_doubling(run: Run) -> None:
+    # Qwen3-30B-A3B on an H100: not one 128k session fits with bf16 KV, one with FP8
+    text = " ".join(run("solution", "llama31-8b-h100", "--model", "qwen3-30b-a3b").output.split())
+    assert "1 such session per card instead of 0" in text
+    assert "roughly doubles what fits" not in text
+
+
+def test_the_experts_a_token_is_routed_to_are_the_targets(run: Run) -> None:
+    text = " ".join(run("solution", "deepseek-v3-mla-h200", "--model", "kimi-k2",
+                        "--gpu", "b200").output.split())
+    assert "routes each token to 8 of 384 experts" in text
+    assert "DeepSeek-V3 routes" not in text
+
+
+def test_a_model_is_refused_at_a_context_past_its_own_positions(run: Run) -> None:
+    # Phi-3-mini-4k's config stops at 4,096 positions; the long-context tier holds 131,072
+    result = run("show", "long-context-tier", "--model", "phi-3-mini", ok=False)
+    assert result.exit_code == 2
+    assert "more than 4 × Phi-3-mini-4k's 4,096 positions" in " ".join(result.output.split())
+
+
+def test_a_ratio_of_small_counts_is_not_called_the_ratio_of_contexts(run: Run) -> None:
+    # Qwen3-32B on one H100: 7 prompt-only chats against 1 real one is 7×, not "essentially"
+    # the 4.8 of the contexts
+    text = " ".join(run("solution", "multi-turn-growth", "--model", "qwen3-32b").output.split())
+    assert "7 ÷ 1 = **7×**, against 6,144 ÷ 1,280 = 4.8 for the contexts alone" in text
+    assert "essentially" not in text
+
+
+def test_a_follow_up_that_fits_no_session_says_so_in_words(run: Run) -> None:
+    text = " ".join(run("solution", "prefix-caching", "--model", "qwen3-32b").output.split())
+    assert "holds not one such session, with the prefix shared or without it" in text
