@@ -264,3 +264,22 @@ def test_v0_caches_an_mllama_models_cross_attention_layers_too(run: Run,
     # 10 GiB ÷ (16 tokens × 100 layers × 2 × 8 KV heads × 128 × 2 B) = 1,638.4: all 100 layers
     # (80 self-attention + 20 cross-attention), not the 80 that hold text tokens in V1
     assert figure(out, "gpu_blocks")["expected"] == 1638
+
+
+def test_a_folder_on_the_logs_server_is_read_by_its_name_and_said_so(run: Run) -> None:
+    # the thread's launch command names /mnt/Model/Qwen/Qwen3-30B-A3B, a folder not here
+    log = SERVER_PATH_LOG
+    out = run("explain", str(log), "-tp", "4", "--model", "/mnt/Model/Qwen/Qwen3-30B-A3B").output
+    assert "Qwen3-30B-A3B" in out.splitlines()[0]
+    assert "is not a folder here; read by its name as Qwen3-30B-A3B" in " ".join(out.split())
+
+
+def test_a_missing_folder_whose_name_is_no_model_is_refused(run: Run) -> None:
+    log = SERVER_PATH_LOG
+    result = run("explain", str(log), "--model", "/x/y/MyFineTune", ok=False)
+    assert result.exit_code == 2
+    assert "/x/y/MyFineTune: no such file or folder" in result.stderr
+
+
+SERVER_PATH_LOG = (Path(__file__).parent / "corpus" / "engine_logs"
+                   / "sglang_qwen3-30b-a3b_tp4_rtx6000ada.log")

@@ -163,3 +163,14 @@ def test_variants_markdown_never_takes_markup_from_a_folder_name(
         text = written.read_text(encoding="utf-8")
         _safe_markdown(text)
         assert "](javascript" not in text and "|pipe|" not in text
+
+
+def test_the_blank_sheets_grading_command_keeps_a_newline_in_a_name_on_one_line(
+        run: Run, tmp_path: Path) -> None:
+    folder = tmp_path / "models" / HOSTILE
+    shutil.copytree(CONFIGS / "Qwen3-8B", folder)
+    out = tmp_path / "out"
+    run("variants", DRILL, "--model", str(folder), "--count", "1", "--out", str(out))
+    text = next(out.glob("*-blank.yaml")).read_text(encoding="utf-8")
+    graded_with = next(line for line in text.splitlines() if "Graded with" in line)
+    assert "$'" in graded_with and "\\x0a# Owned" in graded_with

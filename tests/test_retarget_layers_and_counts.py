@@ -96,3 +96,4 @@ def test_a_ratio_of_small_counts_is_not_called_the_ratio_of_contexts(run: Run) -
 def test_a_follow_up_that_fits_no_session_says_so_in_words(run: Run) -> None:
     text = " ".join(run("solution", "prefix-caching", "--model", "qwen3-32b").output.split())
     assert "holds not one such session, with the prefix shared or without it" in text
+

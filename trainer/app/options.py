@@ -339,9 +339,20 @@ def target_args(model: str | None, gpu: str | None) -> str:
     """The options that name a re-target again, for a command a user is told to run."""
     import shlex
 
+    def quoted(text: str) -> str:
+        if text.isprintable():
+            return shlex.quote(text)
+        # a newline or control character in a folder's name: bash's $'…' keeps it on one
+        # line, so the command can be copied and run
+        escaped = "".join(char if char.isprintable() and char not in "\\'"
+                          else f"\\x{ord(char):02x}" if ord(char) < 0x100
+                          else f"\\u{ord(char):04x}" if ord(char) < 0x10000
+                          else f"\\U{ord(char):08x}" for char in text)
+        return f"$'{escaped}'"
+
     parts = []
     if model is not None:
-        parts += ["--model", shlex.quote(model)]
+        parts += ["--model", quoted(model)]
     if gpu is not None:
-        parts += ["--gpu", shlex.quote(gpu)]
+        parts += ["--gpu", quoted(gpu)]
     return (" " + " ".join(parts)) if parts else ""

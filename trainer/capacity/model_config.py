@@ -140,18 +140,23 @@ def parse_json(text: str, where: str) -> dict[str, Any]:
             found[key] = value
         return found
 
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as editors on Windows write
     try:
         data = json.loads(text, parse_constant=kept_constant, object_pairs_hook=no_duplicates)
     except RecursionError:
         raise ConfigError(f"{where}: nested too deeply to be a config.json") from None
     except ValueError as error:  # JSONDecodeError, or a number too long to convert
+        if "digits" in str(error) and not hasattr(error, "lineno"):
+            raise ConfigError(f"{where}: a number of thousands of digits: a config.json holds "
+                              "figures of sensible size") from None
         line = getattr(error, "lineno", None)
         at = f" (line {line})" if line is not None else ""
         message = getattr(error, "msg", None) or str(error)
         raise ConfigError(f"{where}: not valid JSON{at}: {message}") from None
     if not isinstance(data, dict):
+        kind = {type(None): "null", list: "a list", str: "a string", bool: "true or false"}
         raise ConfigError(f"{where}: a config.json is one JSON object ({{...}}), not "
-                          f"{type(data).__name__}")
+                          f"{kind.get(type(data), 'a number')}")
     return data
 
 

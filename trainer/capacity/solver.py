@@ -609,6 +609,14 @@ class Solution(Mapping[str, Fraction]):
 def solve(deployment: Deployment) -> Solution:
     """Exact values for a validated deployment; DoesNotFit when the weights alone overflow."""
     solution = Solution(deployment)
+    if solution["usable_bytes"] <= 0:
+        d = deployment
+        capped = d.hbm_gb * d.utilization
+        raise DoesNotFit(
+            f"the reserve ({float(d.reserve_gb):,.1f} GB per GPU) leaves no usable memory: it "
+            f"is at least the {float(capped):,.1f} GB the server may use of each GPU "
+            f"({float(d.hbm_gb):,.1f} GB × {float(d.utilization):g}); lower the reserve "
+            "(--reserve-gb) or raise the utilisation")
     if solution["kv_budget_bytes"] < 0:
         d = deployment
         raise DoesNotFit(

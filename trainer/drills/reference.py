@@ -166,6 +166,7 @@ class AnswerKey:
         self._shown: dict[str, str] | None = None  # display_givens, once worked out
         # "Qwen3-32B on NVIDIA H200" when the drill was re-targeted (variants.answer_key)
         self.retargeted: str | None = None
+        self.target_digest: str | None = None  # variants.target_digest of that target
 
     # -- deployments -------------------------------------------------------------------------
 

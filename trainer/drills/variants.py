@@ -91,6 +91,7 @@ def answer_key(drill: Drill, variant: int | None, target: Any = None) -> AnswerK
     givens = dict(drill.givens) if variant is None else draw(drill, variant)
     key = AnswerKey(drill, retarget(drill, givens, target))
     key.retargeted = target_label(target)
+    key.target_digest = target_digest(target)
     return key
 
 
@@ -160,6 +161,24 @@ def target_label(target: Target | None) -> str | None:
     parts = [model.name if model is not None else "its own model",
              find_gpu(gpu).name if gpu is not None else "its own GPU"]
     return " on ".join(parts)
+
+
+def target_digest(target: Target | None) -> str | None:
+    """A short SHA-256 of the target as stored (a preset's id, or every field a config gave
+    but its path): two folders both named MyModel whose configs differ have different digests,
+    where their labels are the same."""
+    if target is None:
+        return None
+    import hashlib
+    import json
+
+    model = target.get("model")
+    if isinstance(model, dict) and isinstance(model.get("config"), dict):
+        # where the config lies is not what it says: ./MyModel and /abs/MyModel are one model
+        model = {**model, "config": {k: v for k, v in model["config"].items() if k != "path"}}
+    text = json.dumps({**target, "model": model}, sort_keys=True, ensure_ascii=True,
+                      default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, Any]:

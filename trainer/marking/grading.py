@@ -36,11 +36,11 @@ class Graded:
 
 
 # Keys of a sheet that say what it is for, not a step's answer (no step may take these ids).
-SHEET_FIELDS = ("drill", "variant", "target")
+SHEET_FIELDS = ("drill", "variant", "target", "target_digest")
 
 
 def sheet_variant(path: Path, drill: Drill, asked: int | None,
-                  target: str | None = None) -> int | None:
+                  target: str | None = None, digest: str | None = None) -> int | None:
     """The variant a sheet is graded against: the one it names (a sheet `variants --out`
     wrote), else --variant. A sheet for another drill, naming another variant than
     --variant, or written for another re-target than `target` (the label grading uses) is
@@ -56,7 +56,7 @@ def sheet_variant(path: Path, drill: Drill, asked: int | None,
                          + (f": grade it with `kvdrill grade {other}`"
                             if DRILL_ID.fullmatch(other) else ""))
     variant = _named_variant(path, data, asked)
-    _check_target(path, data, target)
+    _check_target(path, data, target, digest)
     return variant
 
 
@@ -121,9 +121,12 @@ def _named_variant(path: Path, data: dict[Any, Any], asked: int | None) -> int |
     return named
 
 
-def _check_target(path: Path, data: dict[Any, Any], target: str | None) -> None:
+def _check_target(path: Path, data: dict[Any, Any], target: str | None,
+                  digest: str | None = None) -> None:
     """A sheet `variants --model/--gpu` wrote names the model and card its numbers are for
-    (`target:`): graded against another (or the drill's own), it is refused."""
+    (`target:`, and `target_digest:` of every figure the model was read with): graded
+    against another (or the drill's own), or a config of the same name that reads otherwise,
+    it is refused."""
     if "target" not in data:
         return
     named = data["target"]
@@ -136,6 +139,12 @@ def _check_target(path: Path, data: dict[Any, Any], target: str | None) -> None:
         raise UsageError(f"{path}: the sheet is for {which}, and it is graded {now}: grade it "
                          "at the same model and card (--model, --gpu; a blank sheet's first "
                          "lines give the command)")
+    written = data.get("target_digest")
+    if written is not None and digest is not None and str(written) != digest:
+        # the same label, another model: a config that changed, or another folder of its name
+        raise UsageError(f"{path}: the sheet is for {_brief(named)} as its config read when "
+                         "the sheet was written, and --model now reads another config of that "
+                         "name: grade it with the config the sheet was made from")
 
 
 def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:

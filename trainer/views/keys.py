@@ -170,6 +170,7 @@ def key_as_sheet(key: AnswerKey, variant: int | None = None) -> str:
     answers: dict[str, Any] = {"drill": key.drill.id, "variant": variant}
     if key.retargeted:
         answers["target"] = key.retargeted
+        answers["target_digest"] = key.target_digest
     answers |= {step.id: key.reference(step.id).display.split(" (")[0]
                 for step in key.drill.steps if step.kind == "numeric"}
     text: str = yaml.safe_dump(answers, allow_unicode=True, sort_keys=False)
@@ -188,5 +189,6 @@ def blank_sheet(key: AnswerKey, variant: int | None = None, again: str = "") -> 
     lines += [f"drill: {key.drill.id}", f"variant: {'null' if variant is None else variant}"]
     if key.retargeted:
         lines.append(f"target: {json.dumps(key.retargeted, ensure_ascii=False)}")
+        lines.append(f"target_digest: {json.dumps(key.target_digest)}")
     lines += [f"{step.id}:" for step in key.drill.steps]
     return "\n".join(lines) + "\n"

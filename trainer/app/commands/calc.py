@@ -22,7 +22,7 @@ from trainer.app.options import (
     format_options,
     screen_width,
 )
-from trainer.errors import DoesNotFit, UsageError
+from trainer.errors import DoesNotFit, InvalidInput, UsageError
 
 
 @click.command()
@@ -107,8 +107,15 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         raise UsageError("--gpu names nothing: give a GPU preset (kvdrill calc --list-presets)")
     # A model alone (no card) is still sized: KV per token and per sequence, the weights.
     no_card = gpu is None and values.get("hbm_gb") is None and model_preset is not None
-    deployment, settings = presets.build_deployment(model_preset, gpu, values,
-                                                    card_optional=no_card)
+    try:
+        deployment, settings = presets.build_deployment(model_preset, gpu, values,
+                                                        card_optional=no_card)
+    except InvalidInput as error:
+        # "hbm_gb must be greater than 0": said as the option the user typed
+        field, _, rest = str(error).partition(" ")
+        if options.get(field) is not None:
+            raise InvalidInput(f"--{field.replace('_', '-')} {rest}") from None
+        raise
     gpu_preset = presets.find_gpu(gpu) if gpu else None
     ids = {"model": model_preset.id if model_preset else None,
            "gpu": gpu_preset.id if gpu_preset else None}

@@ -105,7 +105,8 @@ def grade(drill_id: str, answers_path: str, variant: int | None, target_model: s
     drill, _ = loader.find_drill(drill_id)
     target = drill_target(target_model, target_gpu)
     variant = grading.sheet_variant(as_path(answers_path), drill, variant,
-                                    variants.target_label(target))
+                                    variants.target_label(target),
+                                    variants.target_digest(target))
     key = variants.answer_key(drill, variant, target)
     sheet = grading.read_sheet(as_path(answers_path), drill)
     graded = grading.grade(drill, key, sheet, variant)
@@ -278,6 +279,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None,
         else:
             key = AnswerKey(drill, drawing.retarget(drill, givens, target))
             key.retargeted = drawing.target_label(target)
+            key.target_digest = drawing.target_digest(target)
         payload["variants"].append(keys.variant_json(key, variant))
         if fmt == "json":
             files = []

@@ -141,6 +141,9 @@ def _model(log_path: str, logged: str | None,
         if logged:
             notes.append(f"model: the log names {logged}, which kvdrill does not know; "
                          f"--model {option} ({chosen.name}) is used")
+        if option is not None and presets.looks_like_path(option) and not chosen.from_config:
+            notes.append(f"model: {option} is not a folder here; read by its name as "
+                         f"{chosen.name}")
         return chosen, notes + _release_notes(option, release), _weights_differ(release)
     if logged:
         try:
@@ -165,13 +168,18 @@ def _option_model(option: str) -> tuple[Any, Any]:
         text = option.strip()
         hub_id = text.count("/") == 1 and "\\" not in text and \
             not text.startswith(("~", ".", "/")) and not text.lower().endswith(".json")
+        # A folder on the server the log came from (/mnt/models/Qwen3-30B-A3B), which is not
+        # here: read by its name, as the log's own model path is, and said so.
+        server_path = "no such file" in str(error) and not text.lower().endswith(".json")
         by_name = (isinstance(error, UnknownName) and text and not presets.looks_like_path(text)) \
-            or (hub_id and "no such file" in str(error))
+            or (hub_id and "no such file" in str(error)) or server_path
         if not by_name:
             raise
         try:
             chosen, release = release_names.resolve(option, presets.find_model)
         except UsageError as second:
+            if server_path and not hub_id:
+                raise error from None  # neither here nor a name kvdrill knows: calc's refusal
             raise second from None
     if chosen.weights_unknown:
         raise UsageError(chosen.weights_unknown.split(": give --weights-gb")[0] + ": kvdrill "
