@@ -136,6 +136,8 @@ def test_list_presets_names_every_model_and_gpu(run: Run) -> None:
          "Error: the weights (811.7 GB) do not fit in the usable memory (80.0 GB on 1 GPU)"),
         (("--model", "llama-3.1-8b", "--gpu", "h100", "--reserve-gb", "1000"), 2,
          "Error: the reserve (1,000.0 GB per GPU) leaves no usable memory"),
+        (("--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "0"), 2,
+         "Error: --batch must be at least 1, got 0"),
         (("--model", "llama-3.1-8b", "--gpu", "h100", "--utilization", "nan"), 2,
          "Error: Invalid value for '--utilization': 'nan' is not a number"),
         (("--model", "llama-3.1-8b", "--gpu", "h100", "--utilization", "1.5"), 2,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -156,3 +157,14 @@ def test_import_of_a_fifo_exits_2(run: Run, tmp_path: Path) -> None:
     fifo = tmp_path / "t.json"
     os.mkfifo(fifo)
     one_line_error(run("import", str(fifo), ok=False), 2, "FIFO", "regular file")
+
+
+def test_markdown_never_takes_markup_from_the_log(run: Run, tmp_path: Path) -> None:
+    hostile = tmp_path / "hostile.log"
+    hostile.write_text(LOG.read_text(encoding="utf-8").replace(
+        "meta-llama/Llama-3.1-8B-Instruct", "<img src=x onerror=alert(1)>[a](javascript:1)/x"),
+        encoding="utf-8")
+    text = run("explain", str(hostile), "--model", "llama-3.1-70b", "--format", "md").output
+    # only as \<img and \](…: text, never a tag or a link
+    assert re.search(r"(?<!\\)<img", text) is None
+    assert re.search(r"(?<!\\)\]\(javascript", text) is None

@@ -52,6 +52,17 @@ def test_a_damaged_params_row_is_left_out_and_named(run: Run, command: list[str]
     assert "move it away" not in result.stderr and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("column", ["params", "target"])
+def test_a_json_value_nested_past_the_readers_depth_is_a_damaged_row(
+        run: Run, column: str) -> None:
+    _two_attempts(run)
+    store_sql(f"UPDATE attempts SET {column} = ? WHERE id = 2",
+              "[" * 100_000 + "]" * 100_000)
+    result = run("history", ok=False)
+    assert result.exit_code == 0, result.output + result.stderr
+    assert f"attempt 2 is damaged (unreadable {column}): left out" in result.stderr
+
+
 def test_history_still_lists_the_attempts_that_are_whole(run: Run) -> None:
     _two_attempts(run)
     store_sql("UPDATE attempts SET params = 'not json' WHERE id = 2")

@@ -71,11 +71,25 @@ def test_fp8_for_the_long_tier_states_the_count_it_gives_not_a_doubling(run: Run
     assert "roughly doubles what fits" not in text
 
 
-def test_the_experts_a_token_is_routed_to_are_the_targets(run: Run) -> None:
-    text = " ".join(run("solution", "deepseek-v3-mla-h200", "--model", "kimi-k2",
-                        "--gpu", "b200").output.split())
-    assert "routes each token to 8 of 384 experts" in text
-    assert "DeepSeek-V3 routes" not in text
+def test_a_drill_whose_prose_is_its_own_models_refuses_another(run: Run) -> None:
+    # deepseek-v3-mla-h200 works DeepSeek-V3's 61 layers, 128 heads and 256 experts in prose
+    result = run("show", "deepseek-v3-mla-h200", "--model", "kimi-k2", "--gpu", "b200", ok=False)
+    assert result.exit_code == 2
+    assert "is DeepSeek-V3's own" in result.stderr
+    assert "re-target it with --gpu only" in " ".join(result.stderr.split())
+
+
+def test_a_measured_drill_refuses_even_a_model_of_its_shape(run: Run) -> None:
+    result = run("show", "decode-roofline-vs-measured", "--model", "llama-3-8b", ok=False)
+    assert result.exit_code == 2
+    assert "is Llama-3.1-8B's own" in result.stderr and "--gpu only" not in result.stderr
+
+
+def test_a_dense_lesson_refuses_a_mixture_of_experts(run: Run) -> None:
+    result = run("show", "llama2-70b-mi300x", "--model", "mixtral-8x7b", "--gpu", "h200",
+                 ok=False)
+    assert result.exit_code == 2
+    assert "Mixtral-8x7B is a mixture of experts" in " ".join(result.stderr.split())
 
 
 def test_a_model_is_refused_at_a_context_past_its_own_positions(run: Run) -> None:
@@ -97,3 +111,26 @@ def test_a_follow_up_that_fits_no_session_says_so_in_words(run: Run) -> None:
     text = " ".join(run("solution", "prefix-caching", "--model", "qwen3-32b").output.split())
     assert "holds not one such session, with the prefix shared or without it" in text
 
+
+
+def test_a_card_with_no_sourced_driver_figure_is_refused_by_a_drill_that_asks_it(
+        run: Run) -> None:
+    result = run("show", "llama31-8b-h100", "--gpu", "mi250x", ok=False)
+    assert result.exit_code == 2
+    assert "no sourced figure for AMD Instinct MI250X's: choose a card it has one for" in \
+        " ".join(result.stderr.split())
+    assert "--hbm-gb" not in result.stderr
+
+
+def test_the_moe_situation_states_the_targets_experts(run: Run) -> None:
+    text = " ".join(run("show", "mixtral-moe-decode", "--model", "qwen3-30b-a3b").output.split())
+    assert "the MLP is 128 experts, and a router sends each token to 8 of them" in text
+    assert "13B" not in text
+
+
+def test_an_mxfp4_models_weight_read_is_its_bytes_not_its_parameters(run: Run) -> None:
+    # GPT-OSS-120B: 65.25 GB resident, 6.22 GB read at batch 1 (10.5×); 20.5× is the FLOPs
+    text = " ".join(run("solution", "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu",
+                        "h200").output.split())
+    assert "reads about 10.5× fewer bytes of weights and runs 20.5× fewer FLOPs" in text
+    assert "they are already mxfp4" in text

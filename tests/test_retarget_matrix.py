@@ -126,7 +126,7 @@ def test_every_speculative_target_drafts_with_its_own_family_or_refuses() -> Non
 @pytest.mark.parametrize("drill_id", ["prefix-caching", "multi-turn-growth"])
 def test_a_shared_prefix_is_not_sized_on_windowed_or_recurrent_layers(run: Run,
                                                                        drill_id: str) -> None:
-    for model_id, other in (("gemma-3-27b", "sliding-window-kv"),
+    for model_id, other in (("gemma-3-27b", "52 windowed layers"),
                             ("jamba-1.5-mini", "hybrid-state-kv")):
         result = run("show", drill_id, "--model", model_id, ok=False)
         assert result.exit_code == 2 and other in result.stderr, model_id

@@ -38,7 +38,7 @@ def test_a_sheet_is_refused_at_another_config_of_the_same_name(run: Run, tmp_pat
     result = run("grade", "llama31-8b-h100", "--answers", str(sheet), "--model", str(other),
                  "--gpu", "h200", ok=False)
     assert result.exit_code == 2
-    assert "another config of that name" in result.stderr
+    assert "another model of that name" in result.stderr
 
 
 def test_a_sheet_grades_at_its_own_config_however_its_path_is_written(
@@ -48,3 +48,14 @@ def test_a_sheet_grades_at_its_own_config_however_its_path_is_written(
     monkeypatch.chdir(model.parent)
     run("grade", "llama31-8b-h100", "--answers", str(sheet), "--model", "./MyModel",
         "--gpu", "h200")
+
+
+def test_a_digest_kvdrill_did_not_write_is_refused_as_such(run: Run, tmp_path: Path) -> None:
+    model = folder(tmp_path / "a")
+    sheet = key_sheet(run, tmp_path, model)
+    sheet.write_text(sheet.read_text(encoding="utf-8").replace(
+        "target_digest: ", "target_digest: [1, 2] #"), encoding="utf-8")
+    result = run("grade", "llama31-8b-h100", "--answers", str(sheet), "--model", str(model),
+                 "--gpu", "h200", ok=False)
+    assert result.exit_code == 2
+    assert "is not one kvdrill wrote" in result.stderr

@@ -25,7 +25,7 @@ def cache_path() -> Path:
 def _read_cache(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
         return {}

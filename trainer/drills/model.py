@@ -106,6 +106,8 @@ class Requires:
     full_attention: bool = False
     kv_heads: bool = False
     tp_within_kv_heads: bool = False
+    dense: bool = False
+    own_model: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -259,6 +259,15 @@ class Requires(Strict):
         default=False, description="The lesson starts from tensor parallelism at most as wide "
                                    "as the KV heads (nothing copied): a model with fewer KV "
                                    "heads than the drill's GPUs is refused.")
+    dense: bool = Field(
+        default=False, description="The lesson reads every weight on every step (a batch "
+                                   "shares one weight read): a mixture-of-experts model, whose "
+                                   "step reads the experts its batch touches, is refused.")
+    own_model: str | None = Field(
+        default=None, min_length=1, max_length=300,
+        description="Why the lesson is its own model's and no other's (its prose compares "
+                    "named models, or quotes that model's figures): any other --model is "
+                    "refused with this reason; --gpu still re-targets it.")
 
 
 class Drill(Strict):

@@ -189,6 +189,7 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     changed = dict(givens)
     if model is not None:
         _check_lesson(drill, model)
+        _check_own_model(drill, model)
         own = changed.get("model")
         released = model_of(own).weights_dtype if own else None
         for name in _MODEL_GIVENS:
@@ -221,6 +222,32 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     return changed
 
 
+def _asks_reported(drill: Drill) -> bool:
+    """Whether the drill, or one of its steps, sizes the card by its driver-reported memory."""
+    return drill.givens.get("memory") == "reported" or any(
+        (step.with_ or {}).get("memory") == "reported" for step in drill.steps)
+
+
+def _named(model: ModelPreset) -> str:
+    """The --model that names this model again in a command to run: a preset's id, or the
+    config's path as given (shell-quoted)."""
+    import shlex
+
+    return shlex.quote(model.config_path) if model.from_config and model.config_path \
+        else model.id
+
+
+def _check_own_model(drill: Drill, model: ModelPreset) -> None:
+    """A drill whose lesson is its own model's (`requires: own_model`) refuses any other."""
+    needs = drill.requires
+    own = drill.givens.get("model")
+    if needs.own_model and str(own) != model.id:
+        raise UsageError(
+            f"drill {drill.id} is {model_of(str(own)).name}'s own ({needs.own_model}): "
+            f"{'' if needs.measured_on else 're-target it with --gpu only, or '}size "
+            f"{model.name} with kvdrill calc --model {_named(model)}")
+
+
 def _check_lesson(drill: Drill, model: ModelPreset) -> None:
     for tag, (what, instead, has) in LESSONS.items():
         if tag in drill.tags and not has(model):
@@ -232,8 +259,8 @@ def _check_lesson(drill: Drill, model: ModelPreset) -> None:
         others = model.layers - model.attention_layers
         rest = "recurrent layers that keep a fixed state" if model.state_elements else \
             "layers with no attention"
-        instead = f"hybrid-state-kv --model {model.id}" if model.state_elements else \
-            f"kvdrill calc --model {model.id}"
+        instead = f"kvdrill practice hybrid-state-kv --model {_named(model)}" \
+            if model.state_elements else f"kvdrill calc --model {_named(model)}"
         raise UsageError(
             f"drill {drill.id} asks for KV on every layer, and {model.name} keeps KV on "
             f"{model.attention_layers} of its {model.layers} layers ({others} are {rest}): "
@@ -294,7 +321,21 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured with {what}'s shape on an "
                 f"{where}, which do not carry to {model.name}: choose a drill that computes "
-                f"from the datasheet, such as llama31-8b-h100 --model {model.id}")
+                f"from the datasheet, such as kvdrill practice llama31-8b-h100 --model "
+                f"{_named(model)}")
+    if gpu is not None and find_gpu(gpu).reported_mib is None and _asks_reported(drill):
+        from trainer.capacity.presets import gpus as gpu_presets
+
+        known = ", ".join(g.id for g in gpu_presets().values() if g.reported_mib is not None)
+        raise UsageError(
+            f"drill {drill.id} asks what the driver of a real card reports, and kvdrill has no "
+            f"sourced figure for {find_gpu(gpu).name}'s: choose a card it has one for ({known})")
+    if needs.dense and model is not None and model.experts is not None:
+        raise UsageError(
+            f"drill {drill.id} prices a step as one read of every weight, shared by the batch, "
+            f"and {model.name} is a mixture of experts whose step reads only the experts its "
+            f"batch touches: choose a dense model, or kvdrill practice mixtral-moe-decode "
+            f"--model {_named(model)}")
     if needs.tokenizer_of and model is not None:
         draft = model_of(needs.tokenizer_of)
         if model.vocab is None or model.vocab != draft.vocab:
@@ -307,9 +348,9 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
                 f"llama-3.3-70b")
     if needs.kv_heads and model is not None and model.attention == "mla":
         raise UsageError(
-            f"drill {drill.id} is a lesson in KV heads split and copied across GPUs, and "
-            f"{model.name} caches one latent per token with no KV heads: choose a model with "
-            f"grouped KV heads, or deepseek-v3-mla-h200 --model {model.id}")
+            f"drill {drill.id} counts the cache in KV heads, and {model.name} caches one "
+            f"latent per token with no KV heads: choose a model with grouped KV heads, or size "
+            f"it with kvdrill calc --model {_named(model)}")
     gpus = drill.givens.get("gpus")
     if needs.tp_within_kv_heads and model is not None and model.attention != "mla" and \
             isinstance(gpus, int) and model.kv_heads < gpus:
@@ -317,15 +358,15 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             f"drill {drill.id} starts from TP={gpus} with nothing copied, and {model.name} has "
             f"{model.kv_heads} KV heads, already copied {gpus // model.kv_heads}× at TP={gpus}: "
             f"choose a model with at least {gpus} KV heads (llama-3.1-70b, qwen3-32b), or "
-            f"llama31-70b-tp2-h100 --model {model.id}")
+            f"kvdrill practice llama31-70b-tp2-h100 --model {_named(model)}")
     if needs.full_attention and model is not None and model.window and model.windowed_layers:
         # (a model with layers that keep no KV is refused by _check_lesson for every drill but
         # the hybrid one)
         raise UsageError(
             f"drill {drill.id} needs every layer to keep the whole context, and {model.name} "
             f"has {model.windowed_layers} windowed layers, which keep only their window: choose "
-            f"a model with full attention on every layer, or sliding-window-kv --model "
-            f"{model.id}")
+            f"a model with full attention on every layer, or kvdrill calc --model "
+            f"{_named(model)}")
 
 
 def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:

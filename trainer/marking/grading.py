@@ -4,6 +4,7 @@ present the result as JSON or text."""
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -140,11 +141,17 @@ def _check_target(path: Path, data: dict[Any, Any], target: str | None,
                          "at the same model and card (--model, --gpu; a blank sheet's first "
                          "lines give the command)")
     written = data.get("target_digest")
-    if written is not None and digest is not None and str(written) != digest:
-        # the same label, another model: a config that changed, or another folder of its name
-        raise UsageError(f"{path}: the sheet is for {_brief(named)} as its config read when "
-                         "the sheet was written, and --model now reads another config of that "
-                         "name: grade it with the config the sheet was made from")
+    if written is not None and not (isinstance(written, str)
+                                    and re.fullmatch(r"[0-9a-f]{16}", written)):
+        raise UsageError(f"{path}: target_digest: {_brief(written)} is not one kvdrill wrote: "
+                         "keep the line `kvdrill variants` wrote, or remove it")
+    if written is not None and digest is not None and written != digest:
+        # the same label, another model: a config that changed, another folder of its name,
+        # or a preset where the sheet was made from a config.json (or the other way round)
+        raise UsageError(f"{path}: the sheet is for {_brief(named)} as it was read when the "
+                         "sheet was written, and --model now reads another model of that name "
+                         "(another config.json, or a preset for a config): grade it with the "
+                         "--model the sheet was made with")
 
 
 def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:

@@ -488,7 +488,7 @@ class Store:
             params_json = json.dumps(params, sort_keys=True, allow_nan=False)
             target_json = None if target is None else json.dumps(target, sort_keys=True,
                                                                  allow_nan=False)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise ValueError(f"params must be plain JSON values: {exc}") from exc
         with self._write() as conn:
             cursor = conn.execute(
@@ -652,7 +652,7 @@ class Store:
     def _attempt_from(self, row: sqlite3.Row) -> AttemptRow:
         try:
             params = json.loads(row["params"], parse_constant=_none)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise DamagedAttempt(_row_id(row), "unreadable params") from exc
         if not isinstance(params, dict):
             raise DamagedAttempt(_row_id(row), "unreadable params")
@@ -678,7 +678,7 @@ class Store:
             return None
         try:
             target = json.loads(row["target"], parse_constant=_none)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise DamagedAttempt(_row_id(row), "unreadable target") from exc
         if not isinstance(target, dict):
             raise DamagedAttempt(_row_id(row), "unreadable target")
@@ -826,7 +826,7 @@ class Store:
                     found[int(row[0])][str(row[1])] = (
                         _seconds(row[2]), _whole(row[3], MAX_SECONDS), _whole(row[4], MAX_HINTS),
                         bool(row[5]))
-                except (TypeError, ValueError) as exc:
+                except (TypeError, ValueError, RecursionError) as exc:
                     raise damaged_error(
                         self.path, f"an answer row is not kvdrill's ({exc})") from None
         return found
@@ -926,7 +926,7 @@ class Store:
         for row in reversed(rows):
             try:
                 summary = json.loads(row["summary"], parse_constant=_no_number)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, RecursionError):
                 continue
             if isinstance(summary, dict):
                 trend.append((int(row["id"]), _stamp(row["started_at"]) or "", summary))
@@ -948,7 +948,7 @@ class Store:
                     summary = json.loads(row["summary"], parse_constant=_no_number)
                     kept = ScoreRow(int(row["attempt_id"]), str(row["stamp"]),
                                     int(row["answers_seen"]), summary)
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, RecursionError):
                     continue  # an unreadable kept score is only stale: it is re-made
                 if isinstance(summary, dict):
                     found[kept.attempt_id] = kept
@@ -999,7 +999,7 @@ class Store:
                 share = None
             return ScheduleRow(str(row["drill_id"]), card if isinstance(card, dict) else {},
                                int(row["reviews"]), share, _text(row["last_rating"]))
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError, RecursionError):
             return None  # rebuilt from the attempts
 
     def save_schedule(self, row: ScheduleRow, applied: Iterable[int]) -> None:
@@ -1089,7 +1089,7 @@ class Store:
             target = attempt.get("target")
             target_json = None if target is None else json.dumps(target, sort_keys=True,
                                                                  allow_nan=False)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise ValueError(f"params and flags must be plain JSON values: {exc}") from exc
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM imports WHERE content_sha = ?",
@@ -1145,7 +1145,7 @@ class Store:
                 ids):
                 try:
                     flags = json.loads(row["flags"])
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, RecursionError):
                     flags = [{"step": None, "field": "import",
                               "says": "its import record is unreadable"}]
                 found[int(row["attempt_id"])] = ImportRow(
@@ -1181,7 +1181,7 @@ class Store:
         for row in rows:
             try:
                 score = float(row["score"])
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, RecursionError):
                 continue
             if math.isfinite(score):  # NaN or Infinity edited in: no reviewer's score
                 latest[str(row["dimension"])] = (score, str(row["note"]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from trainer.capacity.engine_account import Row, Settings
+from trainer.views.pages import md_escape
 
 
 def _shown(value: float | None, unit: str) -> str:
@@ -55,7 +56,8 @@ def explain_text(title: str, rows: list[Row], notes: list[str], width: int | Non
 
 def explain_markdown(title: str, rows: list[Row], notes: list[str]) -> str:
     def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
+        # a log's text is outside text: Markdown's and HTML's characters escaped, one line
+        return md_escape(text)
 
     lines = [f"# {cell(title)}", "", "| figure | logged | expected | agrees | how |",
              "|---|---:|---:|---|---|"]

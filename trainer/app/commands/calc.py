@@ -102,6 +102,9 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         return
     values = {key: value.lower() if key.endswith("dtype") and value else value
               for key, value in options.items()}
+    if values.get("batch") is not None and values["batch"] < 1:
+        raise UsageError(f"--batch must be at least 1, got {values['batch']}: give the number of "
+                         "sequences decoding together, or leave it out for the most that fit")
     model_preset = presets.resolve_model(model) if model is not None else None
     if gpu is not None and not gpu.strip():
         raise UsageError("--gpu names nothing: give a GPU preset (kvdrill calc --list-presets)")
