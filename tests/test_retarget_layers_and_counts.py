@@ -134,3 +134,19 @@ def test_an_mxfp4_models_weight_read_is_its_bytes_not_its_parameters(run: Run) -
                         "h200").output.split())
     assert "reads about 10.5× fewer bytes of weights and runs 20.5× fewer FLOPs" in text
     assert "they are already mxfp4" in text
+
+
+def test_a_hypothesis_that_overshoots_the_gap_is_not_called_small(run: Run) -> None:
+    # Qwen3-30B-A3B on an A100: 10 GB of activations leaves 2 sequences, 88% below
+    text = " ".join(run("solution", "observed-concurrency-lower", "--model", "qwen3-30b-a3b",
+                        "--gpu", "a100-80gb").output.split())
+    assert "88% below | no: it would overshoot the 40%" in text
+    assert "real but small" not in text
+
+
+def test_the_weight_read_is_called_dominant_only_when_it_is(run: Run) -> None:
+    # Gemma-2-27B on a B200: at the full batch the KV read outweighs the 54 GB of weights
+    text = " ".join(run("solution", "llama2-70b-mi300x", "--model", "gemma-2-27b", "--gpu",
+                        "b200").output.split())
+    assert "only 33% of what a step reads" in text
+    assert "weight read dominates" not in text and "almost entirely weights" not in text
