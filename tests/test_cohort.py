@@ -352,3 +352,11 @@ def test_a_broken_file_among_good_ones_fails_the_import_with_exit_1(
 def test_steps_without_weak_is_a_usage_error(run: Run) -> None:
     result = run("practice", DRILL, "--steps", "3", ok=False, input="")
     assert result.exit_code == 2 and "--steps goes with --weak" in result.output
+
+
+def test_a_cohort_of_re_targeted_attempts_says_on_what(run: Run) -> None:
+    run("practice", "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "h200", input="32\n")
+    run("practice", "llama31-8b-h100", "--gpu", "h100", input="32\n")
+    first = run("cohort", "llama31-8b-h100").output.splitlines()[0]
+    assert "on a mix of 2 targets: Qwen3-8B on NVIDIA H200 SXM 141GB" in first
+    assert "own givens" not in first

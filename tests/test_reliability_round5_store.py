@@ -164,3 +164,11 @@ def test_an_io_error_on_a_full_disk_says_the_disk_is_full(
     error.sqlite_errorname = "SQLITE_IOERR_WRITE"
     monkeypatch.setattr(shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(10, 10, 0))
     assert "the disk is full" in str(sqlite_file.store_error(tmp_path / "k.sqlite3", error))
+
+
+def test_a_reviewer_score_no_rubric_has_is_not_shown(run: Run) -> None:
+    _two_attempts(run)
+    store_sql("INSERT INTO overrides (attempt_id, dimension, score, note, at) "
+              "VALUES (2, 'levers', -5, 'edited', '2026-01-01T00:00:00+00:00')")
+    text = run("review", "2").output
+    assert "-5/4" not in text and "edited" not in text

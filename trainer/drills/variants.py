@@ -281,7 +281,11 @@ def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
     except KvdrillError as error:
         if str(error).endswith("ratio of zero"):  # a comparison with a count that is zero
             return _zero_count(drill, givens)
-        return str(error).split(": ", 2)[-1] if str(error).startswith("drill ") else str(error)
+        said = str(error).split(": ", 2)[-1] if str(error).startswith("drill ") else str(error)
+        # the presets' advice is calc's (--weights-gb): a drill takes no such option
+        return said.replace("give --weights-gb and --weights-dtype yourself",
+                            "choose a model whose preset lists that release, such as "
+                            "llama-3.1-70b, or size it with kvdrill calc")
     except ZeroDivisionError:
         return _zero_count(drill, givens)
     return None

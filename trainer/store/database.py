@@ -53,6 +53,7 @@ from trainer.store.sqlite_file import (
     store_error,
 )
 
+MAX_OVERRIDE_SCORE = 10  # the largest max a rubric dimension may have (schema)
 FILE_NAME = "kvdrill.sqlite3"
 MODES = ("practice", "exam", "grade")
 STATUSES = ("incomplete", "complete")
@@ -1183,6 +1184,8 @@ class Store:
                 score = float(row["score"])
             except (TypeError, ValueError, RecursionError):
                 continue
-            if math.isfinite(score):  # NaN or Infinity edited in: no reviewer's score
+            # NaN, Infinity or a score no rubric has (a dimension's max is at most 10) edited
+            # in: no reviewer's score
+            if math.isfinite(score) and 0 <= score <= MAX_OVERRIDE_SCORE:
                 latest[str(row["dimension"])] = (score, str(row["note"]))
         return latest

@@ -251,7 +251,15 @@ def holds_text(data: dict[str, Any]) -> str:
         said = f"{count(len(candidates))} of your own, none imported"
     else:
         said = f"{count(len(candidates))}: {len(candidates) - mine} imported, {mine} of your own"
-    return f"{said} ({_variants_text(data)})"
+    targets = sorted({c.get("retargeted") or "the drill's own model and card"
+                      for c in candidates})
+    if targets == ["the drill's own model and card"]:
+        return f"{said} ({_variants_text(data)})"
+    # re-targeted attempts are worked on other numbers: say which, and a mix as a mix
+    on = targets[0] if len(targets) == 1 else f"a mix of {len(targets)} targets: " + \
+        "; ".join(targets)
+    variants = _variants_text(data).replace("the drill's own givens", "the drill's givens")
+    return f"{said} ({variants}, on {on})"
 
 
 def left_out_text(data: dict[str, Any]) -> str | None:
