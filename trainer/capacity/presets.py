@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from trainer.capacity.deployment import Deployment
+from trainer.capacity.identity_cache import by_identity
 from trainer.capacity.serving_formulas import INPUTS as SERVING_INPUTS
 from trainer.capacity.serving_formulas import draft_from_catalogue
 from trainer.errors import InvalidInput, UnknownName
@@ -152,14 +153,14 @@ _NAME_INDEXES: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
 
 
 def _name_index(table: Mapping[str, Any]) -> dict[str, Any]:
-    entry = _NAME_INDEXES.get(id(table))
-    if entry is None or entry[0] is not table:
-        index: dict[str, Any] = {}
+    def index() -> dict[str, Any]:
+        made: dict[str, Any] = {}
         for preset in table.values():
             for key in (name_key(preset.id), *(name_key(alias) for alias in preset.aliases)):
-                index.setdefault(key, preset)
-        entry = _NAME_INDEXES[id(table)] = (table, index)
-    return entry[1]
+                made.setdefault(key, preset)
+        return made
+
+    return by_identity(_NAME_INDEXES, table, index)
 
 
 def _find(kind: str, name: str, table: Mapping[str, Any]) -> Any:

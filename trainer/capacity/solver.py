@@ -25,6 +25,7 @@ from typing import Any
 
 from trainer.capacity import serving_formulas as serving
 from trainer.capacity.deployment import DTYPE_BYTES, GB, TB, Deployment
+from trainer.capacity.identity_cache import by_identity
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
 
 # ---------------------------------------------------------------------------------------------
@@ -489,16 +490,16 @@ class _Base:
         else:
             changed = frozenset(overrides)
             key = (changed, len(space._values))
-            kept = self._reusable.get(key)
-            if kept is None:
+            merged = self._reusable.get(key)
+            if merged is None:
                 reads = space._reads
                 # the inputs, the reusable formula values and the pins, merged once
-                kept = {**space._inputs,
-                        **{n: v for n, v in space._values.items()
-                           if n in reads and n not in changed and reads[n].isdisjoint(changed)},
-                        **self.pins}
-                self._reusable[key] = kept
-            return _Namespace(space._inputs, self.ops, kept, overrides, merged=True)
+                merged = {**space._inputs,
+                          **{n: v for n, v in space._values.items()
+                             if n in reads and n not in changed and reads[n].isdisjoint(changed)},
+                          **self.pins}
+                self._reusable[key] = merged
+            return _Namespace(space._inputs, self.ops, merged, overrides, merged=True)
         return _Namespace(space._inputs, self.ops, {**reuse, **self.pins, **overrides})
 
 
@@ -638,14 +639,9 @@ def value_of(
     replaces quantities by given values, to recompute from a candidate's own earlier answers."""
     if overrides:
         return Solution(deployment, overrides)[name]
-    entry = _SOLUTIONS_BY_ID.get(id(deployment))
-    if entry is None or entry[0] is not deployment:
-        # Hashing a deployment field by field costs more than most look-ups: a deployment
-        # asked for again (a key's steps, a wrong path's kept deployment) is found by identity.
-        if len(_SOLUTIONS_BY_ID) >= MAX_SOLUTIONS_BY_ID:
-            _SOLUTIONS_BY_ID.clear()
-        entry = _SOLUTIONS_BY_ID[id(deployment)] = (deployment, _kept_solution(deployment))
-    return entry[1][name]
+    solution = by_identity(_SOLUTIONS_BY_ID, deployment, lambda: _kept_solution(deployment),
+                    MAX_SOLUTIONS_BY_ID)
+    return solution[name]
 
 
 _SOLUTIONS_BY_ID: dict[int, tuple[Deployment, Solution]] = {}
@@ -812,15 +808,13 @@ def value_of_changed(parent: Deployment, deployment: Deployment, changed: Mappin
                      name: str) -> Fraction:
     """value_of(deployment, name) for a deployment that is `parent` with `changed` inputs
     (changed_inputs): only what they reach is computed again, the rest is the parent's."""
-    entry = _SOLUTIONS_BY_ID.get(id(deployment))
-    if entry is None or entry[0] is not deployment:
-        if len(_SOLUTIONS_BY_ID) >= MAX_SOLUTIONS_BY_ID:
-            _SOLUTIONS_BY_ID.clear()
+    def make() -> Solution:
         solution = Solution(deployment)
         if changed:
             solution._parent = (parent, dict(changed))
-        entry = _SOLUTIONS_BY_ID[id(deployment)] = (deployment, solution)
-    return entry[1][name]
+        return solution
+
+    return by_identity(_SOLUTIONS_BY_ID, deployment, make, MAX_SOLUTIONS_BY_ID)[name]
 
 
 @functools.lru_cache(maxsize=1024)

@@ -13,6 +13,7 @@ from typing import Any
 
 from trainer.capacity import serving_formulas as serving
 from trainer.capacity.deployment import GIB, Deployment
+from trainer.capacity.identity_cache import by_identity
 from trainer.capacity.solver import changed_inputs, exact_reads, value_of, value_of_changed
 from trainer.errors import UnknownName
 
@@ -258,17 +259,12 @@ MAX_CHANGED = 512
 
 def changed_by(deployment: Deployment, path: WrongPath, which: int = 0) -> Deployment | None:
     """`path.change(deployment)` (`which` 1: `path.also`), kept: None where it does not apply."""
-    entry = _CHANGED.get(id(deployment))
-    if entry is None or entry[0] is not deployment:
-        if len(_CHANGED) >= MAX_CHANGED:
-            _CHANGED.clear()
-        entry = _CHANGED[id(deployment)] = (deployment, {})
-    kept = entry[1]
+    slots = by_identity(_CHANGED, deployment, dict, MAX_CHANGED)
     slot = (path.id, which)
-    if slot not in kept:
+    if slot not in slots:
         change = path.change if which == 0 else path.also
-        kept[slot] = None if change is None else change(deployment)
-    return kept[slot]
+        slots[slot] = None if change is None else change(deployment)
+    return slots[slot]
 
 
 _CHANGES: dict[int, tuple[Deployment, dict[tuple[str, int], Mapping[str, Any]]]] = {}
@@ -276,18 +272,13 @@ _CHANGES: dict[int, tuple[Deployment, dict[tuple[str, int], Mapping[str, Any]]]]
 
 def _changes(deployment: Deployment, path: WrongPath, which: int) -> Mapping[str, Any]:
     """The inputs path's deployment (changed_by, not None) sets otherwise, kept like it."""
-    entry = _CHANGES.get(id(deployment))
-    if entry is None or entry[0] is not deployment:
-        if len(_CHANGES) >= MAX_CHANGED:
-            _CHANGES.clear()
-        entry = _CHANGES[id(deployment)] = (deployment, {})
-    kept = entry[1]
+    slots = by_identity(_CHANGES, deployment, dict, MAX_CHANGED)
     slot = (path.id, which)
-    if slot not in kept:
+    if slot not in slots:
         changed = changed_by(deployment, path, which)
         assert changed is not None
-        kept[slot] = changed_inputs(deployment, changed)
-    return kept[slot]
+        slots[slot] = changed_inputs(deployment, changed)
+    return slots[slot]
 
 
 def paired_wrong_values(deployment: Deployment, name: str

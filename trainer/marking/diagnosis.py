@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from trainer.capacity.deployment import GB, GIB, Deployment
+from trainer.capacity.identity_cache import by_identity
 from trainer.capacity.presets import find_gpu, find_model
 from trainer.capacity.solver import (
     FORMULAS,
@@ -440,11 +441,8 @@ def _figures(key: AnswerKey, deployment: Deployment
     of this model, the value the same input has in the givens, in another question of the
     drill, or in one of its variants. Kept per key and deployment: every step without its
     own `with` has the givens' deployment."""
-    kept = _FIGURES.setdefault(key, {})
-    entry = kept.get(id(deployment))
-    if entry is None or entry[0] is not deployment:
-        entry = kept[id(deployment)] = (deployment, _own_figures(key, deployment))
-    return entry[1]
+    return by_identity(_FIGURES.setdefault(key, {}), deployment,
+                lambda: _own_figures(key, deployment))
 
 
 def _own_figures(key: AnswerKey, deployment: Deployment
@@ -636,21 +634,17 @@ def _true_slot(problem: _Problem, spec: _Input) -> Fraction | None:
 
 
 # Kept per deployment object (its hash, field by field, costs more than most look-ups save).
-_SLOTS: dict[int, tuple[Deployment, Mapping[str, Any], dict[str, Fraction | None]]] = {}
+_SLOTS: dict[int, tuple[Deployment, tuple[Mapping[str, Any], dict[str, Fraction | None]]]] = {}
 MAX_SLOT_DEPLOYMENTS = 4096
 
 
 def _slot_value(deployment: Deployment, slot: str) -> Fraction | None:
     """What the solver puts in `slot` for this deployment (an input, or a derived quantity
     such as the weights' bytes or the batch)."""
-    entry = _SLOTS.get(id(deployment))
-    if entry is None or entry[0] is not deployment:
-        if len(_SLOTS) >= MAX_SLOT_DEPLOYMENTS:
-            _SLOTS.clear()
-        entry = _SLOTS[id(deployment)] = (deployment, exact_inputs(deployment), {})
-    values = entry[2]
+    inputs, values = by_identity(_SLOTS, deployment, lambda: (exact_inputs(deployment), {}),
+                          MAX_SLOT_DEPLOYMENTS)
     if slot not in values:
-        values[slot] = _slot_value_of(deployment, entry[1], slot)
+        values[slot] = _slot_value_of(deployment, inputs, slot)
     return values[slot]
 
 
@@ -711,17 +705,11 @@ _POSITIVE: dict[int, tuple[Deployment, tuple[tuple[_Input, Fraction], ...]]] = {
 def _positive_slots(deployment: Deployment) -> tuple[tuple[_Input, Fraction], ...]:
     """Each input whose slot holds a value above 0 in this deployment, with that value, in the
     order of _INPUTS: kept per deployment (every step of a key that shares one asks)."""
-    entry = _POSITIVE.get(id(deployment))
-    if entry is None or entry[0] is not deployment:
-        if len(_POSITIVE) >= MAX_SLOT_DEPLOYMENTS:
-            _POSITIVE.clear()
-        found = []
-        for spec in _INPUTS:
-            x0 = _slot_value(deployment, spec.slot)
-            if x0 is not None and x0 > 0:
-                found.append((spec, x0))
-        entry = _POSITIVE[id(deployment)] = (deployment, tuple(found))
-    return entry[1]
+    def positive() -> tuple[tuple[_Input, Fraction], ...]:
+        values = ((spec, _slot_value(deployment, spec.slot)) for spec in _INPUTS)
+        return tuple((spec, x0) for spec, x0 in values if x0 is not None and x0 > 0)
+
+    return by_identity(_POSITIVE, deployment, positive, MAX_SLOT_DEPLOYMENTS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -884,22 +872,20 @@ _BY_INPUT: dict[int, tuple[tuple[Own, ...], dict[str, list[tuple[int, Own]]]]] =
 def _figures_of(figures: tuple[Own, ...], name: str, slot: str) -> list[Own]:
     """The drill's own figures of an input (those named as it or as its slot), in order:
     from an index of the figures by name, kept with them."""
-    entry = _BY_INPUT.get(id(figures))
-    if entry is None or entry[0] is not figures:
-        index: dict[str, list[tuple[int, Own]]] = {}
+    def by_name() -> dict[str, list[tuple[int, Own]]]:
+        made: dict[str, list[tuple[int, Own]]] = {}
         for position, figure in enumerate(figures):
-            index.setdefault(figure[0], []).append((position, figure))
-        if len(_BY_INPUT) >= MAX_INDEXES:
-            _BY_INPUT.clear()
-        entry = _BY_INPUT[id(figures)] = (figures, index)
-    index = entry[1]
+            made.setdefault(figure[0], []).append((position, figure))
+        return made
+
+    index = by_identity(_BY_INPUT, figures, by_name, MAX_INDEXES)
     if name == slot:
         return [figure for _, figure in index.get(name, ())]
     return [figure for _, figure in sorted([*index.get(name, ()), *index.get(slot, ())])]
 
 
-_INDEXES: dict[int, tuple[tuple[world.Figure, ...], dict[Fraction, str],
-                          dict[Fraction, tuple[world.Figure, ...]]]] = {}
+_INDEXES: dict[int, tuple[tuple[world.Figure, ...], tuple[
+    dict[Fraction, str], dict[Fraction, tuple[world.Figure, ...]]]]] = {}
 MAX_INDEXES = 1024
 
 
@@ -908,18 +894,14 @@ def _figure_index(figures: tuple[world.Figure, ...]
     """The reason the world gives for each value (the last figure of it, as a dict built in
     order keeps), and the figures of each value; kept with the tuple (the world's, or the
     weights' of one model and dtype, are made once)."""
-    entry = _INDEXES.get(id(figures))
-    if entry is not None and entry[0] is figures:
-        return entry[1], entry[2]
-    why = {f.value: f.why for f in figures}
-    grouped: dict[Fraction, list[world.Figure]] = {}
-    for figure in figures:
-        grouped.setdefault(figure.value, []).append(figure)
-    by_value = {value: tuple(group) for value, group in grouped.items()}
-    if len(_INDEXES) >= MAX_INDEXES:
-        _INDEXES.clear()
-    _INDEXES[id(figures)] = (figures, why, by_value)
-    return why, by_value
+    def index() -> tuple[dict[Fraction, str], dict[Fraction, tuple[world.Figure, ...]]]:
+        grouped: dict[Fraction, list[world.Figure]] = {}
+        for figure in figures:
+            grouped.setdefault(figure.value, []).append(figure)
+        return ({f.value: f.why for f in figures},
+                {value: tuple(group) for value, group in grouped.items()})
+
+    return by_identity(_INDEXES, figures, index, MAX_INDEXES)
 
 
 def _world_figures(problem: _Problem, spec: _Input) -> tuple[world.Figure, ...]:
