@@ -148,6 +148,12 @@ def with_weights_differ(settings: Settings, why: str) -> Settings:
 
 
 def _kv_bytes(settings: Settings, model: ModelPreset) -> int:
+    if settings.kv_dtype not in KV_DTYPE_BYTES:
+        shown = settings.kv_dtype if len(settings.kv_dtype) <= 30 else \
+            settings.kv_dtype[:29] + "…"
+        raise ValueError(f"the log's KV cache dtype {shown!r} is not one kvdrill sizes (auto, "
+                         "16-bit, fp8, int8, fp32), so the bytes of a token cannot be checked: "
+                         "give a log of a run with one of those")
     stated = KV_DTYPE_BYTES.get(settings.kv_dtype)
     if stated is not None:
         return stated

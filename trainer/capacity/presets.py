@@ -549,8 +549,12 @@ def model_from_spec(spec: Any) -> ModelPreset:
     values: dict[str, Any] = {}
     for name, value in fields.items():
         if name in SPEC_INTS:
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**12:
-                raise InvalidInput(f"model.config.{name}: {value!r} is not a whole number")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidInput(f"model.config.{name}: {str(value)[:30]!r} is not a whole "
+                                   "number")
+            if not 0 <= value < 10**12:
+                raise InvalidInput(f"model.config.{name}: {value:,} is outside what a model "
+                                   "can have (0 to 10¹²)"[:200])
             values[name] = value
         elif name in SPEC_EXACT:
             try:

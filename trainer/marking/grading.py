@@ -112,7 +112,8 @@ def _named_variant(path: Path, data: dict[Any, Any], asked: int | None) -> int |
     named = data["variant"]
     if named is not None and (isinstance(named, bool) or not isinstance(named, int)
                               or not 0 <= named < 2**63):
-        raise UsageError(f"{path}: variant: {_brief(named)} is not a variant number: write the "
+        shown = str(named).lower() if isinstance(named, bool) else _brief(named)
+        raise UsageError(f"{path}: variant: {shown} is not a variant number: write the "
                          "number `kvdrill variants` printed, or remove the line")
     if asked is not None and named != asked:
         which = "the drill's own givens" if named is None else f"variant {named}"

@@ -44,6 +44,7 @@ class EngineLog:
     refused: dict[str, str] = field(default_factory=dict)  # figure → why its line was not read
     later_start: int | None = None  # the line a second start-up begins on, once sized
     later_figures: dict[str, Figure] = field(default_factory=dict)  # that start-up's figures
+    repeats: dict[str, list[Figure]] = field(default_factory=dict)  # once-a-start, again
 
     def figure(self, name: str) -> float | None:
         found = self.figures.get(name)
@@ -111,6 +112,8 @@ FIGURE_WORDS = {
 }
 # Figures each worker prints for itself: vLLM sizes every worker's cache to the smallest.
 _SMALLEST = {"kv_cache_memory", "kv_cache_size_profiled"}
+# Figures an engine prints once a start-up: a different one later is another engine's.
+_ONCE = {"kv_tokens", "gpu_blocks", "kv_tokens_sglang"}
 _CONCURRENCY = re.compile(r"Maximum concurrency for\s*" + _NUMBER + r"\s*tokens per request:\s*"
                           + _NUMBER + r"\s*x")
 _CONCURRENCY_LOOSE = re.compile(r"Maximum concurrency for\s*" + _ANY_NUMBER
@@ -172,6 +175,7 @@ def read_log(text: str) -> EngineLog:
         if not line:
             continue
         _read_line(log, number, line)
+    _note_repeats(log)
     if not log.engine_stated and hints and log.engine != "sglang":
         # the engine's own source files in the prefixes say which vLLM printed the lines
         log.engine = "vllm-v1" if "vllm-v1" in hints else "vllm-v0"
@@ -183,6 +187,26 @@ def read_log(text: str) -> EngineLog:
         elif "kv_tokens" in log.figures or "kv_cache_memory" in log.figures:
             log.engine = "vllm-v1"
     return log
+
+
+def _note_repeats(log: EngineLog) -> None:
+    """A figure an engine prints once a start-up (each worker once, in vLLM V1) logged more
+    often than the workers explain, with another value and no start-up line between: another
+    engine's or a later run's, said rather than silently dropped."""
+    workers = 1
+    for name in ("tensor_parallel_size", "pipeline_parallel_size"):
+        text = log.settings.get(name, "1")
+        workers *= int(text) if text.isdigit() and 0 < int(text) <= 4096 else 1
+    for name, again in log.repeats.items():
+        first = log.figures[name]
+        beyond = [figure for figure in again[workers - 1:] if figure.value != first.value]
+        if beyond:
+            log.notes.append(
+                f"line {beyond[0].line}: {FIGURE_WORDS[name]} is logged again as "
+                f"{beyond[0].value:,g} (line {first.line}: {first.value:,g}), more often than "
+                f"{workers} worker{'s' if workers > 1 else ''} print it, with no start-up line "
+                "between — another engine or a later run; only the first is accounted for: "
+                "explain the other's lines on their own to check them")
 
 
 def _starts(line: str) -> bool:
@@ -217,6 +241,10 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
             _set(log, key, value)
     for (name, pattern), (_, loose) in zip(_FIGURES, _LOOSE, strict=True):
         if name in log.figures and (name not in _SMALLEST or _sized(log)):
+            if name in _ONCE and (m := pattern.search(line)) is not None and \
+                    _number(m.group(1)) == _number(m.group(1)):
+                log.repeats.setdefault(name, []).append(
+                    Figure(_number(m.group(1)), "", number, line))
             continue  # the first start-up's figure: a later one may be another run
         m = pattern.search(line)
         if m is None or _number(m.group(1)) != _number(m.group(1)):

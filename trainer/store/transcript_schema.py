@@ -139,6 +139,37 @@ def _field(loc: tuple[int | str, ...], data: Any) -> str:
     return "".join(parts) or "(top level)"
 
 
+_KINDS = {"dict_type": "an object {...}", "int_type": "a whole number",
+          "float_type": "a number", "string_type": "text in quotes", "bool_type": "true or false",
+          "list_type": "a list [...]", "model_type": "an object {...}",
+          "int_from_float": "a whole number", "finite_number": "a finite number"}
+_BOUNDS = {"greater_than_equal": "at least", "less_than_equal": "at most",
+           "greater_than": "more than", "less_than": "less than"}
+
+
+def _plain(error: Any) -> str:
+    """A validation error in a transcript's terms: what the field holds and what it should."""
+    kind, context = error["type"], error.get("ctx") or {}
+    given = error.get("input")
+    shown = json.dumps(given)[:40] if isinstance(given, int | float | bool | str) or \
+        given is None else type(given).__name__.replace("dict", "an object").replace(
+            "list", "a list")
+    if kind == "missing":
+        return "required field is missing"
+    if kind in _KINDS:
+        return f"{shown} is not {_KINDS[kind]}"
+    if kind in _BOUNDS:
+        bound = next(iter(context.values()), "")
+        return f"{shown} should be {_BOUNDS[kind]} {bound}"
+    if kind in ("string_too_long", "too_long"):
+        return "too long for a transcript's field"
+    if kind in ("string_too_short", "too_short"):
+        return "empty; it needs a value"
+    if kind == "literal_error":
+        return f"{shown} is not one of {context.get('expected', 'the allowed values')}"
+    return str(error["msg"]).removeprefix("Input ").removeprefix("Value error, ")[:120]
+
+
 def load(path: Path) -> TranscriptFile:
     """The transcript in `path`, or a UsageError saying which field is malformed."""
     text = read_text_bounded(path, MAX_TRANSCRIPT_BYTES, "transcript", UsageError,
@@ -161,8 +192,7 @@ def load(path: Path) -> TranscriptFile:
     except ValidationError as error:
         first = error.errors()[0]
         field = _field(tuple(first["loc"]), data)
-        why = "required field is missing" if first["type"] == "missing" else first["msg"]
-        raise malformed(path, field, why) from None
+        raise malformed(path, field, _plain(first)) from None
     seen: set[str] = set()
     for index, step in enumerate(record.steps):
         if step.id in seen:
