@@ -120,12 +120,13 @@ def test_variant_and_model_together_draw_the_serving_givens_and_keep_the_model(
 
 @pytest.mark.parametrize(("drill", "model", "says"), [
     ("deepseek-v3-mla-h200", "qwen3-32b",
-     "drill deepseek-v3-mla-h200 is a lesson in multi-head latent attention (MLA), which "
-     "Qwen3-32B does not have: choose a model with kv_lora_rank, such as deepseek-v3"),
+     "drill deepseek-v3-mla-h200 is DeepSeek-V3's own (its prose works DeepSeek-V3's own "
+     "shape: 61 layers, 128 heads, 256 experts): re-target it with --gpu only, or drill it "
+     "with kvdrill practice llama31-8b-h100 --model qwen3-32b"),
     ("sliding-window-kv", "qwen3-32b",
-     "drill sliding-window-kv is a lesson in sliding-window attention, which Qwen3-32B does "
-     "not have: choose a model with a sliding window, such as gpt-oss-20b, gemma-3-27b or "
-     "mistral-7b-v0.1"),
+     "drill sliding-window-kv is Mistral-7B-v0.1's own (it compares Mistral-7B's window on "
+     "every layer with Gemma-2's on half of them): re-target it with --gpu only, or drill it "
+     "with kvdrill practice llama31-8b-h100 --model qwen3-32b"),
     ("mixtral-moe-decode", "llama-3.3-70b",
      "drill mixtral-moe-decode is a lesson in mixture-of-experts, which Llama-3.3-70B does not "
      "have: choose an MoE model, such as qwen3-30b-a3b, gpt-oss-20b or mixtral-8x7b"),
@@ -152,11 +153,20 @@ def test_the_sliding_window_drill_compares_its_own_two_models_only(run: Run) -> 
 
 def test_a_model_too_large_for_the_card_is_refused_in_one_line(
         run: Run, tmp_path: Path) -> None:
-    result = run("grade", DRILL, "--model", "qwen3-235b-a22b",
-                 "--answers", sheet(tmp_path, {"shape-layers": "94"}), ok=False)
+    result = run("grade", DRILL, "--model", "llama-3.3-70b",
+                 "--answers", sheet(tmp_path, {"shape-layers": "80"}), ok=False)
     assert result.exit_code == 2
     assert "leave no memory for the KV cache" in result.stderr
     assert "--gpu" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_model_no_card_holds_is_not_told_to_choose_a_larger_card(run: Run) -> None:
+    # 470 GB of bf16 weights: more than the largest card kvdrill knows (256 GB)
+    result = run("show", DRILL, "--model", "qwen3-235b-a22b", ok=False)
+    assert result.exit_code == 2
+    assert "the largest card kvdrill knows" in result.stderr
+    assert "--gpu" not in result.stderr and "kvdrill calc --model qwen3-235b-a22b" in \
+        result.stderr
 
 
 # ---- practice, stored, and reproduced by review, export, import and cohort -----------------

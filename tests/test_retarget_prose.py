@@ -70,11 +70,15 @@ def test_moe_decode_on_qwen3_counts_its_own_experts(run: Run) -> None:
     assert "64% at batch 16" in text
 
 
-def test_the_405b_drill_refuses_a_model_already_copied_at_tp8(run: Run) -> None:
-    # Qwen3-235B-A22B has 4 KV heads: at TP=8 each is already on two GPUs
+def test_the_405b_drill_refuses_another_model_before_its_other_requirements(run: Run) -> None:
+    # Qwen3-235B-A22B has 4 KV heads, copied at TP=8; but no model other than the 405B is the
+    # drill's, so that is the reason given, with what does run (no other drill fits it)
     result = run("solution", "llama31-405b-h200-tp", "--model", "qwen3-235b-a22b", ok=False)
     assert result.exit_code == 2
-    assert "has 4 KV heads, already copied 2× at TP=8" in result.stderr
+    assert "is Llama-3.1-405B's own" in result.stderr
+    assert result.stderr.rstrip().endswith("re-target it with --gpu only, or size "
+                                           "Qwen3-235B-A22B with kvdrill calc --model "
+                                           "qwen3-235b-a22b")
 
 
 def test_the_405b_drill_is_built_on_its_own_fp8_release(run: Run) -> None:

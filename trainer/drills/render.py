@@ -440,9 +440,19 @@ def _calc_target(key: AnswerKey) -> dict[str, Any]:
     model = key.givens.get("model")
     if isinstance(model, ModelPreset):
         model = model.config_path if model.from_config else model.id
+    preset = key.givens.get("model")
+    if not isinstance(preset, ModelPreset):
+        from trainer.capacity.presets import model_of
+
+        preset = model_of(str(preset)) if preset else None
+    positions = preset.max_context if preset is not None else 0
     return {"retargeted": key.retargeted is not None,
             "calc_model": shlex.quote(str(model or "")),
-            "calc_gpu": shlex.quote(str(key.givens.get("gpu") or ""))}
+            "calc_gpu": shlex.quote(str(key.givens.get("gpu") or "")),
+            # grouped-query attention: fewer KV heads than query heads (not MHA, not MLA)
+            "gqa": key.base.attention != "mla" and key.base.kv_heads < key.base.heads,
+            # the model's own context, as people say it ("128k", "40k"); "" when unknown
+            "model_context": f"{positions // 1024}k" if positions >= 1024 else ""}
 
 
 def render_solution(key: AnswerKey) -> str:

@@ -185,30 +185,29 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     """The givens with the target's model and GPU in place of the drill's; UsageError with one
     sentence when the drill's lesson needs what the model lacks or the numbers cannot work."""
     model, gpu = target_parts(target)
+    if model is not None:
+        # first: a drill that is its own model's has no other requirement worth naming
+        _check_own_model(drill, model, gpu)
     _check_requirements(drill, model, gpu)
     changed = dict(givens)
     if model is not None:
         _check_lesson(drill, model)
-        _check_own_model(drill, model)
         own = changed.get("model")
         released = model_of(own).weights_dtype if own else None
+        if own == model.id and not model.from_config:
+            # the drill's own model named again: its release, stated size and checkpoint stay
+            own_givens = {name: changed[name] for name in _MODEL_GIVENS if name in changed}
+        else:
+            own_givens = {}
         for name in _MODEL_GIVENS:
             changed.pop(name, None)
+        changed.update(own_givens)
         # A weights dtype that restates the old model's release goes with it; a deliberate one
         # (FP8 weights for a BF16 model) is a serving choice and stays.
-        if changed.get("weights_dtype") in (None, released):
+        if not own_givens and changed.get("weights_dtype") in (None, released):
             changed.pop("weights_dtype", None)
         changed["model"] = model.id if not model.from_config else model
-        context = changed.get("context")
-        if model.max_context and isinstance(context, int) and \
-                context > ROPE_SCALING_REACH * model.max_context:
-            # Past its own positions a model is served with RoPE scaling (Qwen's YaRN, by 4);
-            # past that reach, nobody serves it at this context.
-            raise UsageError(
-                f"drill {drill.id}'s sessions hold {context:,} tokens, more than "
-                f"{ROPE_SCALING_REACH} × {model.name}'s {model.max_context:,} positions "
-                f"(max_position_embeddings), as far as RoPE scaling is used to stretch one: "
-                f"choose a model with a longer context")
+        _check_reach(drill, changed.get("context"), model, own)
     if gpu is not None:
         for name in _GPU_GIVENS:
             changed.pop(name, None)
@@ -220,6 +219,29 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         who = target_label(target)
         raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: {why}")
     return changed
+
+
+def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> None:
+    """Past its own positions a model is served with RoPE scaling (Qwen's YaRN, by 4); past
+    that reach nobody serves it at that context, and a drill whose sessions (or a step's)
+    hold more is refused, unless the drill's own model is past it too (then the drill asks
+    "what if it were served that long", and so may any model)."""
+    if not model.max_context or (isinstance(own, str) and own == model.id):
+        return
+    own_reach = model_of(own).max_context if isinstance(own, str) else None
+    held = [(None, context)] + [(step.id, step.with_.get("context")) for step in drill.steps
+                                if "model" not in step.with_]  # a pinned model is not ours
+    for step_id, tokens in held:
+        if not isinstance(tokens, int) or tokens <= ROPE_SCALING_REACH * model.max_context:
+            continue
+        if own_reach and tokens > ROPE_SCALING_REACH * own_reach:
+            continue  # the drill's own model is stretched as far: a what-if, said in it
+        where = "sessions hold" if step_id is None else f"step {step_id} holds"
+        raise UsageError(
+            f"drill {drill.id}'s {where} {tokens:,} tokens, more than {ROPE_SCALING_REACH} × "
+            f"{model.name}'s {model.max_context:,} positions (max_position_embeddings), the "
+            f"furthest RoPE scaling is used to stretch a model: choose a model with a longer "
+            f"context, or size {model.name} with kvdrill calc --model {_named(model)}")
 
 
 def _asks_reported(drill: Drill) -> bool:
@@ -237,15 +259,71 @@ def _named(model: ModelPreset) -> str:
         else model.id
 
 
-def _check_own_model(drill: Drill, model: ModelPreset) -> None:
-    """A drill whose lesson is its own model's (`requires: own_model`) refuses any other."""
+def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
+    """A drill whose lesson is its own model's (`requires: own_model`) refuses any other,
+    naming a drill that does run on that model (tried, not guessed) or else calc."""
     needs = drill.requires
     own = drill.givens.get("model")
     if needs.own_model and str(own) != model.id:
         raise UsageError(
             f"drill {drill.id} is {model_of(str(own)).name}'s own ({needs.own_model}): "
-            f"{'' if needs.measured_on else 're-target it with --gpu only, or '}size "
-            f"{model.name} with kvdrill calc --model {_named(model)}")
+            f"{'' if needs.measured_on else 're-target it with --gpu only, or '}"
+            f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+
+
+# Drills that take most models, in the order a suggestion tries them, and the cards it tries
+# them on (the target's first).
+_GENERAL_DRILLS = ("llama31-8b-h100", "multi-turn-growth", "mixtral-moe-decode",
+                   "deepseek-v3-mla-h200", "hybrid-state-kv", "prefix-caching")
+_ROOMY_CARDS = ("h200", "mi300x", "mi325x")
+_RUNS: dict[tuple[str, str, str | None], bool] = {}
+
+
+def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str) -> str:
+    """"drill it with kvdrill practice D --model M [--gpu G]" for the first general drill
+    that really re-targets at the model (tried, as the user would run it), else "size M with
+    kvdrill calc --model M"."""
+    from trainer.drills.loader import find_drill
+
+    fallback = f"size {model.name} with kvdrill calc --model {_named(model)}"
+    if _SUGGESTING:
+        return fallback  # a refusal met while trying a suggestion needs none of its own
+    _SUGGESTING.append(True)
+    try:
+        return _first_runnable(model, gpu, besides, find_drill) or fallback
+    finally:
+        _SUGGESTING.pop()
+
+
+_SUGGESTING: list[bool] = []
+
+
+def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
+                    find_drill: Callable[[str], Any]) -> str | None:
+    cards = tuple(dict.fromkeys((gpu, None, *_ROOMY_CARDS)))
+    who = repr(model_spec(model))
+    # the drill about the model's own kind first: MoE, MLA, hybrid
+    kind = ("mixtral-moe-decode" if model.experts is not None else "deepseek-v3-mla-h200"
+            if model.attention == "mla" else "hybrid-state-kv" if model.state_elements else "")
+    for drill_id in dict.fromkeys((kind, *_GENERAL_DRILLS)):
+        if drill_id in ("", besides):
+            continue
+        general = find_drill(drill_id)[0]
+        for card in cards:
+            if (drill_id, who, card) not in _RUNS:
+                try:
+                    retarget(general, dict(general.givens), make_target(model, card) or {})
+                    _RUNS[(drill_id, who, card)] = True
+                except KvdrillError:
+                    _RUNS[(drill_id, who, card)] = False
+            if _RUNS[(drill_id, who, card)]:
+                own_card = general.givens.get("gpu")
+                on = f" --gpu {find_gpu(card).id}" if card and (
+                    own_card is None or find_gpu(card).id != find_gpu(str(own_card)).id) else ""
+                named = "" if model.id == str(general.givens.get("model")) and \
+                    not model.from_config else f" --model {_named(model)}"
+                return f"drill it with kvdrill practice {drill_id}{named}{on}"
+    return None
 
 
 def _check_lesson(drill: Drill, model: ModelPreset) -> None:
@@ -259,12 +337,11 @@ def _check_lesson(drill: Drill, model: ModelPreset) -> None:
         others = model.layers - model.attention_layers
         rest = "recurrent layers that keep a fixed state" if model.state_elements else \
             "layers with no attention"
-        instead = f"kvdrill practice hybrid-state-kv --model {_named(model)}" \
-            if model.state_elements else f"kvdrill calc --model {_named(model)}"
         raise UsageError(
             f"drill {drill.id} asks for KV on every layer, and {model.name} keeps KV on "
             f"{model.attention_layers} of its {model.layers} layers ({others} are {rest}): "
-            f"choose a model with attention on every layer, or {instead}")
+            f"choose a model with attention on every layer, or "
+            f"{runnable_suggestion(model, None, besides=drill.id)}")
 
 
 def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
@@ -319,14 +396,14 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured on an {where} with "
                 f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: size that card "
-                f"with kvdrill calc --gpu {find_gpu(gpu).id}, or drill it with "
-                f"llama31-8b-h100 --gpu {find_gpu(gpu).id}")
+                f"with kvdrill calc --gpu {find_gpu(gpu).id}, or drill it with kvdrill "
+                f"practice llama31-8b-h100"
+                + ("" if find_gpu(gpu).id == "h100" else f" --gpu {find_gpu(gpu).id}"))
         if model is not None and shape is not None and not _same_shape(model, model_of(shape)):
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured with {what}'s shape on an "
-                f"{where}, which do not carry to {model.name}: choose a drill that computes "
-                f"from the datasheet, such as kvdrill practice llama31-8b-h100 --model "
-                f"{_named(model)}")
+                f"{where}, which do not carry to {model.name}: "
+                f"{runnable_suggestion(model, gpu, besides=drill.id)}")
     if gpu is not None and find_gpu(gpu).reported_mib is None and _asks_reported(drill):
         from trainer.capacity.presets import gpus as gpu_presets
 
@@ -338,8 +415,8 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
         raise UsageError(
             f"drill {drill.id} prices a step as one read of every weight, shared by the batch, "
             f"and {model.name} is a mixture of experts whose step reads only the experts its "
-            f"batch touches: choose a dense model, or kvdrill practice mixtral-moe-decode "
-            f"--model {_named(model)}")
+            f"batch touches: choose a dense model, or "
+            f"{runnable_suggestion(model, gpu, besides=drill.id)}")
     if needs.tokenizer_of and model is not None:
         draft = model_of(needs.tokenizer_of)
         if model.vocab is None or model.vocab != draft.vocab:
@@ -353,24 +430,24 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
     if needs.kv_heads and model is not None and model.attention == "mla":
         raise UsageError(
             f"drill {drill.id} counts the cache in KV heads, and {model.name} caches one "
-            f"latent per token with no KV heads: choose a model with grouped KV heads, or size "
-            f"it with kvdrill calc --model {_named(model)}")
+            f"latent per token with no KV heads: choose a model with grouped KV heads, or "
+            f"{runnable_suggestion(model, gpu, besides=drill.id)}")
     gpus = drill.givens.get("gpus")
     if needs.tp_within_kv_heads and model is not None and model.attention != "mla" and \
             isinstance(gpus, int) and model.kv_heads < gpus:
         raise UsageError(
             f"drill {drill.id} starts from TP={gpus} with nothing copied, and {model.name} has "
             f"{model.kv_heads} KV heads, already copied {gpus // model.kv_heads}× at TP={gpus}: "
-            f"choose a model with at least {gpus} KV heads (llama-3.1-70b, qwen3-32b), or "
-            f"kvdrill practice llama31-70b-tp2-h100 --model {_named(model)}")
+            f"choose a model with at least {gpus} KV heads, or "
+            f"{runnable_suggestion(model, gpu, besides=drill.id)}")
     if needs.full_attention and model is not None and model.window and model.windowed_layers:
         # (a model with layers that keep no KV is refused by _check_lesson for every drill but
         # the hybrid one)
         raise UsageError(
             f"drill {drill.id} needs every layer to keep the whole context, and {model.name} "
             f"has {model.windowed_layers} windowed layers, which keep only their window: choose "
-            f"a model with full attention on every layer, or kvdrill calc --model "
-            f"{_named(model)}")
+            f"a model with full attention on every layer, or "
+            f"{runnable_suggestion(model, gpu, besides=drill.id)}")
 
 
 def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:
@@ -392,9 +469,19 @@ def _does_not_fit(key: AnswerKey) -> str | None:
     shown = key.display_givens()
     card = f"{shown['gpus']} × {shown['gpu_name']}"
     if value_of(key.base, "kv_budget_bytes") <= 0:
-        weights = format_bytes(value_of(key.base, "weights_bytes"))
-        return (f"its weights ({weights}) leave no memory for the KV cache on {card}: choose "
-                "a larger card with --gpu, or a smaller model")
+        from trainer.capacity.presets import gpus as gpu_presets
+
+        weights = value_of(key.base, "weights_bytes")
+        largest = max(gpu_presets().values(), key=lambda g: g.hbm_gb)
+        if weights >= largest.hbm_gb * key.base.gpus * 10**9:  # no larger card to choose
+            model = key.givens.get("model")
+            model = model_of(model) if isinstance(model, str) else model
+            instead = runnable_suggestion(model, None, besides=key.drill.id) \
+                if isinstance(model, ModelPreset) else "size it with kvdrill calc"
+            return (f"its weights ({format_bytes(weights)}) do not fit on {key.base.gpus} × "
+                    f"{largest.name}, the largest card kvdrill knows: {instead}")
+        return (f"its weights ({format_bytes(weights)}) leave no memory for the KV cache on "
+                f"{card}: choose a larger card with --gpu, or a smaller model")
     if value_of(key.base, "max_concurrency") < 1:
         return (f"not one sequence of the drill's {shown['context']}-token context fits on "
                 f"{card}: choose a larger card with --gpu, or a smaller model")
@@ -403,8 +490,16 @@ def _does_not_fit(key: AnswerKey) -> str | None:
         # room too: no step of the drill has a budget at or below zero as written.
         if step.kind == "numeric" and step.with_ and \
                 value_of(key.deployment(step.id), "kv_budget_bytes") <= 0:
-            return (f"at step {step.id}'s setting the weights leave no memory for the KV "
-                    f"cache on {card}: choose a larger card with --gpu, or a smaller model")
+            pinned = step.with_.get("model")
+            model_name = model_of(str(pinned)).name if isinstance(pinned, str) else \
+                shown["model_name"]
+            gpus = key.deployment(step.id).gpus
+            card_id = step.with_.get("gpu")
+            card_name = find_gpu(card_id).name if isinstance(card_id, str) else \
+                shown["gpu_name"]
+            return (f"its step {step.id} sizes {model_name} on {gpus} × {card_name}, whose "
+                    "weights leave no memory for the KV cache there: choose a larger card "
+                    f"with --gpu{'' if pinned else ', or a smaller model'}")
     return None
 
 

@@ -1,0 +1,91 @@
+"""Issue 35, the seventh expert pass: what a re-targeted drill printed that was false for its
+target, each found on a render nobody here had written a test for."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+Run = Callable[..., Result]
+LLAMA = Path(__file__).parent / "corpus" / "configs" / "Llama-3.1-8B" / "config.json"
+
+
+@pytest.fixture
+def mha(tmp_path: Path) -> str:
+    """A multi-head model with a long context: Llama-3.1-8B's config with a KV head for every
+    query head (no preset is both MHA and long enough for every drill)."""
+    config = json.loads(LLAMA.read_text())
+    config["num_key_value_heads"] = config["num_attention_heads"]
+    path = tmp_path / "MHA-8B" / "config.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(config))
+    return str(path.parent)
+
+
+def _solution(run: Run, *args: str) -> str:
+    return run("solution", *args).output
+
+
+def test_a_multi_head_model_is_not_said_to_group_its_heads(run: Run, mha: str) -> None:
+    text = _solution(run, "llama31-8b-h100", "--model", mha, "--gpu", "h200")
+    assert "multi-head attention: one KV head per query head" in text
+    assert "grouped-query attention: 32 query heads share them" not in text
+
+
+def test_a_multi_head_model_has_no_query_heads_red_flag(run: Run, mha: str) -> None:
+    for drill in ("llama31-8b-h100", "multi-turn-growth", "paged-blocks-vllm"):
+        text = _solution(run, drill, "--model", mha, "--gpu", "h200")
+        assert "32 query heads instead of 32 KV heads" not in text, drill
+        assert "Query heads (32) where the KV heads (32) belong" not in text, drill
+
+
+def test_the_models_own_context_is_named_not_128k(run: Run) -> None:
+    text = _solution(run, "llama31-8b-h100", "--model", "qwen3-8b")
+    assert "not\n  to the model's 40k" in text or "not to the model's 40k" in text.replace(
+        "\n  ", " ")
+
+
+def test_a_steps_context_past_the_models_reach_is_refused(run: Run) -> None:
+    result = run("show", "llama31-8b-h100", "--model", "llama-2-7b", ok=False)
+    assert result.exit_code == 2
+    assert "step sessions-32k holds 32,768 tokens, more than 4 × Llama-2-7B's 4,096" in \
+        result.stderr
+
+
+def test_a_drill_whose_own_model_is_stretched_takes_others_stretched_as_far(run: Run) -> None:
+    # llama2-70b-mi300x runs Llama-2-70B (4,096 positions) at 32,768 as a what-if
+    assert "Llama-2-7B" in _solution(run, "llama2-70b-mi300x", "--model", "llama-2-7b")
+
+
+def test_naming_the_drills_own_model_changes_nothing(run: Run) -> None:
+    assert _solution(run, "llama31-405b-h200-tp", "--gpu", "b200") == \
+        _solution(run, "llama31-405b-h200-tp", "--model", "llama-3.1-405b", "--gpu", "b200")
+
+
+def test_an_nvidia_card_is_not_read_with_rocm_smi(run: Run) -> None:
+    text = _solution(run, "llama2-70b-mi300x", "--model", "qwen3-32b", "--gpu", "h200")
+    assert "rocm-smi" not in text and "as nvidia-smi prints it" in text
+
+
+def test_a_card_under_70_gib_gets_vllms_smaller_default_batch_cap(run: Run) -> None:
+    text = _solution(run, "paged-blocks-vllm", "--gpu", "l40s")
+    assert "by default\n256 on this card" in text or "by default 256 on this card" in \
+        text.replace("\n", " ")
+
+
+def test_the_batch_question_states_the_targets_experts_per_token(run: Run) -> None:
+    text = run("show", "mixtral-moe-decode", "--model", "qwen3-30b-a3b", "--gpu", "h100").output
+    assert "Each token picks its own 8 experts per" in text.replace("\n    ", " ")
+    assert "its own 2 experts" not in text
+
+
+def test_a_follow_up_that_does_not_fit_names_its_own_model_and_cards(run: Run) -> None:
+    result = run("show", "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "a100-40gb",
+                 ok=False)
+    assert "its step followup-70b-tp-sessions sizes Llama-3.1-70B on 2 × NVIDIA A100 40GB" in \
+        result.stderr
+    assert "a smaller model" not in result.stderr
