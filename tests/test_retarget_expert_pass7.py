@@ -89,3 +89,29 @@ def test_a_follow_up_that_does_not_fit_names_its_own_model_and_cards(run: Run) -
     assert "its step followup-70b-tp-sessions sizes Llama-3.1-70B on 2 × NVIDIA A100 40GB" in \
         result.stderr
     assert "a smaller model" not in result.stderr
+
+
+def test_a_card_with_no_sourced_driver_total_is_never_given_an_unknown_figure(run: Run) -> None:
+    from trainer.files.paths import drill_paths
+
+    for path in drill_paths():
+        result = run("solution", path.stem, "--gpu", "h100-pcie", ok=False)
+        assert "unknown GB" not in result.output and "unknown MiB" not in result.output, \
+            path.stem
+        assert "about -" not in result.output, path.stem
+
+
+def test_a_reserve_overrun_that_is_the_whole_gap_is_not_ruled_out(run: Run) -> None:
+    # Qwen3-30B-A3B on an H100 has 6.94 GB of KV: 2.8 GB more reserve is the 40% gap
+    text = _solution(run, "observed-concurrency-lower", "--model", "qwen3-30b-a3b", "--gpu",
+                     "h100")
+    assert "**yes**, alone, on this card: about 2.8 GB more than assumed" in text
+    assert "would overshoot" not in text
+
+
+def test_int8_weights_are_not_said_to_shorten_a_step_they_lengthen_at_full_load(
+        run: Run) -> None:
+    text = _solution(run, "llama2-70b-mi300x", "--model", "qwen3-32b", "--gpu", "h200")
+    said = " ".join(text.split())
+    assert "19.4 ms instead of 26.2 ms at 7 sequences" in said
+    assert "Run full at 11 sequences and the extra users spend that saving (26.5 ms" in said

@@ -137,10 +137,11 @@ def test_an_mxfp4_models_weight_read_is_its_bytes_not_its_parameters(run: Run) -
 
 
 def test_a_hypothesis_that_overshoots_the_gap_is_not_called_small(run: Run) -> None:
-    # Qwen3-30B-A3B on an A100: 10 GB of activations leaves 2 sequences, 88% below
+    # Qwen3-30B-A3B on an A100: 10 GB of activations leaves 2 sequences, 88% below; a
+    # smaller overrun is the whole 40% (an overshoot at 10 GB does not rule memory out)
     text = " ".join(run("solution", "observed-concurrency-lower", "--model", "qwen3-30b-a3b",
                         "--gpu", "a100-80gb").output.split())
-    assert "88% below | no: it would overshoot the 40%" in text
+    assert "88% below | **yes**, alone, on this card: about" in text
     assert "real but small" not in text
 
 
