@@ -91,7 +91,7 @@ def answer_key(drill: Drill, variant: int | None, target: Any = None) -> AnswerK
     givens = dict(drill.givens) if variant is None else draw(drill, variant)
     key = AnswerKey(drill, retarget(drill, givens, target))
     key.retargeted = target_label(target)
-    if target.get("gpu") is None and isinstance(key.givens.get("gpu"), str):
+    if key.retargeted and target.get("gpu") is None and isinstance(key.givens.get("gpu"), str):
         # the card the variant drew (or the drill's own), by name, not "its own GPU"
         key.retargeted = key.retargeted.replace(
             " on its own GPU", f" on {find_gpu(key.givens['gpu']).name}")
