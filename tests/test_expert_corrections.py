@@ -196,7 +196,7 @@ def test_calc_checkpoint_unknown_is_refused_by_name(run: Run) -> None:
     result = run("calc", "--model", "qwen2.5-72b", "--gpu", "h200", "--checkpoint", "fp8",
                  ok=False)
     assert result.exit_code == 2
-    assert "qwen2.5-72b has no released 'fp8' checkpoint in its preset" in result.output
+    assert "kvdrill's preset for qwen2.5-72b records no 'fp8' checkpoint" in result.output
 
 
 # ---- 5. Wording that taught the wrong model -----------------------------------------------

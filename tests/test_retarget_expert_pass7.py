@@ -115,3 +115,17 @@ def test_int8_weights_are_not_said_to_shorten_a_step_they_lengthen_at_full_load(
     said = " ".join(text.split())
     assert "19.4 ms instead of 26.2 ms at 7 sequences" in said
     assert "Run full at 11 sequences and the extra users spend that saving (26.5 ms" in said
+
+
+def test_a_key_does_not_blame_the_utilisation_for_a_figure_that_never_reads_it(
+        run: Run, tmp_path: Path) -> None:
+    run("variants", "mixtral-moe-decode", "--count", "1", "--out", str(tmp_path / "v"),
+        "--model", "qwen3-30b-a3b")
+    key = next((tmp_path / "v").glob("*key*.md")).read_text()
+    row = next(line for line in key.splitlines() if line.startswith("| active-weights |"))
+    assert "TensorRT-LLM" not in row
+
+
+def test_a_deepseek_node_on_another_card_counts_its_vllm_dp_sessions(run: Run) -> None:
+    text = " ".join(_solution(run, "deepseek-v3-mla-h200", "--gpu", "b200").split())
+    assert "= 24 sessions a GPU: about **192** on the node instead of 216" in text

@@ -443,7 +443,7 @@ def _take_checkpoint(model: ModelPreset | None, dtype: str, take: Any) -> None:
         known = ", ".join(released) or "none"
         name = model.id if model is not None else "no model preset"
         raise InvalidInput(
-            f"{name} has no released {dtype!r} checkpoint in its preset (known: {known}): "
+            f"kvdrill's preset for {name} records no {dtype!r} checkpoint (known: {known}): "
             "give --weights-gb and --weights-dtype yourself"
         )
     assert model is not None

@@ -726,7 +726,8 @@ MAX_CANDIDATE_LISTS = 16384
 def _candidates(problem: _Problem, spec: _Input, true: Fraction, strong_only: bool = False
                 ) -> tuple[_Candidate, ...]:
     """_candidates_of, kept: they read only the problem's deployment and figures."""
-    key = (id(problem.deployment), id(problem.figures), spec, true, strong_only)
+    budget = _reads_budget(problem) if spec.name == "weights_gb" else None  # _structural
+    key = (id(problem.deployment), id(problem.figures), spec, true, strong_only, budget)
     entry = _CANDIDATES.get(key)
     if entry is not None and entry[0] is problem.deployment and entry[1] is problem.figures:
         return entry[2]
@@ -758,7 +759,8 @@ def _reads_of_candidates(problem: _Problem, spec: _Input, true: Fraction, strong
     d = problem.deployment
     assert d is not None
     fields = tuple((type(v), v) for v in (getattr(d, name) for name in _CANDIDATE_FIELDS))
-    return (spec, type(true), true, strong_only, fields,
+    budget = _reads_budget(problem) if spec.name == "weights_gb" else None  # _structural
+    return (spec, type(true), true, strong_only, fields, budget,
             tuple(_figures_of(problem.figures, spec.name, spec.slot)))
 
 
@@ -935,6 +937,16 @@ def _weight_figures(per_param: Fraction, params: Fraction | int | None,
     return tuple(found)
 
 
+def _reads_budget(problem: _Problem) -> bool:
+    """Whether the step's value is read from the memory budget (the utilisation): a slip in
+    what the utilisation means cannot move a figure that never reads it (one token's active
+    weights). True when that cannot be told (a ratio of steps)."""
+    if problem.parts or problem.deployment is None:
+        return True
+    reads = relaxed_reads(problem.deployment, problem.quantity, dict(problem.pins))
+    return reads is None or "utilization" in reads
+
+
 def _structural(problem: _Problem, spec: _Input, true: Fraction,
                 add: Callable[..., None]) -> None:
     """The classic slips of one input: the parallelism left out or applied twice, the reserve
@@ -948,7 +960,7 @@ def _structural(problem: _Problem, spec: _Input, true: Fraction,
     elif spec.name == "reserve_gb" and d.gpus > 1:
         add(true / d.gpus, "the reserve counted once per node instead of per GPU", CLASSIC)
         add(true * d.gpus, "the reserve multiplied by the GPUs twice", DERIVED)
-    elif spec.name == "weights_gb" and d.utilization != 1:
+    elif spec.name == "weights_gb" and d.utilization != 1 and _reads_budget(problem):
         # vLLM's gpu_memory_utilization is a share of the whole card, weights included;
         # TensorRT-LLM's fraction is of the memory left after the weights load (source:
         # shared/reference/serving-engines.md, from both engines' docs and source).
