@@ -718,7 +718,7 @@ def _positive_slots(deployment: Deployment) -> tuple[tuple[_Input, Fraction], ..
 
 # Kept by the deployment and the drill's figures a problem has, not by the problem: every
 # step of a key that shares them (most share the givens' deployment) has the same candidates.
-_CANDIDATES: dict[tuple[int, int, _Input, Fraction, bool],
+_CANDIDATES: dict[tuple[int, int, _Input, Fraction, bool, bool | None],
                   tuple[Deployment | None, tuple[Any, ...], tuple[_Candidate, ...]]] = {}
 MAX_CANDIDATE_LISTS = 16384
 
