@@ -40,7 +40,19 @@ and one more senior below its mid.
 
 E has been read since, for its one right answer said to claim wrongly: a sentence that states
 what a global cap does ("means any request can grow into that and start preempting chat") was
-read as recommending it; preemption now reports the harm, as displacing does: 39, 43, 32, 0."""
+read as recommending it; preemption now reports the harm, as displacing does: 39, 43, 32, 0.
+
+F (stop 45), written blind by another helper from list/show/solution/seeds/references alone,
+measured once before anyone here read it: 33, 43, 35, and 5 right answers said to claim
+wrongly (3.9% of 129, every one a senior: "no replication", "the latent has no head axis",
+"compute per step doubles", "only KV-efficient up to 8 ranks", "raising max_model_len
+globally turns every chat replica into a victim"). Read since: those five fixed by narrowing
+their claims ("forgot" tried as a report word and dropped: "you both forgot to multiply"
+accuses while it claims), claims for F's misconceptions in general terms (a GEMV on "a single
+row", "compute-latency bound", sizing "on the tail", the utilisation applied after the
+weights, top-k cut at inference, swaps "run on the SMs"), over-broad `unless` words narrowed
+("serve", "pool", "fit", "208", "overlapped" excused wrong claims), seniors' precise forms
+("1 head/GPU", "61.6 TFLOP ÷ 550 TFLOP/s"): 40, 43, 43, 0."""
 
 from __future__ import annotations
 
@@ -59,6 +71,7 @@ MEASURED = {
     "blind_claims_c.yaml": (42, 40, 42, 0),
     "blind_claims_d.yaml": (40, 43, 41, 0),
     "blind_claims_e.yaml": (39, 43, 32, 0),
+    "blind_claims_f.yaml": (40, 43, 43, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
