@@ -108,8 +108,9 @@ class KvdrillGroup(click.Group):
             sys.stderr.close()  # the reader went away (| head); nothing to say
             sys.exit(1)
         except OSError as error:
-            name = f" {error.filename}" if error.filename else ""
-            fail_line(f"cannot use{name}: {error.strerror or error}", 1)
+            # an error with no file named came from writing what was printed
+            name = f"use {error.filename}" if error.filename else "write to standard output"
+            fail_line(f"cannot {name}: {error.strerror or error}", 1)
         except Exception as error:
             if os.environ.get("KVDRILL_DEBUG"):
                 raise

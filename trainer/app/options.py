@@ -295,12 +295,15 @@ def print_or_write(text: str, out: str | None, paged: bool = False) -> None:
     echo(f"Wrote {out}", err=True)
 
 
-def as_path(value: str) -> Path:
+def as_path(value: str, what: str | None = None) -> Path:
     """A path the user named; an empty one names nothing (Path('') would be the current
-    folder), so it is misuse, not a place to write."""
+    folder), so it is misuse, not a place to write. `what`: the input it names, for the
+    refusal ("the transcript's path, or an attempt ID"); None: an output, which '-' may be."""
     from pathlib import Path
 
     if not value.strip():
+        if what is not None:
+            raise click.UsageError(f"an empty path names no file: give {what}")
         raise click.UsageError("an empty path names no file or folder: give a path, or '-' "
                                "for standard output where the option takes it")
     return Path(value)

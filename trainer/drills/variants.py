@@ -75,11 +75,18 @@ def sensible(drill: Drill, givens: dict[str, Any]) -> bool:
     return True
 
 
-def space_size(drill: Drill) -> int:
-    """How many combinations the variant space has (sensible or not)."""
+def space_size(drill: Drill, target: Any = None) -> int:
+    """How many combinations the variant space has (sensible or not); re-targeted, the
+    choices of what the target replaces (the model's, the card's) count once."""
+    replaced: set[str] = set()
+    if target is not None:
+        model, gpu = target_parts(target)
+        replaced |= (_MODEL_GIVENS | {"model"}) if model is not None else set()
+        replaced |= (_GPU_GIVENS | {"gpu"}) if gpu is not None else set()
     size = 1
-    for choices in drill.vary.values():
-        size *= len(set(choices))
+    for key, choices in drill.vary.items():
+        if not set(linked_names(key)) <= replaced:
+            size *= len(set(choices))
     return size
 
 
@@ -91,10 +98,6 @@ def answer_key(drill: Drill, variant: int | None, target: Any = None) -> AnswerK
     givens = dict(drill.givens) if variant is None else draw(drill, variant)
     key = AnswerKey(drill, retarget(drill, givens, target))
     key.retargeted = target_label(target)
-    if key.retargeted and target.get("gpu") is None and isinstance(key.givens.get("gpu"), str):
-        # the card the variant drew (or the drill's own), by name, not "its own GPU"
-        key.retargeted = key.retargeted.replace(
-            " on its own GPU", f" on {find_gpu(key.givens['gpu']).name}")
     key.target_digest = target_digest(target)
     return key
 
@@ -193,9 +196,24 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         # first: a drill that is its own model's has no other requirement worth naming
         _check_own_model(drill, model, gpu)
     _check_requirements(drill, model, gpu)
-    changed = dict(givens)
     if model is not None:
         _check_lesson(drill, model)
+    changed = replaced_givens(givens, model, gpu)
+    if model is not None:
+        _check_reach(drill, changed.get("context"), model, givens.get("model"))
+    why = _not_sensible(drill, changed)
+    if why is not None:
+        who = target_label(target)
+        raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: {why}")
+    return changed
+
+
+def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
+                    gpu: str | None) -> dict[str, Any]:
+    """The givens with the model and the card replaced, unchecked: what a re-target draws
+    (two variants whose givens differ only in what the target replaces are one variant)."""
+    changed = dict(givens)
+    if model is not None:
         own = changed.get("model")
         released = model_of(own).weights_dtype if own else None
         if own == model.id and not model.from_config:
@@ -211,17 +229,12 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         if not own_givens and changed.get("weights_dtype") in (None, released):
             changed.pop("weights_dtype", None)
         changed["model"] = model.id if not model.from_config else model
-        _check_reach(drill, changed.get("context"), model, own)
     if gpu is not None:
         for name in _GPU_GIVENS:
             changed.pop(name, None)
         if givens.get("memory") == "reported" and find_gpu(gpu).reported_mib is not None:
             changed["memory"] = "reported"
         changed["gpu"] = gpu
-    why = _not_sensible(drill, changed)
-    if why is not None:
-        who = target_label(target)
-        raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: {why}")
     return changed
 
 

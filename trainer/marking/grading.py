@@ -130,6 +130,13 @@ def _check_target(path: Path, data: dict[Any, Any], target: str | None,
     against another (or the drill's own), or a config of the same name that reads otherwise,
     it is refused."""
     if "target" not in data:
+        if target is not None and isinstance(data.get("variant"), int) and \
+                not isinstance(data.get("variant"), bool):
+            # `variants` without --model wrote it: its variant line fixes the drill's own
+            # model and card as firmly as a target line would
+            raise UsageError(f"{path}: the sheet is for variant {data['variant']} as drawn, on "
+                             f"the drill's own model and card, and it is graded at {target}: "
+                             "grade it without --model and --gpu")
         return
     named = data["target"]
     if named is not None and not isinstance(named, str):

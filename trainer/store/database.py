@@ -39,7 +39,6 @@ from trainer.store.schema import (
     SCHEMA_VERSION,
     already_applied,
     check_ours,
-    damaged_error,
     empty_store,
 )
 from trainer.store.sqlite_file import (
@@ -110,6 +109,17 @@ DAMAGED: dict[int | None, str] = {}
 # steps), by skill, for the command to say; cleared as each command starts.
 DAMAGED_SKILLS: dict[str, str] = {}
 MAX_COUNT = 10**9  # steps rated for one skill: far past any real store
+
+
+def _answer_damage(row: Any, exc: BaseException, step: Any = None) -> str:
+    """Why an answer row cannot be read, naming its step: "its answer to shape-kv-heads is
+    not kvdrill's (could not convert string to float: 'abc')"."""
+    try:
+        step = row["step_id"] if step is None else step
+    except (IndexError, KeyError):
+        step = None
+    which = f"its answer to {str(step)[:64]}" if isinstance(step, str) else "an answer"
+    return f"{which} is not kvdrill's ({str(exc)[:100]})"
 
 
 def _count(value: Any) -> int:
@@ -762,10 +772,13 @@ class Store:
                 rows = conn.execute(
                     "SELECT * FROM answers WHERE attempt_id = ? ORDER BY id", (attempt_id,)
                 ).fetchall()
-        try:
-            return [self._answer_from(row) for row in rows]
-        except (IndexError, KeyError, TypeError, ValueError) as exc:
-            raise damaged_error(self.path, f"an answer row is not kvdrill's ({exc})") from None
+        found = []
+        for row in rows:
+            try:
+                found.append(self._answer_from(row))
+            except (IndexError, KeyError, TypeError, ValueError, RecursionError) as exc:
+                raise DamagedAttempt(attempt_id, _answer_damage(row, exc)) from None
+        return found
 
     def revealed_steps(self, attempt_id: int) -> frozenset[str]:
         """The steps whose latest answer came after a skip of that step. Outside exam mode a
@@ -799,13 +812,14 @@ class Store:
                     ") AS s ON a.attempt_id = s.attempt_id AND a.step_id = s.step_id"
                     " AND a.revision = s.latest ORDER BY a.attempt_id, s.first", chunk,
                 ).fetchall()
-                try:
-                    for row in rows:
-                        found[int(row["attempt_id"])].append(self._answer_from(row))
-                except (IndexError, KeyError, TypeError, ValueError) as exc:
-                    raise damaged_error(
-                        self.path, f"an answer row is not kvdrill's ({exc})") from None
-        return found
+                for row in rows:
+                    owner = int(row["attempt_id"])
+                    try:
+                        found[owner].append(self._answer_from(row))
+                    except (IndexError, KeyError, TypeError, ValueError, RecursionError) as exc:
+                        DAMAGED.setdefault(owner, _answer_damage(row, exc))
+        # an attempt with a damaged answer is left out whole, never marked on the others
+        return {owner: rows for owner, rows in found.items() if owner not in DAMAGED}
 
     def step_times(self, attempt_ids: Iterable[int]
                    ) -> dict[int, dict[str, tuple[float, int, int, bool]]]:
@@ -828,9 +842,8 @@ class Store:
                         _seconds(row[2]), _whole(row[3], MAX_SECONDS), _whole(row[4], MAX_HINTS),
                         bool(row[5]))
                 except (TypeError, ValueError, RecursionError) as exc:
-                    raise damaged_error(
-                        self.path, f"an answer row is not kvdrill's ({exc})") from None
-        return found
+                    DAMAGED.setdefault(int(row[0]), _answer_damage(row, exc, step=row[1]))
+        return {owner: times for owner, times in found.items() if owner not in DAMAGED}
 
     def answer_digests(self, attempt_ids: Iterable[int]) -> dict[int, str]:
         """attempt id → one text that stands for its answers (each step's latest revision, in
@@ -1037,7 +1050,7 @@ class Store:
                                       reviews, steps, wrong,
                                       _text(row["last_rating"]), _text(row["last_mistake"]),
                                       _text(row["last_drill"])))
-            except (TypeError, ValueError, OverflowError) as exc:
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
                 # an unreadable card starts again on its next rating; said by its skill
                 DAMAGED_SKILLS.setdefault(str(row["skill"])[:80], str(exc)[:120])
                 continue

@@ -30,7 +30,15 @@ from trainer import __version__
 from trainer.errors import KvdrillError, StoreError
 from trainer.reading.sparkline import sparkline
 from trainer.store import moments
-from trainer.store.database import AttemptRow, ScheduleRow, ScoreRow, SkillRow, Store
+from trainer.store.database import (
+    DAMAGED,
+    AttemptRow,
+    DamagedAttempt,
+    ScheduleRow,
+    ScoreRow,
+    SkillRow,
+    Store,
+)
 from trainer.store.schema import SCHEMA_VERSION
 from trainer.versions import MARKING_VERSION, SOLVER_VERSION
 
@@ -154,10 +162,16 @@ class Keeper:
         summary = self._by_content.get(content)
         if summary is None:
             full = self.store.attempt(attempt.id)  # with its drill's text, to mark against
+            try:
+                answers_of = self.store.answers(attempt.id)
+            except DamagedAttempt as damaged:  # said by the command, the others go on
+                DAMAGED.setdefault(attempt.id, damaged.why)
+                return {"scores": {}, "maxima": {}, "share": None, "level": None, "steps": {},
+                        "note": f"attempt {attempt.id} is damaged ({damaged.why}): left out"}
             rows = [{"id": r.step_id, "answer": r.raw, "verdict": r.verdict,
                      "seconds": r.seconds, "budget_seconds": r.budget_seconds,
                      "overtime": r.overtime, "hints": r.hints}
-                    for r in self.store.answers(attempt.id)]
+                    for r in answers_of]
             summary = summary_of(transcripts.build(transcripts.attempt_meta(full), rows,
                                                    unmarked_ok=True))
             self._by_content[content] = summary

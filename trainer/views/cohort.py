@@ -137,6 +137,7 @@ def cohort_data(store: Store, drill_id: str, variant: int | None = None,
     oldest first, re-marked, side by side: the imported candidates' (and your own beside them
     with `own`), or your own when none was imported (_chosen)."""
     from trainer.store import transcripts
+    from trainer.store.database import DAMAGED, DamagedAttempt
 
     attempts, holds, left_out = _chosen(store, drill_id, variant, own)
     if not attempts:
@@ -147,9 +148,17 @@ def cohort_data(store: Store, drill_id: str, variant: int | None = None,
     imports = store.imports(a.id for a in attempts)
     candidates, marked = [], []
     for attempt in attempts:
-        transcript = transcripts.transcript(store, attempt.id, unmarked_ok=True)
+        try:
+            transcript = transcripts.transcript(store, attempt.id, unmarked_ok=True)
+        except DamagedAttempt as damaged:  # left out, said by the command
+            DAMAGED.setdefault(attempt.id, damaged.why)
+            continue
         candidates.append(_candidate(attempt.id, transcript, imports.get(attempt.id)))
         marked.append({s["id"]: s for s in transcript["steps"]})
+    if not candidates:
+        raise KvdrillError(f"every attempt of {drill_id} the cohort would hold is damaged "
+                           f"({DAMAGED[attempts[0].id]}): kvdrill import FILE takes candidates' "
+                           "transcripts in")
     names = [c["name"] for c in candidates]
     for candidate in candidates:  # two files of one name: tell them apart by attempt
         if names.count(candidate["name"]) > 1:
@@ -272,8 +281,21 @@ def left_out_text(data: dict[str, Any]) -> str | None:
 
 
 def _variant_cell(data: dict[str, Any], candidate: dict[str, Any]) -> str:
-    """A candidate's variant, shown only when the cohort mixes variants."""
+    """A candidate's variant, shown only when the cohort mixes variants or targets."""
+    if _mixes_targets(data):
+        return _variant_and_target(candidate)
     return _variant_name(candidate["variant"]) if len(data["variants"]) > 1 else ""
+
+
+def _mixes_targets(data: dict[str, Any]) -> bool:
+    return len({c.get("retargeted") for c in data["candidates"]}) > 1
+
+
+def _variant_and_target(candidate: dict[str, Any]) -> str:
+    """"drill's own, Qwen3-8B on NVIDIA H200 SXM 141GB": which numbers a candidate answered,
+    in a cohort whose candidates were marked against different targets."""
+    target = candidate.get("retargeted") or "own model and card"
+    return f"{_variant_name(candidate['variant'])}, {target}"
 
 
 def _flag_lines(data: dict[str, Any]) -> list[tuple[str, str]]:
@@ -352,7 +374,8 @@ def cohort_markdown(data: dict[str, Any]) -> str:
     for c in candidates:
         scores = " | ".join(f"{_score(c['dimensions'][d]['score'])}/{c['dimensions'][d]['max']}"
                             if d in c["dimensions"] else "—" for d in dims)
-        lines.append(f"| {_md(c['name'])} | {c['attempt']} | {_md(_variant_name(c['variant']))}"
+        shown = _variant_and_target(c) if _mixes_targets(data) else _variant_name(c["variant"])
+        lines.append(f"| {_md(c['name'])} | {c['attempt']} | {_md(shown)}"
                      f" | {scores} | "
                      f"{_md(_level(c['level']))} | {c['correct']}/{c['numeric']} | "
                      f"{_seconds(c['seconds'])} / {c['budget_seconds']} s | {c['overtime']} | "
@@ -425,7 +448,8 @@ def cohort_html(data: dict[str, Any]) -> str:
                 "says": f.get("says")} for c in candidates for f in c["flags"]],
         variants=", ".join(_variant_name(v) for v in data["variants"]),
         holds=holds_text(data), left_out=left_out_text(data),
-        variant_of={c["name"]: _variant_name(c["variant"]) for c in candidates},
+        variant_of={c["name"]: _variant_and_target(c) if _mixes_targets(data)
+                    else _variant_name(c["variant"]) for c in candidates},
         levels={c["name"]: _level(c["level"]) for c in candidates},
     )
 

@@ -19,7 +19,13 @@ from trainer.drills.model import Drill, Step
 from trainer.drills.placeholders import fill
 from trainer.drills.reference import AnswerKey, show
 from trainer.drills.solutions import worked_solution
-from trainer.drills.variants import draw, space_size
+from trainer.drills.variants import (
+    draw,
+    replaced_givens,
+    space_size,
+    target_label,
+    target_parts,
+)
 from trainer.errors import UsageError
 from trainer.marking.diagnosis import slip_values
 from trainer.marking.grading import in_step_unit
@@ -33,13 +39,20 @@ PARAM_NAMES = ("layers", "heads", "kv_heads", "head_dim", "params", "weights_gb"
                "weights_dtype")
 
 
-def pick_variants(drill: Drill, count: int, seed: int) -> list[tuple[int, dict[str, Any]]]:
-    """`count` variants with distinct parameters, reproducible from `seed`."""
-    if count > space_size(drill):
+def pick_variants(drill: Drill, count: int, seed: int, target: Any = None
+                  ) -> list[tuple[int, dict[str, Any]]]:
+    """`count` variants with distinct parameters, reproducible from `seed`; re-targeted,
+    distinct once the target has replaced the model and card (two draws that differ only in
+    the card a target replaces are one variant)."""
+    size = space_size(drill, target)
+    if count > size:
+        where = "" if target is None else f" re-targeted at {target_label(target)}"
         raise UsageError(
-            f"drill {drill.id} has {space_size(drill)} combinations in its variant space: "
-            f"ask for --count {space_size(drill)} or fewer, or widen its 'vary'"
+            f"drill {drill.id}{where} has {size} combinations in its variant space: "
+            f"ask for --count {size} or fewer"
+            + (", or widen its 'vary'" if target is None else "")
         )
+    model, gpu = target_parts(target) if target is not None else (None, None)
     rng = random.Random(f"variants:{drill.id}:{seed}")
     chosen: list[tuple[int, dict[str, Any]]] = []
     seen: set[str] = set()
@@ -49,7 +62,8 @@ def pick_variants(drill: Drill, count: int, seed: int) -> list[tuple[int, dict[s
             break
         variant = rng.randrange(1, VARIANT_SEED_RANGE)
         givens = draw(drill, variant, known)
-        fingerprint = repr(sorted(givens.items()))
+        drawn = givens if target is None else replaced_givens(givens, model, gpu)
+        fingerprint = repr(sorted(drawn.items(), key=lambda item: item[0]))
         if fingerprint not in seen:
             seen.add(fingerprint)
             chosen.append((variant, givens))

@@ -16,7 +16,11 @@ def prompt_of(key: AnswerKey, step_id: str) -> str:
 def situation_of(key: AnswerKey) -> str:
     text = fill(key.drill.situation, key.display_givens()).strip()
     if key.retargeted:
-        text += (f"\n\nRe-targeted at {key.retargeted}: every number is that model's and "
+        # the label names the target as stored ("… on its own GPU"); the sheet names the card
+        # this variant drew
+        shown = key.retargeted.replace(" on its own GPU",
+                                       f" on {key.display_givens().get('gpu_name', 'its GPU')}")
+        text += (f"\n\nRe-targeted at {shown}: every number is that model's and "
                  "card's; a hint written for the drill's own model may not fit it.")
     return text
 

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 from trainer.printable import printable
 
+_REVIEWED = "the transcript's path, or an attempt ID"  # what `review ID|FILE` names
+
 
 @click.command()
 @click.option("--drill", "drill_id", metavar="ID", shell_complete=complete_drills,
@@ -242,7 +244,7 @@ def review(source: str, fmt: Literal["text", "md", "html", "json"], out: str | N
     stripped = source.strip()
     number_like = stripped[1:].isdigit() if stripped[:1] in ("+", "-") else stripped.isdigit()
     if (stripped.isascii() and stripped.isdigit()) or (
-            number_like and not as_path(source).exists()):
+            number_like and not as_path(source, _REVIEWED).exists()):
         attempt_id = parse_attempt_id(source)
         db = store.Store(read_only=not settings)
         try:
@@ -265,7 +267,7 @@ def review(source: str, fmt: Literal["text", "md", "html", "json"], out: str | N
     else:
         if settings:
             raise click.UsageError("--set works on a stored attempt ID, not on a file")
-        transcript = transcripts.from_file(as_path(source))
+        transcript = transcripts.from_file(as_path(source, _REVIEWED))
         overrides, trend, label = {}, [], source
     data = report.review_data(transcript, overrides, label, trend,
                               transcripts.solution_markdown(transcript))
@@ -292,7 +294,7 @@ def import_transcripts(files: tuple[str, ...], as_json: bool) -> None:
     from trainer.store import importing
 
     for name in files:  # a path that is no readable regular file is misuse, as everywhere
-        _regular_file(as_path(name), "transcript")
+        _regular_file(as_path(name, "the path of an exported transcript"), "transcript")
     done: list[dict[str, Any]] = []
     worst = 0
     db = store.Store()

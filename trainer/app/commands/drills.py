@@ -263,10 +263,14 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None,
     target = drill_target(target_model, target_gpu)
     again = target_args(target_model, target_gpu)
     folder = None if out_dir in (None, "-") else as_path(out_dir)
+    if folder is not None and folder.exists() and not folder.is_dir():
+        what = "a file" if folder.is_file() else "a device, pipe or socket"
+        raise click.UsageError(f"--out {out_dir} is {what}, not a folder: give --out a folder "
+                               "(made if missing), or '-' for standard output")
     if folder is None and fmt == "html":
         raise click.UsageError("HTML is written as files, a sheet and a key per variant: "
                                "give --out DIR")
-    chosen = keys.pick_variants(drill, count, seed)
+    chosen = keys.pick_variants(drill, count, seed, target)
     payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
     if target is not None:
         payload["target"] = target

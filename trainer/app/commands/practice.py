@@ -68,6 +68,9 @@ def practice(drill_id: str | None, exam: bool, strict: bool, variant: int | None
                  or retargeted):
         raise click.UsageError("--weak builds its own session: give it without DRILL, "
                                "--resume, --variant, --random, --model or --gpu")
+    if resume is not None and (exam or strict):
+        raise click.UsageError("--resume continues an attempt in the mode it began with: "
+                               "give it without --exam and --strict")
     if resume is not None and retargeted:
         raise click.UsageError("--resume continues an attempt on the model and GPU it began "
                                "with: give it without --model and --gpu")
