@@ -129,3 +129,16 @@ def test_a_key_does_not_blame_the_utilisation_for_a_figure_that_never_reads_it(
 def test_a_deepseek_node_on_another_card_counts_its_vllm_dp_sessions(run: Run) -> None:
     text = " ".join(_solution(run, "deepseek-v3-mla-h200", "--gpu", "b200").split())
     assert "= 24 sessions a GPU: about **192** on the node instead of 216" in text
+
+
+def test_a_wrong_claims_correction_on_a_re_target_states_none_of_the_drills_own_figures(
+        run: Run, tmp_path: Path) -> None:
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text('why-paging: "the X in the log is the real number of requests it can run '
+                     'at once, so 53 users"\n')
+    own = run("grade", "paged-blocks-vllm", "--answers", str(sheet), ok=False).output
+    moved = run("grade", "paged-blocks-vllm", "--answers", str(sheet), "--gpu", "h200",
+                ok=False).output
+    assert "about 53 on an H100" in own
+    flag = next(line for line in moved.splitlines() if line.startswith("Red flag:"))
+    assert "H100" not in flag and "53" not in flag and "a floor, not the real concurrency" in flag

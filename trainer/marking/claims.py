@@ -14,6 +14,7 @@ Precision before recall: a claim half-said is not a claim.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,6 +56,37 @@ class ClaimMade:
     @property
     def sentence(self) -> str:
         return f"{self.claim.says} (a wrong claim in {self.step_id})"
+
+    def retargeted_sentence(self, instead: str | None = None) -> str:
+        """The correction on a re-targeted drill: its sentences up to the first that states
+        a figure (the drill's own: 53 on an H100, 25.8 GB), cut at its colon when what comes
+        before holds without it; else `instead` (what the claim contradicts) when it states
+        none; the figures are the worked solution's to give."""
+        kept = general_part(self.claim.says)
+        if not kept and instead and not _FIGURE.search(instead):
+            kept = f"It contradicts this: {instead}."
+        shown = kept or "an interviewer flags it; the worked solution gives this target's " \
+                        "figures"
+        return f"{shown} (a wrong claim in {self.step_id})"
+
+
+_FIGURE = re.compile(r"\d|\b(?:H100|H200|A100|B200|MI300X|Llama|Mixtral|DeepSeek|Mistral|Gemma|"
+                     r"Qwen|Jamba)", re.IGNORECASE)
+
+
+def general_part(says: str) -> str:
+    """What a correction says before its first figure or model name: whole sentences, and
+    the start of the next up to its colon."""
+    kept: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", says.strip()):
+        if not _FIGURE.search(sentence):
+            kept.append(sentence)
+            continue
+        head = sentence.split(":", 1)[0]
+        if ":" in sentence and not _FIGURE.search(head) and len(head.split()) >= 3:
+            kept.append(head + ".")
+        break
+    return " ".join(kept)
 
 
 def claims_made(step: Step, text: str) -> tuple[ClaimMade, ...]:

@@ -259,7 +259,10 @@ def _round_fine(value: Fraction) -> Fraction:
     return Fraction(round(value * 100), 100)
 
 
-def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> RubricScore:
+def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
+                  retargeted: bool = False) -> RubricScore:
+    """`retargeted`: the drill was marked against another model or card, so a correction
+    written with the drill's own figures says only what holds without them."""
     list_budget: dict[str, Fraction] = {}
     made = claims_in(drill, marks)
     figures = drill_figures(drill, marks)
@@ -278,7 +281,9 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark]) -> Ru
     short_of = None if level_id or not rubric.levels else _short_of(rubric.levels[0],
                                                                       dimensions, by_id)
     return RubricScore(dimensions, level_id, level_title,
-                       _red_flags(drill, rubric, marks) + _claim_flags(made), short_of,
+                       _red_flags(drill, rubric, marks) + _claim_flags(made, retargeted,
+                                                                         rubric),
+                       short_of,
                        tuple(c for claims in made.values() for c in claims))
 
 
@@ -314,6 +319,18 @@ def _red_flags(drill: Drill, rubric: Rubric,
     return tuple(raised)
 
 
-def _claim_flags(made: Mapping[str, tuple[ClaimMade, ...]]) -> tuple[tuple[str, str], ...]:
-    """A wrong claim is a red flag to an interviewer: one per claim, with its correction."""
-    return tuple((c.claim.id, c.sentence) for claims in made.values() for c in claims)
+def _claim_flags(made: Mapping[str, tuple[ClaimMade, ...]], retargeted: bool = False,
+                 rubric: Rubric | None = None) -> tuple[tuple[str, str], ...]:
+    """A wrong claim is a red flag to an interviewer: one per claim, with its correction. On
+    a re-targeted drill a correction written with the drill's own figures is cut to what holds
+    without them, or else said as the rubric's concept the claim contradicts."""
+    labels = {c.id: c.label for d in rubric.dimensions for c in d.concepts} if rubric else {}
+    flags = []
+    for claims in made.values():
+        for c in claims:
+            if not retargeted:
+                flags.append((c.claim.id, c.sentence))
+                continue
+            instead = next((labels[i] for i in c.claim.contradicts if i in labels), None)
+            flags.append((c.claim.id, c.retargeted_sentence(instead)))
+    return tuple(flags)
