@@ -90,19 +90,22 @@ def settings_of(log: EngineLog, options: dict[str, Any], model: ModelPreset) -> 
                 value = parse(stated)
             except ValueError:
                 value = None
-            if value is not None and not _sane(name, value):
-                conflicts.append(f"{name}: the log's {stated!r} is no setting an engine runs "
+            if value is None or not _sane(name, value):
+                shown = stated if len(stated) <= 30 else stated[:29] + "…"
+                conflicts.append(f"{name}: the log's {shown!r} is no setting an engine runs "
                                  "with; ignored")
                 value = None
+        if isinstance(option, str):
+            option = parse(option)  # the options' own types come from click
         if value is not None:
             sources[name] = "log"
-            if option is not None and parse(str(option)) != value:
+            if option is not None and option != value:
                 conflicts.append(f"{name}: the log says {value}, the option {option}; the log's "
                                  "is used")
             return value
         if option is not None:
             sources[name] = "option"
-            return parse(str(option))
+            return option
         sources[name] = "default"
         return default
 
@@ -111,17 +114,32 @@ def settings_of(log: EngineLog, options: dict[str, Any], model: ModelPreset) -> 
     if log.engine == "sglang":
         default_block = 1  # SGLang's page_size on GPUs (128 on Ascend NPUs, where it is said)
     kv = pick("kv_cache_dtype", options.get("kv_cache_dtype"), "auto", str)
-    tp = pick("tensor_parallel_size", options.get("tensor_parallel_size"), 1, int)
-    pp = pick("pipeline_parallel_size", options.get("pipeline_parallel_size"), 1, int)
-    block = pick("block_size", options.get("block_size"), default_block, int)
-    length = pick("max_model_len", options.get("max_model_len"), None, int)
+    tp = pick("tensor_parallel_size", options.get("tensor_parallel_size"), 1, _whole)
+    pp = pick("pipeline_parallel_size", options.get("pipeline_parallel_size"), 1, _whole)
+    block = pick("block_size", options.get("block_size"), default_block, _whole)
+    length = pick("max_model_len", options.get("max_model_len"), None, _whole)
     utilization = pick("gpu_memory_utilization", options.get("gpu_memory_utilization"), None,
-                       float)
+                       _decimal)
     names = " ".join(str(v) for v in (log.settings.get("model"), options.get("model_name"),
                                       log.settings.get("quantization")) if v)
     quantized = bool(_QUANTIZED.search(names))
     return Settings(max(1, tp), max(1, pp), kv.lower(), max(1, block), length, utilization,
                     sources, tuple(conflicts), quantized)
+
+
+def _whole(text: str) -> int:
+    """A whole number as an engine's arguments print one; ValueError for anything else (int()
+    would take 3_2 as 32)."""
+    if re.fullmatch(r"[0-9]{1,12}", text) is None:
+        raise ValueError(text)
+    return int(text)
+
+
+def _decimal(text: str) -> float:
+    """A plain decimal (0.9, 1, .85); ValueError for nan, inf, 9e-1 or 0_9."""
+    if re.fullmatch(r"[0-9]{1,6}(?:\.[0-9]{0,12})?|\.[0-9]{1,12}", text) is None:
+        raise ValueError(text)
+    return float(text)
 
 
 _BOUNDS = {"tensor_parallel_size": 4096, "pipeline_parallel_size": 4096, "block_size": 1 << 20,
@@ -243,6 +261,8 @@ def _cross_attention(model: ModelPreset) -> bool:
 def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
             settings: Settings) -> tuple[list[Row], list[str]]:
     """The rows of the accounting and the notes (assumptions, conflicts, what is not said)."""
+    if log.mixed is not None:
+        raise ValueError(log.mixed)
     notes = list(settings.conflicts)
     if model.attention_layers is not None and model.state_elements:
         raise ValueError(f"{model.name} keeps a recurrent state beside its KV cache: vLLM "
@@ -355,7 +375,9 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
         expected: float | None = None
         stated = log.figure("sglang_kv_gb")
         how = ("SGLang's K and V sizes (printed GB, computed in GiB) ÷ the bytes a token needs "
-               "on a GPU" if stated is not None else "SGLang's count; no K/V size line to check")
+               "on a GPU" if stated is not None else "SGLang's count; "
+               + ("its K/V size line was refused (see the notes)" if "sglang_kv_gb" in log.refused
+                  else "no K/V size line to check"))
         full_pool, swa_pool = log.figure("sglang_full_tokens"), log.figure("sglang_swa_tokens")
         free = log.figure("sglang_available_gb")
         if free is not None and groups == 1 and full_pool is None:
@@ -395,7 +417,7 @@ def account(log: EngineLog, model: ModelPreset, gpu: GpuPreset | None,
     notes.extend(log.refused.values())
     if (later := later_start_note(log)) is not None:
         notes.append(later)
-    _explain_disagreement(rows, model, settings, per_layer, stage_layers, notes)
+    _explain_disagreement(rows, model, settings, log, notes)
     return rows, notes
 
 
@@ -575,33 +597,73 @@ def _memory(log: EngineLog, rows: list[Row], gpu: GpuPreset | None, settings: Se
     rest = total * utilization - weights - memory
     how = (f"{gpu.name}: {total:.2f} GiB reported × utilisation {utilization:g} − weights "
            f"{weights:g} GiB − KV {memory:g} GiB")
-    rows.append(Row("activation_and_overhead", None, rest, "GiB",
-                    how + ": what the activation peak, CUDA graphs and non-torch memory took"))
+    if rest < 0:
+        # no amount of memory is below zero: the card, its utilisation or a figure is not
+        # the log's, said by its figures rather than printed as a negative amount
+        rows.append(Row("activation_and_overhead", None, None, "GiB",
+                        how + " leaves less than nothing: not computed (see the notes)"))
+        notes.append(_card_too_small(gpu, total, utilization, weights, memory))
+    else:
+        rows.append(Row("activation_and_overhead", None, rest, "GiB",
+                        how + ": what the activation peak, CUDA graphs and non-torch memory "
+                        "took"))
     if settings.utilization is None:
         notes.append("utilisation 0.9 (vLLM's default up to v0.19; 0.92 later): give "
                      "--gpu-memory-utilization if it was set")
-    if rest < 0:
-        notes.append(f"the card's memory at utilisation {utilization:g} is less than weights "
-                     "plus KV: the card, its memory figure or the utilisation differ from "
-                     "those assumed")
+
+
+def _card_too_small(gpu: GpuPreset, total: float, utilization: float, weights: float,
+                    memory: float) -> str:
+    """What a log whose weights and KV outgrow the card given is told: the figures, and the
+    presets (by reported memory) that would hold them."""
+    from trainer.capacity.presets import gpus
+
+    needed = (weights + memory) / utilization
+    holding = sorted((g for g in gpus().values() if g.reported_mib is not None
+                      and float(g.reported_mib) * 2**20 / GIB >= needed),
+                     key=lambda g: float(g.reported_mib or 0))
+    hint = ("such as " + ", ".join(g.id for g in holding[:3]) if holding else
+            "larger than any preset kvdrill knows")
+    share = (f"{weights:g} GiB of weights + {memory:g} GiB of KV = {weights + memory:.2f} GiB "
+             "a GPU")
+    if total < weights + memory:
+        return (f"{gpu.name} cannot be this log's card: it reports {total:.2f} GiB and the "
+                f"log holds {share}; at utilisation {utilization:g} the card needs at least "
+                f"{needed:.2f} GiB ({hint}): give the --gpu it ran on")
+    least = math.ceil((weights + memory) / total * 100) / 100
+    return (f"{gpu.name} at utilisation {utilization:g} gives {total * utilization:.2f} GiB, "
+            f"less than the log's {share}: give --gpu-memory-utilization as it was set (at "
+            f"least {least:.2f}), or the --gpu it ran on ({hint})")
 
 
 def _explain_disagreement(rows: list[Row], model: ModelPreset, settings: Settings,
-                          per_layer: int, stage_layers: int, notes: list[str]) -> None:
-    """Where the tokens disagree, the one input that gives the logged figure."""
+                          log: EngineLog, notes: list[str]) -> None:
+    """Where the tokens disagree, the one input that gives the logged figure: a KV dtype other
+    than the one assumed, or a tensor-parallel size that splits the KV heads otherwise (the
+    weights per GPU, where checked, say which); both named when nothing tells them apart."""
     row = next((r for r in rows if r.name == "kv_tokens"), None)
     if row is None or row.agrees is not False or not row.logged or not row.expected:
         return
     ratio = row.logged / row.expected
-    candidates = {
-        "fp8 KV (1 byte, not 2)": 2.0, "bf16 KV rather than fp8": 0.5,
-        "tensor parallel twice as wide": 2.0, "tensor parallel half as wide": 0.5,
-    }
-    for what, factor in candidates.items():
-        if abs(ratio - factor) <= AGREES * factor:
-            notes.append(f"the logged tokens are {ratio:.2f}× the expected: {what} would "
-                         "explain it; check the log's kv_cache_dtype and tensor_parallel_size")
+    fitting = [c for c in _candidates(model, settings, log)
+               if abs(ratio - c.factor) <= AGREES * c.factor]
+    weights = next((r for r in rows if r.name == "weights"), None)
+    if weights is not None and weights.logged and weights.expected:
+        per_tp = weights.expected * settings.tensor_parallel
+        if weights.agrees:  # the weights per GPU are those of the TP assumed
+            fitting = [c for c in fitting if not c.tensor_parallel]
+        elif shown := [c for c in fitting if c.tensor_parallel and abs(
+                weights.logged - per_tp / c.tensor_parallel) <= AGREES * weights.logged]:
+            notes.append(f"the logged tokens are {ratio:.2f}× the expected: {shown[0].what} "
+                         "would explain it, and the weights per GPU say the same; check the "
+                         "log's tensor_parallel_size")
             return
+    if fitting:
+        checks = " and ".join(dict.fromkeys(c.setting for c in fitting))
+        notes.append(f"the logged tokens are {ratio:.2f}× the expected: "
+                     + " or ".join(c.what for c in fitting)
+                     + f" would explain it; check the log's {checks}")
+        return
     if 0.95 <= ratio < 1 and settings.tensor_parallel > 1:
         notes.append(f"the logged tokens are {ratio:.3f}× the expected: vLLM sizes every "
                      "worker's cache to the smallest, and the log's memory figure may be one "
@@ -611,3 +673,30 @@ def _explain_disagreement(rows: list[Row], model: ModelPreset, settings: Setting
         return
     notes.append(f"the logged tokens are {ratio:.3f}× the expected, and no single setting "
                  "explains it: check the model (a different release?) and the block size")
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    what: str
+    factor: float  # the logged ÷ expected tokens it gives
+    setting: str
+    tensor_parallel: int | None = None  # the TP it assumes, for a TP candidate
+
+
+def _candidates(model: ModelPreset, settings: Settings, log: EngineLog) -> list[_Candidate]:
+    """Each single change that would move the token count: the other KV dtypes, and TP twice
+    or half as wide where that changes the KV heads a GPU holds (not MLA's latent, whole on
+    every rank, nor data-parallel attention's whole heads)."""
+    dtype_bytes = _kv_bytes(settings, model)
+    found = [_Candidate(f"{name} KV ({size} byte{'s' if size > 1 else ''}, not {dtype_bytes})",
+                        dtype_bytes / size, "kv_cache_dtype")
+             for name, size in (("fp8", 1), ("bf16", 2)) if size != dtype_bytes]
+    if model.attention == "mla" or log.settings.get("dp_attention") in ("1", "True", "true"):
+        return found
+    tp = settings.tensor_parallel
+    heads = max(1, model.kv_heads // tp)
+    for other in (tp * 2, tp // 2 if tp % 2 == 0 else 0):
+        if other >= 1 and (factor := heads / max(1, model.kv_heads // other)) != 1:
+            found.append(_Candidate(f"TP {other} rather than {tp}", factor,
+                                    "tensor_parallel_size", other))
+    return found

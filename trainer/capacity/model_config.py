@@ -9,7 +9,8 @@ reader falls into are handled and named in the notes:
 - `head_dim` stated in the config wins over hidden ÷ heads (Qwen3-32B: 128, not 80);
   `num_key_value_heads` missing means MHA (vLLM ModelArchConfigConvertorBase.get_head_size and
   get_total_num_kv_heads, vllm/transformers_utils/model_arch_config_convertor.py);
-- `sliding_window` is off when `use_sliding_window` is false (Qwen2.5: 131072, unused), and with
+- `sliding_window` is off when `use_sliding_window` is false, 0 or null, or left out of a
+  Qwen-family file (Qwen2.5: 131072, unused; a string is refused), and with
   `max_window_layers` only the layers from that index on slide (vLLM ModelConfig
   get_hf_config_sliding_window, vllm/config/model.py; transformers Qwen2Config.layer_types);
 - alternating layers: `layer_types` (GPT-OSS: sliding, full, ...), a pattern (Gemma-3: five local
@@ -29,7 +30,8 @@ reader falls into are handled and named in the notes:
   tower counted in the weights (vllm/transformers_utils/config.py get_hf_text_config);
 - `torch_dtype` and `quantization_config` (fp8, mxfp4, awq, gptq) for the weights' bytes, the
   embedding and LM head kept at 16 bits (ModelArchConfigConvertorBase.get_torch_dtype and
-  get_quantization_config);
+  get_quantization_config), and the modules `ignored_layers` / `modules_to_not_convert` name
+  (attention, MLP, router, experts, whole or per layer) at 16 bits too, or refused by name;
 - `tie_word_embeddings` for the parameter count.
 
 What it cannot size it refuses by name ("config.json: no num_hidden_layers"), as ConfigError.
@@ -75,6 +77,21 @@ __all__ = ["ConfigError", "ConfigModel", "ParamCount", "model_from_config", "rea
 
 
 @dataclass(frozen=True)
+class LayerShares:
+    """The parameters of one layer's attention, router, routed experts and the rest of its MLP
+    (a dense MLP, or an MoE layer's shared experts), and the layers that hold each."""
+
+    attention: int
+    router: int
+    experts: int
+    shared: int
+    dense_mlp: int
+    attention_layers: frozenset[int]
+    moe_layers: frozenset[int]
+    dense_layers: frozenset[int]
+
+
+@dataclass(frozen=True)
 class ParamCount:
     """The parameters of a model by where they sit, so the quantized part can be priced apart."""
 
@@ -89,6 +106,9 @@ class ParamCount:
     norms: int = 0  # the layers' norms and the final norm
     vision: int = 0  # a vision tower and its projector
     unused_expert_params: int = 0  # routed experts a token does not use, every layer
+    # One layer's share of each part, and which layers carry it, so a quantization_config that
+    # keeps named modules unquantized can price them: None where the layers are not alike.
+    per_layer: LayerShares | None = None
 
     @property
     def total(self) -> int:
@@ -201,7 +221,15 @@ _KNOWN_TYPES = {
     "qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "gpt_oss", "deepseek_v2",
     "deepseek_v3", "jamba", "mistral3", "granite", "olmo2", "exaone", "internlm2", "cohere",
 }
-_MLA_TYPES = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "longcat_flash"}
+_MLA_TYPES = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_mtp", "kimi_k2",
+              "longcat_flash", "pangu_ultra_moe"}
+# Model types whose experts have a width of their own (moe_intermediate_size in transformers),
+# not the dense intermediate_size: a file without it is refused rather than sized at the other.
+_MOE_WIDTH_TYPES = {
+    "qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_vl_moe", "qwen3_vl_moe_text",
+    "qwen3_omni_moe_text", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "dots1",
+    "ernie4_5_moe", "glm4_moe", "glm4v_moe", "longcat_flash",
+}
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
            "float": "fp32"}
 
@@ -336,6 +364,18 @@ def _mla(f: Fields, model_type: str) -> tuple[int, int] | None:
     latent = f.count("kv_lora_rank")
     if latent is None:
         return None
+    if model_type not in _MLA_TYPES and (model_type in _KNOWN_TYPES or not model_type):
+        # vLLM's is_deepseek_mla reads kv_lora_rank only for DeepSeek-family model types; a
+        # Qwen3 or Llama attention keeps its K/V pair whatever else the file says
+        named = f"model_type {model_type!r}" if model_type else "no model_type"
+        f.notes.append(f"kv_lora_rank {latent} is not read: {named} has no MLA attention "
+                       "(vLLM's is_deepseek_mla reads it only for DeepSeek-family types), so "
+                       "the KV is K and V per KV head")
+        return None
+    for name in ("qk_rope_head_dim", "qk_nope_head_dim"):
+        if f.raw(name) is None:
+            raise f.error(f"kv_lora_rank {latent} but no {name}: MLA's per-token cache and "
+                          "its projections need it")
     rope = f.count("qk_rope_head_dim", least=0) or 0
     where = "" if model_type in _MLA_TYPES else f" (model_type {model_type!r})"
     f.notes.append(f"MLA{where}: kv_lora_rank {latent} + qk_rope_head_dim {rope} = "
@@ -372,6 +412,9 @@ def _windows(f: Fields, model_type: str, layout: Layout, fields: dict[str, Any])
                               "attention_chunk_size is not set")
             _set_window(f, fields, chunk, chunks, layers, f"layer_types lists {chunks} "
                         "chunked_attention layers (ChunkedLocalAttentionSpec)", chunked=True)
+        elif sliding and model_type in _SLIDING_SWITCH_TYPES and \
+                not _sliding_switch(f, model_type, window):
+            return
         elif sliding:
             if window is None:
                 raise f.error("layer_types names sliding layers but sliding_window is not set")
@@ -382,16 +425,12 @@ def _windows(f: Fields, model_type: str, layout: Layout, fields: dict[str, Any])
                         "window)")
         return
     most = f.count("max_position_embeddings", most=MAX_POSITIONS)
-    if window is not None and layout.recurrent and f.raw("use_sliding_window") is not False \
+    switched_on = _sliding_switch(f, model_type, window)
+    if window is not None and layout.recurrent and switched_on \
             and (most is None or window < most):
         raise f.error(f"sliding_window {window:,} in a hybrid model: kvdrill sizes a window or "
                       "a recurrent state, not both")
-    if window is None:
-        return
-    if f.raw("use_sliding_window") is False:
-        f.notes.append(f"sliding_window {window:,} is switched off by use_sliding_window false: "
-                       "every layer holds the whole context (vLLM's "
-                       "get_hf_config_sliding_window returns None, vllm/config/model.py)")
+    if window is None or not switched_on:
         return
     max_window = f.count("max_window_layers", least=0)
     if model_type in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and max_window is not None:
@@ -422,6 +461,45 @@ def _windows(f: Fields, model_type: str, layout: Layout, fields: dict[str, Any])
     _set_window(f, fields, window, layers, layers, "on every layer")
 
 
+# The model types whose transformers config reads use_sliding_window, default false, and drops
+# sliding_window unless it is on (Qwen2Config: `sliding_window if use_sliding_window else None`).
+_SLIDING_SWITCH_TYPES = frozenset({
+    "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl",
+    "qwen2_5_vl_text", "smollm3",
+})
+
+
+def _sliding_switch(f: Fields, model_type: str, window: int | None) -> bool:
+    """Whether use_sliding_window lets sliding_window bind, as transformers and vLLM read it:
+    vLLM's get_hf_config_sliding_window returns None when the field is there and `not` it
+    (false, 0, null); a Qwen-family config without it takes its class's default, false. A
+    string or any other value is refused: transformers would read "false" as on."""
+    value = f.raw("use_sliding_window")
+    stated = "use_sliding_window" in f.text or "use_sliding_window" in f.top
+    if not stated:
+        if window is not None and model_type in _SLIDING_SWITCH_TYPES:
+            f.notes.append(f"sliding_window {window:,} is off: no use_sliding_window, whose "
+                           f"default in transformers' {model_type} config is false; every "
+                           "layer holds the whole context")
+            return False
+        return True
+    if isinstance(value, bool):
+        on = value
+    elif value is None or (isinstance(value, int) and value in (0, 1)):
+        on = bool(value)
+        if window is not None:
+            f.notes.append(f"use_sliding_window {shown(value)} read as "
+                           f"{'true' if on else 'false'}, as vLLM reads it "
+                           "(get_hf_config_sliding_window tests `not use_sliding_window`)")
+    else:
+        raise f.error(f"use_sliding_window is {shown(value)}, not true or false: fix the file")
+    if not on and window is not None:
+        f.notes.append(f"sliding_window {window:,} is switched off by use_sliding_window "
+                       f"{shown(value)}: every layer holds the whole context (vLLM's "
+                       "get_hf_config_sliding_window returns None, vllm/config/model.py)")
+    return on
+
+
 def _set_window(f: Fields, fields: dict[str, Any], window: int | None, sliding: int,
                 layers: int, how: str, chunked: bool = False) -> None:
     assert window is not None
@@ -446,6 +524,10 @@ def _experts(f: Fields, fields: dict[str, Any]) -> dict[str, Any] | None:
     found = {name: f.count(name, least=0) for name in names if f.has(name)}
     counts = {value for value in found.values() if value}
     if not counts:
+        if found:
+            f.notes.append(f"{next(iter(found))} 0: no experts, so every layer's MLP is dense "
+                           "(intermediate_size wide), as transformers and vLLM build a layer "
+                           "with no experts")
         return None
     if len(counts) > 1:
         listed = ", ".join(f"{k} {v}" for k, v in found.items())
@@ -498,7 +580,8 @@ def _max_context(f: Fields, top_type: str) -> int | None:
 def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str, Any] | None,
            layout: Layout) -> ParamCount:
     layers, hidden, vocab = fields["layers"], fields["hidden"], fields["vocab"]
-    counts: dict[str, int] = {key: 0 for key in ParamCount.__dataclass_fields__}
+    counts: dict[str, Any] = {key: 0 for key in ParamCount.__dataclass_fields__
+                              if key != "per_layer"}
     counts["embedding"] = vocab * hidden
     counts["lm_head"] = 0 if fields["tied_embeddings"] else vocab * hidden
     norms_per_layer = 4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2
@@ -521,6 +604,7 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
 
     intermediate = f.count("intermediate_size")
     gated = 2 if _ungated(f) else 3
+    shared_per_layer = dense_per_layer = 0
     if layout.mlp_only or layout.moe_blocks:  # Nemotron-H: MLP and MoE are blocks of their own
         moe_layers = set(layout.moe_blocks) if experts else set()
         dense_layers = len(layout.mlp_only)
@@ -533,6 +617,9 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
     if dense_width is not None and f.flag("block_auto_adjust_ff_dim", False):
         dense_width = _lfm2_width(f, dense_width)
     if experts:
+        if model_type in _MOE_WIDTH_TYPES and not f.has("moe_intermediate_size"):
+            raise f.error(f"no moe_intermediate_size: the experts' width is needed ({model_type}"
+                          "'s experts are not intermediate_size wide)")
         moe_width = f.count("moe_intermediate_size") or intermediate
         if moe_width is None:
             raise f.error("no moe_intermediate_size or intermediate_size: the experts' width "
@@ -552,6 +639,7 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
         counts["router"] = len(moe_layers) * router
         shared = _shared_expert_params(f, model_type, hidden, moe_width, gated)
         counts["dense_mlp"] += len(moe_layers) * shared
+        shared_per_layer = shared
     if dense_layers:
         if dense_width is None:
             raise f.error("no intermediate_size: the MLP's width is needed")
@@ -559,9 +647,19 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
         if f.flag("mlp_bias", False):
             mlp += 2 * dense_width + hidden
         counts["dense_mlp"] += dense_layers * mlp
+        dense_per_layer = mlp
     if model_type == "jamba":
         counts["norms"] = layers * 2 * hidden + hidden
     counts["vision"] = _vision_params(f, fields)
+    moe = len(moe_layers)
+    dense_set = set(layout.mlp_only) if layout.mlp_only or layout.moe_blocks else \
+        set(range(layers)) - moe_layers
+    counts["per_layer"] = LayerShares(
+        attention=per_attention, router=counts["router"] // moe if moe else 0,
+        experts=(counts["expert_weights"] + counts["expert_biases"]) // moe if moe else 0,
+        shared=shared_per_layer, dense_mlp=dense_per_layer,
+        attention_layers=frozenset(layout.attention) | frozenset(layout.cross_attention),
+        moe_layers=frozenset(moe_layers), dense_layers=frozenset(dense_set))
     return ParamCount(**counts)
 
 
@@ -812,6 +910,18 @@ def _weights(f: Fields, data: Mapping[str, Any], text: Mapping[str, Any],
         raise f.error(f"quantization_config is {shown(quant)}, not an object")
     method = str(quant.get("quant_method", "")).lower().replace("_", "-")
     total = params.total
+    kept, kept_said, unknown = _unconverted(f, quant, method, params)
+    if unknown is not None:
+        return {"weights_dtype": compute, "weights_gb": None, "tables_dtype": None,
+                "weights_unknown": unknown}
+    if method in ("fp8", "fbgemm-fp8") and kept:
+        size = Fraction(total - params.tables - kept) + (params.tables + kept) * _bytes(compute)
+        f.notes.append(f"quantization_config {method}: linear weights at 1 byte, except "
+                       f"{kept_said} ({kept:,} parameters): they stay {compute} with the "
+                       "embedding and LM head, as vLLM loads the modules it skips: "
+                       f"{_gb(size)} GB; block scales not counted")
+        return {"weights_dtype": "fp8", "weights_gb": size / 10**9, "tables_dtype": compute,
+                "weights_unknown": None}
     if method in ("fp8", "fbgemm-fp8"):
         f.notes.append(f"quantization_config {method}: linear weights at 1 byte, the embedding "
                        f"and LM head stay {compute} (vLLM's Fp8Config quantizes linear layers "
@@ -843,6 +953,10 @@ def _weights(f: Fields, data: Mapping[str, Any], text: Mapping[str, Any],
                 group < -1 or group > 10**6:
             raise f.error(f"quantization_config group_size {shown(group)} is not a group size")
         rows = total - params.tables - params.norms - params.expert_biases - params.vision
+        if kept:
+            rows -= kept
+            f.notes.append(f"quantization_config {method}: {kept_said} ({kept:,} "
+                           f"parameters), stay {compute}, not quantized")
         per = Fraction(bits, 8)
         if group > 0:  # a 16-bit scale and a packed zero point per group of each column
             per += Fraction(2, group) + Fraction(bits, 8 * group)
@@ -853,11 +967,98 @@ def _weights(f: Fields, data: Mapping[str, Any], text: Mapping[str, Any],
                        f"{compute}: {_gb(size)} GB")
         return {"weights_dtype": f"int{bits}", "weights_gb": size / 10**9,
                 "tables_dtype": compute, "weights_unknown": None}
-    named = method or "(no quant_method)"
+    written = quant.get("quant_method")
+    named = shown(clean_name(written) if isinstance(written, str) else written) \
+        if written not in (None, "") else "(no quant_method)"
     return {"weights_dtype": compute, "weights_gb": None, "tables_dtype": None,
-            "weights_unknown": (f"{f.where}: quantization_config quant_method {named!r} is not "
+            "weights_unknown": (f"{f.where}: quantization_config quant_method {named} is not "
                                 "one kvdrill can size (it knows fp8, mxfp4, awq and gptq): "
                                 "give --weights-gb")}
+
+
+# Where a module path starts in a checkpoint (model.layers.0.self_attn), and the names of the
+# parts of a layer kvdrill prices apart, as Llama, Qwen, Mixtral and DeepSeek spell them.
+_MODULE_ROOTS = ("model.language_model.", "language_model.model.", "language_model.", "model.")
+_LAYER_PARTS: dict[str, tuple[str, ...]] = {
+    "self_attn": ("attention",), "attn": ("attention",), "self_attention": ("attention",),
+    "mlp": ("router", "experts", "rest"), "block_sparse_moe": ("router", "experts", "rest"),
+    "feed_forward": ("router", "experts", "rest"),
+    "mlp.gate": ("router",), "mlp.router": ("router",), "block_sparse_moe.gate": ("router",),
+    "feed_forward.router": ("router",),
+    "mlp.experts": ("experts",), "block_sparse_moe.experts": ("experts",),
+    "feed_forward.experts": ("experts",),
+}
+_TABLES = ("lm_head", "embed_tokens")
+_VISION = ("visual", "vision_tower", "vision_model", "multi_modal_projector")
+
+
+def _unconverted(f: Fields, quant: Mapping[str, Any], method: str,
+                 params: ParamCount) -> tuple[int, str, str | None]:
+    """The parameters a quantization_config keeps unquantized by name (fp8's ignored_layers,
+    else modules_to_not_convert, as vLLM's Fp8Config reads them; AWQ's and GPTQ's
+    modules_to_not_convert), beyond the embedding and LM head; what they are, said; and the
+    refusal when a name is not a module kvdrill can price apart."""
+    if method not in ("fp8", "fbgemm-fp8", "awq", "gptq"):
+        return 0, "", None
+    field_name = "modules_to_not_convert"
+    names = quant.get("ignored_layers") if method != "awq" and method != "gptq" else None
+    if names:
+        field_name = "ignored_layers"
+    else:
+        names = quant.get("modules_to_not_convert")
+    if not names:
+        return 0, "", None
+    if not isinstance(names, list) or len(names) > 100_000 or \
+            not all(isinstance(name, str) for name in names):
+        raise f.error(f"quantization_config {field_name} is {shown(names)}, not a list of "
+                      "module names")
+    layers = f.count("num_hidden_layers") or 0
+    shares = params.per_layer
+    atoms: set[tuple[str, int]] = set()
+    vision = False
+    for name in names:
+        path = name.strip()
+        for root in _MODULE_ROOTS:
+            path = path.removeprefix(root)
+        if path in _TABLES:
+            continue
+        if path.split(".", 1)[0] in _VISION:
+            # AWQ and GPTQ leave a vision tower at 16 bits already; fp8 would quantize it
+            vision = vision or (bool(params.vision) and method in ("fp8", "fbgemm-fp8"))
+            continue
+        match = re.fullmatch(r"layers\.(\d{1,6}|\*)\.(.+)", path)
+        where, part = (match.group(1), match.group(2)) if match else ("*", path)
+        kinds = _LAYER_PARTS.get(part)
+        if kinds is None or shares is None or (where != "*" and int(where) >= layers):
+            return 0, "", (f"{f.where}: quantization_config {field_name} names "
+                           f"{clean_name(name)!r}, a module kvdrill cannot price apart (it "
+                           "reads self_attn, mlp, mlp.gate, mlp.experts, lm_head, embed_tokens "
+                           "and a vision tower, whole or per layer): give --weights-gb")
+        chosen = range(layers) if where == "*" else (int(where),)
+        atoms.update((kind, i) for kind in kinds for i in chosen)
+    kept = params.vision if vision else 0
+    said: dict[str, set[int]] = {}
+    assert shares is not None or not atoms
+    for kind, i in atoms:
+        assert shares is not None
+        if kind == "attention" and i in shares.attention_layers:
+            kept += shares.attention
+        elif kind == "router" and i in shares.moe_layers:
+            kept += shares.router
+        elif kind == "experts" and i in shares.moe_layers:
+            kept += shares.experts
+        elif kind == "rest" and i in shares.moe_layers:
+            kept += shares.shared
+        elif kind == "rest" and i in shares.dense_layers:
+            kept += shares.dense_mlp
+        else:
+            continue
+        said.setdefault({"rest": "MLP"}.get(kind, kind), set()).add(i)
+    parts = [f"the {kind} of {len(chosen)} layers" if len(chosen) > 1 else
+             f"the {kind} of layer {min(chosen)}" for kind, chosen in sorted(said.items())]
+    if vision:
+        parts.append("the vision tower")
+    return kept, " and ".join(parts) + f", which {field_name} names", None
 
 
 def _bytes(dtype: str) -> Fraction:

@@ -19,7 +19,10 @@ from dataclasses import dataclass, field
 MAX_LOG_CHARS = 4 * 1024 * 1024  # a start-up log is kilobytes; a pasted day of serving is not
 MAX_LINE_CHARS = 20_000
 
-_NUMBER = r"(\d[\d,]{0,24}(?:\.\d{1,12})?)"
+# A number as the engines print one (457,024; 55.79); never a prefix of a longer token (1e309,
+# 3_2, 10**100, 55,79), which the loose patterns below catch and refuse.
+_NUMBER = (r"([0-9]{1,15}(?:,[0-9]{3}){0,5}(?:\.[0-9]{1,12})?)"
+           r"(?![0-9_*]|[.,][0-9]|[eE][-+]?[0-9])")
 _LARGEST = 1e15  # no KV figure of a real deployment is near it (tokens, blocks, GiB)
 
 
@@ -45,6 +48,8 @@ class EngineLog:
     later_start: int | None = None  # the line a second start-up begins on, once sized
     later_figures: dict[str, Figure] = field(default_factory=dict)  # that start-up's figures
     repeats: dict[str, list[Figure]] = field(default_factory=dict)  # once-a-start, again
+    engine_lines: dict[str, int] = field(default_factory=dict)  # vLLM, SGLang → first line
+    mixed: str | None = None  # why a log of two engines' start-ups is not accounted for
 
     def figure(self, name: str) -> float | None:
         found = self.figures.get(name)
@@ -95,7 +100,7 @@ _FIGURES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # The same messages with any number in them: a line that matches one of these and not its
 # figure's own pattern holds a figure kvdrill refuses (negative, NaN, too many digits), said.
-_ANY_NUMBER = r"([-+]?[\w.,]{1,60})"
+_ANY_NUMBER = r"([-+]?[\w.,*+-]{0,20000}[\w*])"
 _LOOSE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern.pattern.replace(_NUMBER, _ANY_NUMBER), pattern.flags))
     for name, pattern in _FIGURES)
@@ -120,6 +125,9 @@ _CONCURRENCY_LOOSE = re.compile(r"Maximum concurrency for\s*" + _ANY_NUMBER
                                 + r"\s*tokens per request:\s*" + _ANY_NUMBER + r"\s*x")
 _SGLANG_SIZES = re.compile(r"K size:\s*" + _NUMBER + r"\s*GB,\s*V size:\s*" + _NUMBER + r"\s*GB")
 _SGLANG_MLA_SIZE = re.compile(r"#tokens:\s*[\d,]+,\s*KV size:\s*" + _NUMBER + r"\s*GB")
+_SGLANG_SIZE_PATTERNS = tuple(
+    (strict, re.compile(strict.pattern.replace(_NUMBER, _ANY_NUMBER)))
+    for strict in (_SGLANG_SIZES, _SGLANG_MLA_SIZE))
 _SGLANG_SWA_POOL = re.compile(r"sliding window memory pool\.\s*full_layer_tokens=(\d{1,12}),\s*"
                               r"swa_layer_tokens=(\d{1,12})")
 _BATCHED = re.compile(r"max_num_batched_tokens['\"]?\s*[=:]\s*(\d{1,9})\b")
@@ -128,16 +136,21 @@ _HYBRID_OFF = re.compile(r"Hybrid KV cache manager is disabled|disable_hybrid_kv
 _V1_START = re.compile(r"Initializing a V1 LLM engine \(v?([\w.+-]+)\)")
 _V0_START = re.compile(r"Initializing an LLM engine \(v?([\w.+-]+)\)")
 _VERSION = re.compile(r"vLLM API server version\s+v?([\w.+-]+)")
+# A value that begins as a number is read whole (10**100, 3_2, 1e2), to be refused whole.
+_WHOLE_TOKEN = r"[0-9.][^\s,()\[\]{}'\"]*"
 # key=value settings in a config line (model='...', tensor_parallel_size=2, ...)
 _SETTING = re.compile(r"\b(model|model_path|tokenizer|tensor_parallel_size|tp_size|"
                       r"pipeline_parallel_size|pp_size|max_seq_len|max_model_len|"
                       r"context_length|kv_cache_dtype|quantization|dtype|block_size|page_size|"
                       r"gpu_memory_utilization|mem_fraction_static|served_model_name|"
                       r"enable_dp_attention)"
-                      r"\s*[=:]\s*('[^']*'|\"[^\"]*\"|[\w./+-]+)")
+                      r"\s*[=:]\s*('[^']*'|\"[^\"]*\"|" + _WHOLE_TOKEN + r"|[\w./+-]+)")
+# The sizes kvdrill reads, taken whatever their value (nan, inf), to be refused by name.
+_SIZE_PAIR = re.compile(r"'(tensor_parallel_size|pipeline_parallel_size|block_size|"
+                        r"max_model_len|gpu_memory_utilization)':\s*([^\s,{}\[\]()'\"]+)")
 _PRETRAINED = re.compile(r"\bpretrained=([\w./-]+)")
 _NON_DEFAULT = re.compile(r"non-default args:\s*\{(.*)\}")
-_PAIR = re.compile(r"'(\w+)':\s*('[^']*'|\"[^\"]*\"|-?[\d.]+(?:e-?\d+)?|True|False|None)")
+_PAIR = re.compile(r"'(\w+)':\s*('[^']*'|\"[^\"]*\"|-?" + _WHOLE_TOKEN + r"|True|False|None)")
 # vllm/platforms/cuda.py: "Forcing kv cache block size to 64 for FlashMLA backend."
 _FORCED_BLOCK = re.compile(r"[Ff]orcing kv cache block size to (\d{1,5})\b")
 _PP_PARTITION = re.compile(r"VLLM_PP_LAYER_PARTITION=['\"]?(\d{1,5}(?:,\d{1,5}){1,63})")
@@ -146,6 +159,15 @@ _PADDING = re.compile(r"Add (\d+) padding layers?")
 _DP_RANK = re.compile(r"\[[^\]]*\bDP(\d+) TP\d+\]")
 _CONTEXT_PARALLEL = re.compile(r"Multiplying the GPU KV cache size by the (?:cp|dcp)_world_size "
                                r"(\d+)")
+
+# Lines only one engine prints: its start-up and its KV-cache sizing.
+_ENGINE_SIGNS = (
+    ("SGLang", re.compile(r"server_args=ServerArgs\(|KV Cache is allocated\.|"
+                          r"max_total_num_tokens\s*=|available memory for KV cache is")),
+    ("vLLM", re.compile(r"Initializing an? (?:V1 )?LLM engine \(|vLLM API server version|"
+                        r"█\s+version\s|GPU KV cache size:|Available KV cache memory:|"
+                        r"#\s*GPU blocks:|num_gpu_blocks is:|Maximum concurrency for")),
+)
 
 # The file in a vLLM line's prefix ([gpu_worker.py:227]): V1's engine core and worker, or V0's.
 _SOURCE_FILE = re.compile(r"[\[\s](gpu_worker|gpu_model_runner|kv_cache_utils|core|"
@@ -175,7 +197,18 @@ def read_log(text: str) -> EngineLog:
         if not line:
             continue
         _read_line(log, number, line)
+        for engine, signs in _ENGINE_SIGNS:
+            if engine not in log.engine_lines and signs.search(line) is not None:
+                log.engine_lines[engine] = number
     _note_repeats(log)
+    if len(log.engine_lines) > 1:
+        # one engine's figures cannot be checked against another's start-up, and which one
+        # the reader meant is not in the log
+        shown = " and ".join(f"{engine}'s (from line {number})" for engine, number
+                             in sorted(log.engine_lines.items(), key=lambda item: item[1]))
+        log.mixed = (f"the log holds two engines' start-ups, {shown}: "
+                     "kvdrill accounts for one start-up at a time; explain each engine's lines "
+                     "on their own")
     if not log.engine_stated and hints and log.engine != "sglang":
         # the engine's own source files in the prefixes say which vLLM printed the lines
         log.engine = "vllm-v1" if "vllm-v1" in hints else "vllm-v0"
@@ -234,7 +267,7 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
     if (m := _PRETRAINED.search(line)) is not None:
         _set(log, "model", m.group(1))
     if (m := _NON_DEFAULT.search(line)) is not None:
-        for key, value in _PAIR.findall(m.group(1)):
+        for key, value in _PAIR.findall(m.group(1)) + _SIZE_PAIR.findall(m.group(1)):
             _set(log, key, value, overwrite=True)
     elif "config" in line.lower() or "ServerArgs(" in line or "args" in line.lower():
         for key, value in _SETTING.findall(line):
@@ -260,11 +293,8 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
             log.engine = log.engine or "vllm-v0"
     if "max_concurrency" not in log.figures:
         _read_concurrency(log, number, line)
-    if "sglang_kv_gb" not in log.figures and (m := _SGLANG_SIZES.search(line)) is not None:
-        size = _number(m.group(1)) + _number(m.group(2))
-        _keep(log, "sglang_kv_gb", Figure(size, "GB", number, line))
-    elif "sglang_kv_gb" not in log.figures and (m := _SGLANG_MLA_SIZE.search(line)) is not None:
-        _keep(log, "sglang_kv_gb", Figure(_number(m.group(1)), "GB", number, line))
+    if "sglang_kv_gb" not in log.figures:
+        _read_sglang_sizes(log, number, line)
     if "sglang_full_tokens" not in log.figures and \
             (m := _SGLANG_SWA_POOL.search(line)) is not None:
         _keep(log, "sglang_full_tokens", Figure(_number(m.group(1)), "tokens", number, line))
@@ -300,6 +330,20 @@ def _read_concurrency(log: EngineLog, number: int, line: str) -> None:
             _refuse(log, "max_concurrency", number, ratio)
         else:
             _refuse(log, "concurrency_tokens", number, length)
+
+
+def _read_sglang_sizes(log: EngineLog, number: int, line: str) -> None:
+    """SGLang's K and V sizes (or an MLA pool's one KV size), or the number refused."""
+    for strict, loose in _SGLANG_SIZE_PATTERNS:
+        m = strict.search(line)
+        if m is not None and all(_number(g) == _number(g) for g in m.groups()):
+            size = sum(_number(g) for g in m.groups())
+            _keep(log, "sglang_kv_gb", Figure(size, "GB", number, line))
+            return
+        if (bad := m or loose.search(line)) is not None:
+            _refuse(log, "sglang_kv_gb", number, next(
+                (g for g in bad.groups() if _number_or_none(g) is None), bad.group(1)))
+            return
 
 
 def _read_later(log: EngineLog, number: int, line: str) -> None:
@@ -348,6 +392,8 @@ def _refuse(log: EngineLog, name: str, number: int, text: str) -> None:
 
 def _why(text: str) -> str:
     value = _number_or_none(text, bounded=False)
+    if value is None and re.fullmatch(r"[0-9,]+(?:\.[0-9]+)?", text):
+        return "more than 10^15: no deployment is near it"
     if value is None:
         return "not a number"
     if value != value or value in (float("inf"), float("-inf")):

@@ -119,6 +119,7 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         if options.get(field) is not None:
             raise InvalidInput(f"--{field.replace('_', '-')} {rest}") from None
         raise
+    _refuse_idle_options(options, deployment, model_preset)
     gpu_preset = presets.find_gpu(gpu) if gpu else None
     ids = {"model": model_preset.id if model_preset else None,
            "gpu": gpu_preset.id if gpu_preset else None}
@@ -144,6 +145,18 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
         for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
                      "max_concurrency", "decode_step_seconds"):
             echo(f"  {name} = {solver.expression(name, deployment)}")
+
+
+def _refuse_idle_options(options: dict[str, Any], deployment: Any, model_preset: Any) -> None:
+    """An option that would change no figure is refused, naming why, rather than listed among
+    the inputs as if it had been used."""
+    named = model_preset.name if model_preset is not None else "the model"
+    if options.get("window") is not None and not deployment.windowed_layers:
+        raise UsageError(f"--window applies to no layer: {named} has no windowed layers; give "
+                         "--windowed-layers (how many layers slide) with it")
+    if options.get("active_params") is not None and deployment.experts is None:
+        raise UsageError(f"--active-params is for MoE models: {named} is dense, every parameter "
+                         "is active; give --experts and --experts-per-token with it")
 
 
 def _sizing_only(deployment: Any, settings: Any, ids: dict[str, str | None],

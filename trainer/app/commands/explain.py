@@ -64,6 +64,9 @@ def explain(log_path: str, model_name: str | None, gpu: str | None, fmt: str,
     from trainer.reading.engine_log import MAX_LOG_CHARS, read_log
     from trainer.views import explain as view
 
+    if start_practice and fmt.lower() == "json":
+        raise UsageError("--practice starts a practice session, which is no JSON: drop --json "
+                         "(--format json) to practise, or --practice to keep the JSON")
     if log_path == "-":
         text = sys.stdin.read(MAX_LOG_CHARS + 1)
         if len(text) > MAX_LOG_CHARS:
@@ -76,6 +79,8 @@ def explain(log_path: str, model_name: str | None, gpu: str | None, fmt: str,
     if gpu is not None and not gpu.strip():
         raise UsageError("--gpu names nothing: give a GPU preset (kvdrill calc --list-presets)")
     log = read_log(text)
+    if log.mixed is not None:
+        raise UsageError(f"{log_path}: {log.mixed}")
     model, model_notes, weights_differ = _model(
         log_path, log.settings.get("model") or log.settings.get("served_model_name"),
         model_name)
