@@ -56,9 +56,16 @@ def test_a_steps_context_past_the_models_reach_is_refused(run: Run) -> None:
         result.stderr
 
 
-def test_a_drill_whose_own_model_is_stretched_takes_others_stretched_as_far(run: Run) -> None:
-    # llama2-70b-mi300x runs Llama-2-70B (4,096 positions) at 32,768 as a what-if
-    assert "Llama-2-7B" in _solution(run, "llama2-70b-mi300x", "--model", "llama-2-7b")
+def test_a_drill_whose_own_model_is_stretched_takes_others_stretched_as_far(
+        run: Run, tmp_path: Path) -> None:
+    # llama2-70b-mi300x runs Llama-2-70B (4,096 positions) at 32,768 as a what-if: a GQA
+    # model of 4,096 positions is stretched as far
+    config = json.loads(LLAMA.read_text())
+    config["max_position_embeddings"] = 4096
+    (tmp_path / "Short-8B").mkdir()
+    (tmp_path / "Short-8B" / "config.json").write_text(json.dumps(config))
+    assert "Short-8B" in _solution(run, "llama2-70b-mi300x", "--model",
+                                   str(tmp_path / "Short-8B"))
 
 
 def test_naming_the_drills_own_model_changes_nothing(run: Run) -> None:
@@ -142,3 +149,37 @@ def test_a_wrong_claims_correction_on_a_re_target_states_none_of_the_drills_own_
     assert "about 53 on an H100" in own
     flag = next(line for line in moved.splitlines() if line.startswith("Red flag:"))
     assert "H100" not in flag and "53" not in flag and "a floor, not the real concurrency" in flag
+
+
+# ---- the eighth pass ----------------------------------------------------------------------
+
+def test_the_mha_against_gqa_drill_refuses_a_model_with_no_grouping(run: Run) -> None:
+    result = run("show", "llama2-70b-mi300x", "--model", "llama-2-7b", "--gpu", "mi300x",
+                 ok=False)
+    assert result.exit_code == 2 and "fewer KV heads than query heads" in result.stderr
+
+
+def test_a_measured_drill_on_another_card_suggests_what_runs_on_that_card(run: Run) -> None:
+    result = run("show", "swap-or-recompute", "--gpu", "l4", ok=False)
+    suggested = result.stderr.rstrip().rsplit(": ", 1)[-1]
+    assert suggested.startswith("drill it with kvdrill practice ")
+    drill, *options = suggested.removeprefix("drill it with kvdrill practice ").split()
+    assert run("show", drill, *options).exit_code == 0
+
+
+def test_a_batch_the_memory_cannot_hold_is_refused(run: Run) -> None:
+    result = run("show", "mixtral-moe-decode", "--model", "mixtral-8x22b", "--gpu", "b200",
+                 ok=False)
+    assert "runs a batch of 64 sessions, and only 36 fit" in result.stderr
+
+
+def test_a_draft_that_leaves_no_sequence_is_refused_not_priced(run: Run) -> None:
+    result = run("show", "speculative-decoding", "--model", "qwen2.5-7b", "--gpu", "l4",
+                 ok=False)
+    assert "with the draft's weights and KV resident" in result.stderr
+
+
+def test_an_fp8_pool_that_holds_none_is_not_recommended_as_a_count(run: Run) -> None:
+    text = " ".join(_solution(run, "llama31-8b-h100", "--model", "qwen3-32b", "--gpu",
+                              "h100").split())
+    assert "instead of 0" not in text and "not even FP8 KV" in text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from trainer.capacity.presets import (
@@ -60,12 +61,15 @@ def draw(drill: Drill, seed: int, known: dict[str, bool] | None = None) -> dict[
 
 
 def sensible(drill: Drill, givens: dict[str, Any]) -> bool:
-    """Weights fit, the main configuration holds a sequence, every reference computes."""
+    """Weights fit, the main configuration holds a sequence (and every batch a step runs),
+    every reference computes."""
     try:
         key = AnswerKey(drill, givens)
         if value_of(key.base, "kv_budget_bytes") <= 0:
             return False
         if value_of(key.base, "max_concurrency") < 1:
+            return False
+        if _batch_past_memory(key) is not None:
             return False
         for step in drill.steps:
             if step.kind == "numeric":
@@ -124,6 +128,11 @@ LESSONS: dict[str, tuple[str, str, Callable[[ModelPreset], bool]]] = {
                        lambda m: bool(m.window and m.windowed_layers)),
     "moe": ("mixture-of-experts", "an MoE model, such as qwen3-30b-a3b, gpt-oss-20b or "
             "mixtral-8x7b", lambda m: m.experts is not None),
+    # the MHA cache against the model's own GQA one: a model with a KV head per query head
+    # has no GQA cache to set beside it (the ratio would be 1)
+    "mha-vs-gqa": ("how much grouped-query attention saves over MHA", "a model with fewer KV "
+                   "heads than query heads, such as llama-3.3-70b or qwen3-32b",
+                   lambda m: m.attention != "mla" and m.kv_heads < m.heads),
     "hybrid": ("a hybrid of attention and recurrent (Mamba) layers", "a hybrid model, such as "
                "jamba-1.5-mini",
                lambda m: m.attention_layers is not None and bool(m.state_elements)),
@@ -296,20 +305,43 @@ _ROOMY_CARDS = ("h200", "mi300x", "mi325x")
 _RUNS: dict[tuple[str, str, str | None], bool] = {}
 
 
-def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str) -> str:
+def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str,
+                        card_only: bool = False) -> str:
     """"drill it with kvdrill practice D --model M [--gpu G]" for the first general drill
     that really re-targets at the model (tried, as the user would run it), else "size M with
     kvdrill calc --model M"."""
     from trainer.drills.loader import find_drill
 
-    fallback = f"size {model.name} with kvdrill calc --model {_named(model)}"
+    on = f" --gpu {find_gpu(gpu).id}" if gpu else ""
+    fallback = f"size {model.name} with kvdrill calc --model {_named(model)}{on}"
     if _SUGGESTING:
         return fallback  # a refusal met while trying a suggestion needs none of its own
     _SUGGESTING.append(True)
     try:
+        if card_only:  # only the card was asked for: a drill that runs on it as written
+            return _first_on_card(str(gpu), besides, find_drill) or fallback
         return _first_runnable(model, gpu, besides, find_drill) or fallback
     finally:
         _SUGGESTING.pop()
+
+
+def _first_on_card(gpu: str, besides: str, find_drill: Callable[[str], Any]) -> str | None:
+    for drill_id in _GENERAL_DRILLS:
+        if drill_id == besides:
+            continue
+        general = find_drill(drill_id)[0]
+        if (drill_id, "", gpu) not in _RUNS:
+            try:
+                retarget(general, dict(general.givens), make_target(None, gpu) or {})
+                _RUNS[(drill_id, "", gpu)] = True
+            except KvdrillError:
+                _RUNS[(drill_id, "", gpu)] = False
+        if _RUNS[(drill_id, "", gpu)]:
+            own = general.givens.get("gpu")
+            on = "" if own is not None and find_gpu(str(own)).id == find_gpu(gpu).id \
+                else f" --gpu {find_gpu(gpu).id}"
+            return f"drill it with kvdrill practice {drill_id}{on}"
+    return None
 
 
 _SUGGESTING: list[bool] = []
@@ -410,12 +442,11 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
         where = find_gpu(card).name if card else "its card"
         what = model_of(shape).name if shape else "its model"
         if gpu is not None and card is not None and find_gpu(gpu).id != find_gpu(card).id:
+            instead = runnable_suggestion(model or model_of(shape or "llama-3.1-8b"), gpu,
+                                          besides=drill.id, card_only=model is None)
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured on an {where} with "
-                f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: size that card "
-                f"with kvdrill calc --gpu {find_gpu(gpu).id}, or drill it with kvdrill "
-                f"practice llama31-8b-h100"
-                + ("" if find_gpu(gpu).id == "h100" else f" --gpu {find_gpu(gpu).id}"))
+                f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: {instead}")
         if model is not None and shape is not None and not _same_shape(model, model_of(shape)):
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured with {what}'s shape on an "
@@ -478,6 +509,23 @@ def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:
         abs(model.params - other.params) <= other.params / 100
 
 
+def _batch_past_memory(key: AnswerKey) -> str | None:
+    """Why a step's batch (64 sessions decoding together) cannot run: more sessions than the
+    KV cache holds at that step's context; None when every batch fits."""
+    for step in key.drill.steps:
+        batch = step.with_.get("batch") if step.kind == "numeric" else None
+        if not isinstance(batch, int) or batch <= 1:
+            continue
+        d = key.deployment(step.id)
+        held = value_of(replace(d, batch=None), "max_concurrency")
+        if held < batch:
+            shown = key.display_givens()
+            return (f"its step {step.id} runs a batch of {batch} sessions, and only "
+                    f"{int(held)} fit on {shown['gpus']} × {shown['gpu_name']} at "
+                    f"{d.context:,} tokens: choose a card with more memory with --gpu")
+    return None
+
+
 def _does_not_fit(key: AnswerKey) -> str | None:
     """Why the drill's own sizing cannot run on the target: weights that leave no memory for
     the KV cache, or not one sequence of the drill's context; None when one fits."""
@@ -502,6 +550,15 @@ def _does_not_fit(key: AnswerKey) -> str | None:
     if value_of(key.base, "max_concurrency") < 1:
         return (f"not one sequence of the drill's {shown['context']}-token context fits on "
                 f"{card}: choose a larger card with --gpu, or a smaller model")
+    if (crowded := _batch_past_memory(key)) is not None:
+        return crowded
+    for step in key.drill.steps:
+        # the draft's weights and KV beside the target's: a speedup for no sequence is none
+        if step.answer == "spec_max_concurrency" and \
+                value_of(key.deployment(step.id), "spec_max_concurrency") < 1:
+            return (f"with the draft's weights and KV resident beside the target's, not one "
+                    f"sequence of {shown['context']} tokens fits on {card}: choose a larger "
+                    "card with --gpu, or a smaller model")
     for step in key.drill.steps:
         # A step's own setting (a second engine at half the memory, fewer GPUs) must leave
         # room too: no step of the drill has a budget at or below zero as written.

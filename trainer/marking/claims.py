@@ -63,15 +63,17 @@ class ClaimMade:
         before holds without it; else `instead` (what the claim contradicts) when it states
         none; the figures are the worked solution's to give."""
         kept = general_part(self.claim.says)
-        if not kept and instead and not _FIGURE.search(instead):
+        # a rubric's concept is written for every drill of its kind: only a name would be wrong
+        if not kept and instead and not _NAMED.search(instead):
             kept = f"It contradicts this: {instead}."
         shown = kept or "an interviewer flags it; the worked solution gives this target's " \
                         "figures"
         return f"{shown} (a wrong claim in {self.step_id})"
 
 
-_FIGURE = re.compile(r"\d|\b(?:H100|H200|A100|B200|MI300X|Llama|Mixtral|DeepSeek|Mistral|Gemma|"
-                     r"Qwen|Jamba)", re.IGNORECASE)
+_NAMED = re.compile(r"\b(?:H100|H200|A100|B200|MI300X|Llama|Mixtral|DeepSeek|Mistral|Gemma|"
+                    r"Qwen|Jamba)", re.IGNORECASE)
+_FIGURE = re.compile(r"\d|" + _NAMED.pattern, re.IGNORECASE)
 
 
 def general_part(says: str) -> str:
