@@ -296,7 +296,7 @@ def transcript(store: Store, attempt_id: int, unmarked_ok: bool = False) -> dict
                                "recorded") from None
 
 
-def from_file(path: Path) -> dict[str, Any]:
+def from_file(path: Path, record: Any = None) -> dict[str, Any]:
     """An exported JSON transcript, re-marked; its own verdicts become the recorded ones. The
     file is read bounded and validated (transcript_schema); anything in it that disagrees with
     itself or with the drill (seconds and overtime, hints, budgets, the drill's hash, the
@@ -305,7 +305,8 @@ def from_file(path: Path) -> dict[str, Any]:
     from trainer.drills.variants import answer_key
     from trainer.store import transcript_schema
 
-    record = transcript_schema.load(path)
+    if record is None:  # `record`: the file as transcript_schema.load read it, when it was
+        record = transcript_schema.load(path)
     meta = {k: getattr(record, k, None) for k in ATTEMPT_FIELDS}
     rows = [step.model_dump() for step in record.steps]
     if record.target is not None:  # a target the drill cannot be re-targeted at: malformed
