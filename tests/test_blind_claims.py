@@ -52,7 +52,16 @@ accuses while it claims), claims for F's misconceptions in general terms (a GEMV
 row", "compute-latency bound", sizing "on the tail", the utilisation applied after the
 weights, top-k cut at inference, swaps "run on the SMs"), over-broad `unless` words narrowed
 ("serve", "pool", "fit", "208", "overlapped" excused wrong claims), seniors' precise forms
-("1 head/GPU", "61.6 TFLOP ÷ 550 TFLOP/s"): 40, 43, 43, 0."""
+("1 head/GPU", "61.6 TFLOP ÷ 550 TFLOP/s"): 40, 43, 43, 0.
+
+G (stop 45, after F's work), written blind by a third helper asked for subtler misconceptions
+(a per-request limit read as a per-card one, a transfer "hidden by default", the first chunk
+the costliest, intensity growing with context), measured once unread: 34, 43, 24, and 2 of
+129 right answers said to claim wrongly (1.6%). That is this round's honest figure: F's claims
+carried to 24 of G's 43 wrong answers. Read since: the two false claims narrowed ("while the
+real constraint", "increasing … or decreasing"), a wrong claim holds every concept of its step
+to a quarter of one at most (not to whatever the drill's junior anchor earns), claims for G's
+misconceptions in general terms: 36, 43, 34, 0; A-F unchanged but D's wrong held 41 → 42."""
 
 from __future__ import annotations
 
@@ -69,9 +78,10 @@ MEASURED = {
     "blind_claims_a.yaml": (42, 43, 43, 0),
     "blind_claims_b.yaml": (35, 41, 42, 0),
     "blind_claims_c.yaml": (42, 40, 42, 0),
-    "blind_claims_d.yaml": (40, 43, 41, 0),
+    "blind_claims_d.yaml": (40, 43, 42, 0),
     "blind_claims_e.yaml": (39, 43, 32, 0),
     "blind_claims_f.yaml": (40, 43, 43, 0),
+    "blind_claims_g.yaml": (36, 43, 34, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -215,7 +215,9 @@ def _junior_credit(drill: Drill, step_id: str, concept: Concept,
         anchors = None
     if not anchors or "junior" not in anchors:
         return WRONG_CLAIM_CAP
-    return concept_credit(concept, anchors["junior"], figures)[0]
+    # a junior anchor that earns much of a concept is no licence for a wrong answer to: a
+    # wrong claim holds every concept of its step to a quarter at most
+    return min(WRONG_CLAIM_CAP, concept_credit(concept, anchors["junior"], figures)[0])
 
 
 def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
