@@ -183,3 +183,11 @@ def test_an_fp8_pool_that_holds_none_is_not_recommended_as_a_count(run: Run) -> 
     text = " ".join(_solution(run, "llama31-8b-h100", "--model", "qwen3-32b", "--gpu",
                               "h100").split())
     assert "instead of 0" not in text and "not even FP8 KV" in text
+
+
+def test_the_paged_drill_refuses_a_model_whose_positions_vllm_would_not_stretch(
+        run: Run) -> None:
+    # its start-up lines are a server launched with --max-model-len 8192; Phi-3-mini-4k has
+    # 4,096 positions, and vLLM refuses that length without RoPE scaling
+    result = run("show", "paged-blocks-vllm", "--model", "phi-3-mini", ok=False)
+    assert "past which vLLM refuses to start without RoPE scaling" in result.stderr

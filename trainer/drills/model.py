@@ -107,6 +107,7 @@ class Requires:
     kv_heads: bool = False
     tp_within_kv_heads: bool = False
     dense: bool = False
+    within_positions: bool = False
     own_model: str | None = None
 
 

@@ -263,6 +263,11 @@ class Requires(Strict):
         default=False, description="The lesson reads every weight on every step (a batch "
                                    "shares one weight read): a mixture-of-experts model, whose "
                                    "step reads the experts its batch touches, is refused.")
+    within_positions: bool = Field(
+        default=False, description="The lesson reproduces what the engine does at its own "
+                                   "max_model_len: a model whose max_position_embeddings is "
+                                   "below a context the drill holds is refused (vLLM refuses "
+                                   "to start past it without RoPE scaling), not stretched.")
     own_model: str | None = Field(
         default=None, min_length=1, max_length=300,
         description="Why the lesson is its own model's and no other's (its prose compares "

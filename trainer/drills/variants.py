@@ -254,20 +254,25 @@ def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> No
     "what if it were served that long", and so may any model)."""
     if not model.max_context or (isinstance(own, str) and own == model.id):
         return
+    reach = 1 if drill.requires.within_positions else ROPE_SCALING_REACH
     own_reach = model_of(own).max_context if isinstance(own, str) else None
     held = [(None, context)] + [(step.id, step.with_.get("context")) for step in drill.steps
                                 if "model" not in step.with_]  # a pinned model is not ours
     for step_id, tokens in held:
-        if not isinstance(tokens, int) or tokens <= ROPE_SCALING_REACH * model.max_context:
+        if not isinstance(tokens, int) or tokens <= reach * model.max_context:
             continue
-        if own_reach and tokens > ROPE_SCALING_REACH * own_reach:
+        if own_reach and tokens > reach * own_reach:
             continue  # the drill's own model is stretched as far: a what-if, said in it
         where = "sessions hold" if step_id is None else f"step {step_id} holds"
+        how_far = (f"{model.name}'s {model.max_context:,} positions (max_position_embeddings), "
+                   "past which vLLM refuses to start without RoPE scaling" if reach == 1 else
+                   f"{reach} × {model.name}'s {model.max_context:,} positions "
+                   "(max_position_embeddings), the furthest RoPE scaling is used to stretch a "
+                   "model")
         raise UsageError(
-            f"drill {drill.id}'s {where} {tokens:,} tokens, more than {ROPE_SCALING_REACH} × "
-            f"{model.name}'s {model.max_context:,} positions (max_position_embeddings), the "
-            f"furthest RoPE scaling is used to stretch a model: choose a model with a longer "
-            f"context, or size {model.name} with kvdrill calc --model {_named(model)}")
+            f"drill {drill.id}'s {where} {tokens:,} tokens, more than {how_far}: choose a "
+            f"model with a longer context, or size {model.name} with kvdrill calc --model "
+            f"{_named(model)}")
 
 
 def _asks_reported(drill: Drill) -> bool:
