@@ -53,7 +53,8 @@ def test_re_targeted_variants_never_repeat(run: Run) -> None:
 
 def test_the_re_targeted_space_is_counted_without_the_replaced_choices(run: Run) -> None:
     one_line_error(run("variants", DRILL, "--model", "qwen3-8b", "--gpu", "h200", "--count",
-                       "28", ok=False), 2, "re-targeted at Qwen3-8B", "has 27 combinations")
+                       "28", ok=False), 2, "re-targeted at Qwen3-8B",
+                   "has 27 variants with answers of their own")
 
 
 # ---- G12: a cohort of several targets says each candidate's -------------------------------

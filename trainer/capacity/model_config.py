@@ -211,6 +211,10 @@ _TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
                     "sliding_window": 4096},
     "gemma2": {"tie_word_embeddings": True, "head_dim": 256},
     "gemma": {"tie_word_embeddings": True, "head_dim": 256},
+    # DeepseekV2Config and DeepseekV3Config: a file without q_lora_rank gets 1536 (an explicit
+    # null is uncompressed Q, read in _attention_params)
+    "deepseek_v2": {"q_lora_rank": 1536, "v_head_dim": 128},
+    "deepseek_v3": {"q_lora_rank": 1536, "v_head_dim": 128},
 }
 # Untied unless the model type's config class says otherwise (every class below sets False).
 _TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "lfm2"}
@@ -229,6 +233,12 @@ _MOE_WIDTH_TYPES = {
     "qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_vl_moe", "qwen3_vl_moe_text",
     "qwen3_omni_moe_text", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "dots1",
     "ernie4_5_moe", "glm4_moe", "glm4v_moe", "longcat_flash",
+}
+# Model types whose experts are intermediate_size wide (transformers' config has no
+# moe_intermediate_size, and vLLM builds the experts at intermediate_size): a stray one is not read.
+_EXPERTS_AT_INTERMEDIATE = {
+    "mixtral", "phimoe", "olmoe", "jamba", "gpt_oss", "granitemoe", "granitemoehybrid",
+    "minimax", "llama4", "llama4_text",
 }
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
            "float": "fp32"}
@@ -620,7 +630,13 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
         if model_type in _MOE_WIDTH_TYPES and not f.has("moe_intermediate_size"):
             raise f.error(f"no moe_intermediate_size: the experts' width is needed ({model_type}"
                           "'s experts are not intermediate_size wide)")
-        moe_width = f.count("moe_intermediate_size") or intermediate
+        if model_type in _EXPERTS_AT_INTERMEDIATE and f.has("moe_intermediate_size"):
+            f.notes.append(f"moe_intermediate_size {shown(f.raw('moe_intermediate_size'))} is "
+                           f"not read: {model_type}'s experts are intermediate_size wide (its "
+                           "config in transformers has no such field, vLLM does not read it)")
+            moe_width = intermediate
+        else:
+            moe_width = f.count("moe_intermediate_size") or intermediate
         if moe_width is None:
             raise f.error("no moe_intermediate_size or intermediate_size: the experts' width "
                           "is needed")
@@ -718,7 +734,10 @@ def _mixer_params(f: Fields, layout: Layout, hidden: int) -> int:
 def _attention_params(f: Fields, model_type: str, fields: dict[str, Any]) -> int:
     hidden, heads = fields["hidden"], fields["heads"]
     if fields["attention"] == "mla":
-        q_rank = f.count("q_lora_rank")
+        # An explicit null is uncompressed Q; a missing field, its model type's default
+        explicit_null = "q_lora_rank" in f.text or "q_lora_rank" in f.top
+        q_rank = None if explicit_null and not f.has("q_lora_rank") else \
+            f.count("q_lora_rank")
         nope = f.count("qk_nope_head_dim", least=0) or 0
         rope = fields["mla_rope"]
         v_dim = f.count("v_head_dim") or nope

@@ -230,6 +230,10 @@ def _batch1_ceiling(v: Any, ops: Any) -> Any:
 
 def _expert_params(v: Any) -> Any:
     # Every routed expert's parameters: the unused ones are (E - k) of E.
+    if v.experts == v.experts_per_token:
+        # Every expert active (params = active params): their share cannot be told apart, and
+        # every step reads them all anyway, so the figures that use it do not depend on it.
+        return 0
     return (v.params - v.active_params) * v.experts / (v.experts - v.experts_per_token)
 
 

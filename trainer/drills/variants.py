@@ -296,10 +296,26 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     needs = drill.requires
     own = drill.givens.get("model")
     if needs.own_model and str(own) != model.id:
+        gpu_only = not needs.measured_on and _own_runs_on(drill, gpu)
         raise UsageError(
             f"drill {drill.id} is {model_of(str(own)).name}'s own ({needs.own_model}): "
-            f"{'' if needs.measured_on else 're-target it with --gpu only, or '}"
+            f"{'re-target it with --gpu only, or ' if gpu_only else ''}"
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+
+
+def _own_runs_on(drill: Drill, gpu: str | None) -> bool:
+    """Whether the drill, on its own model, runs on `gpu` (its own card when None): tried, so
+    "re-target it with --gpu only" is said only where it works."""
+    if gpu is None:
+        return True
+    tried = (drill.id, "", gpu)
+    if tried not in _RUNS:
+        try:
+            retarget(drill, dict(drill.givens), make_target(None, gpu) or {})
+            _RUNS[tried] = True
+        except KvdrillError:
+            _RUNS[tried] = False
+    return _RUNS[tried]
 
 
 # Drills that take most models, in the order a suggestion tries them, and the cards it tries
@@ -317,7 +333,9 @@ def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str,
     kvdrill calc --model M"."""
     from trainer.drills.loader import find_drill
 
-    on = f" --gpu {find_gpu(gpu).id}" if gpu else ""
+    # calc sizes what the model alone decides without a card; with one (only when the card is
+    # what was asked about) its weights might not fit, and the suggestion would fail
+    on = f" --gpu {find_gpu(gpu).id}" if gpu and card_only else ""
     fallback = f"size {model.name} with kvdrill calc --model {_named(model)}{on}"
     if _SUGGESTING:
         return fallback  # a refusal met while trying a suggestion needs none of its own
@@ -376,7 +394,9 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
                     own_card is None or find_gpu(card).id != find_gpu(str(own_card)).id) else ""
                 named = "" if model.id == str(general.givens.get("model")) and \
                     not model.from_config else f" --model {_named(model)}"
-                return f"drill it with kvdrill practice {drill_id}{named}{on}"
+                elsewhere = f" (it does not run on {find_gpu(gpu).name})" \
+                    if gpu is not None and card != gpu else ""
+                return f"drill it with kvdrill practice {drill_id}{named}{on}{elsewhere}"
     return None
 
 

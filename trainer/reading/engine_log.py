@@ -104,6 +104,15 @@ _ANY_NUMBER = r"([-+]?[\w.,*+-]{0,20000}[\w*])"
 _LOOSE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern.pattern.replace(_NUMBER, _ANY_NUMBER), pattern.flags))
     for name, pattern in _FIGURES)
+# The same messages with a unit kvdrill does not read (55.79 TiB): the line is named, not
+# passed over as if the log gave no such figure.
+_OTHER_UNIT = tuple(
+    (name, re.compile(pattern.pattern.replace(r"\s*(GiB|GB)", r"\s*([A-Za-z]\w{0,20})"),
+                      pattern.flags) if r"\s*(GiB|GB)" in pattern.pattern else None)
+    for name, pattern in _FIGURES)
+# Figures the engines count in whole tokens or blocks: a fraction is no count.
+_COUNTS = {"kv_tokens", "gpu_blocks", "estimated_max_len", "kv_tokens_sglang",
+           "concurrency_tokens"}
 # What each figure is, in a note's words.
 FIGURE_WORDS = {
     "weights": "the weights' memory", "kv_cache_memory": "the available KV cache memory",
@@ -169,6 +178,14 @@ _ENGINE_SIGNS = (
                         r"#\s*GPU blocks:|num_gpu_blocks is:|Maximum concurrency for")),
 )
 
+# Lines only one vLLM engine prints (V1 v0.7 printed "# GPU blocks" too, V0 its CPU blocks).
+_VLLM_SIGNS = (
+    ("vLLM V0", re.compile(r"Initializing an LLM engine \(|Memory profiling results|"
+                           r"reserved for KV Cache is|CPU blocks:")),
+    ("vLLM V1", re.compile(r"Initializing a V1 LLM engine \(|GPU KV cache size:|"
+                           r"Available KV cache memory:")),
+)
+
 # The file in a vLLM line's prefix ([gpu_worker.py:227]): V1's engine core and worker, or V0's.
 _SOURCE_FILE = re.compile(r"[\[\s](gpu_worker|gpu_model_runner|kv_cache_utils|core|"
                           r"worker|model_runner|executor_base|distributed_gpu_executor|"
@@ -185,6 +202,7 @@ def read_log(text: str) -> EngineLog:
     """The figures and settings a start-up log states; an empty EngineLog when it states none."""
     log = EngineLog()
     hints: set[str] = set()
+    vllm_lines: dict[str, int] = {}  # vLLM V0, vLLM V1 → first line
     for number, raw in enumerate(text.splitlines()[:200_000], start=1):
         if (m := _SOURCE_FILE.search(raw[:400])) is not None:
             hints.add(_V1_SOURCES.get(m.group(1), "vllm-v0"))
@@ -200,15 +218,21 @@ def read_log(text: str) -> EngineLog:
         for engine, signs in _ENGINE_SIGNS:
             if engine not in log.engine_lines and signs.search(line) is not None:
                 log.engine_lines[engine] = number
+        for engine, signs in _VLLM_SIGNS:
+            if engine not in vllm_lines and signs.search(line) is not None:
+                vllm_lines[engine] = number
     _note_repeats(log)
     if len(log.engine_lines) > 1:
         # one engine's figures cannot be checked against another's start-up, and which one
         # the reader meant is not in the log
-        shown = " and ".join(f"{engine}'s (from line {number})" for engine, number
-                             in sorted(log.engine_lines.items(), key=lambda item: item[1]))
-        log.mixed = (f"the log holds two engines' start-ups, {shown}: "
+        log.mixed = (f"the log holds two engines' start-ups, {_shown_lines(log.engine_lines)}: "
                      "kvdrill accounts for one start-up at a time; explain each engine's lines "
                      "on their own")
+    elif len(vllm_lines) > 1:
+        # V0 and V1 size their caches differently: neither's figures check the other's
+        log.mixed = (f"the log holds two start-ups, {_shown_lines(vllm_lines)}: kvdrill "
+                     "accounts for one start-up at a time; explain each start-up's lines on "
+                     "their own")
     if not log.engine_stated and hints and log.engine != "sglang":
         # the engine's own source files in the prefixes say which vLLM printed the lines
         log.engine = "vllm-v1" if "vllm-v1" in hints else "vllm-v0"
@@ -220,6 +244,11 @@ def read_log(text: str) -> EngineLog:
         elif "kv_tokens" in log.figures or "kv_cache_memory" in log.figures:
             log.engine = "vllm-v1"
     return log
+
+
+def _shown_lines(first_lines: dict[str, int]) -> str:
+    return " and ".join(f"{engine}'s (from line {number})" for engine, number
+                        in sorted(first_lines.items(), key=lambda item: item[1]))
 
 
 def _note_repeats(log: EngineLog) -> None:
@@ -272,7 +301,8 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
     elif "config" in line.lower() or "ServerArgs(" in line or "args" in line.lower():
         for key, value in _SETTING.findall(line):
             _set(log, key, value)
-    for (name, pattern), (_, loose) in zip(_FIGURES, _LOOSE, strict=True):
+    for (name, pattern), (_, loose), (_, other_unit) in zip(_FIGURES, _LOOSE, _OTHER_UNIT,
+                                                            strict=True):
         if name in log.figures and (name not in _SMALLEST or _sized(log)):
             if name in _ONCE and (m := pattern.search(line)) is not None and \
                     _number(m.group(1)) == _number(m.group(1)):
@@ -280,9 +310,19 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
                     Figure(_number(m.group(1)), "", number, line))
             continue  # the first start-up's figure: a later one may be another run
         m = pattern.search(line)
+        if m is not None and name in _COUNTS and not _number(m.group(1)).is_integer() and \
+                _number(m.group(1)) == _number(m.group(1)):
+            if name not in log.figures:
+                _refuse(log, name, number, m.group(1), "not a whole number: the engine "
+                        "counts whole tokens and blocks")
+            continue
         if m is None or _number(m.group(1)) != _number(m.group(1)):
             if (bad := m or loose.search(line)) is not None and name not in log.figures:
                 _refuse(log, name, number, bad.group(1))
+            elif other_unit is not None and name not in log.figures and \
+                    (other := other_unit.search(line)) is not None:
+                _refuse(log, name, number, f"{other.group(1)} {other.group(2)}",
+                        f"unit {other.group(2)}, not GiB")
             continue
         if name in log.figures and _number(m.group(1)) >= log.figures[name].value:
             continue  # tensor-parallel workers: the engine sizes every cache to the least
@@ -320,16 +360,20 @@ def _read_line(log: EngineLog, number: int, line: str) -> None:
 
 def _read_concurrency(log: EngineLog, number: int, line: str) -> None:
     m = _CONCURRENCY.search(line)
-    if m is not None and all(_number(g) == _number(g) for g in m.groups()):
+    if m is not None and all(_number(g) == _number(g) for g in m.groups()) and \
+            _number(m.group(1)).is_integer():
         _keep(log, "max_concurrency", Figure(_number(m.group(2)), "x", number, line))
         _keep(log, "concurrency_tokens", Figure(_number(m.group(1)), "tokens", number, line))
         return
     if (bad := m or _CONCURRENCY_LOOSE.search(line)) is not None:
         length, ratio = bad.group(1), bad.group(2)
-        if _number_or_none(ratio) is None:
+        if not _well_formed(ratio):
             _refuse(log, "max_concurrency", number, ratio)
-        else:
+        elif not _well_formed(length):
             _refuse(log, "concurrency_tokens", number, length)
+        else:
+            _refuse(log, "concurrency_tokens", number, length, "not a whole number: the "
+                    "engine counts whole tokens and blocks")
 
 
 def _read_sglang_sizes(log: EngineLog, number: int, line: str) -> None:
@@ -342,7 +386,7 @@ def _read_sglang_sizes(log: EngineLog, number: int, line: str) -> None:
             return
         if (bad := m or loose.search(line)) is not None:
             _refuse(log, "sglang_kv_gb", number, next(
-                (g for g in bad.groups() if _number_or_none(g) is None), bad.group(1)))
+                (g for g in bad.groups() if not _well_formed(g)), bad.group(1)))
             return
 
 
@@ -381,13 +425,19 @@ def _shown(figure: Figure) -> str:
     return f"{figure.value:,g}" + (f" {unit}" if unit and unit != "x" else unit)
 
 
-def _refuse(log: EngineLog, name: str, number: int, text: str) -> None:
+def _refuse(log: EngineLog, name: str, number: int, text: str, why: str | None = None) -> None:
     """A figure's line whose number kvdrill will not use: said, by line and why."""
     if name in log.refused:
         return
     shown = text if len(text) <= 30 else text[:29] + "…"
     log.refused[name] = (f"line {number}: {FIGURE_WORDS.get(name, name)} {shown!r} refused "
-                         f"({_why(text)}): left out, the other figures are accounted for")
+                         f"({why or _why(text)}): left out, the other figures are accounted "
+                         "for")
+
+
+def _well_formed(text: str) -> bool:
+    """A number written as the engines write one (457,024; 13.95), in range."""
+    return re.fullmatch(_NUMBER, text) is not None and _number_or_none(text) is not None
 
 
 def _why(text: str) -> str:

@@ -26,7 +26,7 @@ from trainer.drills.variants import (
     target_label,
     target_parts,
 )
-from trainer.errors import UsageError
+from trainer.errors import KvdrillError, UsageError
 from trainer.marking.diagnosis import slip_values
 from trainer.marking.grading import in_step_unit
 from trainer.views.sheets import givens_lines, situation_of
@@ -45,34 +45,49 @@ def pick_variants(drill: Drill, count: int, seed: int, target: Any = None
     distinct once the target has replaced the model and card (two draws that differ only in
     the card a target replaces are one variant)."""
     size = space_size(drill, target)
-    if count > size:
-        where = "" if target is None else f" re-targeted at {target_label(target)}"
-        raise UsageError(
-            f"drill {drill.id}{where} has {size} combinations in its variant space: "
-            f"ask for --count {size} or fewer"
-            + (", or widen its 'vary'" if target is None else "")
-        )
+    wanted = min(count, size)  # past the space, how many there are is what is said
     model, gpu = target_parts(target) if target is not None else (None, None)
     rng = random.Random(f"variants:{drill.id}:{seed}")
     chosen: list[tuple[int, dict[str, Any]]] = []
     seen: set[str] = set()
+    answered: dict[str, str | None] = {}  # the givens' fingerprint → their answers'
     known: dict[str, bool] = {}
-    for _ in range(count * MAX_DRAWS_PER_VARIANT):
-        if len(chosen) == count:
+    for _ in range(wanted * MAX_DRAWS_PER_VARIANT):
+        if len(chosen) == wanted:
             break
         variant = rng.randrange(1, VARIANT_SEED_RANGE)
         givens = draw(drill, variant, known)
         drawn = givens if target is None else replaced_givens(givens, model, gpu)
         fingerprint = repr(sorted(drawn.items(), key=lambda item: item[0]))
-        if fingerprint not in seen:
-            seen.add(fingerprint)
+        if fingerprint not in answered:
+            answered[fingerprint] = _answers_of(drill, givens, target)
+        # two variants whose every answer is the same (a context a window on every layer
+        # ignores, two cards of the same memory) are one variant to a candidate
+        answers = answered[fingerprint]
+        if answers is not None and answers not in seen:
+            seen.add(answers)
             chosen.append((variant, givens))
     if len(chosen) < count:
+        where = "" if target is None else f" re-targeted at {target_label(target)}"
         raise UsageError(
-            f"drill {drill.id} has only {len(chosen)} distinct sensible variants: "
-            f"ask for --count {len(chosen)} or fewer"
+            f"drill {drill.id}{where} has {len(chosen)} variants with answers of their own "
+            f"({size} combinations of its givens): ask for --count {len(chosen)} or fewer"
+            + (", or widen its 'vary'" if target is None and len(chosen) == size else "")
         )
     return chosen
+
+
+def _answers_of(drill: Drill, givens: dict[str, Any], target: Any) -> str | None:
+    """Every numeric step's reference for these givens (re-targeted when `target`), as one
+    text; None when the target cannot carry them."""
+    from trainer.drills.variants import retarget
+
+    try:
+        key = AnswerKey(drill, givens if target is None else retarget(drill, givens, target))
+        return repr([key.reference(step.id).value for step in drill.steps
+                     if step.kind == "numeric"])
+    except (UsageError, KvdrillError, ZeroDivisionError):
+        return None
 
 
 def params_of(key: AnswerKey) -> dict[str, Any]:

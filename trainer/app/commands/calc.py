@@ -154,6 +154,13 @@ def _refuse_idle_options(options: dict[str, Any], deployment: Any, model_preset:
     if options.get("window") is not None and not deployment.windowed_layers:
         raise UsageError(f"--window applies to no layer: {named} has no windowed layers; give "
                          "--windowed-layers (how many layers slide) with it")
+    experts, per_token = deployment.experts, deployment.experts_per_token
+    given = [f"--{name.replace('_', '-')} {options[name]}"
+             for name in ("experts", "experts_per_token") if options.get(name) is not None]
+    if given and experts is not None and experts == per_token:
+        raise UsageError(f"{' '.join(given)}: every expert would be active ({per_token} of "
+                         f"{experts} per token); give --experts-per-token below --experts (a "
+                         "model that uses every expert is dense: leave both out)")
     if options.get("active_params") is not None and deployment.experts is None:
         raise UsageError(f"--active-params is for MoE models: {named} is dense, every parameter "
                          "is active; give --experts and --experts-per-token with it")

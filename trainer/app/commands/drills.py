@@ -104,7 +104,11 @@ def grade(drill_id: str, answers_path: str, variant: int | None, target_model: s
 
     drill, _ = loader.find_drill(drill_id)
     target = drill_target(target_model, target_gpu)
-    variant = grading.sheet_variant(as_path(answers_path), drill, variant,
+    if target is not None and target.get("model") == {"preset": drill.givens.get("model")}:
+        # the drill's own model named again is no re-target (its numbers are the same)
+        target = variants.make_target(None, target.get("gpu"))
+    variant = grading.sheet_variant(as_path(answers_path, "the answer sheet's path"), drill,
+                                    variant,
                                     variants.target_label(target),
                                     variants.target_digest(target))
     key = variants.answer_key(drill, variant, target)
@@ -173,7 +177,7 @@ def lint(paths: tuple[str, ...], as_json: bool) -> None:
     """
     from trainer.marking import lint as linting
 
-    files = [as_path(path) for path in paths]
+    files = [as_path(path, "a drill file, or a folder of them") for path in paths]
     for file in files:
         if not file.exists():
             raise click.BadParameter(f"{file} does not exist", param_hint="PATH")
@@ -247,11 +251,11 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None,
     """Draw interviewer variants: a sheet for the candidate and a key for you, per variant.
 
     Each variant is physically sensible (the weights fit, at least one sequence fits) and
-    differs from the others. With --out DIR: <drill>-<variant>-sheet and -key in the format
-    chosen (or <drill>-variants.json), -blank.yaml, an answer sheet for the candidate to fill
-    in, and -answers.yaml, the key as a filled sheet; both name their variant, so `kvdrill
-    grade` marks them against its numbers. Without --out (or with '-'), Markdown or JSON is
-    printed.
+    differs from the others in its answers. With --out DIR: <drill>-<variant>-sheet and -key
+    in the format chosen (or <drill>-variants.json), -blank.yaml, an answer sheet for the
+    candidate to fill in, and -answers.yaml, the key as a filled sheet; both name their
+    variant, so `kvdrill grade` marks them against its numbers. Without --out (or with '-'),
+    Markdown or JSON is printed.
     """
     from trainer.app.outfiles import write_output
     from trainer.drills import loader
@@ -263,6 +267,9 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None,
     target = drill_target(target_model, target_gpu)
     again = target_args(target_model, target_gpu)
     folder = None if out_dir in (None, "-") else as_path(out_dir)
+    if folder is not None and folder.is_symlink() and not folder.exists():
+        raise click.UsageError(f"--out {out_dir} is a symbolic link to nothing (a loop, or a "
+                               "target that does not exist), not a folder: give --out a folder")
     if folder is not None and folder.exists() and not folder.is_dir():
         what = "a file" if folder.is_file() else "a device, pipe or socket"
         raise click.UsageError(f"--out {out_dir} is {what}, not a folder: give --out a folder "
@@ -270,6 +277,8 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None,
     if folder is None and fmt == "html":
         raise click.UsageError("HTML is written as files, a sheet and a key per variant: "
                                "give --out DIR")
+    if target is not None:  # the drill as written re-targeted first: its refusal, whatever --count
+        drawing.retarget(drill, dict(drill.givens), target)
     chosen = keys.pick_variants(drill, count, seed, target)
     payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
     if target is not None:

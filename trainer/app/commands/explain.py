@@ -67,6 +67,11 @@ def explain(log_path: str, model_name: str | None, gpu: str | None, fmt: str,
     if start_practice and fmt.lower() == "json":
         raise UsageError("--practice starts a practice session, which is no JSON: drop --json "
                          "(--format json) to practise, or --practice to keep the JSON")
+    if start_practice and fmt.lower() != "text":
+        # the session would land in the same standard output as the document
+        raise UsageError(f"--practice starts a practice session, which is no {fmt.lower()} "
+                         f"document: drop --format {fmt.lower()} to practise, or --practice "
+                         "to keep the document")
     if log_path == "-":
         text = sys.stdin.read(MAX_LOG_CHARS + 1)
         if len(text) > MAX_LOG_CHARS:
@@ -75,7 +80,8 @@ def explain(log_path: str, model_name: str | None, gpu: str | None, fmt: str,
     else:
         # a path that is no readable regular file (a FIFO, a folder, a device, binary, too
         # large) is misuse, as it is for every command that reads a file
-        text = read_text_bounded(as_path(log_path), MAX_LOG_CHARS, "log", UsageError)
+        path = as_path(log_path, what="the log's path, or - for standard input")
+        text = read_text_bounded(path, MAX_LOG_CHARS, "log", UsageError)
     if gpu is not None and not gpu.strip():
         raise UsageError("--gpu names nothing: give a GPU preset (kvdrill calc --list-presets)")
     log = read_log(text)
