@@ -6,13 +6,13 @@ calc options that would change nothing refused."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import Result
+from config_edit import DROP, config_with, notes
 from one_line import one_line_error
 
 Run = Callable[..., Result]
@@ -20,23 +20,7 @@ CalcJson = Callable[..., dict[str, Any]]
 CONFIGS = Path(__file__).parent / "corpus" / "configs"
 QWEN3_8B_PARAMS = 8_190_735_360
 QWEN3_8B_KV_PER_TOKEN = 147_456  # 2 × 36 layers × 8 KV heads × 128 × 2 B
-_DROP = object()  # a field taken out of the file
-
-
-def config_with(tmp_path: Path, source: str, **changes: Any) -> str:
-    config = json.loads((CONFIGS / source / "config.json").read_text(encoding="utf-8"))
-    for name, value in changes.items():
-        if value is _DROP:
-            config.pop(name)
-        else:
-            config[name] = value
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(config), encoding="utf-8")
-    return str(path)
-
-
-def notes(payload: dict[str, Any]) -> str:
-    return " ".join(payload["config"]["notes"])
+_DROP = DROP  # a field taken out of the file
 
 
 # ---- G1: use_sliding_window --------------------------------------------------------------

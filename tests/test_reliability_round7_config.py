@@ -5,12 +5,12 @@ on the command line and sized from a config.json."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from click.testing import Result
+from config_edit import DROP, config_with, notes
 from one_line import one_line_error
 
 Run = Callable[..., Result]
@@ -18,23 +18,7 @@ CalcJson = Callable[..., dict[str, Any]]
 CONFIGS = Path(__file__).parent / "corpus" / "configs"
 MIXTRAL_8X22B_BYTES = 2 * 140_620_634_112  # BF16
 DEEPSEEK_V3_BYTES = 672_879_777_280  # as the file has it, q_lora_rank 1536 (FP8 experts)
-_DROP = object()  # a field taken out of the file
-
-
-def config_with(tmp_path: Path, source: str, **changes: Any) -> str:
-    config = json.loads((CONFIGS / source / "config.json").read_text(encoding="utf-8"))
-    for name, value in changes.items():
-        if value is _DROP:
-            config.pop(name)
-        else:
-            config[name] = value
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(config), encoding="utf-8")
-    return str(path)
-
-
-def notes(payload: dict[str, Any]) -> str:
-    return " ".join(payload["config"]["notes"])
+_DROP = DROP  # a field taken out of the file
 
 
 # ---- H5: moe_intermediate_size on a Mixtral-style model type -----------------------------
