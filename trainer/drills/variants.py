@@ -306,16 +306,28 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
 def _own_runs_on(drill: Drill, gpu: str | None) -> bool:
     """Whether the drill, on its own model, runs on `gpu` (its own card when None): tried, so
     "re-target it with --gpu only" is said only where it works."""
-    if gpu is None:
-        return True
-    tried = (drill.id, "", gpu)
+    return gpu is None or _runs(drill, None, gpu)
+
+
+def _runs(drill: Drill, model: ModelPreset | None, gpu: str | None) -> bool:
+    """Whether the drill re-targets at this model (its own when None) and card, tried as the
+    user would run it; kept, so a refusal tries each suggestion once."""
+    tried = (drill.id, "" if model is None else repr(model_spec(model)), gpu)
     if tried not in _RUNS:
         try:
-            retarget(drill, dict(drill.givens), make_target(None, gpu) or {})
+            retarget(drill, dict(drill.givens), make_target(model, gpu) or {})
             _RUNS[tried] = True
         except KvdrillError:
             _RUNS[tried] = False
     return _RUNS[tried]
+
+
+def _card_option(drill: Drill, card: str | None) -> str:
+    """" --gpu G" to name `card` in a command for the drill, or "" for its own card."""
+    own = drill.givens.get("gpu")
+    if card is None or (own is not None and find_gpu(str(own)).id == find_gpu(card).id):
+        return ""
+    return f" --gpu {find_gpu(card).id}"
 
 
 # Drills that take most models, in the order a suggestion tries them, and the cards it tries
@@ -353,17 +365,8 @@ def _first_on_card(gpu: str, besides: str, find_drill: Callable[[str], Any]) -> 
         if drill_id == besides:
             continue
         general = find_drill(drill_id)[0]
-        if (drill_id, "", gpu) not in _RUNS:
-            try:
-                retarget(general, dict(general.givens), make_target(None, gpu) or {})
-                _RUNS[(drill_id, "", gpu)] = True
-            except KvdrillError:
-                _RUNS[(drill_id, "", gpu)] = False
-        if _RUNS[(drill_id, "", gpu)]:
-            own = general.givens.get("gpu")
-            on = "" if own is not None and find_gpu(str(own)).id == find_gpu(gpu).id \
-                else f" --gpu {find_gpu(gpu).id}"
-            return f"drill it with kvdrill practice {drill_id}{on}"
+        if _runs(general, None, gpu):
+            return f"drill it with kvdrill practice {drill_id}{_card_option(general, gpu)}"
     return None
 
 
@@ -373,7 +376,6 @@ _SUGGESTING: list[bool] = []
 def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
                     find_drill: Callable[[str], Any]) -> str | None:
     cards = tuple(dict.fromkeys((gpu, None, *_ROOMY_CARDS)))
-    who = repr(model_spec(model))
     # the drill about the model's own kind first: MoE, MLA, hybrid
     kind = ("mixtral-moe-decode" if model.experts is not None else "deepseek-v3-mla-h200"
             if model.attention == "mla" else "hybrid-state-kv" if model.state_elements else "")
@@ -382,16 +384,8 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
             continue
         general = find_drill(drill_id)[0]
         for card in cards:
-            if (drill_id, who, card) not in _RUNS:
-                try:
-                    retarget(general, dict(general.givens), make_target(model, card) or {})
-                    _RUNS[(drill_id, who, card)] = True
-                except KvdrillError:
-                    _RUNS[(drill_id, who, card)] = False
-            if _RUNS[(drill_id, who, card)]:
-                own_card = general.givens.get("gpu")
-                on = f" --gpu {find_gpu(card).id}" if card and (
-                    own_card is None or find_gpu(card).id != find_gpu(str(own_card)).id) else ""
+            if _runs(general, model, card):
+                on = _card_option(general, card)
                 named = "" if model.id == str(general.givens.get("model")) and \
                     not model.from_config else f" --model {_named(model)}"
                 elsewhere = f" (it does not run on {find_gpu(gpu).name})" \

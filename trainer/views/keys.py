@@ -39,18 +39,19 @@ PARAM_NAMES = ("layers", "heads", "kv_heads", "head_dim", "params", "weights_gb"
                "weights_dtype")
 
 
-def pick_variants(drill: Drill, count: int, seed: int, target: Any = None
-                  ) -> list[tuple[int, dict[str, Any]]]:
+def pick_variants(drill: Drill, count: int, seed: int, target: Any = None,
+                  built: dict[int, AnswerKey] | None = None) -> list[tuple[int, dict[str, Any]]]:
     """`count` variants with distinct parameters, reproducible from `seed`; re-targeted,
     distinct once the target has replaced the model and card (two draws that differ only in
-    the card a target replaces are one variant)."""
+    the card a target replaces are one variant). `built`: filled with each chosen variant's
+    key, as the comparison of answers made it, for a caller that renders them."""
     size = space_size(drill, target)
     wanted = min(count, size)  # past the space, how many there are is what is said
     model, gpu = target_parts(target) if target is not None else (None, None)
     rng = random.Random(f"variants:{drill.id}:{seed}")
     chosen: list[tuple[int, dict[str, Any]]] = []
     seen: set[str] = set()
-    answered: dict[str, str | None] = {}  # the givens' fingerprint → their answers'
+    answered: dict[str, tuple[str, AnswerKey] | None] = {}  # givens' fingerprint → answers'
     known: dict[str, bool] = {}
     for _ in range(wanted * MAX_DRAWS_PER_VARIANT):
         if len(chosen) == wanted:
@@ -63,10 +64,12 @@ def pick_variants(drill: Drill, count: int, seed: int, target: Any = None
             answered[fingerprint] = _answers_of(drill, givens, target)
         # two variants whose every answer is the same (a context a window on every layer
         # ignores, two cards of the same memory) are one variant to a candidate
-        answers = answered[fingerprint]
-        if answers is not None and answers not in seen:
-            seen.add(answers)
+        found = answered[fingerprint]
+        if found is not None and found[0] not in seen:
+            seen.add(found[0])
             chosen.append((variant, givens))
+            if built is not None:
+                built[variant] = found[1]
     if len(chosen) < count:
         where = "" if target is None else f" re-targeted at {target_label(target)}"
         raise UsageError(
@@ -77,15 +80,16 @@ def pick_variants(drill: Drill, count: int, seed: int, target: Any = None
     return chosen
 
 
-def _answers_of(drill: Drill, givens: dict[str, Any], target: Any) -> str | None:
+def _answers_of(drill: Drill, givens: dict[str, Any], target: Any
+                ) -> tuple[str, AnswerKey] | None:
     """Every numeric step's reference for these givens (re-targeted when `target`), as one
-    text; None when the target cannot carry them."""
+    text, and the key that holds them; None when the target cannot carry them."""
     from trainer.drills.variants import retarget
 
     try:
         key = AnswerKey(drill, givens if target is None else retarget(drill, givens, target))
         return repr([key.reference(step.id).value for step in drill.steps
-                     if step.kind == "numeric"])
+                     if step.kind == "numeric"]), key
     except (UsageError, KvdrillError, ZeroDivisionError):
         return None
 

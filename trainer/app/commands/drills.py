@@ -279,18 +279,17 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None,
                                "give --out DIR")
     if target is not None:  # the drill as written re-targeted first: its refusal, whatever --count
         drawing.retarget(drill, dict(drill.givens), target)
-    chosen = keys.pick_variants(drill, count, seed, target)
+    built: dict[int, AnswerKey] = {}  # the keys the draw compared, rendered as they are
+    chosen = keys.pick_variants(drill, count, seed, target, built)
     payload: dict[str, Any] = {"drill": drill.id, "seed": seed, "variants": []}
     if target is not None:
         payload["target"] = target
     printed: list[str] = []
     writes: list[tuple[Path, str]] = []  # written once every variant has rendered: a variant
     # that fails leaves no half-written set behind
-    for variant, givens in chosen:
-        if target is None:
-            key = AnswerKey(drill, givens)
-        else:
-            key = AnswerKey(drill, drawing.retarget(drill, givens, target))
+    for variant, _ in chosen:
+        key = built[variant]
+        if target is not None:
             key.retargeted = drawing.target_label(target)
             key.target_digest = drawing.target_digest(target)
         payload["variants"].append(keys.variant_json(key, variant))
