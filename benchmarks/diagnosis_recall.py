@@ -39,7 +39,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from fractions import Fraction
 
 from trainer.capacity.deployment import GB, Deployment
 from trainer.capacity.presets import build_deployment, gpus, models
@@ -50,6 +49,7 @@ from trainer.drills.model import Drill, Step
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
 from trainer.errors import KvdrillError
+from trainer.reading.exact import Fraction
 from trainer.files.paths import drill_paths
 from trainer.marking.checker import mark_sheet
 from trainer.marking.diagnosis import ROUNDS

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ from click.testing import CliRunner, Result
 from trainer.app.cli import cli
 from trainer.capacity.deployment import Deployment
 from trainer.capacity.presets import build_deployment
+from trainer.reading.exact import Fraction
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,6 @@ printed (`pytest -s`), and each is a judgement the README defends or a known lim
 from __future__ import annotations
 
 from collections import Counter
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import yaml
 from trainer.capacity.wrong_paths import UNIT_MIXES
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
+from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.grading import grade
 

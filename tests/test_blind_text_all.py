@@ -7,13 +7,13 @@ the levels read on nine steps in ten, and rank the buzzword list below the mid a
 
 from __future__ import annotations
 
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
 import yaml
 
 from trainer.drills.loader import drill_paths, find_drill, load_rubric
+from trainer.reading.exact import Fraction
 from trainer.marking.lint import anchor_score
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "corpus" / "blind_text_answers_all.yaml")

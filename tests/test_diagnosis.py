@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from random_answers import random_answers
 from trainer.drills import variants
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
+from trainer.reading.exact import Fraction
 from trainer.marking import diagnosis
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.views import keys

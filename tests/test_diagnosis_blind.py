@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from click.testing import Result
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
+from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark, mark_sheet
 
 Run = Callable[..., Result]

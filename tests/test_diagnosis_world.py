@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from random_answers import random_answers
 from trainer.drills.loader import load_drill_file
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
+from trainer.reading.exact import Fraction
 from trainer.files.paths import drill_paths
 from trainer.marking import chance, world
 from trainer.marking.checker import mark_sheet

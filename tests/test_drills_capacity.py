@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from trainer.capacity.presets import build_deployment
 from trainer.capacity.solver import solve, value_of
 from trainer.drills.loader import data_dir, load_drill_file
 from trainer.drills.reference import AnswerKey
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 KIB = 1024

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from trainer.drills.loader import load_drill_file, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.drills.render import render_solution
 from trainer.drills.variants import draw
+from trainer.reading.exact import Fraction
 from trainer.files.paths import data_dir
 
 Run = Callable[..., Result]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from click.testing import Result
 
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
+from trainer.reading.exact import Fraction
 from trainer.files.paths import data_dir
 
 Run = Callable[..., Result]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from trainer.capacity.presets import build_deployment, find_gpu, find_model
 from trainer.drills.loader import find_drill, load_drill_file
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
+from trainer.reading.exact import Fraction
 from trainer.views.sheets import givens_lines
 
 Run = Callable[..., Result]

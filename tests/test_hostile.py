@@ -66,7 +66,7 @@ def test_a_hostile_answer_is_read_or_refused_within_a_bound(answer: str) -> None
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400))
+@given(st.text(alphabet=st.characters(codec="utf-8", include_characters="\x00"), max_size=400))
 def test_the_reader_returns_a_reading_or_its_own_error_within_a_bound(text: str) -> None:
     assert lines_run(lambda: read_or_refuse(text, "GB")) < ONE_ANSWER_LINES
     assert isinstance(read_or_refuse(text, "sequences"), Answer | AnswerParseError)

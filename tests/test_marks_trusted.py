@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from trainer.app.session import Session, StepPrompt, new_attempt
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey, Reference
 from trainer.drills.variants import answer_key
+from trainer.reading.exact import Fraction
 from trainer.marking.checker import _mistakes, check_numeric
 from trainer.reading.reader import read_answer
 from trainer.store.database import Store

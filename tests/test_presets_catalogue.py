@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from click.testing import Result
 from trainer.capacity import presets
 from trainer.capacity.model_config import read_config
 from trainer.capacity.presets import find_model, name_key
+from trainer.reading.exact import Fraction
 
 CONFIGS = Path(__file__).parent / "corpus" / "configs"
 Run = Callable[..., Result]

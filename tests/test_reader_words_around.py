@@ -4,11 +4,10 @@ none dropped."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 
 from trainer.errors import AnswerParseError
+from trainer.reading.exact import Fraction
 from trainer.reading.reader import read_answer
 
 

@@ -5,12 +5,12 @@ through the real solver (the drill's answer key) and the worked solution the CLI
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 
 from click.testing import Result
 
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
+from trainer.reading.exact import Fraction
 from trainer.marking.scoring import concept_credit
 
 Run = Callable[..., Result]

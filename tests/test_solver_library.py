@@ -3,14 +3,13 @@ and the measured-against-roofline ratio."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 
 from trainer.capacity.deployment import Deployment
 from trainer.capacity.presets import build_deployment
 from trainer.capacity.solver import solve, value_of
 from trainer.errors import InvalidInput
+from trainer.reading.exact import Fraction
 
 
 def deploy(model: str, gpu: str, **values: object) -> Deployment:

@@ -3,8 +3,6 @@ validation, and agreement between the exact and the symbolic evaluation."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 import sympy
 from hypothesis import given, settings
@@ -17,6 +15,7 @@ from trainer.capacity.presets import build_deployment
 from trainer.capacity.solver import FORMULAS, expression, solve, symbol_values, value_of
 from trainer.capacity.wrong_paths import wrong_values
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
+from trainer.reading.exact import Fraction
 
 
 def deploy(model: str, gpu: str, **values: object) -> Deployment:

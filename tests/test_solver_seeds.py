@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 
 from tests.conftest import seed_8b_h100, seed_70b_mi300x
 from trainer.capacity.deployment import GB, GIB
 from trainer.capacity.presets import build_deployment
 from trainer.capacity.solver import solve
+from trainer.reading.exact import Fraction
 
 KIB = 1024
 

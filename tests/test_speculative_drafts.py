@@ -7,7 +7,6 @@ share, and the lesson (it pays, or it does not) follows the numbers."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key, make_target
 from trainer.errors import KvdrillError
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 CONFIGS = Path(__file__).parent / "corpus" / "configs"

@@ -7,7 +7,6 @@ answer some reading gives. No timing is asserted here (benchmarks/interviewer.py
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills import loader
 from trainer.drills.reference import AnswerKey
 from trainer.errors import UnknownName
+from trainer.reading.exact import Fraction
 from trainer.marking import diagnosis, grading
 from trainer.views import keys
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from trainer.capacity import solver
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills import loader
 from trainer.drills.reference import AnswerKey
+from trainer.reading.exact import Fraction
 from trainer.marking import diagnosis
 from trainer.views import keys
 from trainer.views.sheets import prompt_of

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 
 import yaml
@@ -15,6 +14,7 @@ from click.testing import Result
 
 from trainer.drills.loader import load_rubric
 from trainer.drills.model import Concept
+from trainer.reading.exact import Fraction
 from trainer.marking.prose import concept_credit, contains
 
 Run = Callable[..., Result]

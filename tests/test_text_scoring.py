@@ -4,7 +4,6 @@ lists, stems)."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import yaml
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.model import Concept
 from trainer.drills.reference import AnswerKey
+from trainer.reading.exact import Fraction
 from trainer.marking.grading import grade
 from trainer.marking.prose import _phrase_tokens, concept_credit, contains
 from trainer.marking.scoring import depth

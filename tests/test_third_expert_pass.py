@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from fractions import Fraction
 
 import pytest
 from click.testing import Result
@@ -15,6 +14,7 @@ from click.testing import Result
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 GB = 10**9

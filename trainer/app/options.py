@@ -28,7 +28,7 @@ class ExactNumber(click.ParamType):  # type: ignore[type-arg]
     name = "NUMBER"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from fractions import Fraction
+        from trainer.reading.exact import Fraction
 
         if isinstance(value, Fraction):
             return value
@@ -122,7 +122,7 @@ class ContextLength(WholeNumber):
         scale = {"k": 1024, "m": 1024**2}.get(text[-1:].lower())
         if scale is None or isinstance(value, int):
             return super().convert(value, param, ctx)
-        from fractions import Fraction
+        from trainer.reading.exact import Fraction
 
         try:
             tokens = Fraction(text[:-1].strip()) * scale if len(text) <= 20 else None

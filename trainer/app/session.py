@@ -19,7 +19,6 @@ import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from trainer.drills.model import Step
 from trainer.drills.placeholders import fill
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import AnswerParseError
+from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark, form_text, mark_sheet, unreadable_reason
 from trainer.marking.grading import MAX_ANSWER_CHARS
 from trainer.reading.reader import read_answer

@@ -21,11 +21,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from trainer.drills.skills import SKILLS
 from trainer.errors import KvdrillError
+from trainer.reading.exact import Fraction
 from trainer.store.schedule import SkillCard
 
 if TYPE_CHECKING:  # `next` reads only the advice: the solver is imported when a session is built

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from trainer.capacity import serving_formulas as serving
 from trainer.errors import InvalidInput
+from trainer.reading.exact import Fraction
 
 GB = 10**9
 TB = 10**12

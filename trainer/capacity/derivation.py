@@ -4,11 +4,11 @@ and the warnings a deployment deserves (a context past the model's, KV that does
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Literal
 
 from trainer.capacity.deployment import DTYPE_BYTES, Deployment
 from trainer.capacity.solver import FORMULAS, Solution
+from trainer.reading.exact import Fraction
 
 # ---------------------------------------------------------------------------------------------
 # Derivation: the working, with units at every step

@@ -43,7 +43,6 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +67,7 @@ from trainer.capacity.config_layers import (
     mamba_dims,
     read_layout,
 )
+from trainer.reading.exact import Fraction
 from trainer.files.bounded_io import read_text_bounded
 
 # A config.json is a few kilobytes; a megabyte holds any real one with room to spare.

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from trainer.capacity.identity_cache import by_identity
 from trainer.capacity.serving_formulas import INPUTS as SERVING_INPUTS
 from trainer.capacity.serving_formulas import draft_from_catalogue
 from trainer.errors import InvalidInput, UnknownName
+from trainer.reading.exact import Fraction
 from trainer.reading.numbers import format_number
 
 PRESET_DIR = Path(__file__).parent / "presets"

@@ -17,10 +17,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from trainer.errors import InvalidInput
+from trainer.reading.exact import Fraction
 
 GB = 10**9
 TB = 10**12

@@ -19,7 +19,6 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
@@ -27,6 +26,7 @@ from trainer.capacity import serving_formulas as serving
 from trainer.capacity.deployment import DTYPE_BYTES, GB, TB, Deployment
 from trainer.capacity.identity_cache import by_identity
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
+from trainer.reading.exact import Fraction
 
 # ---------------------------------------------------------------------------------------------
 # The formulas

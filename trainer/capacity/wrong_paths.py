@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from trainer.capacity import serving_formulas as serving
@@ -16,6 +15,7 @@ from trainer.capacity.deployment import GIB, Deployment
 from trainer.capacity.identity_cache import by_identity
 from trainer.capacity.solver import changed_inputs, exact_reads, value_of, value_of_changed
 from trainer.errors import UnknownName
+from trainer.reading.exact import Fraction
 
 # ---------------------------------------------------------------------------------------------
 # Wrong paths

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -25,6 +24,7 @@ from trainer.capacity.wrong_paths import (
 from trainer.drills.model import Derived, Drill, Step
 from trainer.drills.placeholders import fill
 from trainer.errors import DrillFileError, KvdrillError
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.formatting import format_bytes, format_quantity, format_seconds
 from trainer.reading.numbers import format_number

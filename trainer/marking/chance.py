@@ -17,7 +17,8 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Sequence
-from fractions import Fraction
+
+from trainer.reading.exact import Fraction
 
 WINDOWS = ((0.3, 3.0), (0.8, 1.25))
 BUDGET = 0.05  # of the wrong answers in the whole range that chance may explain, at most

@@ -8,7 +8,6 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 from trainer.capacity.solver import FORMULAS
@@ -16,6 +15,7 @@ from trainer.capacity.wrong_paths import UNIT_MIX_IDS, UNIT_MIXES, WRONG_PATHS, 
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError, KvdrillError
+from trainer.reading.exact import Fraction
 from trainer.marking.text_figures import Figure, figures_in
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number

@@ -32,7 +32,6 @@ import math
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -50,6 +49,7 @@ from trainer.capacity.solver import (
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.reference import AnswerKey
 from trainer.errors import KvdrillError
+from trainer.reading.exact import Fraction
 from trainer.marking import chance, world
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number

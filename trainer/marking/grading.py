@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from trainer.drills.loader import load_rubric, read_yaml
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, dim_of_unit, show
 from trainer.errors import UsageError
+from trainer.reading.exact import Fraction
 from trainer.files.paths import DRILL_ID
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.scoring import RubricScore, score_attempt

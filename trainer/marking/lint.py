@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 
 from trainer.capacity.presets import ALL_INPUTS, find_gpu, find_model
@@ -19,6 +18,7 @@ from trainer.drills.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quan
 from trainer.drills.render import render_solution
 from trainer.drills.skills import SKILLS, suggested_skill
 from trainer.errors import AnswerParseError, KvdrillError
+from trainer.reading.exact import Fraction
 from trainer.files.paths import data_dir, drill_paths
 from trainer.marking.checker import close, mark_sheet, tolerance_of
 from trainer.marking.claims import claims_made

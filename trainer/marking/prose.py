@@ -18,10 +18,10 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
 from trainer.drills.model import Concept
+from trainer.reading.exact import Fraction
 
 MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to here
 

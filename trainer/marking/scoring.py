@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from trainer.drills.model import Concept, Dimension, Drill, Level, Rubric, Step
 from trainer.errors import KvdrillError
+from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark
 from trainer.marking.claims import ClaimMade, claims_made
 from trainer.marking.prose import (

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 
 from trainer.drills.reference import AnswerKey, dim_of_unit
 from trainer.errors import KvdrillError
+from trainer.reading.exact import Fraction
 from trainer.reading.reader import parse_answer
 
 MAX_FIGURES = 40  # figures read from one answer; the rest are not looked at

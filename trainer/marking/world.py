@@ -10,10 +10,10 @@ drill's other givens and variants, the true value doubled, halved or rounded).""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cache
 
 from trainer.capacity.presets import GpuPreset, ModelPreset, gpus, models
+from trainer.reading.exact import Fraction
 
 GB = 10**9
 

@@ -17,9 +17,9 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from fractions import Fraction
 
 from trainer.errors import AnswerParseError
+from trainer.reading.exact import Fraction
 from trainer.reading.numbers import format_number
 from trainer.reading.units import (
     APPROX_WORDS,

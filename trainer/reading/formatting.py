@@ -4,9 +4,9 @@ significant figures."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Literal
 
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import in_unit
 from trainer.reading.numbers import (
     Number,

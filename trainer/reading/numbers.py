@@ -4,8 +4,8 @@ commas, other values to a number of significant figures."""
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
+from trainer.reading.exact import Fraction
 from trainer.reading.units import as_fraction
 
 Number = int | Fraction | float

@@ -17,9 +17,9 @@ import difflib
 import re
 import unicodedata
 from dataclasses import dataclass
-from fractions import Fraction
 
 from trainer.errors import AnswerParseError
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import (
     _NUM,
     _OP,

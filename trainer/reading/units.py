@@ -1,9 +1,9 @@
 """Quantities with dimensions and the unit table: exact values in bytes, tokens, sequences,
 seconds and FLOP, and what each unit name ("GB", "token", "ms") is worth.
 
-Everything here is exact (``fractions.Fraction``) and pure standard library. Arithmetic on typed
-text, and so compound units such as "tokens/s" (`unit_factor`), lives in expression.py; the
-human forms of an answer in reader.py; display in numbers.py and formatting.py.
+Everything here is exact (``trainer.reading.exact.Fraction``: the standard library's class, compiled).
+Arithmetic on typed text, and so compound units such as "tokens/s" (`unit_factor`), lives in
+expression.py; the human forms of an answer in reader.py; display in numbers.py and formatting.py.
 
 Base units: bytes, tokens, sequences, seconds, FLOP. GB = 10^9 B, GiB = 2^30 B.
 """
@@ -11,9 +11,9 @@ Base units: bytes, tokens, sequences, seconds, FLOP. GB = 10^9 B, GiB = 2^30 B.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 from trainer.errors import AnswerParseError
+from trainer.reading.exact import Fraction
 
 __all__ = [
     "BYTES",

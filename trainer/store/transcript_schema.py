@@ -13,7 +13,6 @@ import json
 import math
 import re
 from datetime import datetime
-from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trainer.drills.model import Drill
 from trainer.errors import KvdrillError, UsageError
+from trainer.reading.exact import Fraction
 from trainer.files.bounded_io import read_bounded, read_text_bounded
 from trainer.store import moments
 

@@ -3,13 +3,13 @@ warnings as text, and the same facts as one JSON object."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from trainer.capacity.deployment import GB, Deployment
 from trainer.capacity.derivation import derivation, warnings
 from trainer.capacity.presets import NO_CARD, ModelPreset, Setting
 from trainer.capacity.solver import Solution
+from trainer.reading.exact import Fraction
 from trainer.reading.formatting import format_bytes
 from trainer.reading.numbers import format_number
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import json
 import random
-from fractions import Fraction
 from typing import Any
 
 import yaml
@@ -27,6 +26,7 @@ from trainer.drills.variants import (
     target_parts,
 )
 from trainer.errors import KvdrillError, UsageError
+from trainer.reading.exact import Fraction
 from trainer.marking.diagnosis import slip_values
 from trainer.marking.grading import in_step_unit
 from trainer.views.sheets import givens_lines, situation_of
