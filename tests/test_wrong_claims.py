@@ -53,6 +53,15 @@ def test_parts_said_in_separate_clauses_are_not_a_claim() -> None:
                    "at one per GPU.") == []
 
 
+def test_a_sentence_closed_inside_brackets_ends_before_the_next() -> None:
+    # "(… rows are invisible: far below the ridge.) So aggregate doubles": the aside's FLOPs
+    # and the next sentence's "doubles" are two statements, not "the compute doubles".
+    step = find_drill("llama2-70b-mi300x")[0].step("5a")
+    text = ("Bytes set a memory-bound step. (The extra FLOPs of 8 vs 4 rows are invisible: far "
+            "below the ridge.) So aggregate doubles to 234 tok/s, per-user stays 29.3.")
+    assert "compute-grows" not in [made.claim.id for made in claims_made(step, text)]
+
+
 def test_unlike_negates_the_mention_after_it() -> None:
     concept = load_rubric("architectures").concept("gqa-kv-heads") or \
         load_rubric("kv-capacity").concept("gqa-kv-heads")

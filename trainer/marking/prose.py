@@ -30,7 +30,7 @@ MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to h
 
 _BULLET = re.compile(r"^\s*(?:[-*•·▪‣+>]|\d{1,2}[.)]|\(?[a-z]\)|\(?[ivx]{1,4}\))\s+")
 _ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|vs|etc|approx|cf|resp|incl|no)\.(?=\s)")
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+_SENTENCE_END = re.compile(r"""[.!?]+[)\]"'”’]*(?=\s|$)""")  # "ridge.) So" ends one too
 _TOKEN = re.compile(
     r"(?P<num>\d+(?:[.,]\d+)*)"
     r"|(?P<word>[a-z][a-z0-9]*)"
