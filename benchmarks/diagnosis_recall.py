@@ -49,10 +49,10 @@ from trainer.drills.model import Drill, Step
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
 from trainer.errors import KvdrillError
-from trainer.reading.exact import Fraction
 from trainer.files.paths import drill_paths
 from trainer.marking.checker import mark_sheet
 from trainer.marking.diagnosis import ROUNDS
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 
 DRILLS = ("llama31-8b-h100", "llama2-70b-mi300x", "llama31-70b-tp2-h100",

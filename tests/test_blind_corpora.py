@@ -16,9 +16,9 @@ import yaml
 from trainer.capacity.wrong_paths import UNIT_MIXES
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
-from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.grading import grade
+from trainer.reading.exact import Fraction
 
 CORPUS = Path(__file__).parent / "corpus"
 LEVELS = ("junior", "mid", "senior", "buzzwords")

@@ -13,8 +13,8 @@ from pathlib import Path
 import yaml
 
 from trainer.drills.loader import drill_paths, find_drill, load_rubric
-from trainer.reading.exact import Fraction
 from trainer.marking.lint import anchor_score
+from trainer.reading.exact import Fraction
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "corpus" / "blind_text_answers_all.yaml")
                         .read_text(encoding="utf-8"))

@@ -9,9 +9,9 @@ import pytest
 
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
-from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.scoring import score_attempt
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 
 

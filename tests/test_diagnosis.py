@@ -23,9 +23,9 @@ from random_answers import random_answers
 from trainer.drills import variants
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
-from trainer.reading.exact import Fraction
 from trainer.marking import diagnosis
 from trainer.marking.checker import Mark, mark_sheet
+from trainer.reading.exact import Fraction
 from trainer.views import keys
 
 Run = Callable[..., Result]

@@ -21,8 +21,8 @@ from click.testing import Result
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
-from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark, mark_sheet
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 CORPORA = Path(__file__).parent / "corpus"

@@ -20,10 +20,10 @@ from random_answers import random_answers
 from trainer.drills.loader import load_drill_file
 from trainer.drills.reference import AnswerKey
 from trainer.drills.variants import answer_key
-from trainer.reading.exact import Fraction
 from trainer.files.paths import drill_paths
 from trainer.marking import chance, world
 from trainer.marking.checker import mark_sheet
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 CORPUS = Path(__file__).parent / "corpus" / "world_slips.yaml"

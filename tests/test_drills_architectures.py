@@ -13,8 +13,8 @@ from click.testing import Result
 
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
-from trainer.reading.exact import Fraction
 from trainer.files.paths import data_dir
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 SHEETS = Path(__file__).parent / "sheets"

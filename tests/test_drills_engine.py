@@ -18,8 +18,8 @@ from trainer.drills.loader import load_drill_file, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.drills.render import render_solution
 from trainer.drills.variants import draw
-from trainer.reading.exact import Fraction
 from trainer.files.paths import data_dir
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 SHEETS = Path(__file__).parent / "sheets"

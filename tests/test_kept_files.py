@@ -137,6 +137,35 @@ def test_a_variant_keeps_its_own_solution(tmp_path: Path,
     assert variant != own and variant == render_solution(answer_key(drill, 7))
 
 
+def test_kept_key_rows_are_the_ones_worked_out(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from trainer.drills.variants import answer_key
+    from trainer.views import keys
+
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path))
+    drill, _ = loader.find_drill(DRILL)
+    worked_out = keys._key_rows(answer_key(drill, 3))
+    assert keys.key_rows(answer_key(drill, 3)) == worked_out
+    assert keys.key_rows(answer_key(drill, 3)) == worked_out  # now from the cache
+    assert keys.key_rows(answer_key(drill, 4)) != worked_out  # another variant: its own rows
+
+
+def test_kept_key_rows_of_another_shape_are_worked_out_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trainer.drills import solutions
+    from trainer.drills.variants import answer_key
+    from trainer.views import keys
+
+    monkeypatch.setenv("KVDRILL_HOME", str(tmp_path))
+    drill, _ = loader.find_drill(DRILL)
+    key = answer_key(drill, 3)
+    planted = [{"id": "1a", "prompt": "p", "reference": "r", "wrong": [{"value": 1}],
+                "slips": []}]
+    # an entry kept under the very stamp the rows are kept by, but of another shape
+    assert solutions.kept_for_key(key, "key rows", lambda: planted, list) == planted
+    assert keys.key_rows(key) == keys._key_rows(key)
+
+
 # ---- what show and solution print, and a re-marked attempt, kept -----------------------------
 
 

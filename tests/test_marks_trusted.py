@@ -15,8 +15,8 @@ from trainer.app.session import Session, StepPrompt, new_attempt
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey, Reference
 from trainer.drills.variants import answer_key
-from trainer.reading.exact import Fraction
 from trainer.marking.checker import _mistakes, check_numeric
+from trainer.reading.exact import Fraction
 from trainer.reading.reader import read_answer
 from trainer.store.database import Store
 

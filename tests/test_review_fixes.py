@@ -10,8 +10,8 @@ from click.testing import Result
 
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
-from trainer.reading.exact import Fraction
 from trainer.marking.scoring import concept_credit
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 GB = 10**9

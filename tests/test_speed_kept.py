@@ -17,8 +17,8 @@ from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills import loader
 from trainer.drills.reference import AnswerKey
 from trainer.errors import UnknownName
-from trainer.reading.exact import Fraction
 from trainer.marking import diagnosis, grading
+from trainer.reading.exact import Fraction
 from trainer.views import keys
 
 

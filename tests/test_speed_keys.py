@@ -14,8 +14,8 @@ from trainer.capacity import solver
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills import loader
 from trainer.drills.reference import AnswerKey
-from trainer.reading.exact import Fraction
 from trainer.marking import diagnosis
+from trainer.reading.exact import Fraction
 from trainer.views import keys
 from trainer.views.sheets import prompt_of
 

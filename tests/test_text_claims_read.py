@@ -14,8 +14,8 @@ from click.testing import Result
 
 from trainer.drills.loader import load_rubric
 from trainer.drills.model import Concept
-from trainer.reading.exact import Fraction
 from trainer.marking.prose import concept_credit, contains
+from trainer.reading.exact import Fraction
 
 Run = Callable[..., Result]
 

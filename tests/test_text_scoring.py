@@ -13,10 +13,10 @@ import yaml
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.model import Concept
 from trainer.drills.reference import AnswerKey
-from trainer.reading.exact import Fraction
 from trainer.marking.grading import grade
 from trainer.marking.prose import _phrase_tokens, concept_credit, contains
 from trainer.marking.scoring import depth
+from trainer.reading.exact import Fraction
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "corpus" / "text_answers.yaml")
                         .read_text(encoding="utf-8"))

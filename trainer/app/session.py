@@ -26,9 +26,9 @@ from trainer.drills.model import Step
 from trainer.drills.placeholders import fill
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import AnswerParseError
-from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark, form_text, mark_sheet, unreadable_reason
 from trainer.marking.grading import MAX_ANSWER_CHARS
+from trainer.reading.exact import Fraction
 from trainer.reading.reader import read_answer
 from trainer.store.database import Store
 from trainer.versions import SOLVER_VERSION

@@ -67,8 +67,8 @@ from trainer.capacity.config_layers import (
     mamba_dims,
     read_layout,
 )
-from trainer.reading.exact import Fraction
 from trainer.files.bounded_io import read_text_bounded
+from trainer.reading.exact import Fraction
 
 # A config.json is a few kilobytes; a megabyte holds any real one with room to spare.
 MAX_CONFIG_BYTES = 1024 * 1024

@@ -1,12 +1,14 @@
 """The worked solution of a drill for its givens, kept once rendered. Rendering a template runs
 Jinja and the solver over every figure (most of `solution`'s and `review`'s time); the text is
 a function of the template files, the drill, its givens and the code that computes figures, so
-it is kept by the hash of all of them and rendered again whenever any of them changes."""
+it is kept by the hash of all of them and rendered again whenever any of them changes. A key's
+rows of wrong values and slips (views.keys) are kept the same way (`kept_for_key`)."""
 
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar, cast
 
 if TYPE_CHECKING:
     from trainer.drills.reference import AnswerKey
@@ -15,25 +17,43 @@ from trainer.files import parsed_cache
 from trainer.files.bounded_io import MAX_TEMPLATE_BYTES, read_bounded
 from trainer.files.paths import data_dir, package_digest
 
+T = TypeVar("T")
+
 
 def worked_solution(key: AnswerKey) -> str:
     """The worked solution as Markdown (render.render_solution), from the cache when kept."""
+    def render() -> str:
+        from trainer.drills.render import render_solution
+
+        return render_solution(key)
+
+    try:
+        templates = templates_digest()
+    except (KvdrillError, OSError):
+        return render()  # rendering says what is wrong with the templates
+    text: str = kept_for_key(key, "worked solution", render, str, templates)
+    return text
+
+
+def kept_for_key(key: AnswerKey, what: str, make: Callable[[], T], kind: type,
+                 *depends: str) -> T:
+    """`make()` for the key, kept by what it is made from (the code, the drill, its givens,
+    and `depends`, such as the templates' digest) and made again when any of them changes;
+    a kept value not of `kind` is made again too."""
     try:
         givens = sorted((name, repr(value)) for name, value in key.givens.items())
-        stamp: str | None = (f"worked solution\n{package_digest()}\n{templates_digest()}\n"
-                             f"{key.drill!r}\n{givens!r}")
+        stamp: str | None = "\n".join((what, package_digest(), *depends, repr(key.drill),
+                                       repr(givens)))
     except (KvdrillError, OSError):
-        stamp = None  # rendering says what is wrong with the templates
+        stamp = None
     if stamp is not None:
         found, kept = parsed_cache.lookup(stamp)
-        if found and isinstance(kept, str):
-            return kept
-    from trainer.drills.render import render_solution
-
-    text = render_solution(key)
+        if found and isinstance(kept, kind):
+            return cast(T, kept)
+    made = make()
     if stamp is not None:
-        parsed_cache.keep(stamp, text)
-    return text
+        parsed_cache.keep(stamp, made)
+    return made
 
 
 def templates_digest() -> str:

@@ -15,8 +15,8 @@ from trainer.capacity.wrong_paths import UNIT_MIX_IDS, UNIT_MIXES, WRONG_PATHS, 
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError, KvdrillError
-from trainer.reading.exact import Fraction
 from trainer.marking.text_figures import Figure, figures_in
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values

@@ -49,8 +49,8 @@ from trainer.capacity.solver import (
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.reference import AnswerKey
 from trainer.errors import KvdrillError
-from trainer.reading.exact import Fraction
 from trainer.marking import chance, world
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 

@@ -13,10 +13,10 @@ from trainer.drills.loader import load_rubric, read_yaml
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, dim_of_unit, show
 from trainer.errors import UsageError
-from trainer.reading.exact import Fraction
 from trainer.files.paths import DRILL_ID
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.scoring import RubricScore, score_attempt
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 

@@ -18,11 +18,11 @@ from trainer.drills.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quan
 from trainer.drills.render import render_solution
 from trainer.drills.skills import SKILLS, suggested_skill
 from trainer.errors import AnswerParseError, KvdrillError
-from trainer.reading.exact import Fraction
 from trainer.files.paths import data_dir, drill_paths
 from trainer.marking.checker import close, mark_sheet, tolerance_of
 from trainer.marking.claims import claims_made
 from trainer.marking.scoring import phrase_words, score_attempt
+from trainer.reading.exact import Fraction
 from trainer.reading.units import Dim
 
 # Variants whose every listed mistake must stay namable; the first few also render a solution.

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 from trainer.drills.model import Concept, Dimension, Drill, Level, Rubric, Step
 from trainer.errors import KvdrillError
-from trainer.reading.exact import Fraction
 from trainer.marking.checker import Mark
 from trainer.marking.claims import ClaimMade, claims_made
 from trainer.marking.prose import (
@@ -23,6 +22,7 @@ from trainer.marking.prose import (
     phrase_words,
     read_text,
 )
+from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 

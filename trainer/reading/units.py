@@ -1,7 +1,7 @@
 """Quantities with dimensions and the unit table: exact values in bytes, tokens, sequences,
 seconds and FLOP, and what each unit name ("GB", "token", "ms") is worth.
 
-Everything here is exact (``trainer.reading.exact.Fraction``: the standard library's class, compiled).
+Everything here is exact (``reading.exact.Fraction``: the standard library's class, compiled).
 Arithmetic on typed text, and so compound units such as "tokens/s" (`unit_factor`), lives in
 expression.py; the human forms of an answer in reader.py; display in numbers.py and formatting.py.
 

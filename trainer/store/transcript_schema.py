@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trainer.drills.model import Drill
 from trainer.errors import KvdrillError, UsageError
-from trainer.reading.exact import Fraction
 from trainer.files.bounded_io import read_bounded, read_text_bounded
+from trainer.reading.exact import Fraction
 from trainer.store import moments
 
 MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
