@@ -25,6 +25,9 @@ BASE = {"id": 1, "drill": "littles-law-capacity", "mode": "practice",
     ("id", 0, "id: 0 should be at least 1"),
     ("strict", "yes", "strict: \"yes\" is not true or false"),
     ("variant", True, "variant: true is not a whole number"),
+    ("solver_version", 1.5, "solver_version: 1.5 is not text or a whole number"),
+    ("params", {"context": [1]}, "params.context: a list is not a number or text"),
+    ("steps", [{"id": "a", "seconds": -1}], "steps[0: a].seconds: -1 should be at least 0"),
 ])
 def test_a_malformed_field_is_named_with_what_it_holds(run: Run, tmp_path: Path, field: str,
                                                        value: Any, said: str) -> None:
@@ -49,3 +52,16 @@ def test_a_sheets_variant_of_true_is_said_as_written(run: Run, tmp_path: Path) -
     sheet.write_text("variant: true\n")
     one_line_error(run("grade", "littles-law-capacity", "--answers", str(sheet), ok=False), 2,
                    "variant: true is not a variant number")
+
+
+def test_importing_transcripts_does_not_load_pydantic(run: Run, tmp_path: Path) -> None:
+    # The file's fields are checked by hand: pydantic's import cost more than the rest of an
+    # import of three transcripts.
+    from probes import imported_after
+
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    first.write_text(json.dumps(BASE))
+    second.write_text(json.dumps({**BASE, "started_at": "2026-12-01T11:00:00+00:00"}))
+    home = tmp_path / "home"
+    imported_after(["import", str(first)], home, ())  # the drill and rubric validated and kept
+    assert imported_after(["import", str(second)], home, ("pydantic",)) == []

@@ -98,7 +98,7 @@ def import_file(store: Store, path: Path) -> Imported:
 
     record = transcript_schema.load(path)
     transcript = transcripts.from_file(path, record)  # read and validated once
-    given = [step.model_dump() for step in record.steps]
+    given = [step.as_dict() for step in record.steps]
     sha = content_sha(record.drill, record.variant, given, record.target)
     local = _local_duplicate(store, record.drill, record.started_at, sha)
     if local is not None:

@@ -4,7 +4,10 @@ field by field (strict types: no "5" for 5, no true for 1, no NaN or 1e308 secon
 checked for internal consistency with the drill it names, so that tampering beyond the verdicts
 (seconds, hints, overtime, mode, status, the drill's hash, the variant's givens) is flagged.
 
-Every refusal is one line, "malformed transcript: <field>: <why>"."""
+Every refusal is one line, "malformed transcript: <field>: <why>". The fields are checked here
+by hand rather than by a pydantic model: importing pydantic and building the models cost more
+than everything else `kvdrill import` of three transcripts does, and a dozen strict fields
+need no library."""
 
 from __future__ import annotations
 
@@ -12,11 +15,11 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 from trainer.drills.model import Drill
 from trainer.errors import KvdrillError, UsageError
@@ -29,48 +32,210 @@ MAX_JSON_DEPTH = 32
 MAX_STEPS = 500
 MAX_SECONDS = 7 * 24 * 3600  # a week on one step is not a drill
 MAX_ANSWER_CHARS = 8000  # as grading.MAX_ANSWER_CHARS (not imported: grading is above us)
+MAX_ID = 2**63 - 1  # SQLite's largest integer
 
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(r"[\[\]{}]")
 
-Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
-Text = Annotated[str, Field(max_length=200)]
+VERDICTS = ("correct", "wrong", "invalid", "unanswered", "answered", "revealed")
+MODES = ("practice", "exam", "grade")
+STATUSES = ("incomplete", "complete")
 
 
-class _Strict(BaseModel):
-    # Fields kvdrill itself adds on export (reference, feedback, rubric...) are re-derived on
-    # review, so they are ignored here; the ones review takes from the file are typed strictly.
-    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
-
-
-class StepRecord(_Strict):
-    id: Annotated[str, Field(min_length=1, max_length=64)]
-    answer: Annotated[str, Field(max_length=MAX_ANSWER_CHARS)] | None = None
-    verdict: Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"] | None \
-        = None
+@dataclass(frozen=True)
+class StepRecord:
+    id: str
+    answer: str | None = None
+    verdict: str | None = None  # one of VERDICTS
     revealed: bool = False  # answered after its reference was shown (a skip in practice)
-    seconds: Seconds | None = None
-    budget_seconds: Annotated[int, Field(ge=0, le=MAX_SECONDS)] | None = None
+    seconds: float | None = None
+    budget_seconds: int | None = None
     overtime: bool | None = None
-    hints: Annotated[int, Field(ge=0, le=1000)] | None = None
+    hints: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
-class TranscriptFile(_Strict):
-    id: Annotated[int, Field(ge=1, le=2**63 - 1)]
-    drill: Annotated[str, Field(min_length=1, max_length=200)]
-    drill_hash: Annotated[str, Field(max_length=128)] | None = None
-    variant: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = None
+@dataclass(frozen=True)
+class TranscriptFile:
+    id: int
+    drill: str
+    mode: str  # one of MODES
+    started_at: str
+    status: str  # one of STATUSES
+    steps: list[StepRecord]
+    drill_hash: str | None = None
+    variant: int | None = None
     params: dict[str, int | float | str | None] | None = None
-    solver_version: Text | int | None = None
-    mode: Literal["practice", "exam", "grade"]
+    solver_version: str | int | None = None
     strict: bool = False
-    started_at: Text
-    finished_at: Text | None = None
-    status: Literal["incomplete", "complete"]
-    steps: Annotated[list[StepRecord], Field(max_length=MAX_STEPS)]
-    drill_text: Annotated[str, Field(max_length=256 * 1024)] | None = None
+    finished_at: str | None = None
+    drill_text: str | None = None
     # the model and GPU a drill was re-targeted at: checked by variants.target_parts on load
     target: dict[str, Any] | None = None
+
+
+# The fields review takes from a file, each strictly typed (no "5" for 5, no true for 1), in
+# the order a file's first fault is looked for; fields kvdrill itself adds on export
+# (reference, feedback, rubric...) are re-derived on review, so they are ignored here.
+class _Fault(Exception):
+    def __init__(self, where: tuple[int | str, ...], why: str) -> None:
+        super().__init__(why)
+        self.where = where
+        self.why = why
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, int | float | bool | str) or value is None:
+        return json.dumps(value)[:40]
+    return "an object" if isinstance(value, dict) else "a list" if isinstance(value, list) \
+        else type(value).__name__
+
+
+def _text(most: int, least: int = 0) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if not isinstance(value, str):
+            raise _Fault((), f"{_shown(value)} is not text in quotes")
+        if len(value) < least:
+            raise _Fault((), "empty; it needs a value")
+        if len(value) > most:
+            raise _Fault((), "too long for a transcript's field")
+        return value
+    return check
+
+
+def _within(value: Any, least: float, most: float) -> None:
+    if value < least:
+        raise _Fault((), f"{_shown(value)} should be at least {least}")
+    if value > most:
+        raise _Fault((), f"{_shown(value)} should be at most {most}")
+
+
+def _whole(least: int, most: int) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _Fault((), f"{_shown(value)} is not a whole number")
+        _within(value, least, most)
+        return value
+    return check
+
+
+def _seconds(value: Any) -> Any:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise _Fault((), f"{_shown(value)} is not a number")
+    if not math.isfinite(value):
+        raise _Fault((), f"{_shown(value)} is not a finite number")
+    _within(value, 0, MAX_SECONDS)
+    return float(value)
+
+
+def _flag(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise _Fault((), f"{_shown(value)} is not true or false")
+    return value
+
+
+def _one_of(allowed: tuple[str, ...]) -> Callable[[Any], Any]:
+    said = ", ".join(f"'{name}'" for name in allowed[:-1]) + f" or '{allowed[-1]}'"
+
+    def check(value: Any) -> Any:
+        if value not in allowed or not isinstance(value, str):
+            raise _Fault((), f"{_shown(value)} is not one of {said}")
+        return value
+    return check
+
+
+def _recorded_givens(value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise _Fault((), f"{_shown(value)} is not an object {{...}}")
+    for name, given in value.items():
+        if given is not None and (not isinstance(given, int | float | str)
+                                  or isinstance(given, bool)):
+            raise _Fault((name,), f"{_shown(given)} is not a number or text")
+    return value
+
+
+def _solver_version(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        raise _Fault((), f"{_shown(value)} is not text or a whole number")
+    return _text(200)(value)
+
+
+def _an_object(value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise _Fault((), f"{_shown(value)} is not an object {{...}}")
+    return value
+
+
+_REQUIRED = object()
+Checks = tuple[tuple[str, Any, Callable[[Any], Any]], ...]
+_STEP: Checks = (
+    ("id", _REQUIRED, _text(64, 1)),
+    ("answer", None, _text(MAX_ANSWER_CHARS)),
+    ("verdict", None, _one_of(VERDICTS)),
+    ("revealed", False, _flag),
+    ("seconds", None, _seconds),
+    ("budget_seconds", None, _whole(0, MAX_SECONDS)),
+    ("overtime", None, _flag),
+    ("hints", None, _whole(0, 1000)),
+)
+
+
+def _steps(value: Any) -> Any:
+    if not isinstance(value, list):
+        raise _Fault((), f"{_shown(value)} is not a list [...]")
+    if len(value) > MAX_STEPS:
+        raise _Fault((), "too long for a transcript's field")
+    steps = []
+    for index, step in enumerate(value):
+        try:
+            steps.append(StepRecord(**_checked(step, _STEP)))
+        except _Fault as fault:
+            raise _Fault((index, *fault.where), fault.why) from None
+    return steps
+
+
+_TRANSCRIPT: Checks = (
+    ("id", _REQUIRED, _whole(1, MAX_ID)),
+    ("drill", _REQUIRED, _text(200, 1)),
+    ("drill_hash", None, _text(128)),
+    ("variant", None, _whole(0, MAX_ID)),
+    ("params", None, _recorded_givens),
+    ("solver_version", None, _solver_version),
+    ("mode", _REQUIRED, _one_of(MODES)),
+    ("strict", False, _flag),
+    ("started_at", _REQUIRED, _text(200)),
+    ("finished_at", None, _text(200)),
+    ("status", _REQUIRED, _one_of(STATUSES)),
+    ("steps", _REQUIRED, _steps),
+    ("drill_text", None, _text(256 * 1024)),
+    ("target", None, _an_object),
+)
+
+
+def _checked(data: Any, checks: Checks) -> dict[str, Any]:
+    """The fields `checks` name, each checked (None allowed where its default is None); the
+    first fault found raised with where it is."""
+    if not isinstance(data, dict):
+        raise _Fault((), f"{_shown(data)} is not an object {{...}}")
+    found: dict[str, Any] = {}
+    for name, default, check in checks:
+        if name not in data:
+            if default is _REQUIRED:
+                raise _Fault((name,), "required field is missing")
+            continue
+        value = data[name]
+        if value is None and default is None:
+            found[name] = None
+            continue
+        try:
+            found[name] = check(value)
+        except _Fault as fault:
+            raise _Fault((name, *fault.where), fault.why) from None
+    return found
 
 
 def malformed(path: Path, field: str, why: str) -> UsageError:
@@ -128,8 +293,6 @@ def _field(loc: tuple[int | str, ...], data: Any) -> str:
             step_id = step.get("id") if isinstance(step, dict) else None
             parts.append(f"[{key}: {step_id}]" if isinstance(step_id, str) and len(step_id) < 65
                          else f"[{key}]")
-        elif key in ("int", "float", "str", "bool", "none", "list", "dict") or "[" in key:
-            continue  # pydantic's union member names
         else:
             parts.append(f".{key}" if parts else key)
         try:
@@ -137,37 +300,6 @@ def _field(loc: tuple[int | str, ...], data: Any) -> str:
         except (KeyError, IndexError, TypeError):
             cursor = None
     return "".join(parts) or "(top level)"
-
-
-_KINDS = {"dict_type": "an object {...}", "int_type": "a whole number",
-          "float_type": "a number", "string_type": "text in quotes", "bool_type": "true or false",
-          "list_type": "a list [...]", "model_type": "an object {...}",
-          "int_from_float": "a whole number", "finite_number": "a finite number"}
-_BOUNDS = {"greater_than_equal": "at least", "less_than_equal": "at most",
-           "greater_than": "more than", "less_than": "less than"}
-
-
-def _plain(error: Any) -> str:
-    """A validation error in a transcript's terms: what the field holds and what it should."""
-    kind, context = error["type"], error.get("ctx") or {}
-    given = error.get("input")
-    shown = json.dumps(given)[:40] if isinstance(given, int | float | bool | str) or \
-        given is None else type(given).__name__.replace("dict", "an object").replace(
-            "list", "a list")
-    if kind == "missing":
-        return "required field is missing"
-    if kind in _KINDS:
-        return f"{shown} is not {_KINDS[kind]}"
-    if kind in _BOUNDS:
-        bound = next(iter(context.values()), "")
-        return f"{shown} should be {_BOUNDS[kind]} {bound}"
-    if kind in ("string_too_long", "too_long"):
-        return "too long for a transcript's field"
-    if kind in ("string_too_short", "too_short"):
-        return "empty; it needs a value"
-    if kind == "literal_error":
-        return f"{shown} is not one of {context.get('expected', 'the allowed values')}"
-    return str(error["msg"]).removeprefix("Input ").removeprefix("Value error, ")[:120]
 
 
 def load(path: Path) -> TranscriptFile:
@@ -188,11 +320,9 @@ def load(path: Path) -> TranscriptFile:
     if not isinstance(data, dict):
         raise malformed(path, "(top level)", "a transcript is a JSON object")
     try:
-        record = TranscriptFile.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        field = _field(tuple(first["loc"]), data)
-        raise malformed(path, field, _plain(first)) from None
+        record = TranscriptFile(**_checked(data, _TRANSCRIPT))
+    except _Fault as fault:
+        raise malformed(path, _field(fault.where, data), fault.why) from None
     seen: set[str] = set()
     for index, step in enumerate(record.steps):
         if step.id in seen:
@@ -213,7 +343,8 @@ def load(path: Path) -> TranscriptFile:
                                 f"{moments.LATEST.year - 1}")
             times[name] = moment  # in UTC: one with no time zone is read as UTC
     if any(times[name] != getattr(record, name) for name in times):
-        record = record.model_copy(update=times)
+        record = replace(record, started_at=times.get("started_at", record.started_at),
+                         finished_at=times.get("finished_at", record.finished_at))
     if record.target is not None:
         from trainer.drills.variants import target_parts
 

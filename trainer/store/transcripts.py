@@ -308,7 +308,7 @@ def from_file(path: Path, record: Any = None) -> dict[str, Any]:
     if record is None:  # `record`: the file as transcript_schema.load read it, when it was
         record = transcript_schema.load(path)
     meta = {k: getattr(record, k, None) for k in ATTEMPT_FIELDS}
-    rows = [step.model_dump() for step in record.steps]
+    rows = [step.as_dict() for step in record.steps]
     if record.target is not None:  # a target the drill cannot be re-targeted at: malformed
         problem = target_problem(drill_for(meta, check_target=False)[0], record.variant,
                                  record.target)
