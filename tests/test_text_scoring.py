@@ -162,6 +162,14 @@ def test_a_bullet_that_explains_is_not_listed() -> None:
     assert credit == 1
 
 
+def test_a_reasoned_clause_before_terse_terms_is_not_listed() -> None:
+    # A terse senior line: one clause that states the cap, then short terms after it.
+    cap = concept("kv-capacity", "per-tier-context-cap")
+    credit, note = concept_credit(cap, "Limits: chat max_model_len ≈ p99 of live context (not "
+                                       "131,072); own pool, quota-admitted; platform owns caps.")
+    assert credit == 1 and "listed" not in note
+
+
 def test_stems_match_inflections() -> None:
     assert contains("FP8 KV halved the bytes", "halve")
     assert contains("the KV is halving", "halve")

@@ -290,10 +290,13 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
                  if sum(tokens[p][:1].isalpha() for p in items[i]) < _SHORT_ITEM_WORDS
                  and not any(tokens[p] in _COMPUTATION for p in items[i])
                  and not _quantified_statement([tokens[p] for p in items[i]])]
-        if len(item_ids) >= _LIST_RUN and 4 * len(short) >= 3 * len(item_ids):
-            listed.update(item_ids)  # mostly a few words each: a list, whatever symbols it uses
-            continue
         strong = [i for i in item_ids if i in reasoned and len(items[i]) >= _STRONG_ITEM]
+        if len(item_ids) >= _LIST_RUN and 4 * len(short) >= 3 * len(item_ids):
+            # mostly a few words each: a list, whatever symbols it uses; a long clause that
+            # reasons among them ("max_model_len ≈ p99 of live context; own pool; quota") is a
+            # statement a terse answer strings terms after, not one of the terms
+            listed.update(i for i in item_ids if i not in strong or len(items[i]) < _LONG_ITEM)
+            continue
         terms = [i for i in item_ids if len(items[i]) > 1 or len(tokens[items[i][0]]) > 1]
         if not any(i in reasoned for i in item_ids) or (len(terms) >= _LIST_RUN and not strong):
             listed.update(item_ids)  # a list of terms, perhaps with a verb among them
