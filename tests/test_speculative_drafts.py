@@ -101,7 +101,8 @@ def test_a_family_without_a_draft_is_refused_in_one_sentence(target: str) -> Non
     with pytest.raises(KvdrillError) as refusal:
         key_for(target, "b200")
     text = str(refusal.value)
-    assert "\n" not in text and "knows no draft model that shares its tokenizer" in text
+    # no draft of the family at all (Phi-4), or none small enough to gain (Mixtral's Mistral-7B)
+    assert "\n" not in text and "shares its tokenizer" in text
     assert text.rsplit(": ", 1)[-1].startswith("choose a target such as llama-3.3-70b")
 
 

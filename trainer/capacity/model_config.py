@@ -105,6 +105,9 @@ class ParamCount:
     mamba: int = 0
     norms: int = 0  # the layers' norms and the final norm
     vision: int = 0  # a vision tower and its projector
+    # A vision tower loaded with the model but left out of the count (an MoE's: its active
+    # share must stay the language model's), estimated from its vision_config
+    uncounted_vision: int = 0
     unused_expert_params: int = 0  # routed experts a token does not use, every layer
     # One layer's share of each part, and which layers carry it, so a quantization_config that
     # keeps named modules unquantized can price them: None where the layers are not alike.
@@ -610,6 +613,7 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
         counts["dense_mlp"] = layout.mlp_params
         counts["norms"] = layout.norms
         counts["vision"] = _vision_params(f, fields)
+        counts["uncounted_vision"] = fields.pop("uncounted_vision", 0)
         return ParamCount(**counts)
 
     intermediate = f.count("intermediate_size")
@@ -667,6 +671,7 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
     if model_type == "jamba":
         counts["norms"] = layers * 2 * hidden + hidden
     counts["vision"] = _vision_params(f, fields)
+    counts["uncounted_vision"] = fields.pop("uncounted_vision", 0)
     moe = len(moe_layers)
     dense_set = set(layout.mlp_only) if layout.mlp_only or layout.moe_blocks else \
         set(range(layers)) - moe_layers
@@ -841,6 +846,18 @@ def _vision_params(f: Fields, fields: dict[str, Any]) -> int:
     top = str(f.top.get("model_type") or "")
     if kind is None and top in ("qwen2_5_vl", "qwen2_vl"):
         return _qwen_vision_params(f, vision, top)
+    if kind in ("qwen3_vl", "qwen3_vl_moe"):
+        tower = _qwen3_vision_params(f, vision)
+        if fields.get("experts") is None:
+            f.notes.append(f"vision tower (qwen3_vl, {vision.get('depth')} blocks) and its "
+                           f"mergers: {tower:,} parameters, loaded with the weights; no KV "
+                           "of its own")
+            return tower
+        fields["uncounted_vision"] = tower
+        f.notes.append(f"vision_config (model_type {kind!r}) is not counted: about {tower:,} "
+                       "parameters the card holds too, left out so that the active share "
+                       "stays the language model's")
+        return 0
     if kind != "siglip_vision_model":
         named = f"model_type {kind!r}" if isinstance(kind, str) else "no model_type"
         f.notes.append(f"vision_config ({named}) is not counted: the weights are the language "
@@ -864,6 +881,33 @@ def _vision_params(f: Fields, fields: dict[str, Any]) -> int:
     f.notes.append(f"vision tower (SigLIP, {depth} layers of {width:,}) and projector: "
                    f"{total:,} parameters, loaded with the weights; no KV of its own")
     return total
+
+
+def _qwen3_vision_params(f: Fields, vision: Mapping[str, Any]) -> int:
+    """Qwen3-VL's vision tower (transformers modeling_qwen3_vl.py): a biased 3-D patch
+    embedding, learned position embeddings, `depth` blocks (LayerNorms, biased qkv and
+    projection, a GELU MLP), the merger that folds 2 × 2 patches into the language model's
+    width, and one more merger (with its norm after the shuffle) per deepstack layer."""
+    sub = Fields(vision, {}, f.where + ": vision_config", {})
+    depth = sub.count("depth", required=True, most=MAX_LAYERS)
+    width = sub.count("hidden_size", required=True)
+    inner = sub.count("intermediate_size", required=True)
+    patch = sub.count("patch_size", required=True)
+    out = sub.count("out_hidden_size", required=True)
+    assert depth and width and inner and patch and out
+    frames = sub.count("temporal_patch_size") or 2
+    channels = sub.count("in_channels") or 3
+    merge = sub.count("spatial_merge_size") or 2
+    positions = sub.count("num_position_embeddings") or 0
+    deepstack = vision.get("deepstack_visual_indexes")
+    extra = len(deepstack) if isinstance(deepstack, list) and len(deepstack) <= MAX_LAYERS \
+        else 0
+    block = 4 * width + (width * 3 * width + 3 * width) + (width * width + width) \
+        + (width * inner + inner) + (inner * width + width)
+    merged = width * merge * merge
+    linears = merged * merged + merged + merged * out + out
+    return (channels * frames * patch * patch * width + width + positions * width
+            + depth * block + (2 * width + linears) + extra * (2 * merged + linears))
 
 
 def _qwen_vision_params(f: Fields, vision: Mapping[str, Any], top: str) -> int:

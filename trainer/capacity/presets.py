@@ -63,6 +63,8 @@ class ModelPreset:
     config_path: str | None = None
     config_notes: tuple[str, ...] = ()
     weights_unknown: str | None = None
+    # A vision tower vLLM loads with the model that `params` leaves out (an estimate)
+    uncounted_vision_params: Fraction | None = None
 
     @property
     def from_config(self) -> bool:
@@ -91,6 +93,7 @@ class GpuPreset:
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
     "fp8_tflops", "reported_mib", "attention_params", "published_params",
+    "uncounted_vision_params",
 }
 
 
@@ -291,6 +294,8 @@ def preset_of_config(read: Any) -> ModelPreset:
         active_params=None if f["active_params"] is None else Fraction(f.pop("active_params")),
         attention_params=Fraction(f.pop("attention_params")),
         config_path=read.where, config_notes=tuple(read.notes),
+        uncounted_vision_params=Fraction(read.params.uncounted_vision)
+        if read.params.uncounted_vision else None,
         **{key: value for key, value in f.items() if key != "active_params"},
     )
 
@@ -505,7 +510,8 @@ def _require(chosen: Mapping[str, Setting]) -> None:
 SPEC_INTS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "mla_latent",
              "mla_rope", "window", "windowed_layers", "experts", "experts_per_token",
              "attention_layers", "recurrent_layers", "state_elements", "max_context")
-SPEC_EXACT = ("params", "active_params", "weights_gb", "attention_params")
+SPEC_EXACT = ("params", "active_params", "weights_gb", "attention_params",
+              "uncounted_vision_params")
 SPEC_TEXT = ("name", "path", "weights_dtype", "tables_dtype", "attention")
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from trainer.capacity.deployment import Deployment
+from trainer.capacity.deployment import DTYPE_BYTES, Deployment
 from trainer.capacity.presets import build_deployment, find_gpu, model_of
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
@@ -139,6 +139,7 @@ def _as_number(value: Any) -> Any:
 
 
 _PLAIN = (str, int, float, Fraction, type(None))
+ROPE_SCALING_REACH = 4  # the factor YaRN is published with (Qwen2.5, Qwen3: 32k → 128k)
 _DEPLOYMENTS: dict[tuple[str, str, str], Deployment] = {}
 MAX_DEPLOYMENTS = 4096
 
@@ -154,7 +155,10 @@ class AnswerKey:
         "hbm_reported_mib", "hbm_reported_gb",
         "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", "weights_read_gb",
         "window_note", "attention_flops_rule", "weights_note", "head_dim_hint", "experts",
-        "experts_per_token", "active_params_b", "windowed_layers", *SERVING_PLACEHOLDERS,
+        "experts_per_token", "active_params_b", "windowed_layers", "idle_experts",
+        "experts_read_batch64", "experts_noun", "active_weights_hint", "active_weights_formula",
+        "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
+        "vision_note", *SERVING_PLACEHOLDERS,
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -405,12 +409,141 @@ class AnswerKey:
         shown["hbm_reported_mib"] = format_number(reported) if reported else "unknown"
         shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)
                                     if reported else "unknown")
+        shown.update(_moe_text(d))
+        shown.update(_session_text(d))
+        shown.update(self._pinned_positions_notes())
+        shown["vision_note"] = vision_note(model_of(model) if model else None, d)
         return shown
+
+    def positions_note(self, step_id: str | None = None, beyond_only: bool = False) -> str:
+        """positions_note for one step's deployment (its context, its pinned model); with
+        `beyond_only`, only the sentence for a context past RoPE scaling's reach."""
+        step = None if step_id is None else self.drill.step(step_id)
+        pinned = None if step is None else step.with_.get("model")
+        model = pinned if isinstance(pinned, str) else self.givens.get("model")
+        d = self.base if step_id is None else self.deployment(step_id)
+        notes = positions_notes(model_of(model) if model else None, d.context)
+        return notes["beyond_reach_note" if beyond_only else "positions_note"].strip()
+
+    def _pinned_positions_notes(self) -> dict[str, str]:
+        """positions_note and beyond_reach_note of the drill's own model and of every model a
+        step pins (Gemma-2-9B beside Mistral-7B), each at its step's context."""
+        model = self.givens.get("model")
+        found = [(model_of(model) if model else None, self.base.context)]
+        for step in self.drill.steps:
+            pinned = step.with_.get("model")
+            if isinstance(pinned, str):
+                try:
+                    found.append((model_of(pinned), self.deployment(step.id).context))
+                except KvdrillError:
+                    continue
+        said: dict[str, list[str]] = {"positions_note": [], "beyond_reach_note": []}
+        for preset, context in found:
+            for name, text in positions_notes(preset, context).items():
+                if text and text not in said[name]:
+                    said[name].append(text)
+        return {name: "".join(texts) for name, texts in said.items()}
 
     def title(self, variant: int | None = None) -> str:
         """The drill's title for these givens: a variant's title names its own model and GPU."""
         title = fill(self.drill.title, self.display_givens())
         return title + (f" — variant {variant}" if variant is not None else "")
+
+
+def _moe_text(d: Deployment) -> dict[str, str]:
+    """What a hint says of an MoE step: the experts a token passes by (E − k), the share of
+    experts 64 tokens touch (said as "nearly every expert" only where it is all but all), and
+    how one token's weights are priced (a mixed-precision checkpoint prices its experts apart)."""
+    if d.experts is None or d.experts_per_token is None:
+        return {"idle_experts": "no experts", "experts_noun": "experts",
+                "experts_read_batch64": "Every weight is read.",
+                "active_weights_hint": "The model is dense: one token uses every weight.",
+                "active_weights_formula": "active bytes = weights"}
+    idle = d.experts - d.experts_per_token
+    touched = 1 - Fraction(idle, d.experts) ** 64
+    share = ("So nearly every expert is read." if touched >= Fraction(99, 100) else
+             f"So about {format_number(100 * touched, sig=2)}% of the experts are read, not "
+             "all of them.")
+    if d.weights_dtype == "mxfp4" and d.tables_dtype is not None:
+        hint = (f"Only the experts are MXFP4 (17/32 B a parameter): attention, router, "
+                f"embedding and LM head stay {d.tables_dtype.upper()}. Count those whole, plus "
+                f"{format_number(d.experts_per_token)} of {format_number(d.experts)} experts "
+                "per layer at 17/32 B.")
+        formula = (f"active bytes = non-expert weights ({d.tables_dtype}) + "
+                   f"{format_number(d.experts_per_token)}/{format_number(d.experts)} of the "
+                   "expert weights (mxfp4)")
+    else:
+        hint = "The active parameters × bytes per parameter."
+        formula = "active bytes = active params × bytes per param"
+    return {"idle_experts": format_number(idle), "experts_read_batch64": share,
+            "experts_noun": "expert" if d.experts_per_token == 1 else "experts",
+            "active_weights_hint": hint, "active_weights_formula": formula}
+
+
+def _session_text(d: Deployment) -> dict[str, str]:
+    """How a session's KV is worked out for this model: bytes per token × context, or, where
+    some layers are windowed, the full layers' context plus the windowed layers' window; and
+    the product for a prompt to quote (128 KiB × 128 Ki tokens is 16 GiB)."""
+    element = format_number(d.kv_bytes_per_element)
+    per_token = f"2 × layers × KV heads × head_dim × {element} B per token"
+    if d.attention == "mla":
+        per_token = f"layers × (latent + rope) × {element} B per token"
+    if d.window is not None and d.windowed_layers:
+        full = d.layers - d.windowed_layers
+        held = min(d.context, d.window)
+        hint = (f"Per layer, 2 × KV heads × head_dim × {element} B a token; the {full} full "
+                f"layers hold the whole context, the {d.windowed_layers} windowed layers only "
+                f"the last {format_number(held)} tokens (their window).") if full else (
+            f"2 × layers × KV heads × head_dim × {element} B per token, times the last "
+            f"{format_number(held)} tokens: every layer is windowed and holds only its window.")
+    else:
+        hint = f"{per_token}, times the context."
+    per_token_bytes = value_of(d, "kv_bytes_per_token")
+    session = per_token_bytes * d.context
+    product = (f"{format_number(per_token_bytes / 1024, sig=4)} KiB × "
+               f"{format_number(Fraction(d.context, 1024), sig=4)} Ki tokens is "
+               f"{format_number(session / 2**30, sig=4)} GiB")
+    return {"session_kv_hint": hint, "session_kv_product": product}
+
+
+def positions_notes(model: Any, context: int) -> dict[str, str]:
+    """What a sheet must say when its context is past the model's positions
+    (max_position_embeddings): vLLM starts only with RoPE scaling (YaRN) set, and past the 4×
+    that scaling is used to stretch a model nobody serves it so long. Empty within them; else
+    a sentence with a leading space, to follow another in a situation."""
+    positions = getattr(model, "max_context", 0) or 0
+    if not positions or context <= positions:
+        return {"positions_note": "", "beyond_reach_note": ""}
+    name = model.name
+    times = Fraction(context, positions)
+    said = format_number(times, sig=2)
+    beyond = ""
+    if times > ROPE_SCALING_REACH:
+        beyond = (f" {format_number(context)} tokens is {said}× {name}'s "
+                  f"{format_number(positions)} positions, beyond the {ROPE_SCALING_REACH}× that "
+                  "RoPE scaling is used to stretch a model by: nobody serves it this long, so read "
+                  "its figures as what the cache would hold, not as a serving plan.")
+        return {"positions_note": beyond, "beyond_reach_note": beyond}
+    note = (f" {name} has {format_number(positions)} positions (max_position_embeddings): vLLM "
+            f"refuses a max_model_len of {format_number(context)} unless the config adds RoPE "
+            f"scaling (YaRN, a factor of at least {said}), and whether quality holds that far "
+            "is the model's question; the figures here are the cache's.")
+    return {"positions_note": note, "beyond_reach_note": beyond}
+
+
+def vision_note(model: Any, d: Deployment) -> str:
+    """One sentence (with a leading space) where the model loads a vision tower its weights
+    here leave out; empty where it does not."""
+    uncounted = getattr(model, "uncounted_vision_params", None)
+    if not uncounted:
+        return ""
+    # a vision tower is left in 16 bits by the quantized checkpoints (AWQ, GPTQ, MXFP4)
+    per = DTYPE_BYTES[d.weights_dtype] if d.weights_dtype in ("fp32", "bf16", "fp16") \
+        else Fraction(2)
+    return (f" vLLM also loads {model.name}'s vision tower, about "
+            f"{format_number(Fraction(uncounted) / 10**9, sig=2)}B parameters "
+            f"({format_number(Fraction(uncounted) * per / 10**9, sig=2)} GB), which the weights "
+            "here leave out: on a real card the KV cache is that much smaller.")
 
 
 def _window_text(d: Deployment, model_name: str) -> dict[str, str]:

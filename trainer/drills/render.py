@@ -424,10 +424,18 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
                 return show(value, reference.unit)
         return ""
 
+    def positions_note(step_id: str | None = None, beyond_only: bool = False) -> str:
+        """What the sheet must say where a step's context is past the model's positions
+        (RoPE scaling needed, or past its reach; `beyond_only`: only the latter); "" within
+        them."""
+        return key.positions_note(step_id, beyond_only).replace("&", "&amp;").replace("<", "&lt;") \
+            .replace(">", "&gt;")
+
     title = key.title().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return {"drill": key.drill, "title": title, **_calc_target(key),
             **{f.__name__: _template_function(f)
-                                   for f in (given, answer, quantity, number, working, wrong)}}
+                                   for f in (given, answer, quantity, number, working, wrong,
+                                             positions_note)}}
 
 
 def _calc_target(key: AnswerKey) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from trainer.capacity.presets import (
 )
 from trainer.capacity.solver import value_of
 from trainer.drills.model import Drill, linked_names
-from trainer.drills.reference import AnswerKey
+from trainer.drills.reference import ROPE_SCALING_REACH, AnswerKey
 from trainer.errors import KvdrillError, UsageError
 
 MAX_SEED = 2**63 - 1
@@ -115,7 +115,6 @@ def answer_key(drill: Drill, variant: int | None, target: Any = None) -> AnswerK
 # cohort re-derive the same numbers.
 
 Target = dict[str, Any]
-ROPE_SCALING_REACH = 4  # the factor YaRN is published with (Qwen2.5, Qwen3: 32k → 128k)
 # Givens that belong to the drill's own model or card, replaced with it.
 _MODEL_GIVENS = frozenset({*MODEL_FIELDS, "native_weights_dtype", "checkpoint"})
 _GPU_GIVENS = frozenset({*GPU_FIELDS, "memory"})
@@ -210,11 +209,66 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     changed = replaced_givens(givens, model, gpu)
     if model is not None:
         _check_reach(drill, changed.get("context"), model, givens.get("model"))
+    if model is not None:
+        _check_same_tokenizer_draft(drill, model, changed, target)
     why = _not_sensible(drill, changed)
     if why is not None:
         who = target_label(target)
         raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: {why}")
     return changed
+
+
+# Smaller presets that share a target's tokenizer where kvdrill's draft families
+# (serving_formulas.DRAFT_FAMILIES) have no draft: Mixtral-8x7B's 32,000-entry SentencePiece
+# vocabulary is Mistral-7B-v0.1's, Llama-2's is one across its sizes, Mixtral-8x22B-Instruct's
+# v3 vocabulary (32,768) is Mistral-7B-v0.3's. A refusal names them and why they do not draft.
+_SAME_TOKENIZER = {"mixtral-8x7b": "mistral-7b-v0.1", "llama-2-70b": "llama-2-7b",
+                   "mixtral-8x22b-instruct": "mistral-7b-v0.3"}
+
+
+def _check_same_tokenizer_draft(drill: Drill, model: ModelPreset, givens: dict[str, Any],
+                                target: Target) -> None:
+    """A speculative drill re-targeted at a model whose family has no draft, though a smaller
+    preset shares its tokenizer: refused with the true reason, that model's speed-up (a draft
+    that large reads too much to gain anything), not "no draft shares its tokenizer"."""
+    from trainer.capacity.serving_formulas import DRAFTED_TARGETS, family_draft
+
+    sibling = None if model.from_config else _SAME_TOKENIZER.get(model.id)
+    speedup_step = next((step.id for step in drill.steps
+                         if step.answer == "spec_speedup" and not step.with_), None)
+    if sibling is None or speedup_step is None or "spec_tokens" not in givens or \
+            family_draft(model).params is not None:
+        return
+    from trainer.reading.formatting import format_bytes
+
+    draft = model_of(sibling)
+    trial = dict(givens, draft_params=draft.params, draft_layers=draft.layers,
+                 draft_kv_heads=draft.kv_heads, draft_head_dim=draft.head_dim)
+    try:
+        key = AnswerKey(drill, trial)
+        if value_of(key.base, "kv_budget_bytes") <= 0 or \
+                value_of(key.base, "max_concurrency") < 1:
+            return  # the target alone does not fit: _not_sensible says so
+        d = key.deployment(speedup_step)
+        speedup = value_of(d, "spec_speedup")
+        read = value_of(d, "active_weights_bytes")
+        drafted = value_of(d, "draft_weights_bytes")
+    except (KvdrillError, ZeroDivisionError):
+        return
+    shown = key.display_givens()
+    reads = (f"at {float(draft.params) / 10**9:.2f}B parameters it reads {format_bytes(drafted)} "
+             f"per drafted token against the {format_bytes(read)} a {model.name} step reads, so "
+             f"at k = {shown['spec_tokens']} and acceptance {shown['acceptance_rate']} "
+             f"speculation would run at {float(speedup):.2f}× the speed")
+    if speedup <= 1:
+        said = (f"the only draft kvdrill knows that shares its tokenizer, {draft.name}, is too "
+                f"large to gain anything: {reads}, a slowdown")
+    else:
+        said = (f"{draft.name} shares {model.name}'s tokenizer, and {reads}, but kvdrill "
+                "drafts only with the small draft it sets for each family (Llama-3.2-1B for "
+                f"Llama-3, Qwen3-0.6B for Qwen3) and sets none for {model.name}'s")
+    raise UsageError(f"drill {drill.id} cannot be re-targeted at {target_label(target)}: "
+                     f"{said}: choose a target such as {DRAFTED_TARGETS}")
 
 
 def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,

@@ -1,0 +1,261 @@
+"""The ninth expert pass (/tmp/expert9.md): hints, formulas and worked solutions of re-targeted
+drills that said the drill's own model's or card's figures, and refusals that gave a false
+reason. Each test fails on the text as it was before the fix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import Result
+
+Run = Callable[..., Result]
+CONFIGS = Path(__file__).parent / "corpus" / "configs"
+QWEN3_VL_8B = str(CONFIGS / "Qwen3-VL-8B-Instruct")
+QWEN3_VL_30B = str(CONFIGS / "Qwen3-VL-30B-A3B-Instruct")
+
+
+def _solution(run: Run, *args: str) -> str:
+    return run("solution", *args).output
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _practice(run: Run, drill: str, *args: str, keys: str) -> str:
+    """A practice session fed `keys` (skips, hints, :formula), as a candidate would type."""
+    return run("practice", drill, *args, input=keys, ok=False).output
+
+
+# ---- W1: the batch-64 hints and formula are the target's experts -----------------------------
+
+def test_the_batch64_hint_counts_the_targets_unpicked_experts(run: Run) -> None:
+    keys = ":skip\n" * 8 + "?\n?\n:formula\n:quit\n"
+    text = _practice(run, "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu", "h100",
+                     keys=keys)
+    assert "skipped by all 64 tokens is (124/128)^64" in text
+    assert "(6/8)^64" not in text
+
+
+def test_the_batch64_hint_says_how_many_experts_are_read_when_not_all(run: Run) -> None:
+    keys = ":skip\n" * 8 + "?\n?\n:quit\n"
+    text = _practice(run, "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu", "h100",
+                     keys=keys)
+    assert "about 87% of the experts are read, not all of them" in text
+    assert "nearly every expert is read" not in text
+
+
+def test_the_batch64_formula_uses_the_targets_experts(run: Run) -> None:
+    keys = ":skip\n" * 8 + ":formula\n:quit\n"
+    text = _practice(run, "mixtral-moe-decode", "--model", "qwen3-30b-a3b", keys=keys)
+    assert "(1 − (1 − 8/128)^64)" in text
+    assert "2/8" not in text
+
+
+def test_mixtrals_own_batch64_hint_still_says_nearly_every_expert(run: Run) -> None:
+    keys = ":skip\n" * 8 + "?\n?\n:quit\n"
+    text = _practice(run, "mixtral-moe-decode", keys=keys)
+    assert "(6/8)^64" in text
+    assert "So nearly every expert is read." in text
+
+
+# ---- W2 / M2: sessions on a windowed model -------------------------------------------------
+
+def test_the_sessions_hint_keeps_only_the_window_on_windowed_layers(run: Run) -> None:
+    keys = ":skip\n" * 3 + "?\n:quit\n"
+    text = _practice(run, "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu", "h100",
+                     keys=keys)
+    assert "the 18 windowed layers only the last 128 tokens" in _flat(text)
+    assert "2 × layers × KV heads × head_dim × 2 B per token, times the context" not in text
+
+
+def test_the_windowed_solution_shows_the_per_session_working(run: Run) -> None:
+    text = _flat(_solution(run, "mixtral-moe-decode", "--model", "gpt-oss-120b",
+                           "--gpu", "h100"))
+    assert ("(18 full layers × 4,096 tokens + 18 windowed layers × 128 tokens) = 156 MB"
+            in text)
+    assert "sessions: 70.8 GB ÷ 156 MB" in text
+
+
+# ---- W3: one token's weights in a mixed-precision checkpoint --------------------------------
+
+def test_the_active_weights_hint_prices_mxfp4_experts_apart(run: Run) -> None:
+    keys = ":skip\n?\n:formula\n:quit\n"
+    text = _flat(_practice(run, "mixtral-moe-decode", "--model", "gpt-oss-120b",
+                           "--gpu", "h100", keys=keys))
+    assert "Only the experts are MXFP4 (17/32 B a parameter)" in text
+    assert "4 of 128 experts per layer at 17/32 B" in text
+    assert "active bytes = active params × bytes per param" not in text
+
+
+# ---- W4: the interview card's round figures only where they fit -----------------------------
+
+def test_the_interview_cards_figures_are_not_claimed_on_another_card(run: Run) -> None:
+    text = _flat(_solution(run, "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "l40s"))
+    assert "land within a few percent of the solver's" not in text
+    assert "7.85 GB ÷ 160 KB (decimal, 160,000 B)" in text
+    assert "is 47,889 tokens" in text
+
+
+def test_the_interview_cards_figures_stay_on_the_drills_own_card(run: Run) -> None:
+    text = _flat(_solution(run, "llama31-8b-h100"))
+    assert "land within a few percent of the solver's" in text
+
+
+# ---- W5: Little's law when the p99 meets the TPOT on no GPU --------------------------------
+
+def test_a_p99_no_gpu_meets_is_not_said_to_buy_8x_the_gpus(run: Run) -> None:
+    text = _flat(_solution(run, "littles-law-capacity", "--model", "qwen3-8b", "--gpu", "l40s"))
+    assert "buys about 8× the GPUs" not in text
+    assert "no number of NVIDIA L40S GPUs would serve that mix" in text
+
+
+def test_the_drills_own_p99_still_buys_about_8x_the_gpus(run: Run) -> None:
+    assert "buys about 8× the GPUs" in _flat(_solution(run, "littles-law-capacity"))
+
+
+def test_the_tail_rubric_line_states_no_fixed_multiple() -> None:
+    text = (Path(__file__).parents[1] / "rubrics" / "serving-systems.yaml").read_text()
+    assert "buys ~8× the GPUs" not in text
+
+
+# ---- W6: the speculative refusal for Mixtral gives the true reason -------------------------
+
+def test_mixtrals_speculative_refusal_names_its_same_tokenizer_draft(run: Run) -> None:
+    result = run("solution", "speculative-decoding", "--model", "mixtral-8x7b", "--gpu",
+                 "mi300x", ok=False)
+    assert result.exit_code == 2
+    said = _flat(result.stderr)
+    assert "knows no draft model that shares its tokenizer, and a draft must come from the " \
+        "target's own family" not in said
+    assert "shares its tokenizer, Mistral-7B-v0.1, is too large to gain anything: at 7.24B " \
+        "parameters it reads 14.5 GB per drafted token against the 25.8 GB a Mixtral-8x7B " \
+        "step reads" in said
+    assert "0.67× the speed, a slowdown" in said
+
+
+# ---- W7: a vision-language config's tower ---------------------------------------------------
+
+def test_a_dense_qwen3_vl_configs_vision_tower_is_in_its_weights(run: Run) -> None:
+    text = _flat(_solution(run, "paged-blocks-vllm", "--model", QWEN3_VL_8B, "--gpu", "l40s"))
+    assert "39.5 GB − 17.5 GB weights = **21.9 GB**" in text
+    assert "156,608 tokens" not in text
+
+
+def test_an_moe_vl_configs_uncounted_tower_is_said_on_the_sheet(run: Run) -> None:
+    text = _flat(run("show", "llama31-8b-h100", "--model", QWEN3_VL_30B, "--gpu",
+                     "h200").output)
+    assert "vLLM also loads Qwen3-VL-30B-A3B-Instruct's vision tower, about 0.54B " \
+        "parameters (1.1 GB)" in text
+
+
+def test_scouts_vision_encoder_is_said_beside_its_resident_weights(run: Run) -> None:
+    text = _flat(run("show", "mixtral-moe-decode", "--model", "llama-4-scout", "--gpu",
+                     "mi325x").output)
+    assert "vision tower, about 0.87B parameters (1.7 GB)" in text
+
+
+# ---- M1: a tier past the model's positions needs RoPE scaling -------------------------------
+
+def test_a_128k_tier_on_a_32k_model_says_rope_scaling_is_needed(run: Run) -> None:
+    text = _flat(_solution(run, "long-context-tier", "--model", "mixtral-8x7b", "--gpu",
+                           "mi300x"))
+    assert "Mixtral-8x7B has 32,768 positions (max_position_embeddings): vLLM refuses a " \
+        "max_model_len of 131,072 unless the config adds RoPE scaling" in text
+
+
+def test_the_128k_followup_on_qwen3_says_rope_scaling_is_needed(run: Run) -> None:
+    text = _flat(_solution(run, "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "l40s"))
+    assert "Qwen3-8B has 40,960 positions" in text
+    assert "RoPE scaling (YaRN, a factor of at least 3.2)" in text
+
+
+def test_a_128k_tier_on_its_own_128k_model_says_nothing_of_rope(run: Run) -> None:
+    assert "RoPE scaling" not in _solution(run, "long-context-tier")
+
+
+def test_a_step_past_an_8k_models_positions_says_rope_scaling_is_needed(run: Run) -> None:
+    text = _flat(_solution(run, "multi-turn-growth", "--model", "llama-3-8b"))
+    assert "Meta-Llama-3-8B has 8,192 positions (max_position_embeddings): vLLM refuses a " \
+        "max_model_len of 16,896 unless the config adds RoPE scaling" in text
+
+
+# ---- M3: the long-session hint's product is the target's ------------------------------------
+
+def test_the_long_session_hint_multiplies_the_targets_bytes(run: Run) -> None:
+    text = _practice(run, "long-context-tier", "--model", "qwen2.5-7b", "--gpu", "h100",
+                     keys=":skip\n?\n:quit\n")
+    assert "56 KiB × 128 Ki tokens is 7 GiB" in text
+    assert "16 GiB" not in text
+
+
+# ---- M4: a variant that stretches Gemma-2-9B past RoPE scaling's reach ----------------------
+
+def test_a_variant_past_gemmas_reach_says_it_is_no_serving_plan(run: Run) -> None:
+    sheet = _flat(run("show", "sliding-window-kv", "--variant", "15185").output)
+    solution = _flat(_solution(run, "sliding-window-kv", "--variant", "15185"))
+    for text in (sheet, solution):
+        assert "65,536 tokens is 8× Gemma-2-9B's 8,192 positions, beyond the 4×" in text
+        assert "not as a serving plan" in text
+
+
+def test_the_sliding_window_drill_as_written_adds_no_reach_note(run: Run) -> None:
+    assert "not as a serving plan" not in _solution(run, "sliding-window-kv")
+
+
+# ---- M6: multi-turn on a small card ----------------------------------------------------------
+
+def test_fp8_rows_are_computed_where_rounding_breaks_the_doubling(run: Run) -> None:
+    text = _flat(_solution(run, "multi-turn-growth", "--gpu", "l4"))
+    assert "doubling each row" not in text
+    assert "makes the rows 1, 3, 4, 9 rather than twice 0, 1, 2, 4" in text
+
+
+def test_the_overstatement_is_not_called_the_same_when_rounding_made_it(run: Run) -> None:
+    text = _flat(_solution(run, "multi-turn-growth", "--gpu", "l4"))
+    assert "overstated by the same 9×" not in text
+    assert "overstated by 9× here, 4.8× from the contexts" in text
+
+
+# ---- NITs ----------------------------------------------------------------------------------
+
+def test_a_skip_probability_is_a_plain_decimal(run: Run) -> None:
+    text = _flat(_solution(run, "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu",
+                           "h100"))
+    assert "with probability (124/128)^64, about 0.131" in text
+    assert "1e-01" not in text
+
+
+def test_one_expert_a_token_is_not_said_as_1_experts(run: Run) -> None:
+    sheet = run("show", "mixtral-moe-decode", "--model", "llama-4-scout", "--gpu",
+                "mi325x").output
+    solution = _solution(run, "mixtral-moe-decode", "--model", "llama-4-scout", "--gpu",
+                         "mi325x")
+    for text in (sheet, solution):
+        assert "1 experts" not in _flat(text)
+
+
+def test_expected_tokens_are_not_said_tokens_tokens(run: Run) -> None:
+    text = _solution(run, "speculative-decoding", "--model", "qwen3-30b-a3b", "--gpu", "h100")
+    assert "tokens tokens" not in text
+
+
+def test_one_request_in_flight_is_singular(run: Run) -> None:
+    text = _flat(_solution(run, "multi-turn-growth", "--gpu", "l4"))
+    assert "1 requests" not in text
+    assert "the card admits 1 request at once" in text
+
+
+def test_one_sequence_of_kv_reads_as_english(run: Run) -> None:
+    text = _flat(_solution(run, "littles-law-capacity", "--model", "qwen3-8b", "--gpu", "l40s"))
+    assert "sequence** requests' KV" not in text
+    assert "the KV of **1 sequence**" in text
+
+
+def test_no_step_id_leaks_and_equal_counts_are_not_contrasted(run: Run) -> None:
+    text = _flat(_solution(run, "llama2-70b-mi300x", "--model", "qwen3-8b", "--gpu", "l40s"))
+    assert "(step 2b-max-sequences-real-card)" not in text
+    assert "not 4 sequences" not in text
+    assert "the same count as on the marketed figure" in text
+
