@@ -259,3 +259,21 @@ def test_no_step_id_leaks_and_equal_counts_are_not_contrasted(run: Run) -> None:
     assert "not 4 sequences" not in text
     assert "the same count as on the marketed figure" in text
 
+
+
+# ---- N18 (pass 8): a lesson's refusal names models that run on the card asked for -----------
+
+def test_a_lessons_refusal_names_only_models_that_run_on_the_card(run: Run) -> None:
+    result = run("solution", "mixtral-moe-decode", "--model", "llama-3.1-8b", "--gpu", "l4",
+                 ok=False)
+    said = _flat(result.stderr)
+    assert result.exit_code == 2 and "choose an MoE model, such as gpt-oss-20b" in said
+    assert "mixtral-8x7b" not in said  # 93 GB of weights on two 24 GB cards
+
+
+def test_every_model_a_lessons_refusal_names_runs_there(run: Run) -> None:
+    said = _flat(run("solution", "mixtral-moe-decode", "--model", "llama-3.1-8b", "--gpu", "l4",
+                     ok=False).stderr)
+    named = said.split("such as ", 1)[1].replace(" or ", ", ").split(", ")
+    for model in named:
+        run("solution", "mixtral-moe-decode", "--model", model.strip(), "--gpu", "l4")

@@ -118,24 +118,30 @@ Target = dict[str, Any]
 # Givens that belong to the drill's own model or card, replaced with it.
 _MODEL_GIVENS = frozenset({*MODEL_FIELDS, "native_weights_dtype", "checkpoint"})
 _GPU_GIVENS = frozenset({*GPU_FIELDS, "memory"})
-# A drill's lesson needs the model to have what the lesson is about: tag → (what, test).
-LESSONS: dict[str, tuple[str, str, Callable[[ModelPreset], bool]]] = {
-    "mla": ("multi-head latent attention (MLA)", "a model with kv_lora_rank, such as "
-            "deepseek-v3", lambda m: m.attention == "mla"),
-    "sliding-window": ("sliding-window attention", "a model with a sliding window, such as "
-                       "gpt-oss-20b, gemma-3-27b or mistral-7b-v0.1",
+# A drill's lesson needs the model to have what the lesson is about: tag → (what, the kind of
+# model that has it, presets that do (the first that runs on the card asked for are named),
+# test).
+LESSONS: dict[str, tuple[str, str, tuple[str, ...], Callable[[ModelPreset], bool]]] = {
+    "mla": ("multi-head latent attention (MLA)", "a model with kv_lora_rank",
+            ("deepseek-v3", "deepseek-v2-lite"), lambda m: m.attention == "mla"),
+    "sliding-window": ("sliding-window attention", "a model with a sliding window",
+                       ("gpt-oss-20b", "gemma-3-27b", "mistral-7b-v0.1", "gemma-2-9b",
+                        "gpt-oss-120b"),
                        lambda m: bool(m.window and m.windowed_layers)),
-    "moe": ("mixture-of-experts", "an MoE model, such as qwen3-30b-a3b, gpt-oss-20b or "
-            "mixtral-8x7b", lambda m: m.experts is not None),
+    "moe": ("mixture-of-experts", "an MoE model",
+            ("qwen3-30b-a3b", "gpt-oss-20b", "mixtral-8x7b", "deepseek-v2-lite",
+             "gpt-oss-120b"), lambda m: m.experts is not None),
     # the MHA cache against the model's own GQA one: a model with a KV head per query head
     # has no GQA cache to set beside it (the ratio would be 1)
-    "mha-vs-gqa": ("how much grouped-query attention saves over MHA", "a model with fewer KV "
-                   "heads than query heads, such as llama-3.3-70b or qwen3-32b",
+    "mha-vs-gqa": ("how much grouped-query attention saves over MHA",
+                   "a model with fewer KV heads than query heads",
+                   ("llama-3.3-70b", "qwen3-32b", "llama-3.1-8b", "qwen3-8b"),
                    lambda m: m.attention != "mla" and m.kv_heads < m.heads),
-    "hybrid": ("a hybrid of attention and recurrent (Mamba) layers", "a hybrid model, such as "
-               "jamba-1.5-mini",
+    "hybrid": ("a hybrid of attention and recurrent (Mamba) layers", "a hybrid model",
+               ("jamba-1.5-mini",),
                lambda m: m.attention_layers is not None and bool(m.state_elements)),
 }
+LESSON_EXAMPLES = 3  # models named in a lesson's refusal
 
 
 def make_target(model: ModelPreset | None, gpu: str | None) -> Target | None:
@@ -205,7 +211,7 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         _check_own_model(drill, model, gpu)
     _check_requirements(drill, model, gpu)
     if model is not None:
-        _check_lesson(drill, model)
+        _check_lesson(drill, model, gpu)
     changed = replaced_givens(givens, model, gpu)
     if model is not None:
         _check_reach(drill, changed.get("context"), model, givens.get("model"))
@@ -448,11 +454,11 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
     return None
 
 
-def _check_lesson(drill: Drill, model: ModelPreset) -> None:
-    for tag, (what, instead, has) in LESSONS.items():
+def _check_lesson(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
+    for tag, (what, kind, examples, has) in LESSONS.items():
         if tag in drill.tags and not has(model):
             raise UsageError(f"drill {drill.id} is a lesson in {what}, which {model.name} does "
-                             f"not have: choose {instead}")
+                             f"not have: choose {_lesson_models(drill, kind, examples, gpu)}")
     if model.attention_layers is not None and "hybrid" not in drill.tags:
         # Its questions ask for "the layers" of KV per token; a hybrid or pruned model keeps KV
         # on only some of them, which no question of the drill says.
@@ -464,6 +470,25 @@ def _check_lesson(drill: Drill, model: ModelPreset) -> None:
             f"{model.attention_layers} of its {model.layers} layers ({others} are {rest}): "
             f"choose a model with attention on every layer, or "
             f"{runnable_suggestion(model, None, besides=drill.id)}")
+
+
+def _lesson_models(drill: Drill, kind: str, examples: tuple[str, ...], gpu: str | None) -> str:
+    """The kind of model a lesson needs, with the presets of that kind the drill runs on at
+    `gpu` (its own card when None), tried; where none does, those it runs on elsewhere."""
+    presets = [model_of(name) for name in examples]
+    runs = [m.id for m in presets if _runs(drill, m, gpu)][:LESSON_EXAMPLES]
+    if runs:
+        return f"{kind}, such as {_or_list(runs)}"
+    card = "its own card" if gpu is None else find_gpu(gpu).name
+    elsewhere = [m.id for m in presets if _runs(drill, m, None)][:LESSON_EXAMPLES]
+    if elsewhere:
+        return (f"{kind}; none kvdrill knows fits the drill on {card}: on its own card, "
+                f"{_or_list(elsewhere)}")
+    return kind
+
+
+def _or_list(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
