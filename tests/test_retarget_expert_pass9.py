@@ -277,3 +277,20 @@ def test_every_model_a_lessons_refusal_names_runs_there(run: Run) -> None:
     named = said.split("such as ", 1)[1].replace(" or ", ", ").split(", ")
     for model in named:
         run("solution", "mixtral-moe-decode", "--model", model.strip(), "--gpu", "l4")
+
+
+# ---- NIT 5: an AMD card's software is ROCm's -------------------------------------------------
+
+def test_an_amd_card_keeps_hip_graphs_and_rccl_not_cudas(run: Run) -> None:
+    text = _flat(_solution(run, "llama31-70b-tp2-h100", "--gpu", "mi325x"))
+    assert "HIP graphs and RCCL buffers" in text
+    assert "CUDA" not in text and "NCCL" not in text.replace("RCCL", "")
+
+
+def test_an_nvidia_card_keeps_cuda_graphs_and_nccl(run: Run) -> None:
+    assert "CUDA graphs and NCCL buffers" in _flat(_solution(run, "llama31-70b-tp2-h100"))
+
+
+def test_flashmla_is_not_offered_on_an_amd_card(run: Run) -> None:
+    text = _flat(_solution(run, "deepseek-v3-mla-h200", "--gpu", "mi300x"))
+    assert "FlashMLA and vLLM both support" not in text and "does not run on AMD cards" in text

@@ -432,7 +432,7 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
             .replace(">", "&gt;")
 
     title = key.title().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return {"drill": key.drill, "title": title, **_calc_target(key),
+    return {"drill": key.drill, "title": title, **_calc_target(key), **_vendor_words(key),
             **{f.__name__: _template_function(f)
                                    for f in (given, answer, quantity, number, working, wrong,
                                              positions_note)}}
@@ -461,6 +461,22 @@ def _calc_target(key: AnswerKey) -> dict[str, Any]:
             "gqa": key.base.attention != "mla" and key.base.kv_heads < key.base.heads,
             # the model's own context, as people say it ("128k", "40k"); "" when unknown
             "model_context": f"{positions // 1024}k" if positions >= 1024 else ""}
+
+
+def _vendor_words(key: AnswerKey) -> dict[str, Any]:
+    """What a worked solution calls the card's software: CUDA graphs and NCCL on an NVIDIA
+    card, HIP graphs and RCCL on an AMD one (ROCm), and where the engine's memory total is
+    read from."""
+    from trainer.capacity.presets import find_gpu
+
+    gpu = key.givens.get("gpu")
+    amd = bool(gpu) and find_gpu(str(gpu)).name.startswith("AMD")
+    return {"amd": amd,
+            "graphs": "HIP graphs" if amd else "CUDA graphs",
+            "graph": "HIP-graph" if amd else "CUDA-graph",
+            "collectives": "RCCL" if amd else "NCCL",
+            "driver_total": ("the total the ROCm runtime reports" if amd else
+                             "CUDA's total, a little below nvidia-smi's")}
 
 
 def render_solution(key: AnswerKey) -> str:
