@@ -294,3 +294,14 @@ def test_an_nvidia_card_keeps_cuda_graphs_and_nccl(run: Run) -> None:
 def test_flashmla_is_not_offered_on_an_amd_card(run: Run) -> None:
     text = _flat(_solution(run, "deepseek-v3-mla-h200", "--gpu", "mi300x"))
     assert "FlashMLA and vLLM both support" not in text and "does not run on AMD cards" in text
+
+
+# ---- NIT 8: a card with no FP8 arithmetic runs FP8 weights weight-only -----------------------
+
+def test_fp8_weights_on_an_a100_are_said_to_run_weight_only(run: Run) -> None:
+    text = _flat(_solution(run, "llama31-70b-tp2-h100", "--gpu", "a100-80gb"))
+    assert "has no FP8 arithmetic: vLLM runs FP8 weights there weight-only (W8A16" in text
+
+
+def test_fp8_weights_on_an_h100_say_nothing_of_weight_only(run: Run) -> None:
+    assert "weight-only" not in _solution(run, "llama31-70b-tp2-h100")

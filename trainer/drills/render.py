@@ -465,13 +465,16 @@ def _calc_target(key: AnswerKey) -> dict[str, Any]:
 
 def _vendor_words(key: AnswerKey) -> dict[str, Any]:
     """What a worked solution calls the card's software: CUDA graphs and NCCL on an NVIDIA
-    card, HIP graphs and RCCL on an AMD one (ROCm), and where the engine's memory total is
-    read from."""
+    card, HIP graphs and RCCL on an AMD one (ROCm), where the engine's memory total is read
+    from, and whether the card computes in FP8 at all."""
     from trainer.capacity.presets import find_gpu
 
     gpu = key.givens.get("gpu")
-    amd = bool(gpu) and find_gpu(str(gpu)).name.startswith("AMD")
+    card = find_gpu(str(gpu)) if gpu else None
+    amd = card is not None and card.name.startswith("AMD")
     return {"amd": amd,
+            # a card with no FP8 arithmetic (Ampere) runs FP8 weights weight-only (W8A16)
+            "fp8_compute": card is None or card.fp8_tflops is not None,
             "graphs": "HIP graphs" if amd else "CUDA graphs",
             "graph": "HIP-graph" if amd else "CUDA-graph",
             "collectives": "RCCL" if amd else "NCCL",
