@@ -305,3 +305,9 @@ def test_fp8_weights_on_an_a100_are_said_to_run_weight_only(run: Run) -> None:
 
 def test_fp8_weights_on_an_h100_say_nothing_of_weight_only(run: Run) -> None:
     assert "weight-only" not in _solution(run, "llama31-70b-tp2-h100")
+
+
+# ---- NIT 7: one comparison, one unit ----------------------------------------------------------
+
+def test_the_windows_cut_is_said_in_the_answers_unit(run: Run) -> None:
+    assert "they cut it from 11.3 GB to 6.34 GB" in _flat(_solution(run, "sliding-window-kv"))

@@ -31,9 +31,10 @@ from trainer.capacity.derivation import derivation
 from trainer.capacity.solver import FORMULAS
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, show
-from trainer.errors import DrillFileError
+from trainer.errors import DrillFileError, KvdrillError
 from trainer.files.bounded_io import MAX_TEMPLATE_BYTES, read_text_bounded
 from trainer.files.paths import data_dir
+from trainer.reading.expression import unit_factor
 
 MAX_WORK = 500_000  # loop iterations, calls and elements weighed, per render
 MAX_CALL_DEPTH = 40  # calls inside calls: a recursive macro stops here
@@ -396,10 +397,20 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
     def answer(step_id: str) -> str:
         return key.reference(step_id).display
 
-    def quantity(name: str, step_id: str | None = None) -> str:
+    def quantity(name: str, step_id: str | None = None, unit: str | None = None) -> str:
+        """A quantity shown in its own unit, or in `unit` (a figure set beside an answer in
+        GB says GB too)."""
         if name not in FORMULAS:
             raise DrillFileError(f"unknown quantity {name!r} in a solution template")
-        return show(key.value(name, deployment_of(step_id)), FORMULAS[name].unit)
+        if unit is not None:
+            try:
+                same = unit_factor(unit).dim == unit_factor(FORMULAS[name].unit).dim
+            except KvdrillError:
+                same = False
+            if not same:
+                raise DrillFileError(f"unit {unit!r} cannot show {name!r} in a solution "
+                                     "template")
+        return show(key.value(name, deployment_of(step_id)), unit or FORMULAS[name].unit)
 
     def number(name: str, step_id: str | None = None) -> float:
         """A quantity's plain value in its base unit, for a ratio the text states."""
