@@ -194,3 +194,56 @@ def test_nothing_negates_like_not() -> None:
     concept = load_rubric("kv-capacity").concept("prefix-caching")
     assert concept is not None
     assert concept_credit(concept, "nothing is shared by prefix caching here")[0] == 0
+
+
+def claimed_in(drill: str, step: str, text: str) -> list[str]:
+    return [made.claim.id for made in claims_made(find_drill(drill)[0].step(step), text)]
+
+
+def test_tensor_parallelism_said_to_shrink_a_session_is_a_claim_unless_negated() -> None:
+    # Splitting a session's KV over two cards is not making it smaller.
+    said = "Sharding the KV across a pair of cards doubles the sessions the pool holds."
+    denied = ("TP=2 does not make a session cheaper: it still needs 16 GiB, 8 GiB on each of "
+              "two cards.")
+    assert "tp-halves-the-session" in claimed_in("long-context-tier", "pool-policy", said)
+    assert "tp-halves-the-session" not in claimed_in("long-context-tier", "pool-policy", denied)
+
+
+def test_every_token_through_all_experts_is_a_claim_a_batch_touching_them_is_not() -> None:
+    made = claimed_in("deepseek-v3-mla-h200", "experts-and-levers",
+                      "The gate is soft, so each token is processed by all 256 experts with "
+                      "small weights.")
+    batch = claimed_in("deepseek-v3-mla-h200", "experts-and-levers",
+                       "Across a batch the tokens touch all 256 experts, so every expert must "
+                       "stay resident.")
+    assert "every-token-uses-all-experts" in made
+    assert "every-token-uses-all-experts" not in batch
+
+
+def test_what_tied_embedding_models_do_describes_other_models() -> None:
+    text = ("The LM head (untied here) is a real GEMV, so it stays in; for tied-embedding "
+            "models the matrix is read anyway as the LM head.")
+    assert "lm-head-tied" not in claimed_in("decode-roofline-vs-measured", "embedding-why", text)
+    assert "lm-head-tied" in claimed_in("decode-roofline-vs-measured", "embedding-why",
+                                        "The LM head is tied to the embedding, so it is one "
+                                        "row per token too.")
+
+
+def test_the_kv_said_to_be_shared_by_the_batch_is_a_claim_unless_reported() -> None:
+    said = ("As the batch grows the KV cache is amortized across the batch just like the "
+            "weights, so intensity rises linearly.")
+    reported = ("People think the KV cache is amortized across the batch like the weights; "
+                "each sequence reads its own.")
+    assert "kv-shared-across-the-batch" in claimed_in("prefill-vs-decode", "why-two-regimes",
+                                                      said)
+    assert "kv-shared-across-the-batch" not in claimed_in("prefill-vs-decode",
+                                                          "why-two-regimes", reported)
+
+
+def test_a_partial_block_said_shared_on_write_is_a_claim_unless_negated() -> None:
+    said = ("The leftover block of 208 tokens is still shared until a session writes past "
+            "it.")
+    denied = ("The partial block is never shared; copy-on-write only applies to forks like "
+              "beam search.")
+    assert "partial-block-shared-on-write" in claimed_in("prefix-caching", "block-size-why", said)
+    assert claimed_in("prefix-caching", "block-size-why", denied) == []
