@@ -61,7 +61,24 @@ the costliest, intensity growing with context), measured once unread: 34, 43, 24
 carried to 24 of G's 43 wrong answers. Read since: the two false claims narrowed ("while the
 real constraint", "increasing … or decreasing"), a wrong claim holds every concept of its step
 to a quarter of one at most (not to whatever the drill's junior anchor earns), claims for G's
-misconceptions in general terms: 36, 43, 34, 0; A-F unchanged but D's wrong held 41 → 42."""
+misconceptions in general terms: 36, 43, 34, 0; A-F unchanged but D's wrong held 41 → 42.
+
+H (stop 46), written blind by a fourth helper asked for misconceptions real candidates hold,
+measured once unread: 29, 43, 27, and 2 of 129 right answers said to claim wrongly (1.6%), both
+seniors: "(… far below the ridge.) So aggregate doubles" read as one sentence (a sentence now
+ends at a full stop inside brackets or quotes: F's ordered 40 → 39, the one senior whose aside
+was split), and a sentence about other, tied-embedding models. A long reasoned clause is no
+longer swept into the list of terse terms after it (H ordered 29 → 30). Then another helper,
+who never opened I, wrote claims for H's sixteen unheld misconceptions in general terms:
+31, 43, 43, 0, A-G unchanged.
+
+I (stop 46), written blind by a fifth helper (one central wrong claim per answer, phrased as a
+number, a cause or a recommendation), measured unread at the commit before H's claims: 37, 43,
+22, 2; after them, still unread: 37, 43, 23, 2. That is the round's honest figure: H's claims
+carried to one of I's wrong answers, and half of a new corpus's fluent wrong answers still
+earn their vocabulary's credit. I's two false claims were then read and fixed in general: an
+equation that ends a longer one ("n_kv x d_head = 1,024") is not its last name's equation, and
+a batch moving "toward" compute-bound is not decode being compute-bound: 37, 43, 23, 0."""
 
 from __future__ import annotations
 
@@ -83,6 +100,7 @@ MEASURED = {
     "blind_claims_f.yaml": (39, 43, 43, 0),
     "blind_claims_g.yaml": (36, 43, 34, 0),
     "blind_claims_h.yaml": (31, 43, 43, 0),
+    "blind_claims_i.yaml": (37, 43, 23, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

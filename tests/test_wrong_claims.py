@@ -247,3 +247,18 @@ def test_a_partial_block_said_shared_on_write_is_a_claim_unless_negated() -> Non
               "beam search.")
     assert "partial-block-shared-on-write" in claimed_in("prefix-caching", "block-size-why", said)
     assert claimed_in("prefix-caching", "block-size-why", denied) == []
+
+
+def test_an_equation_that_ends_a_longer_one_is_not_claimed_alone() -> None:
+    # "n_kv x d_head = 1,024" states the KV width, not that d_head is 1,024.
+    step = find_drill("llama2-70b-mi300x")[0].step("1b")
+    right = "d_kv = n_kv x d_head = 1,024, not hidden 8,192."
+    wrong = "each head is narrow here: d_head = 1,024 / 8 heads of KV."
+    assert "head-dim-from-kv-heads" not in [m.claim.id for m in claims_made(step, right)]
+    assert "head-dim-from-kv-heads" in [m.claim.id for m in claims_made(step, wrong)]
+
+
+def test_moving_toward_compute_bound_is_no_claim_that_decode_is() -> None:
+    step = find_drill("prefill-vs-decode")[0].step("why-two-regimes")
+    said = "a bigger decode batch moves it toward compute bound"
+    assert "decode-compute-bound" not in [m.claim.id for m in claims_made(step, said)]

@@ -148,7 +148,8 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
             for variant in _variants(phrase):
                 for start, end in occurrences_of(reading, variant):
                     if not negated(reading, start, end, phrase) \
-                            and spans[start] == spans[end - 1]:
+                            and spans[start] == spans[end - 1] \
+                            and not _operand(reading, start, variant):
                         found.setdefault(spans[start], []).append(start)
         by_part.append(found)
     if _said_in_one_span(reading, claim, by_part, lead=None):
@@ -158,6 +159,16 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
     # parts still make one clause after the subject, in the same sentence, with no "and" or
     # "but" between them that would start another statement.
     return len(by_part) > 2 and _said_in_one_span(reading, claim, by_part[1:], lead=by_part[0])
+
+
+_OPERATORS = frozenset("×x÷/+-")
+
+
+def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
+    """Whether an equation the phrase states ("d_head = 1,024") is only the end of a longer
+    one the text states ("n_kv × d_head = 1,024"): its first name is an operand, not the
+    subject of the equality."""
+    return "=" in phrase and start > 0 and reading.tokens[start - 1] in _OPERATORS
 
 
 def _said_in_one_span(reading: Reading, claim: WrongClaim, parts: list[dict[int, list[int]]],
