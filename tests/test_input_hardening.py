@@ -282,7 +282,9 @@ def test_a_malformed_transcript_names_the_field(run: Run, tmp_path: Path,
 
 
 def test_nan_seconds_in_a_transcript_are_malformed(run: Run, tmp_path: Path) -> None:
-    text = json.dumps(exported(run)).replace('"hints": 0', '"hints": 0, "seconds": NaN', 1)
+    text = json.dumps(exported(run))
+    start = text.index('"seconds": ')  # the first step's seconds, made NaN in place
+    text = text[:start] + '"seconds": NaN' + text[text.index(",", start):]
     path = tmp_path / "nan.json"
     path.write_text(text, encoding="utf-8")
     line = one_line_error(run("review", str(path), ok=False), 2)

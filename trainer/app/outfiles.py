@@ -22,9 +22,11 @@ class OutputError(KvdrillError):
 
 def is_sqlite(path: Path) -> bool:
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # a FIFO would block the read; it is no database either way
         with path.open("rb") as handle:
             return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 

@@ -10,12 +10,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from trainer.errors import KvdrillError
+from trainer.files.bounded_io import MAX_DRILL_FILE_BYTES, read_bounded
 from trainer.files.paths import cache_folder, drill_paths
 
 CACHE_VERSION = 3
 PUBLIC = ("id", "title", "minutes", "tags")
 MAX_MINUTES = 180  # what a drill file may say (schema), and so all a kept entry may
 MAX_TITLE = 300
+MAX_CATALOG_BYTES = 4 * 1024 * 1024
 
 
 def cache_path() -> Path:
@@ -23,9 +26,9 @@ def cache_path() -> Path:
 
 
 def _read_cache(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+    try:  # a regular file only, bounded: a FIFO put there must not block `list`
+        data = json.loads(read_bounded(path, MAX_CATALOG_BYTES, "drill catalogue"))
+    except (OSError, ValueError, RecursionError, KvdrillError):
         return {}
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
         return {}
@@ -69,8 +72,8 @@ def _sha256(path: Path) -> str:
     import hashlib
 
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_bounded(path, MAX_DRILL_FILE_BYTES, "drill file")).hexdigest()
+    except (OSError, KvdrillError):
         return ""
 
 

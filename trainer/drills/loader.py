@@ -120,11 +120,18 @@ def _refuse_duplicate_keys(path: Path, text: str, what: str,
             for key, value in node.value:
                 if isinstance(key, yaml.ScalarNode):
                     line = key.start_mark.line + 1
+                    if key.tag == "tag:yaml.org,2002:merge":
+                        # "<<: {…}" sets keys no screen above sees, read as YAML 1.1 reads
+                        # them (0x20 as 32): refused like anchors
+                        raise error(f"{path}:{line}: a YAML merge key (<<) is not allowed in "
+                                    f"{article(what)}: write each key out")
                     if key.value in seen:
-                        thing = "step" if what == "answer sheet" else "key"
+                        thing = "step" if what == "answer sheet" and node is root else "key"
+                        lines = f"line {line}" if seen[key.value] == line else \
+                            f"lines {seen[key.value]} and {line}"
                         raise error(
                             f"{path}:{line}: {thing} {key.value!r} is given twice in the "
-                            f"{what} (lines {seen[key.value]} and {line}): keep one"
+                            f"{what} ({lines}): keep one"
                         )
                     seen[key.value] = line
                 pending += [key, value]

@@ -21,6 +21,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from trainer.errors import KvdrillError
+from trainer.files.bounded_io import read_bounded
 from trainer.files.paths import cache_folder
 
 FORMAT = "3"  # bump when the loader's screens, YAML reading or the entry's shape change
@@ -48,12 +50,10 @@ def lookup(text: str) -> tuple[bool, Any]:
     try:
         key = _key_digest(text)
         path = _folder() / f"{key}.json"
-        with path.open("rb") as file:
-            raw = file.read(MAX_ENTRY_BYTES + 1)
-        if len(raw) > MAX_ENTRY_BYTES:
-            return False, None
+        # a regular file only (a FIFO planted there would block the read for ever), bounded
+        raw = read_bounded(path, MAX_ENTRY_BYTES, "kept entry")
         entry = json.loads(raw, parse_constant=_no_constant)
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError, RecursionError, KvdrillError):
         return False, None
     if not isinstance(entry, dict) or entry.get("format") != FORMAT or "data" not in entry:
         return False, None

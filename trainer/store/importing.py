@@ -77,18 +77,27 @@ def flags_of(transcript: dict[str, Any]) -> list[dict[str, Any]]:
     return flags
 
 
-def _local_duplicate(store: Store, drill: str, started_at: str, sha: str) -> int | None:
+def _local_duplicate(store: Store, drill: str, variant: int | None, started_at: str,
+                     sha: str) -> int | None:
     """An attempt practised in this store with the same content (an export of it imported
-    back): only those of the drill that started at the same moment are compared."""
-    same_start = store.own_attempts_started_at(drill, started_at)
-    if not same_start:
+    back): those of the drill that started at the same moment first (one indexed query), then
+    every one of the drill and variant (an export whose start was moved; the seconds of each
+    answer make two real attempts' content all but never the same)."""
+    found = _same_content(store, store.own_attempts_started_at(drill, started_at), sha)
+    if found is None:
+        found = _same_content(store, store.own_attempts_of(drill, variant), sha)
+    return found
+
+
+def _same_content(store: Store, attempts: list[Any], sha: str) -> int | None:
+    if not attempts:
         return None
-    answers = store.latest_answers(a.id for a in same_start)
-    for attempt in same_start:
+    answers = store.latest_answers(a.id for a in attempts)
+    for attempt in attempts:
         steps = [{"id": r.step_id, "answer": r.raw, "seconds": r.seconds, "hints": r.hints}
                  for r in answers[attempt.id]]
         if content_sha(attempt.drill_id, attempt.variant, steps, attempt.target) == sha:
-            return attempt.id
+            return int(attempt.id)
     return None
 
 
@@ -100,7 +109,7 @@ def import_file(store: Store, path: Path) -> Imported:
     transcript = transcripts.from_file(path, record)  # read and validated once
     given = [step.as_dict() for step in record.steps]
     sha = content_sha(record.drill, record.variant, given, record.target)
-    local = _local_duplicate(store, record.drill, record.started_at, sha)
+    local = _local_duplicate(store, record.drill, record.variant, record.started_at, sha)
     if local is not None:
         raise DuplicateImport(f"{path}: already in the store as attempt {local} (same drill, "
                               "variant and answers); nothing imported")

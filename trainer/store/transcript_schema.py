@@ -100,7 +100,7 @@ def _text(most: int, least: int = 0) -> Callable[[Any], Any]:
         if len(value) < least:
             raise _Fault((), "empty; it needs a value")
         if len(value) > most:
-            raise _Fault((), "too long for a transcript's field")
+            raise _Fault((), f"{len(value):,} characters, more than the {most:,} it may hold")
         return value
     return check
 
@@ -188,7 +188,8 @@ def _steps(value: Any) -> Any:
     if not isinstance(value, list):
         raise _Fault((), f"{_shown(value)} is not a list [...]")
     if len(value) > MAX_STEPS:
-        raise _Fault((), "too long for a transcript's field")
+        raise _Fault((), f"{len(value):,} steps, more than the {MAX_STEPS:,} a transcript may "
+                         "hold")
     steps = []
     for index, step in enumerate(value):
         try:
@@ -256,32 +257,82 @@ def _depth_ok(text: str) -> bool:
     return True
 
 
+class _Unreadable:
+    """A value JSON allows but a transcript cannot hold (NaN, 1e400, a 5,000-digit number),
+    kept in its place while parsing so the refusal can say where it stands."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+class _Duplicated(dict[str, Any]):
+    """An object with a key given twice: its first values, and which key."""
+
+    twice = ""
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
-            raise ValueError(f"key {key!r} appears twice in one object")
+            duplicated = _Duplicated(seen)
+            duplicated.twice = key
+            return duplicated
         seen[key] = value
     return seen
 
 
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a number JSON allows")
+def _refuse_constant(name: str) -> _Unreadable:
+    return _Unreadable(f"{name} is not a number JSON allows")
 
 
-def _finite_float(text: str) -> float:
+def _finite_float(text: str) -> float | _Unreadable:
     """A JSON number with a fraction or exponent, refused when it is infinite once read (1e400
     is valid JSON and is inf in Python), as NaN and Infinity spelt out are."""
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"{text[:30]} is too large a number for a transcript's figure")
+        return _Unreadable(f"{text[:30]} is too large a number for a transcript's figure")
     return value
 
 
-def _bounded_int(text: str) -> int:
+def _bounded_int(text: str) -> int | _Unreadable:
     if len(text.lstrip("-")) > 30:
-        raise ValueError(f"a number of {len(text):,} digits is not a transcript's figure")
+        return _Unreadable(f"a number of {len(text):,} digits is not a transcript's figure")
     return int(text)
+
+
+def _first_unreadable(data: Any, where: tuple[int | str, ...] = ()
+                      ) -> tuple[tuple[int | str, ...], str] | None:
+    """Where the first value a transcript cannot hold stands, and why: a number JSON allows
+    but no figure is, a key given twice, or text with a lone surrogate (valid JSON, "\\ud800",
+    that no file or database can store)."""
+    if isinstance(data, _Unreadable):
+        return where, data.why
+    if isinstance(data, str):
+        return (where, f"holds a lone surrogate ({_surrogate(data)}), not text") \
+            if _surrogate(data) else None
+    if isinstance(data, list):
+        for index, item in enumerate(data):
+            if (found := _first_unreadable(item, (*where, index))) is not None:
+                return found
+    if isinstance(data, dict):
+        if isinstance(data, _Duplicated):
+            return (*where, data.twice), "given twice in one object"
+        for key, value in data.items():
+            if _surrogate(key):
+                return where, f"a key holds a lone surrogate ({_surrogate(key)})"
+            if (found := _first_unreadable(value, (*where, key))) is not None:
+                return found
+    return None
+
+
+def _surrogate(text: str) -> str:
+    """The first lone surrogate in `text`, escaped ("\\ud800"), or ""."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"\\u{ord(text[error.start]):04x}"
+    return ""
 
 
 def _field(loc: tuple[int | str, ...], data: Any) -> str:
@@ -317,6 +368,9 @@ def load(path: Path) -> TranscriptFile:
                          "`kvdrill export ID`") from None
     except (ValueError, RecursionError) as error:
         raise malformed(path, "(top level)", str(error)[:120]) from None
+    if (unreadable := _first_unreadable(data)) is not None:
+        where, why = unreadable
+        raise malformed(path, _field(where, data), why)
     if not isinstance(data, dict):
         raise malformed(path, "(top level)", "a transcript is a JSON object")
     try:
