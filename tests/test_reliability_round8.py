@@ -112,3 +112,11 @@ def test_a_nested_key_given_twice_is_a_key_on_one_line(run: Run, tmp_path: Path)
     sheet = written(tmp_path, "s.yaml", f"drill: {DRILL}\npolicy: {{a: 1, a: 2}}\n")
     one_line_error(run("grade", DRILL, "--answers", str(sheet), ok=False), 2,
                    "key 'a' is given twice in the answer sheet (line 2)")
+
+
+def test_a_transcript_of_a_drill_not_here_says_where_the_drills_are(run: Run,
+                                                                     tmp_path: Path) -> None:
+    transcript = exported(run)
+    transcript.update(drill="nosuch-drill", drill_text=None, drill_hash=None)
+    path = written(tmp_path, "t.json", json.dumps(transcript))
+    assert "`kvdrill list` shows the drills" in run("review", str(path), ok=False).output

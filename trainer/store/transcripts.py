@@ -151,7 +151,8 @@ def _drill_for(meta: dict[str, Any]) -> tuple[Drill, str | None]:
     if current is not None:
         return current[0], (f"{current[1].name} has changed since this attempt; marked "
                             "against the current file")
-    raise DrillUnavailable(f"drill {drill_id!r} cannot be found ({why.rstrip('.')})")
+    raise DrillUnavailable(f"drill {drill_id!r} cannot be found ({why.rstrip('.')}): "
+                           "`kvdrill list` shows the drills this install has")
 
 
 def _unmarked(meta: dict[str, Any], rows: list[dict[str, Any]], note: str) -> dict[str, Any]:
