@@ -189,6 +189,7 @@ def test_a_transcript_time_in_another_zone_is_imported_in_utc(run: Run, tmp_path
     data = json.loads(run("export", "1").stdout)
     data["started_at"], data["finished_at"] = "2026-03-01T11:00:00+02:00", \
         "2026-03-01T11:20:00+02:00"
+    data["steps"][0]["seconds"] += 0.5  # another candidate's attempt, not this one moved
     path = tmp_path / "bob.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     run("import", str(path))

@@ -94,6 +94,7 @@ def test_review_header_counts_the_flags_import_counted(run: Run, tmp_path: Path)
     data["started_at"], data["finished_at"] = data["finished_at"], data["started_at"]
     data["started_at"] = data["started_at"].replace(data["started_at"][:4],
                                                     str(int(data["started_at"][:4]) + 1), 1)
+    data["steps"][0]["seconds"] += 0.5  # another candidate's attempt, not this one moved
     sheet = tmp_path / "late.json"
     sheet.write_text(json.dumps(data))
     imported = run("import", str(sheet)).output

@@ -168,7 +168,8 @@ def test_a_128k_tier_on_a_32k_model_says_rope_scaling_is_needed(run: Run) -> Non
 def test_the_128k_followup_on_qwen3_says_rope_scaling_is_needed(run: Run) -> None:
     text = _flat(_solution(run, "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "l40s"))
     assert "Qwen3-8B has 40,960 positions" in text
-    assert "RoPE scaling (YaRN, a factor of at least 3.2)" in text
+    assert "RoPE scaling (YaRN with a factor of at least 4 over the 32,768 trained positions" \
+        in text
 
 
 def test_a_128k_tier_on_its_own_128k_model_says_nothing_of_rope(run: Run) -> None:

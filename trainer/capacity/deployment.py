@@ -58,6 +58,7 @@ _LIMITS: dict[str, int] = {
     "prefix_tokens": 1_000_000_000,
     "measured_step_ms": 10**9,
     "attention_params": 10**15,
+    "vision_params": 10**15,
     "reply_seconds": 10**6,
     **serving.LIMITS,
 }
@@ -113,6 +114,9 @@ class Deployment:
     # (`attention_params` of them) and the whole KV of its own sequences, none of the others'.
     dp_attention: int = 0
     attention_params: Fraction | None = None
+    # A vision tower the weights count (Gemma-3's SigLIP): held in memory, never read by a
+    # text token's decode step
+    vision_params: Fraction | None = None
     # 1: a decode step reads every weight once, the seeds' roofline; 0: it skips the embedding
     # table (one row per sequence is read), as the measured bandwidths in shared/data count.
     reads_embedding: int = 1

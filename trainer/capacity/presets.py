@@ -65,6 +65,12 @@ class ModelPreset:
     weights_unknown: str | None = None
     # A vision tower vLLM loads with the model that `params` leaves out (an estimate)
     uncounted_vision_params: Fraction | None = None
+    # A vision tower (and projector) that `params` counts: memory, but never read by a text
+    # token's decode step (Gemma-3-4B's SigLIP, 0.42B of its 4.30B)
+    vision_params: Fraction | None = None
+    # The trained length YaRN stretches (original_max_position_embeddings), where it is not
+    # max_context: Qwen3's 32,768 under its 40,960 max_position_embeddings
+    rope_original_positions: int | None = None
 
     @property
     def from_config(self) -> bool:
@@ -84,6 +90,9 @@ class GpuPreset:
     reported_mib: Fraction | None = None  # the total the driver reports, MiB
     reported_source: str | None = None
     note: str | None = None
+    # Devices software sees on one card (MI250X: two GCDs, each its own GPU of half the memory
+    # and bandwidth): kvdrill sizes a card as one device, so a card of more is not re-targeted.
+    devices: int = 1
 
     @property
     def reported_gb(self) -> Fraction | None:
@@ -93,7 +102,7 @@ class GpuPreset:
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
     "fp8_tflops", "reported_mib", "attention_params", "published_params",
-    "uncounted_vision_params",
+    "uncounted_vision_params", "vision_params",
 }
 
 
@@ -296,6 +305,7 @@ def preset_of_config(read: Any) -> ModelPreset:
         config_path=read.where, config_notes=tuple(read.notes),
         uncounted_vision_params=Fraction(read.params.uncounted_vision)
         if read.params.uncounted_vision else None,
+        vision_params=Fraction(read.params.vision) if read.params.vision else None,
         **{key: value for key, value in f.items() if key != "active_params"},
     )
 
@@ -330,6 +340,7 @@ MODEL_FIELDS = (
     "active_params", "attention", "mla_latent", "mla_rope", "window", "windowed_layers",
     "experts", "experts_per_token", "attention_params", "attention_layers",
     "recurrent_layers", "state_elements", "vocab", "tied_embeddings", "tables_dtype",
+    "vision_params",
 )
 # The source of a card figure that stands in where no card was given (calc sizing a model alone).
 NO_CARD = "no card"
@@ -511,7 +522,7 @@ SPEC_INTS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "mla_
              "mla_rope", "window", "windowed_layers", "experts", "experts_per_token",
              "attention_layers", "recurrent_layers", "state_elements", "max_context")
 SPEC_EXACT = ("params", "active_params", "weights_gb", "attention_params",
-              "uncounted_vision_params")
+              "uncounted_vision_params", "vision_params")
 SPEC_TEXT = ("name", "path", "weights_dtype", "tables_dtype", "attention")
 
 

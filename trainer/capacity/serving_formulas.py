@@ -215,8 +215,10 @@ DRAFT_FAMILIES: tuple[DraftFamily, ...] = (
     # Gemma-2: 256,000 entries.
     DraftFamily("Gemma-2", ("gemma-2-",), "gemma-2-2b", "gemma-2-9b"),
     DraftFamily("GPT-OSS", ("gpt-oss-",), None, why_none=(
-        "no smaller model shares GPT-OSS's o200k_harmony tokenizer (201,088 entries), and the "
-        "EAGLE heads trained for it are a drafting head on the target, not a draft model")),
+        "no model smaller than GPT-OSS-20B shares GPT-OSS's o200k_harmony tokenizer (201,088 "
+        "entries), GPT-OSS-20B reads too much per token to draft for GPT-OSS-120B, and the "
+        "EAGLE heads trained for GPT-OSS are a drafting head on the target, not a draft "
+        "model")),
 )
 # The fields that tell a model preset apart, as a deployment holds them: not those a wrong path
 # changes (KV heads, head_dim, the windows), so that a mistake keeps the target's draft.
@@ -600,11 +602,28 @@ def _cpu_tier_sessions(v: Any, ops: Any) -> Any:
 # ---- Little's law ----------------------------------------------------------------------------
 
 
+def _text_weights(v: Any) -> Any:
+    """Every weight a text token's step reads on the plain roofline: all of them but a vision
+    tower the weights count (which a text step never runs)."""
+    return v.weights_bytes - vision_bytes(v)
+
+
+def vision_bytes(v: Any) -> Any:
+    """The bytes of a vision tower the weights count (Gemma-3's SigLIP): resident, but a text
+    token's decode step never runs it. Priced as the weights are: a quantized checkpoint's
+    stated size (weights_gb) keeps a vision tower in 16 bits, scaled as the weights are."""
+    if not v.vision_params:
+        return 0
+    if v.weights_gb is None:
+        return v.vision_params * v.weight_bytes_per_param
+    return v.vision_params * 2 * v.weight_bytes_per_param / v.native_bytes_per_param
+
+
 @_formula("latency_bound_batch", "largest batch whose decode step meets the TPOT target",
           "sequences", needs=("tpot_ms",))
 def _latency_bound_batch(v: Any, ops: Any) -> Any:
     readable = v.tpot_ms / 1000 * v.gpus * v.bandwidth_tbs * TB
-    return ops.max(0, ops.floor((readable - v.read_weights * v.weights_bytes)
+    return ops.max(0, ops.floor((readable - v.read_weights * _text_weights(v))
                                 / v.kv_bytes_per_sequence))
 
 
@@ -616,7 +635,7 @@ def _operating_batch(v: Any, ops: Any) -> Any:
 
 @_formula("operating_step_seconds", "decode step at that batch", "s", needs=("tpot_ms",))
 def _operating_step_seconds(v: Any, ops: Any) -> Any:
-    read = (v.read_weights * v.weights_bytes
+    read = (v.read_weights * _text_weights(v)
             + v.read_kv * v.operating_batch * v.kv_bytes_per_sequence)
     return read / (v.gpus * v.bandwidth_tbs * TB)
 

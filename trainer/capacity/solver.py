@@ -254,7 +254,7 @@ def _other_bytes(v: Any) -> Any:
 @_formula("active_weights_bytes", "weights one token uses (MoE: its experts)", "B")
 def _active_weights_bytes(v: Any, ops: Any) -> Any:
     if v.experts is None:
-        return v.weights_bytes
+        return v.weights_bytes - serving.vision_bytes(v)
     # The non-expert part whole, and k of E experts at the experts' own bytes
     used = _expert_params(v) * v.experts_per_token / v.experts
     return _other_bytes(v) + used * _expert_bytes_per_param(v)
@@ -278,6 +278,7 @@ def _weights_read_per_step(v: Any, ops: Any) -> Any:
     # LM head). The seeds' roofline counts every weight once (reads_embedding = 1); a drill
     # that applies a bandwidth measured without the table (shared/data) leaves it out too.
     unread = 0 if v.tied_embeddings else (1 - v.reads_embedding) * v.embedding_table_bytes
+    unread += serving.vision_bytes(v)  # a vision tower: memory, not read by a text token's step
     if v.experts is None:
         return v.weights_bytes - unread
     # Expected share of experts that at least one of `batch` tokens is routed to.

@@ -4,6 +4,7 @@ from a candidate's own earlier answers (error carried forward)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -13,6 +14,7 @@ from trainer.capacity.deployment import DTYPE_BYTES, Deployment
 from trainer.capacity.presets import build_deployment, find_gpu, model_of
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
+from trainer.capacity.serving_formulas import vision_bytes as serving_vision_bytes
 from trainer.capacity.solver import FORMULAS, INPUT_UNITS, Solution, value_of
 from trainer.capacity.wrong_paths import (
     UNIT_MIXES,
@@ -158,7 +160,8 @@ class AnswerKey:
         "experts_per_token", "active_params_b", "windowed_layers", "idle_experts",
         "experts_read_batch64", "experts_noun", "active_weights_hint", "active_weights_formula",
         "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
-        "vision_note", *SERVING_PLACEHOLDERS,
+        "vision_note", "vision_read_note", "session_kv_formula", "resident_weights_formula",
+        *SERVING_PLACEHOLDERS,
     )
 
     def __init__(self, drill: Drill, givens: Givens | None = None) -> None:
@@ -413,6 +416,11 @@ class AnswerKey:
         shown.update(_session_text(d))
         shown.update(self._pinned_positions_notes())
         shown["vision_note"] = vision_note(model_of(model) if model else None, d)
+        vision = serving_vision_bytes(_PricedWeights(d))
+        shown["vision_read_note"] = "" if not vision else (
+            f" (the {shown['weights_gb']} GB loaded less the "
+            f"{format_number(vision / 10**9, sig=2)} GB vision tower, which a text token's "
+            "step never runs)")
         return shown
 
     def positions_note(self, step_id: str | None = None, beyond_only: bool = False) -> str:
@@ -450,12 +458,23 @@ class AnswerKey:
         return title + (f" — variant {variant}" if variant is not None else "")
 
 
+class _PricedWeights:
+    """A deployment's weight prices as the solver's formulas read them (vision_bytes)."""
+
+    def __init__(self, d: Deployment) -> None:
+        self.vision_params = d.vision_params
+        self.weights_gb = d.weights_gb
+        self.weight_bytes_per_param = d.weight_bytes_per_param
+        self.native_bytes_per_param = DTYPE_BYTES[d.native_weights_dtype]
+
+
 def _moe_text(d: Deployment) -> dict[str, str]:
     """What a hint says of an MoE step: the experts a token passes by (E − k), the share of
     experts 64 tokens touch (said as "nearly every expert" only where it is all but all), and
     how one token's weights are priced (a mixed-precision checkpoint prices its experts apart)."""
     if d.experts is None or d.experts_per_token is None:
         return {"idle_experts": "no experts", "experts_noun": "experts",
+                "resident_weights_formula": "weights = total params × bytes per param",
                 "experts_read_batch64": "Every weight is read.",
                 "active_weights_hint": "The model is dense: one token uses every weight.",
                 "active_weights_formula": "active bytes = weights"}
@@ -469,13 +488,17 @@ def _moe_text(d: Deployment) -> dict[str, str]:
                 f"embedding and LM head stay {d.tables_dtype.upper()}. Count those whole, plus "
                 f"{format_number(d.experts_per_token)} of {format_number(d.experts)} experts "
                 "per layer at 17/32 B.")
+        resident = (f"weights = expert params × 17/32 B (mxfp4) + the other params × "
+                    f"{format_number(DTYPE_BYTES[d.tables_dtype])} B ({d.tables_dtype})")
         formula = (f"active bytes = non-expert weights ({d.tables_dtype}) + "
                    f"{format_number(d.experts_per_token)}/{format_number(d.experts)} of the "
                    "expert weights (mxfp4)")
     else:
         hint = "The active parameters × bytes per parameter."
         formula = "active bytes = active params × bytes per param"
+        resident = "weights = total params × bytes per param"
     return {"idle_experts": format_number(idle), "experts_read_batch64": share,
+            "resident_weights_formula": resident,
             "experts_noun": "expert" if d.experts_per_token == 1 else "experts",
             "active_weights_hint": hint, "active_weights_formula": formula}
 
@@ -488,6 +511,7 @@ def _session_text(d: Deployment) -> dict[str, str]:
     per_token = f"2 × layers × KV heads × head_dim × {element} B per token"
     if d.attention == "mla":
         per_token = f"layers × (latent + rope) × {element} B per token"
+    formula = "sessions = floor(KV budget ÷ (bytes/token × context))"
     if d.window is not None and d.windowed_layers:
         full = d.layers - d.windowed_layers
         held = min(d.context, d.window)
@@ -496,6 +520,9 @@ def _session_text(d: Deployment) -> dict[str, str]:
                 f"the last {format_number(held)} tokens (their window).") if full else (
             f"2 × layers × KV heads × head_dim × {element} B per token, times the last "
             f"{format_number(held)} tokens: every layer is windowed and holds only its window.")
+        formula = ("sessions = floor(KV budget ÷ (bytes/token per layer × (full layers × "
+                   "context + windowed layers × window)))") if full else (
+            "sessions = floor(KV budget ÷ (bytes/token × window))")
     else:
         hint = f"{per_token}, times the context."
     per_token_bytes = value_of(d, "kv_bytes_per_token")
@@ -503,7 +530,8 @@ def _session_text(d: Deployment) -> dict[str, str]:
     product = (f"{format_number(per_token_bytes / 1024, sig=4)} KiB × "
                f"{format_number(Fraction(d.context, 1024), sig=4)} Ki tokens is "
                f"{format_number(session / 2**30, sig=4)} GiB")
-    return {"session_kv_hint": hint, "session_kv_product": product}
+    return {"session_kv_hint": hint, "session_kv_product": product,
+            "session_kv_formula": formula}
 
 
 def positions_notes(model: Any, context: int) -> dict[str, str]:
@@ -515,20 +543,43 @@ def positions_notes(model: Any, context: int) -> dict[str, str]:
     if not positions or context <= positions:
         return {"positions_note": "", "beyond_reach_note": ""}
     name = model.name
-    times = Fraction(context, positions)
+    # YaRN stretches the trained length (original_max_position_embeddings) by its factor, as
+    # vLLM derives max_model_len: Qwen3's is 32,768, below its 40,960 max_position_embeddings
+    native = rope_base(model)
+    times = Fraction(context, native)
     said = format_number(times, sig=2)
     beyond = ""
     if times > ROPE_SCALING_REACH:
+        trained = "positions" if native == positions else \
+            "trained positions (original_max_position_embeddings)"
         beyond = (f" {format_number(context)} tokens is {said}× {name}'s "
-                  f"{format_number(positions)} positions, beyond the {ROPE_SCALING_REACH}× that "
+                  f"{format_number(native)} {trained}, beyond the {ROPE_SCALING_REACH}× that "
                   "RoPE scaling is used to stretch a model by: nobody serves it this long, so read "
                   "its figures as what the cache would hold, not as a serving plan.")
         return {"positions_note": beyond, "beyond_reach_note": beyond}
+    if getattr(model, "from_config", False):
+        # a config's trained length is not known here (Qwen3 states 40,960 for 32,768 trained)
+        scaling = "YaRN, set in the config"
+    else:
+        # rounded up, so the factor named reaches the context (16,896 ÷ 16,384 needs 1.04)
+        factor = format_number(Fraction(math.ceil(times * 100), 100))
+        scaling = (f"YaRN with a factor of at least {factor} over the "
+                   f"{format_number(native)} trained positions, "
+                   "original_max_position_embeddings") if native != positions else (
+            f"YaRN with original_max_position_embeddings {format_number(positions)} and a "
+            f"factor of at least {factor}")
     note = (f" {name} has {format_number(positions)} positions (max_position_embeddings): vLLM "
             f"refuses a max_model_len of {format_number(context)} unless the config adds RoPE "
-            f"scaling (YaRN, a factor of at least {said}), and whether quality holds that far "
+            f"scaling ({scaling}), and whether quality holds that far "
             "is the model's question; the figures here are the cache's.")
     return {"positions_note": note, "beyond_reach_note": beyond}
+
+
+def rope_base(model: Any) -> int:
+    """The length YaRN stretches: the trained positions a preset states (Qwen3: 32,768), else
+    max_position_embeddings."""
+    return int(getattr(model, "rope_original_positions", None) or
+               getattr(model, "max_context", 0) or 0)
 
 
 def vision_note(model: Any, d: Deployment) -> str:

@@ -483,12 +483,17 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
     gpu = key.givens.get("gpu")
     card = find_gpu(str(gpu)) if gpu else None
     amd = card is not None and card.name.startswith("AMD")
+    gaudi = card is not None and card.name.startswith("Intel Gaudi")
     return {"amd": amd,
             # a card with no FP8 arithmetic (Ampere) runs FP8 weights weight-only (W8A16)
             "fp8_compute": card is None or card.fp8_tflops is not None,
-            "graphs": "HIP graphs" if amd else "CUDA graphs",
-            "graph": "HIP-graph" if amd else "CUDA-graph",
-            "collectives": "RCCL" if amd else "NCCL",
+            # ... on NVIDIA only: vLLM's weight-only FP8 path (FP8 Marlin) is NVIDIA's, and
+            # an AMD card without FP8 (CDNA2) cannot load an FP8 checkpoint at all
+            "fp8_weight_only": card is not None and card.fp8_tflops is None and not amd,
+            # Gaudi (vLLM's HPU backend): HPU graphs and HCCL
+            "graphs": "HIP graphs" if amd else "HPU graphs" if gaudi else "CUDA graphs",
+            "graph": "HIP-graph" if amd else "HPU-graph" if gaudi else "CUDA-graph",
+            "collectives": "RCCL" if amd else "HCCL" if gaudi else "NCCL",
             "driver_total": ("the total the ROCm runtime reports" if amd else
                              "CUDA's total, a little below nvidia-smi's")}
 

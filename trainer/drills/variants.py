@@ -21,8 +21,9 @@ from trainer.capacity.presets import (
 )
 from trainer.capacity.solver import value_of
 from trainer.drills.model import Drill, linked_names
-from trainer.drills.reference import ROPE_SCALING_REACH, AnswerKey
+from trainer.drills.reference import ROPE_SCALING_REACH, AnswerKey, rope_base
 from trainer.errors import KvdrillError, UsageError
+from trainer.reading.numbers import format_number
 
 MAX_SEED = 2**63 - 1
 DRAW_ATTEMPTS = 64
@@ -210,6 +211,8 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         # first: a drill that is its own model's has no other requirement worth naming
         _check_own_model(drill, model, gpu)
     _check_requirements(drill, model, gpu)
+    if gpu is not None:
+        _check_one_device(drill, model, gpu)
     if model is not None:
         _check_lesson(drill, model, gpu)
     changed = replaced_givens(givens, model, gpu)
@@ -227,9 +230,12 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
 # Smaller presets that share a target's tokenizer where kvdrill's draft families
 # (serving_formulas.DRAFT_FAMILIES) have no draft: Mixtral-8x7B's 32,000-entry SentencePiece
 # vocabulary is Mistral-7B-v0.1's, Llama-2's is one across its sizes, Mixtral-8x22B-Instruct's
-# v3 vocabulary (32,768) is Mistral-7B-v0.3's. A refusal names them and why they do not draft.
+# v3 vocabulary (32,768) is Mistral-7B-v0.3's, GPT-OSS-120B's o200k_harmony (201,088) is
+# GPT-OSS-20B's. A refusal names them and why they do not draft.
 _SAME_TOKENIZER = {"mixtral-8x7b": "mistral-7b-v0.1", "llama-2-70b": "llama-2-7b",
-                   "mixtral-8x22b-instruct": "mistral-7b-v0.3"}
+                   "mixtral-8x22b-instruct": "mistral-7b-v0.3", "gpt-oss-120b": "gpt-oss-20b"}
+# The tokenizer a refusal names, where it has a name of its own
+_TOKENIZER_NAMES = {"gpt-oss-120b": "GPT-OSS's o200k_harmony tokenizer"}
 
 
 def _check_same_tokenizer_draft(drill: Drill, model: ModelPreset, givens: dict[str, Any],
@@ -237,7 +243,7 @@ def _check_same_tokenizer_draft(drill: Drill, model: ModelPreset, givens: dict[s
     """A speculative drill re-targeted at a model whose family has no draft, though a smaller
     preset shares its tokenizer: refused with the true reason, that model's speed-up (a draft
     that large reads too much to gain anything), not "no draft shares its tokenizer"."""
-    from trainer.capacity.serving_formulas import DRAFTED_TARGETS, family_draft
+    from trainer.capacity.serving_formulas import DRAFT_FIELDS, DRAFTED_TARGETS, family_draft
 
     sibling = None if model.from_config else _SAME_TOKENIZER.get(model.id)
     speedup_step = next((step.id for step in drill.steps
@@ -259,15 +265,32 @@ def _check_same_tokenizer_draft(drill: Drill, model: ModelPreset, givens: dict[s
         speedup = value_of(d, "spec_speedup")
         read = value_of(d, "active_weights_bytes")
         drafted = value_of(d, "draft_weights_bytes")
+        size = f"at {float(draft.params) / 10**9:.2f}B parameters it"
+        if draft.experts is not None:
+            # An MoE draft reads only the experts its tokens are routed to, not every weight:
+            # its own decode step (its experts, its windows) on the target's card and batch.
+            own = key.build(dict(key.step_givens(drill.step(speedup_step)), model=sibling,
+                                 **{name: None for name in ("weights_dtype", "checkpoint",
+                                                            "spec_tokens", "acceptance_rate",
+                                                            *DRAFT_FIELDS)}))
+            draft_step = value_of(own, "decode_step_seconds")
+            drafted = value_of(own, "weights_read_per_step")
+            speedup = (value_of(d, "spec_expected_tokens") * value_of(d, "decode_step_seconds")
+                       / (int(d.spec_tokens or 0) * draft_step
+                          + value_of(d, "spec_verify_seconds")))
+            size = (f"as an MoE of {float(draft.params) / 10**9:.2f}B parameters "
+                    f"({float(draft.active_params or 0) / 10**9:.2f}B active) it")
+            read = value_of(d, "weights_read_per_step")
     except (KvdrillError, ZeroDivisionError):
         return
     shown = key.display_givens()
-    reads = (f"at {float(draft.params) / 10**9:.2f}B parameters it reads {format_bytes(drafted)} "
+    reads = (f"{size} reads {format_bytes(drafted)} "
              f"per drafted token against the {format_bytes(read)} a {model.name} step reads, so "
              f"at k = {shown['spec_tokens']} and acceptance {shown['acceptance_rate']} "
              f"speculation would run at {float(speedup):.2f}× the speed")
     if speedup <= 1:
-        said = (f"the only draft kvdrill knows that shares its tokenizer, {draft.name}, is too "
+        tokenizer = _TOKENIZER_NAMES.get(model.id, "its tokenizer")
+        said = (f"the only draft kvdrill knows that shares {tokenizer}, {draft.name}, is too "
                 f"large to gain anything: {reads}, a slowdown")
     else:
         said = (f"{draft.name} shares {model.name}'s tokenizer, and {reads}, but kvdrill "
@@ -315,20 +338,26 @@ def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> No
     if not model.max_context or (isinstance(own, str) and own == model.id):
         return
     reach = 1 if drill.requires.within_positions else ROPE_SCALING_REACH
-    own_reach = model_of(own).max_context if isinstance(own, str) else None
+
+    def base(m: ModelPreset) -> int:
+        # scaling stretches the trained length (Qwen3: 32,768 under 40,960 positions)
+        return m.max_context if reach == 1 else rope_base(m)
+
+    own_reach = base(model_of(own)) if isinstance(own, str) else None
     held = [(None, context)] + [(step.id, step.with_.get("context")) for step in drill.steps
                                 if "model" not in step.with_]  # a pinned model is not ours
     for step_id, tokens in held:
-        if not isinstance(tokens, int) or tokens <= reach * model.max_context:
+        if not isinstance(tokens, int) or tokens <= reach * base(model):
             continue
         if own_reach and tokens > reach * own_reach:
             continue  # the drill's own model is stretched as far: a what-if, said in it
         where = "sessions hold" if step_id is None else f"step {step_id} holds"
+        positions = "positions (max_position_embeddings)" if base(model) == model.max_context \
+            else "trained positions (original_max_position_embeddings)"
         how_far = (f"{model.name}'s {model.max_context:,} positions (max_position_embeddings), "
                    "past which vLLM refuses to start without RoPE scaling" if reach == 1 else
-                   f"{reach} × {model.name}'s {model.max_context:,} positions "
-                   "(max_position_embeddings), the furthest RoPE scaling is used to stretch a "
-                   "model")
+                   f"{reach} × {model.name}'s {base(model):,} {positions}, the furthest RoPE "
+                   "scaling is used to stretch a model")
         raise UsageError(
             f"drill {drill.id}'s {where} {tokens:,} tokens, more than {how_far}: choose a "
             f"model with a longer context, or size {model.name} with kvdrill calc --model "
@@ -596,6 +625,28 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
 
 
+def _check_one_device(drill: Drill, model: ModelPreset | None, gpu: str) -> None:
+    """A card software sees as several GPUs (MI250X: two GCDs of 64 GB) is refused: a drill
+    sizes each card as one device, with one utilisation cap and one reserve, and the vendor
+    figures are the card's sum."""
+    card = find_gpu(gpu)
+    if card.devices <= 1:
+        return
+    from trainer.capacity.presets import gpus as gpu_presets
+
+    each = format_number(card.hbm_gb / card.devices)
+    fp8 = " (and vLLM has no FP8 path on it)" if card.fp8_tflops is None else ""
+    instead = next((g.id for g in gpu_presets().values() if g.devices == 1 and g.id != card.id
+                    and g.name.split()[0] == card.name.split()[0] and _runs(drill, model, g.id)),
+                   None)
+    raise UsageError(
+        f"drill {drill.id} sizes each card as one GPU, and software sees the {card.name} as "
+        f"{card.devices} GPUs (GCDs) of {each} GB each, every one with its own "
+        f"gpu_memory_utilization cap and reserve, so one replica on it is {card.devices}-way "
+        f"parallel{fp8}: choose a card that is one device"
+        + (f", such as {instead}" if instead else ""))
+
+
 def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:
     """The same decoder as measured: attention shape, parameters (Mixtral-8x7B has
     Llama-3.1-8B's attention and six times its weights), experts and windows."""
@@ -669,8 +720,15 @@ def _does_not_fit(key: AnswerKey) -> str | None:
             card_id = step.with_.get("gpu")
             card_name = find_gpu(card_id).name if isinstance(card_id, str) else \
                 shown["gpu_name"]
-            return (f"its step {step.id} sizes {model_name} on {gpus} × {card_name}, whose "
-                    "weights leave no memory for the KV cache there: choose a larger card "
+            reserve = key.deployment(step.id).reserve_gb
+            # a step's own larger reserve is what leaves no room, when the drill's would not
+            own_reserve = reserve != key.base.reserve_gb and \
+                value_of(replace(key.deployment(step.id), reserve_gb=key.base.reserve_gb),
+                         "kv_budget_bytes") > 0
+            whose = (f"whose weights and that step's {format_number(reserve)} GB reserve "
+                     "leave") if own_reserve else "whose weights leave"
+            return (f"its step {step.id} sizes {model_name} on {gpus} × {card_name}, {whose} "
+                    "no memory for the KV cache there: choose a larger card "
                     f"with --gpu{'' if pinned else ', or a smaller model'}")
     return None
 

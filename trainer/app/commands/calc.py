@@ -126,6 +126,16 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
     names = {"model": model_preset.name if model_preset else "custom model",
              "gpu": gpu_preset.name if gpu_preset else "custom GPU"}
     notes = calc_view.model_warnings(model_preset, deployment)
+    if gpu_preset is not None and gpu_preset.devices > 1:
+        from trainer.reading.numbers import format_number
+
+        parts = gpu_preset.devices
+        each, speed = (format_number(value / parts, sig=3)
+                       for value in (gpu_preset.hbm_gb, gpu_preset.bandwidth_tbs))
+        notes.append(f"software sees one {gpu_preset.name} as {parts} GPUs of {each} GB each, "
+                     "every one with its own utilisation cap and reserve, and these figures "
+                     f"treat it as one device: for a replica on one card give --gpus {parts} "
+                     f"--hbm-gb {each} --bandwidth-tbs {speed}")
     try:
         solution = None if no_card else solver.solve(deployment)
     except DoesNotFit as error:
