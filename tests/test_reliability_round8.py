@@ -120,3 +120,66 @@ def test_a_transcript_of_a_drill_not_here_says_where_the_drills_are(run: Run,
     transcript.update(drill="nosuch-drill", drill_text=None, drill_hash=None)
     path = written(tmp_path, "t.json", json.dumps(transcript))
     assert "`kvdrill list` shows the drills" in run("review", str(path), ok=False).output
+
+
+def test_a_kept_preset_file_of_another_shape_is_read_afresh(run: Run) -> None:
+    import hashlib
+
+    from trainer.capacity import presets
+    from trainer.files.paths import cache_folder
+
+    presets.gpus.cache_clear()  # read in this test's home, and so kept there
+    run("calc", "--model", "llama-3.1-8b", "--gpu", "h100")
+    planted = 0
+    for entry in (cache_folder() / "parsed").glob("*.json"):
+        kept = json.loads(entry.read_text(encoding="utf-8"))
+        if isinstance(kept.get("data"), dict) and "h100" in kept["data"]:
+            kept["data"] = {name: "x" for name in kept["data"]}  # its digest made to match
+            kept["digest"] = hashlib.sha256(json.dumps(
+                kept["data"], sort_keys=True, allow_nan=False).encode()).hexdigest()
+            entry.write_text(json.dumps(kept), encoding="utf-8")
+            planted += 1
+    assert planted == 1
+    presets.gpus.cache_clear()
+    try:
+        assert "NVIDIA H100" in run("calc", "--model", "llama-3.1-8b", "--gpu", "h100").output
+    finally:
+        presets.gpus.cache_clear()
+
+
+def _named_after(text: str, lead: str) -> list[str]:
+    listed = " ".join(text.split()).split(lead, 1)[1].rstrip(")").split(")")[0]
+    return [name.strip() for name in listed.replace(" or ", ", ").split(", ")]
+
+
+def test_a_refusals_drafted_targets_all_run_on_the_card(run: Run) -> None:
+    said = run("solution", "speculative-decoding", "--model", "mixtral-8x7b", "--gpu",
+               "gaudi3", ok=False).stderr
+    named = _named_after(said, "choose a target such as ")
+    assert named and "llama-3.3-70b" not in named  # 141 GB of weights on one Gaudi 3
+    for model in named:
+        run("solution", "speculative-decoding", "--model", model, "--gpu", "gaudi3")
+
+
+def test_a_refusals_cards_all_hold_the_drill(run: Run) -> None:
+    said = run("solution", "llama2-70b-mi300x", "--gpu", "gaudi3", ok=False).stderr
+    cards = _named_after(said, "choose a card it has one for (")
+    assert cards == ["b200", "mi300x"]
+    for card in cards:
+        run("solution", "llama2-70b-mi300x", "--gpu", card)
+
+
+def test_a_stored_models_field_is_said_as_the_file_writes_it(run: Run, tmp_path: Path) -> None:
+    transcript = exported(run)
+    transcript["target"] = {"model": {"config": {"layers": True, "head_dim": 128}},
+                            "gpu": "h100"}
+    path = written(tmp_path, "t.json", json.dumps(transcript))
+    one_line_error(run("review", str(path), ok=False), 2,
+                   "target: model.config.layers: true is not a whole number")
+
+
+def test_a_stored_gpu_is_named_once(run: Run, tmp_path: Path) -> None:
+    transcript = exported(run)
+    transcript["target"] = {"gpu": [1]}
+    path = written(tmp_path, "t.json", json.dumps(transcript))
+    one_line_error(run("review", str(path), ok=False), 2, "target: gpu: not a GPU preset id")

@@ -221,7 +221,7 @@ def test_a_tampered_target_is_a_malformed_transcript(run: Run, tmp_path: Path) -
     out.write_text(json.dumps(data), encoding="utf-8")
     result = run("review", str(out), ok=False)
     assert result.exit_code == 2
-    assert "malformed transcript: target: model.config.layers: 'many' is not a whole number" \
+    assert 'malformed transcript: target: model.config.layers: "many" is not a whole number' \
         in result.stderr
 
 

@@ -182,3 +182,10 @@ def test_calc_on_a_two_device_card_says_how_software_sees_it(run: Run) -> None:
     text = " ".join(run("calc", "--model", "llama-3.1-8b", "--gpu", "mi250x").output.split())
     assert "software sees one AMD Instinct MI250X as 2 GPUs of 64 GB each" in text
     assert "--gpus 2 --hbm-gb 64 --bandwidth-tbs 1.6" in text
+
+
+def test_the_h100_section_keeps_nvidia_words_on_an_amd_target(run: Run) -> None:
+    text = run("solution", "paged-blocks-vllm", "--gpu", "mi300x").output
+    section = " ".join(text.split("## 4.", 1)[1].split("## Red flags", 1)[0].split())
+    assert "ROCm" not in section and "HIP graphs" not in section
+    assert "CUDA's total (a little under nvidia-smi's)" in section

@@ -4,12 +4,13 @@ value came from."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from trainer.capacity.deployment import Deployment
 from trainer.capacity.identity_cache import by_identity
@@ -119,13 +120,13 @@ def _build(cls: type[Any], preset_id: str, raw: Mapping[str, Any]) -> Any:
     return cls(id=preset_id, **fields)
 
 
-def _read_preset_file(path: Path) -> Any:
+def _read_preset_file(path: Path, kept: bool = True) -> Any:
     """A shipped preset file's data, parsed once and kept (parsed_cache) while it is
-    unchanged."""
+    unchanged; `kept` False: parsed afresh, whatever is kept."""
     from trainer.files import parsed_cache
 
     text = path.read_text(encoding="utf-8")
-    found, data = parsed_cache.lookup(text)
+    found, data = parsed_cache.lookup(text) if kept else (False, None)
     if not found:
         import yaml
 
@@ -134,16 +135,30 @@ def _read_preset_file(path: Path) -> Any:
     return data
 
 
+P = TypeVar("P", "ModelPreset", "GpuPreset")
+
+
+def _presets(cls: type[P], path: Path) -> dict[str, P]:
+    """The presets of a shipped file; a kept parse of another shape (edited in the cache) is
+    parsed afresh and kept anew, never an error."""
+    for kept in (True, False):
+        raw = _read_preset_file(path, kept)
+        try:
+            return {key: _build(cls, key, value) for key, value in raw.items()}
+        except (AttributeError, TypeError, ValueError, KeyError):
+            if not kept:
+                raise
+    raise AssertionError("unreachable")
+
+
 @cache
 def models() -> dict[str, ModelPreset]:
-    raw = _read_preset_file(PRESET_DIR / "models.yaml")
-    return {key: _build(ModelPreset, key, value) for key, value in raw.items()}
+    return _presets(ModelPreset, PRESET_DIR / "models.yaml")
 
 
 @cache
 def gpus() -> dict[str, GpuPreset]:
-    raw = _read_preset_file(PRESET_DIR / "gpus.yaml")
-    return {key: _build(GpuPreset, key, value) for key, value in raw.items()}
+    return _presets(GpuPreset, PRESET_DIR / "gpus.yaml")
 
 
 _SEPARATORS = re.compile(r"[\s._-]+")
@@ -567,11 +582,13 @@ def model_from_spec(spec: Any) -> ModelPreset:
     for name, value in fields.items():
         if name in SPEC_INTS:
             if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidInput(f"model.config.{name}: {str(value)[:30]!r} is not a whole "
-                                   "number")
+                shown = json.dumps(value)[:30] if isinstance(value, bool | float | str) \
+                    else type(value).__name__.replace("dict", "an object").replace("list",
+                                                                                   "a list")
+                raise InvalidInput(f"model.config.{name}: {shown} is not a whole number")
             if not 0 <= value < 10**12:
                 raise InvalidInput(f"model.config.{name}: {value:,} is outside what a model "
-                                   "can have (0 to 10¹²)"[:200])
+                                   "can have (0 up to 10¹²)"[:200])
             values[name] = value
         elif name in SPEC_EXACT:
             try:

@@ -143,6 +143,7 @@ LESSONS: dict[str, tuple[str, str, tuple[str, ...], Callable[[ModelPreset], bool
                lambda m: m.attention_layers is not None and bool(m.state_elements)),
 }
 LESSON_EXAMPLES = 3  # models named in a lesson's refusal
+_RELEASED_EXAMPLE = "llama-3.1-70b or llama-3.1-405b"  # presets whose releases are listed
 
 
 def make_target(model: ModelPreset | None, gpu: str | None) -> Target | None:
@@ -166,7 +167,7 @@ def target_parts(target: Any) -> tuple[ModelPreset | None, str | None]:
         model = None if target.get("model") is None else model_from_spec(target["model"])
         gpu = target.get("gpu")
         if gpu is not None and (not isinstance(gpu, str) or len(gpu) > 100):
-            raise UsageError("target.gpu: not a GPU preset id")
+            raise UsageError("gpu: not a GPU preset id")
         gpu_id = None if gpu is None else find_gpu(gpu).id
     except KvdrillError as error:
         raise UsageError(f"target: {error}") from None
@@ -223,8 +224,33 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     why = _not_sensible(drill, changed)
     if why is not None:
         who = target_label(target)
-        raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: {why}")
+        raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: "
+                         f"{_examples_that_run(drill, why, gpu)}")
     return changed
+
+
+def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
+    """A refusal's list of targets (the drafted families', models whose release is listed)
+    cut to those the drill runs with on the card asked for, tried; where none does, the advice
+    says so instead of naming a model that would be refused too."""
+    from trainer.capacity.serving_formulas import DRAFTED_TARGETS
+
+    def that_run(listed: str) -> str:
+        names = listed.replace(" or ", ", ").split(", ")
+        return _or_list([name for name in names if _runs(drill, model_of(name), gpu)] or [""])
+
+    if DRAFTED_TARGETS in said:
+        runs = that_run(DRAFTED_TARGETS)
+        said = said.replace(f"such as {DRAFTED_TARGETS}", f"such as {runs}") if runs else \
+            said.replace(f"such as {DRAFTED_TARGETS}", "on a larger card (none kvdrill drafts "
+                                                       "for fits this one)")
+    released = f"choose a model whose preset lists that release, such as {_RELEASED_EXAMPLE}, "
+    if released in said:
+        runs = that_run(_RELEASED_EXAMPLE)
+        said = said.replace(released, f"choose a model whose preset lists that release, such "
+                                      f"as {runs}, ") if runs else \
+            said.replace(f"{released}or size it", "size it")
+    return said
 
 
 # Smaller presets that share a target's tokenizer where kvdrill's draft families
@@ -297,7 +323,8 @@ def _check_same_tokenizer_draft(drill: Drill, model: ModelPreset, givens: dict[s
                 "drafts only with the small draft it sets for each family (Llama-3.2-1B for "
                 f"Llama-3, Qwen3-0.6B for Qwen3) and sets none for {model.name}'s")
     raise UsageError(f"drill {drill.id} cannot be re-targeted at {target_label(target)}: "
-                     f"{said}: choose a target such as {DRAFTED_TARGETS}")
+                     + _examples_that_run(drill, f"{said}: choose a target such as "
+                                                 f"{DRAFTED_TARGETS}", target.get("gpu")))
 
 
 def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
@@ -403,6 +430,7 @@ def _runs(drill: Drill, model: ModelPreset | None, gpu: str | None) -> bool:
     user would run it; kept, so a refusal tries each suggestion once."""
     tried = (drill.id, "" if model is None else repr(model_spec(model)), gpu)
     if tried not in _RUNS:
+        _RUNS[tried] = False  # while it is tried: a refusal that tries it again is told no
         try:
             retarget(drill, dict(drill.givens), make_target(model, gpu) or {})
             _RUNS[tried] = True
@@ -538,7 +566,7 @@ def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
         # the presets' advice is calc's (--weights-gb): a drill takes no such option
         return said.replace("give --weights-gb and --weights-dtype yourself",
                             "choose a model whose preset lists that release, such as "
-                            "llama-3.1-70b, or size it with kvdrill calc")
+                            f"{_RELEASED_EXAMPLE}, or size it with kvdrill calc")
     except ZeroDivisionError:
         return _zero_count(drill, givens)
     return None
@@ -582,10 +610,13 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
     if gpu is not None and find_gpu(gpu).reported_mib is None and _asks_reported(drill):
         from trainer.capacity.presets import gpus as gpu_presets
 
-        known = ", ".join(g.id for g in gpu_presets().values() if g.reported_mib is not None)
+        known = [g.id for g in gpu_presets().values() if g.reported_mib is not None
+                 and _runs(drill, model, g.id)]
+        cards = f"choose a card it has one for ({', '.join(known)})" if known else \
+            "and no card it has one for holds this drill"
         raise UsageError(
             f"drill {drill.id} asks what the driver of a real card reports, and kvdrill has no "
-            f"sourced figure for {find_gpu(gpu).name}'s: choose a card it has one for ({known})")
+            f"sourced figure for {find_gpu(gpu).name}'s: {cards}")
     if needs.dense and model is not None and model.experts is not None:
         raise UsageError(
             f"drill {drill.id} prices a step as one read of every weight, shared by the batch, "
