@@ -6,18 +6,16 @@ the text as it was before the fix."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from click.testing import Result
+from retarget_text import QWEN3_VL_8B, QWEN3_VL_30B
+from retarget_text import practice_text as _practice
 
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
 from trainer.drills.render import render_solution
 
 Run = Callable[..., Result]
-CONFIGS = Path(__file__).parent / "corpus" / "configs"
-QWEN3_VL_8B = str(CONFIGS / "Qwen3-VL-8B-Instruct")
-QWEN3_VL_30B = str(CONFIGS / "Qwen3-VL-30B-A3B-Instruct")
 
 
 def _solution(run: Run, *args: str) -> str:
@@ -28,11 +26,6 @@ def _refusal(run: Run, *args: str) -> str:
     result = run("solution", *args, ok=False)
     assert result.exit_code == 2
     return " ".join(result.stderr.split())
-
-
-def _practice(run: Run, drill: str, *args: str, keys: str) -> str:
-    """A practice session fed `keys` (skips, hints, :formula), as a candidate would type."""
-    return run("practice", drill, *args, input=keys, ok=False).output
 
 
 # ---- W1: GPT-OSS-120B's draft refusal names GPT-OSS-20B and its slowdown --------------------

@@ -8,24 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import Result
+from retarget_text import QWEN3_VL_8B, QWEN3_VL_30B
+from retarget_text import flat as _flat
+from retarget_text import practice_text as _practice
 
 Run = Callable[..., Result]
-CONFIGS = Path(__file__).parent / "corpus" / "configs"
-QWEN3_VL_8B = str(CONFIGS / "Qwen3-VL-8B-Instruct")
-QWEN3_VL_30B = str(CONFIGS / "Qwen3-VL-30B-A3B-Instruct")
 
 
 def _solution(run: Run, *args: str) -> str:
     return run("solution", *args).output
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _practice(run: Run, drill: str, *args: str, keys: str) -> str:
-    """A practice session fed `keys` (skips, hints, :formula), as a candidate would type."""
-    return run("practice", drill, *args, input=keys, ok=False).output
 
 
 # ---- W1: the batch-64 hints and formula are the target's experts -----------------------------

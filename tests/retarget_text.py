@@ -1,0 +1,23 @@
+"""What the expert-pass tests read of a re-targeted drill: the configs they name, a text with
+its line breaks folded, and a practice session fed keys as a candidate types them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import Result
+
+Run = Callable[..., Result]
+CONFIGS = Path(__file__).parent / "corpus" / "configs"
+QWEN3_VL_8B = str(CONFIGS / "Qwen3-VL-8B-Instruct")
+QWEN3_VL_30B = str(CONFIGS / "Qwen3-VL-30B-A3B-Instruct")
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def practice_text(run: Run, drill: str, *args: str, keys: str) -> str:
+    """A practice session fed `keys` (skips, hints, :formula), as a candidate would type."""
+    return run("practice", drill, *args, input=keys, ok=False).output
