@@ -262,3 +262,40 @@ def test_moving_toward_compute_bound_is_no_claim_that_decode_is() -> None:
     step = find_drill("prefill-vs-decode")[0].step("why-two-regimes")
     said = "a bigger decode batch moves it toward compute bound"
     assert "decode-compute-bound" not in [m.claim.id for m in claims_made(step, said)]
+
+
+def test_an_excuse_the_sentence_denies_excuses_nothing() -> None:
+    # "the mean" excuses a p99 plan that keeps the mean as its base; "not the mean" rejects it.
+    said = "Capacity has to be planned on the p99 context, not the mean, since any slot may " \
+           "get a 32k request."
+    excused = "Plan capacity on the mean context plus headroom; the p99 sets max_model_len."
+    assert "size-every-request-at-p99" in claimed_in("littles-law-capacity", "plan", said)
+    assert "size-every-request-at-p99" not in claimed_in("littles-law-capacity", "plan",
+                                                         excused)
+
+
+def test_vllm_said_to_reserve_max_model_len_per_request_is_a_claim_unless_negated() -> None:
+    said = ("Leave the cap at 128k and vLLM preallocates the full context for each request it "
+            "admits, so only a handful of chats run at once.")
+    denied = ("vLLM does not reserve max_model_len for each request: blocks are handed out as "
+              "tokens arrive, so the cap matters only when long requests come.")
+    assert "max-model-len-reserved-per-request" in claimed_in("llama31-8b-h100", "policy", said)
+    assert "max-model-len-reserved-per-request" not in claimed_in("llama31-8b-h100", "policy",
+                                                                  denied)
+
+
+def test_fp8_kv_said_to_stream_at_fp16_width_is_a_claim_unless_reported() -> None:
+    said = ("The step gets slower: the kernel has to widen fp8 to fp16 first, so the cache is "
+            "effectively read at fp16 width.")
+    reported = ("A common misconception is that the cache is read at fp16 width; it is widened "
+                "in registers after the load.")
+    assert "fp8-kv-read-at-fp16-width" in claimed_in("llama2-70b-mi300x", "5a", said)
+    assert "fp8-kv-read-at-fp16-width" not in claimed_in("llama2-70b-mi300x", "5a", reported)
+
+
+def test_a_second_card_said_to_double_the_kv_budget_is_a_claim_unless_negated() -> None:
+    said = "Keep it MHA on two MI300X with TP=2: the budget doubles, so a 32k user fits."
+    denied = ("A second card does not just double the budget: the weights are split, so 226 "
+              "GB is left for KV.")
+    assert "tp2-doubles-kv-budget" in claimed_in("llama2-70b-mi300x", "2d", said)
+    assert "tp2-doubles-kv-budget" not in claimed_in("llama2-70b-mi300x", "2d", denied)

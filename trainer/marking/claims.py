@@ -196,5 +196,7 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str]) -> bool:
         return True
     if positions and reading.tokens[positions[0]] in _stems(_SUPPOSE):
         return True  # "ignore the chunk's attention and you get 417": a what-if
-    return any(reading.sentence[start] == sentence
-               for phrase in unless for start, _ in occurrences(reading, phrase))
+    # An excuse the sentence itself denies excuses nothing: "plan on the p99, not the mean"
+    # makes the claim its `unless` ("the mean") would have excused.
+    return any(reading.sentence[start] == sentence and not negated(reading, start, end, phrase)
+               for phrase in unless for start, end in occurrences(reading, phrase))
