@@ -78,7 +78,19 @@ number, a cause or a recommendation), measured unread at the commit before H's c
 carried to one of I's wrong answers, and half of a new corpus's fluent wrong answers still
 earn their vocabulary's credit. I's two false claims were then read and fixed in general: an
 equation that ends a longer one ("n_kv x d_head = 1,024") is not its last name's equation, and
-a batch moving "toward" compute-bound is not decode being compute-bound: 37, 43, 23, 0."""
+a batch moving "toward" compute-bound is not decode being compute-bound: 37, 43, 23, 0.
+Another helper, who never opened J, then wrote claims for I's twenty unheld misconceptions:
+I 37, 43, 43, 0.
+
+J (stop 46), written blind by a sixth helper asked for subtle misconceptions (a mechanism in
+the wrong regime, a factor misplaced, a feature credited with an effect it lacks), measured
+unread: 37, 43, 17, 1 at the commit before I's claims; 37, 43, 19, 1 after them. Its false
+claim (expert parallelism "across 2+ nodes" read as within the node) fixed: 38, 43, 19, 0.
+
+A review of the feedback a candidate reads (/tmp/feedback1.md: 456 sentences, 9.6% wrong or
+misleading; text claims and credits 19%) found a bare "page" crediting the alerting concept
+for "vLLM pages anyway": it now needs "page on", "page the" …; D's ordered 40 → 39, the senior
+whose ranking rested on that false credit."""
 
 from __future__ import annotations
 
@@ -95,7 +107,7 @@ MEASURED = {
     "blind_claims_a.yaml": (42, 43, 43, 0),
     "blind_claims_b.yaml": (35, 41, 42, 0),
     "blind_claims_c.yaml": (42, 40, 42, 0),
-    "blind_claims_d.yaml": (40, 43, 42, 0),
+    "blind_claims_d.yaml": (39, 43, 42, 0),
     "blind_claims_e.yaml": (39, 43, 32, 0),
     "blind_claims_f.yaml": (39, 43, 43, 0),
     "blind_claims_g.yaml": (36, 43, 34, 0),

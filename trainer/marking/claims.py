@@ -91,6 +91,16 @@ def general_part(says: str) -> str:
     return " ".join(kept)
 
 
+def asserts(text: str, phrase: str) -> bool:
+    """Whether the text says the phrase as its own claim: not negated, and not in a sentence
+    that reports it as a mistake or supposes it ("raising the cap for everyone would be a
+    mistake", "if we raised it for everyone")."""
+    reading = read_text(text)
+    return any(not negated(reading, start, end, phrase)
+               and not _reported(reading, reading.sentence[start], ())
+               for start, end in occurrences(reading, phrase))
+
+
 def claims_made(step: Step, text: str) -> tuple[ClaimMade, ...]:
     """The step's wrong claims the text makes, in the step's order."""
     if not step.wrong_claims or not text.strip():

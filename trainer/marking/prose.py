@@ -414,8 +414,9 @@ def negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
             window = min(window + _NEGATION_WINDOW, 3 * _NEGATION_WINDOW)
         if token in _NEGATORS and following not in _NOT_NEGATING_NEXT:
             return True
-        if (token, following) in (("instead", "of"), ("rather", "than")):
-            return True
+        if (token, following) in (("instead", "of"), ("rather", "than"), ("refus", "to"),
+                                  ("declin", "to")):
+            return True  # "instead of raising", "refuse to raise the cap for everyone"
         position -= 1
     last = len(tokens) - 1
     for position in range(end, min(last + 1, end + 4)):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from trainer.drills.model import Concept, Dimension, Drill, Level, Rubric, Step
 from trainer.errors import KvdrillError
 from trainer.marking.checker import Mark
-from trainer.marking.claims import ClaimMade, claims_made
+from trainer.marking.claims import ClaimMade, asserts, claims_made
 from trainer.marking.prose import (
     affirms,
     concept_credit,
@@ -312,7 +312,7 @@ def _red_flags(drill: Drill, rubric: Rubric,
         for m in marks.values():
             if m.is_numeric or not m.answer:
                 continue
-            if any(affirms(m.answer, p) for p in flag.phrases) and not any(
+            if any(asserts(m.answer, p) for p in flag.phrases) and not any(
                 contains(m.answer, u) for u in flag.unless
             ):
                 steps.append(m.step_id)
