@@ -44,3 +44,20 @@ def test_the_proposal_made_still_raises_the_red_flag(run: Run, tmp_path: Path) -
     report = graded(run, tmp_path, "Just raise max_model_len to 128k for everyone; paging "
                                    "means short chats never pay for it.")
     assert FLAG in flags(report)
+
+
+def _practised(run: Run, drill: str, answers: str) -> str:
+    return " ".join(run("practice", drill, input=answers, ok=False).output.split())
+
+
+def test_a_random_count_gets_no_pair_of_unrelated_factors(run: Run) -> None:
+    said = _practised(run, "sliding-window-kv",
+                      "128\n32,768\n4295 MB\n4.29\n12\n12\n224\n294 KiB\n5.55\n8\n37\n")
+    assert "read as 37 sequences: expected 4 sequences." in said
+    assert "bits for bytes and took a GB figure as GiB" not in said
+
+
+def test_the_steps_own_mistake_giving_the_number_is_not_followed_by_a_slip(run: Run) -> None:
+    # 60 GB: all of HBM usable (the step's listed mistake), or 8 GB of fp8 weights: one said
+    said = _practised(run, "llama31-8b-h100", "32\n8\n128\n2\n128 KiB\n60 GB\n")
+    assert "A slip of one input gives the same number" not in said

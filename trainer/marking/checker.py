@@ -277,6 +277,10 @@ def check_numeric(
             if found is not None and found.crowded:
                 certain = False  # the mistake is one of many ways to this number
                 feedback += f" {CROWDED_BESIDE}"
+            elif found is not None and _listed(step, paths[0].id) and paths[0].id in ties:
+                # the mistake the step is about gives the number as typed: said alone; a slip
+                # of one input that gives it too makes it less than certain (no red flag)
+                certain = False
             elif found is not None:
                 beside = replace(found.alone(), tie=True)
                 feedback += f" {beside.sentence}"

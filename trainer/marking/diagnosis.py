@@ -1371,6 +1371,11 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     if closeness(problem.reference, problem.relaxed) is not None:
         return None  # the formula unchanged gives it (unrounded, say): no slip says more
     found = _factor_slips(problem, closeness)
+    if whole:
+        # Two unrelated factors at once fit a floored count by coincidence more often than
+        # by a slip (a random 37 for 4 sessions is "× 8.59: bits for bytes and GB as GiB"):
+        # a count is told of one factor slip, never of a pair.
+        found = [f for f in found if f.tier != PAIR or f.diagnosis.kind != "factor"]
     if problem.deployment is not None:
         found += _input_slips(problem, value, window, whole, closeness,
                               None if exactly else typed)
