@@ -141,14 +141,13 @@ P = TypeVar("P", "ModelPreset", "GpuPreset")
 def _presets(cls: type[P], path: Path) -> dict[str, P]:
     """The presets of a shipped file; a kept parse of another shape (edited in the cache) is
     parsed afresh and kept anew, never an error."""
-    for kept in (True, False):
-        raw = _read_preset_file(path, kept)
-        try:
-            return {key: _build(cls, key, value) for key, value in raw.items()}
-        except (AttributeError, TypeError, ValueError, KeyError):
-            if not kept:
-                raise
-    raise AssertionError("unreachable")
+    def built(raw: Any) -> dict[str, P]:
+        return {key: _build(cls, key, value) for key, value in raw.items()}
+
+    try:
+        return built(_read_preset_file(path))
+    except (AttributeError, TypeError, ValueError, KeyError):
+        return built(_read_preset_file(path, kept=False))
 
 
 @cache

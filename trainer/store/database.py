@@ -602,17 +602,19 @@ class Store:
                 (drill_id, started_at)).fetchall()
         return list(self._readable(rows))
 
-    def own_attempts_of(self, drill_id: str, variant: int | None,
-                        limit: int = 5000) -> list[AttemptRow]:
-        """The attempts of a drill and variant practised here (not imported), newest first, at
-        most `limit`: those an export of this store, its start moved, could be."""
+    def own_attempts_answered_in(self, drill_id: str, variant: int | None,
+                                 seconds: float) -> list[AttemptRow]:
+        """The attempts of a drill and variant practised here (not imported) with an answer
+        that took exactly `seconds`: those an export of this store, its start moved, could be
+        (a time measured to the microsecond all but names its attempt)."""
         not_imported = "" if self.version < 4 else \
             " AND NOT EXISTS (SELECT 1 FROM imports AS i WHERE i.attempt_id = a.id)"
         with self._guard() as conn:
             rows = conn.execute(
                 f"SELECT {self._list_columns('a.')} FROM attempts AS a"
-                f" WHERE a.drill_id = ? AND a.variant IS ?{not_imported}"
-                " ORDER BY a.id DESC LIMIT ?", (drill_id, variant, limit)).fetchall()
+                f" WHERE a.drill_id = ? AND a.variant IS ?{not_imported} AND EXISTS"
+                " (SELECT 1 FROM answers AS s WHERE s.attempt_id = a.id AND s.seconds = ?)"
+                " ORDER BY a.id", (drill_id, variant, seconds)).fetchall()
         return list(self._readable(rows))
 
     def count_attempts(self, drill_id: str | None = None) -> int:

@@ -78,14 +78,17 @@ def flags_of(transcript: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _local_duplicate(store: Store, drill: str, variant: int | None, started_at: str,
-                     sha: str) -> int | None:
+                     given: list[dict[str, Any]], sha: str) -> int | None:
     """An attempt practised in this store with the same content (an export of it imported
     back): those of the drill that started at the same moment first (one indexed query), then
-    every one of the drill and variant (an export whose start was moved; the seconds of each
-    answer make two real attempts' content all but never the same)."""
+    those of the drill and variant with an answer of the same seconds (an export whose start
+    was moved: the seconds of each answer make two real attempts' content all but never the
+    same)."""
     found = _same_content(store, store.own_attempts_started_at(drill, started_at), sha)
-    if found is None:
-        found = _same_content(store, store.own_attempts_of(drill, variant), sha)
+    timed = next((step["seconds"] for step in given if step["seconds"] is not None), None)
+    if found is None and timed is not None:
+        found = _same_content(store, store.own_attempts_answered_in(drill, variant, timed),
+                              sha)
     return found
 
 
@@ -109,7 +112,8 @@ def import_file(store: Store, path: Path) -> Imported:
     transcript = transcripts.from_file(path, record)  # read and validated once
     given = [step.as_dict() for step in record.steps]
     sha = content_sha(record.drill, record.variant, given, record.target)
-    local = _local_duplicate(store, record.drill, record.variant, record.started_at, sha)
+    local = _local_duplicate(store, record.drill, record.variant, record.started_at, given,
+                             sha)
     if local is not None:
         raise DuplicateImport(f"{path}: already in the store as attempt {local} (same drill, "
                               "variant and answers); nothing imported")
