@@ -162,7 +162,15 @@ class Deployment:
     kv_on_every_layer: int = 0  # 1: a hybrid's KV counted on every layer, its state kept
 
     def changed(self, **changes: Any) -> Deployment:
-        return dataclasses.replace(self, **changes)
+        # dataclasses.replace, without its call of __init__ (every field is an init field and
+        # nothing is checked there): a wrong path's deployment is made thousands of times a key
+        unknown = changes.keys() - _FIELD_NAMES
+        if unknown:
+            raise TypeError(f"Deployment has no field {sorted(unknown)[0]!r}")
+        made = object.__new__(Deployment)
+        made.__dict__.update(self.__dict__)
+        made.__dict__.update(changes)
+        return made
 
     @property
     def kv_bytes_per_element(self) -> Fraction:
@@ -316,3 +324,6 @@ def _plain(value: Fraction | int) -> str:
     return str(fraction.numerator) if fraction.denominator == 1 else f"{float(fraction):g}"
 
 
+
+
+_FIELD_NAMES = frozenset(field.name for field in dataclasses.fields(Deployment))
