@@ -113,6 +113,7 @@ MEASURED = {
     "blind_claims_g.yaml": (36, 43, 34, 0),
     "blind_claims_h.yaml": (31, 43, 43, 0),
     "blind_claims_i.yaml": (37, 43, 43, 0),
+    "blind_claims_j.yaml": (38, 43, 42, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

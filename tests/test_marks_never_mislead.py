@@ -195,9 +195,18 @@ def test_the_unit_mix_is_named_by_its_prefix(drill: str, step: str, typed: str, 
 
 
 def test_an_estimate_far_off_is_not_called_close() -> None:
-    # ±20% makes five tolerances 100%: 1 session for 96 is no near miss
+    # "close" is never said of more than 10% off: 74 sessions for 96 (23% off) is no near miss
+    # on a ±20% estimate, though it lies within a few tolerances
     assert "Close" not in marks("llama31-8b-h100", {"sessions": "1"})["sessions"].feedback
-    assert "Close" in marks("llama31-8b-h100", {"sessions": "74"})["sessions"].feedback
+    assert "Close" not in marks("llama31-8b-h100", {"sessions": "74"})["sessions"].feedback
+
+
+def test_a_miss_within_three_tolerances_is_called_close_and_the_rule_is_said_right() -> None:
+    # 5 for 4.83 on a ±3% step: 3.6% off; one figure typed, so the rounding that counts is
+    # to two or more figures (a blind review read "the digits you type (4.8 or 4.83)" as
+    # promising that 5 counts)
+    feedback = marks("multi-turn-growth", {"overstatement": "5"})["overstatement"].feedback
+    assert "Close (3.6% off)" in feedback and "two or more figures (4.8 or 4.83)" in feedback
 
 
 def test_only_the_last_step_of_the_working_must_give_the_result() -> None:

@@ -120,7 +120,7 @@ def test_a_refused_near_miss_states_the_rule() -> None:
     mark = check_numeric(drill.step("3b-per-sequence"), "28.8 tok/s",
                          key.reference("3b-per-sequence"))
     assert mark.verdict == "wrong"
-    assert "outside ±1%" in mark.feedback and "rounded to the digits you type" in mark.feedback
+    assert "outside ±1%" in mark.feedback and "rounded to two or more figures" in mark.feedback
     assert "30 tokens/s or 29.7 tokens/s" in mark.feedback
 
 

@@ -754,6 +754,26 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         lambda d: None if d.attention_layers is None else d.changed(kv_on_every_layer=1),
     ),
     PathSpec(
+        "moe-active-as-resident",
+        "counted only the active parameters of an MoE as its weights",
+        "Every expert of an MoE stays resident (the router may send a token to any of them): "
+        "the weights are all the parameters; only the FLOPs, and the batch-1 read, are the "
+        "active share's.",
+        lambda d: None if d.experts is None or d.active_params is None or d.params is None
+        or d.active_params >= d.params
+        # (the experts' count and routing kept: they name the model's family and its draft)
+        else d.changed(params=d.active_params, weights_gb=None if d.weights_gb is None
+                       else d.weights_gb * d.active_params / d.params),
+    ),
+    PathSpec(
+        "state-on-every-layer",
+        "kept a recurrent state on every layer of a hybrid, the attention layers too",
+        "Only the recurrent (Mamba) layers keep a state (Jamba: 28 of 32); the attention "
+        "layers keep K and V instead.",
+        lambda d: None if d.attention_layers is None or not d.state_elements
+        else d.changed(recurrent_layers=d.layers),
+    ),
+    PathSpec(
         "state-forgotten",
         "left out the recurrent layers' state",
         "Each Mamba layer keeps a state per sequence whatever its length: add it to every "

@@ -14,7 +14,7 @@ from trainer.capacity import serving_formulas as serving
 from trainer.capacity.deployment import GIB, Deployment
 from trainer.capacity.identity_cache import by_identity
 from trainer.capacity.solver import changed_inputs, exact_reads, value_of, value_of_changed
-from trainer.errors import UnknownName
+from trainer.errors import KvdrillError, UnknownName
 from trainer.reading.exact import Fraction
 
 # ---------------------------------------------------------------------------------------------
@@ -243,8 +243,8 @@ def wrong_values(
                 continue  # the path changes nothing the value is read from: the truth again
             try:
                 value = value_of_changed(deployment, changed, changes, name)
-            except ZeroDivisionError:
-                continue
+            except (ZeroDivisionError, KvdrillError):
+                continue  # a path whose deployment cannot be evaluated (no draft) gives none
             if value != truth and (path_id, value) not in found:
                 found.append((path_id, value))
     return found
@@ -299,7 +299,7 @@ def paired_wrong_values(deployment: Deployment, name: str
                 continue
             try:
                 value = value_of(twice, name)
-            except ZeroDivisionError:
+            except (ZeroDivisionError, KvdrillError):
                 continue
             if value != truth and value not in alone:
                 found.append(((first.id, second.id), value))

@@ -15,7 +15,7 @@ from trainer.capacity.presets import build_deployment, find_gpu, model_of
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
 from trainer.capacity.serving_formulas import vision_bytes as serving_vision_bytes
-from trainer.capacity.solver import FORMULAS, INPUT_UNITS, Solution, value_of
+from trainer.capacity.solver import FORMULAS, INPUT_UNITS, Solution, exact_reads, value_of
 from trainer.capacity.wrong_paths import (
     UNIT_MIXES,
     WRONG_PATHS,
@@ -94,13 +94,18 @@ class Reference:
         return show(self.value, self.unit)
 
 
-def unit_slips(value: Fraction, unit: str) -> list[tuple[str, Fraction]]:
+def unit_slips(value: Fraction, unit: str, from_bytes: bool = True
+               ) -> list[tuple[str, Fraction]]:
     """A byte figure with its prefix read the other way: the GiB figure labelled GB (52 GB
     written 48.4 GB) and the GB figure labelled GiB (52 GB written 52 GiB = 55.8 GB), at the
-    prefix the value is naturally written with (K, M, G, T)."""
+    prefix the value is naturally written with (K, M, G, T). `from_bytes`: whether a figure in
+    another unit is worked out from bytes at all (a token count of prompt and history is not:
+    no prefix of a byte unit can have slipped on its way)."""
     dim = dim_of_unit(unit) if unit else None
     if dim == BYTES and value >= 1000:
         powers: tuple[int, ...] = (min(4, (len(str(int(value))) - 1) // 3),)
+    elif not from_bytes:
+        return []
     elif dim == TOKENS:
         powers = (1, 2, 3)  # tokens from a budget over bytes per token: KB, MB or GB slipped
     elif dim is not None and dim.bytes == 0 and (dim.seconds != 0 or dim.tokens != 0):
@@ -109,6 +114,18 @@ def unit_slips(value: Fraction, unit: str) -> list[tuple[str, Fraction]]:
         return []
     return [(UNIT_MIXES[p], value * factor) for p in powers for factor in
             (_DECIMAL_BINARY**p, 1 / _DECIMAL_BINARY**p)]
+
+
+def _reads_bytes(deployment: Deployment, name: str) -> bool:
+    """Whether `name`'s value is read from a byte figure (an input or a quantity in bytes, or
+    per byte); True where the reads cannot be worked out."""
+    if name not in FORMULAS:  # an input, asked for itself
+        return dim_of_unit(INPUT_UNITS.get(name, "B")).bytes != 0
+    reads = exact_reads(deployment, name)
+    if reads is None:
+        return True
+    return any(dim_of_unit(FORMULAS[read].unit if read in FORMULAS
+                           else INPUT_UNITS.get(read, "B")).bytes != 0 for read in reads)
 
 
 def show(value: Fraction, unit: str) -> str:
@@ -270,7 +287,7 @@ class AnswerKey:
             # rate) along a wrong path is made a Fraction, as every reference is.
             found = [(path, v if isinstance(v, Fraction) else Fraction(v))
                      for path, v in self._wrong(step, deployment) if v >= 0]
-            found += unit_slips(value, unit)
+            found += unit_slips(value, unit, _reads_bytes(deployment, step.answer))
             if whole and unrounded is not None and unrounded > value:
                 found += [("rounded-up", unrounded), ("rounded-up", value + 1)]
             if below is not None and below < value:

@@ -205,9 +205,10 @@ def check_numeric(
     for reading in fitting:
         value = reading.quantity.value
         band = naming_band(value, reading.resolution, tolerance)
-        follows = next((c for c in carried
-                        if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
-                       None)
+        # the carried value nearest the answer is the one quoted (each alone, or together)
+        follows = min((c for c in carried
+                       if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
+                      key=lambda c: abs(c - value), default=None)
         if follows is not None:
             # The candidate's own earlier numbers give this answer: that is the explanation,
             # before any mistake of this step.
@@ -367,6 +368,13 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
             and not _same_change(first, p, deployment)]
         peers = [p for n, p in enumerate(peers)
                  if not any(_same_change(q, p, deployment) for q in peers[:n])]
+        if listed and first is listed[0]:
+            # one explanation: the step's own mistake is named alone; another that the step
+            # does not list and that gives the number too only makes it less than certain
+            unlisted = [p for p in peers if not _listed(step, p.id)]
+            if unlisted:
+                peers = [p for p in peers if p not in unlisted]
+                sure = False
         if len(peers) == 1:
             return [first, *peers], False
         return [first], sure and not peers
@@ -437,8 +445,9 @@ CROWDED = "Several different slips give this same number, so none is named as th
 CROWDED_BESIDE = "Several slips of one input give this number too: it is one reading of many."
 
 # A wrong value this close to the reference is a rounding, not a slip: say the rule instead.
-NEAR_MISS = 5  # times the step's tolerance
-NEAR_MISS_AT_MOST = Fraction(1, 4)  # "close" is never said of more than 25% off (an estimate)
+# (A blind review read "Close (22% off)" of a guess on a ±5% step as a false comfort.)
+NEAR_MISS = 3  # times the step's tolerance
+NEAR_MISS_AT_MOST = Fraction(1, 10)  # "close" is never said of more than 10% off
 
 
 def _near_miss(value: Fraction, reference: Reference, tolerance: Fraction, unit: str) -> str:
@@ -453,8 +462,8 @@ def _near_miss(value: Fraction, reference: Reference, tolerance: Fraction, unit:
     rounded = sorted({_rounded(target, figures, unit) for figures in (2, 3)},
                      key=lambda text: (len(text), text))
     return (f"Close ({off}% off), but outside {_percent(tolerance)}: an answer counts when it "
-            f"is within {_percent(tolerance)} of {reference.display}, or that figure rounded "
-            f"to the digits you type ({' or '.join(rounded)}).")
+            f"is within {_percent(tolerance)} of {reference.display}, or is that figure "
+            f"rounded to two or more figures ({' or '.join(rounded)}).")
 
 
 def _rounded(value: Fraction, figures: int, unit: str) -> str:

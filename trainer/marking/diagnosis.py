@@ -808,6 +808,7 @@ def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only:
                      [:MAX_CANDIDATES])
     model_field = spec.family == "shape" or spec.name in ("vocab", "state_elements")
     card = world.card_of(spec.name, true)
+    reported = world.reported_card_of(spec.name, true) if spec.name == "hbm_gb" else ""
     for figure in figures:
         if 1 / FAR <= figure.value / true <= FAR or figure.card == "self":
             # Another model's heads or head_dim, or another card's driver-reported memory or
@@ -816,7 +817,10 @@ def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only:
                 (not figure.alternate or figure.card == card) and \
                 (spec.name not in _SIZES or figure.card == "self"
                  or abs(math.log(figure.value / true)) <= math.log(SAME_SIZE))
-            add(figure.value, figure.why, WORLD if strong else SHAPES,
+            why = figure.why
+            if reported and figure.card == reported and not figure.alternate:
+                why = "this card's datasheet figure; the engine reads what its driver reports"
+            add(figure.value, why, WORLD if strong else SHAPES,
                 rare=not common(figure.value))
     for factor, why in ((Fraction(2), "doubled"), (Fraction(1, 2), "halved")):
         # A setting doubled or halved is a slip; a model's shape doubled is one only by chance.

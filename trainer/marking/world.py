@@ -153,6 +153,14 @@ def card_of(name: str, value: Fraction) -> str:
                  and not f.alternate), "")
 
 
+def reported_card_of(name: str, value: Fraction) -> str:
+    """The GPU preset whose driver reports `value` for the field `name` ("" if none): a drill
+    on the memory as the driver reports it, where the card's datasheet figure is no other
+    card's."""
+    return next((f.card for f in _figures(name) if f.value == value and f.card
+                 and f.alternate), "")
+
+
 # The models whose figures a slip is read against: the ones the drills, the seeds and the
 # reference notes name, on which the chance model's precision was measured
 # (benchmarks/diagnosis_tradeoff.py). The catalogue holds more shapes for calc and explain; a

@@ -1,0 +1,107 @@
+"""What the tool says of a wrong or unusual answer, from a second blind review of its feedback
+(/tmp/feedback2.md: 18 candidates, 470 sentences judged): one explanation or none, and never
+a story the sheet does not support. Each test failed on the feedback as it was."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.variants import answer_key
+from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.scoring import score_attempt
+
+
+@cache
+def _key(drill_id: str):  # type: ignore[no-untyped-def]
+    return answer_key(find_drill(drill_id)[0], None)
+
+
+def marks(drill_id: str, answers: dict[str, str]) -> dict[str, Mark]:
+    return mark_sheet(_key(drill_id), answers)
+
+
+def red_flags(drill_id: str, answers: dict[str, str]) -> str:
+    drill = find_drill(drill_id)[0]
+    score = score_attempt(drill, load_rubric(drill.rubric), marks(drill_id, answers))
+    return " ".join(says for _, says in score.red_flags)
+
+
+def test_a_token_count_not_worked_out_from_bytes_gets_no_unit_mix() -> None:
+    # 6,400 live tokens (the whole reply counted) is 1.042 × 6,144, inside MB/MiB's 1.049:
+    # but prompt and history are counted in tokens, and no byte prefix can have slipped
+    found = marks("multi-turn-growth", {"live-context": "6,400 tokens"})["live-context"]
+    assert found.verdict == "wrong"
+    assert not found.misconceptions and "MiB" not in found.feedback
+
+
+def test_a_byte_figure_still_gets_its_unit_mix() -> None:
+    found = marks("llama31-8b-h100", {"kv-budget": "48.4 GB"})["kv-budget"]
+    assert "gb-gib" in found.misconceptions
+
+
+def test_the_steps_own_mistake_is_named_alone_beside_an_unlisted_one_that_ties() -> None:
+    # the latent stored twice and an fp32 cache both give 140,544 B; the step lists the first
+    found = marks("deepseek-v3-mla-h200",
+                  {"bytes-per-token-per-gpu": "140,544 B"})["bytes-per-token-per-gpu"]
+    assert found.misconceptions == ("mla-kv-pair",)
+    assert "fp32" not in found.feedback
+
+
+def test_a_count_rounded_up_is_not_also_blamed_on_gib() -> None:
+    # the candidate's other answers are right (the reserve and weights taken out): 11 for
+    # 10.5 sessions is the rounding, not GB and GiB mixed as well
+    found = marks("llama2-70b-mi300x", {"1a": "44 GB", "2b-max-sequences": "4", "4a": "8",
+                                        "4b": "11", "4c": "32", "4d": "8"})["4b"]
+    assert found.misconceptions == ("rounded-up",) and "GiB" not in found.feedback
+
+
+def test_carried_forward_quotes_the_value_the_candidates_figures_give() -> None:
+    found = marks("paged-blocks-vllm", {
+        "bytes-per-token": "128 KiB", "block-bytes": "2 MiB", "blocks-per-request": "62.5",
+        "kv-budget": "52 GB", "num-blocks": "24,795",
+        "engine-max-concurrency": "48.4"})["engine-max-concurrency"]
+    assert found.carried_forward and "(48.4)" in found.feedback
+
+
+def test_the_cards_datasheet_memory_is_not_called_another_cards() -> None:
+    # paged-blocks-vllm sizes by the H100's driver total (85.52 GB): 80 GB is its datasheet
+    found = marks("paged-blocks-vllm", {"kv-budget": "52 GB"})["kv-budget"]
+    assert "an H100's" not in found.feedback
+    assert "datasheet" in found.feedback
+
+
+def test_a_hybrids_state_on_every_layer_is_named() -> None:
+    # Jamba's state counted on all 32 layers, not its 28 Mamba layers: not "Qwen3-8B's 36"
+    found = marks("hybrid-state-kv", {"state-per-sequence": "9.96 MB"})["state-per-sequence"]
+    assert found.misconceptions == ("state-on-every-layer",)
+    assert "Qwen3" not in found.feedback
+
+
+def test_an_moes_active_share_taken_as_its_weights_is_named() -> None:
+    found = marks("mixtral-moe-decode", {"resident-weights": "25.8 GB"})["resident-weights"]
+    assert found.misconceptions == ("moe-active-as-resident",)
+
+
+def test_half_a_kv_head_per_gpu_is_a_red_flag() -> None:
+    flagged = red_flags("llama31-405b-h200-tp", {"why-less": (
+        "Per GPU, each card holds half a KV head, so per-token bytes per GPU halve.")})
+    assert "cannot hold half a KV head" in flagged
+
+
+def test_whole_heads_are_no_red_flag() -> None:
+    flagged = red_flags("llama31-405b-h200-tp", {"why-less": (
+        "A GPU cannot hold half a KV head: past TP=8 each GPU keeps a whole copy of one, so "
+        "the KV per token per GPU stays 31.5 KiB.")})
+    assert "half a KV head" not in flagged
+
+
+def test_an_moe_said_to_cost_a_13b_in_memory_and_bandwidth_is_a_red_flag() -> None:
+    flagged = red_flags("mixtral-moe-decode", {"what-moe-saves": (
+        "Mixtral only needs the 12.9B active parameters per token, so it costs the same as a "
+        "13B dense model in memory and in bandwidth.")})
+    assert "MoE does not save memory" in flagged
+
+
+def test_head_dim_taken_as_hidden_over_heads_is_a_red_flag() -> None:
+    assert "hidden ÷ heads" in red_flags("sliding-window-kv", {"gemma-head-dim": "224"})
