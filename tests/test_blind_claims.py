@@ -108,12 +108,13 @@ MEASURED = {
     "blind_claims_b.yaml": (35, 41, 42, 0),
     "blind_claims_c.yaml": (42, 40, 42, 0),
     "blind_claims_d.yaml": (39, 43, 42, 0),
-    "blind_claims_e.yaml": (39, 43, 32, 0),
+    "blind_claims_e.yaml": (39, 43, 35, 0),
     "blind_claims_f.yaml": (39, 43, 43, 0),
-    "blind_claims_g.yaml": (36, 43, 34, 0),
+    "blind_claims_g.yaml": (36, 43, 35, 0),
     "blind_claims_h.yaml": (31, 43, 43, 0),
     "blind_claims_i.yaml": (37, 43, 43, 0),
     "blind_claims_j.yaml": (38, 43, 42, 0),
+    "blind_claims_k.yaml": (32, 43, 43, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

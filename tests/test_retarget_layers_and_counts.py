@@ -82,7 +82,21 @@ def test_a_drill_whose_prose_is_its_own_models_refuses_another(run: Run) -> None
 
 
 def test_a_measured_drill_refuses_even_a_model_of_its_shape(run: Run) -> None:
+    # Llama-3-8B has Llama-3.1-8B's decoder, but the file's figures (the 15.01 GB a measured
+    # step reads) are Llama-3.1-8B's alone
     result = run("show", "decode-roofline-vs-measured", "--model", "llama-3-8b", ok=False)
+    assert result.exit_code == 2
+    assert "is Llama-3.1-8B's own" in result.stderr and "--gpu only" not in result.stderr
+
+
+def test_a_measured_drill_takes_the_models_its_own_variants_draw(run: Run) -> None:
+    # swap-or-recompute's variants draw Qwen2.5-7B at the measured prefill rate: so may a
+    # re-target
+    assert "Qwen2.5-7B" in run("solution", "swap-or-recompute", "--model", "qwen2.5-7b").output
+
+
+def test_a_measured_drill_refuses_another_shape(run: Run) -> None:
+    result = run("show", "decode-roofline-vs-measured", "--model", "qwen3-8b", ok=False)
     assert result.exit_code == 2
     assert "is Llama-3.1-8B's own" in result.stderr and "--gpu only" not in result.stderr
 

@@ -60,9 +60,11 @@ GOLDEN_SLIPS: list[tuple[str, list[tuple[str, str]]]] = [
                               "byte)"),
                              ("1 sequence", "hbm_gb = 48 GB (an L40S's)")]),
 ]
-# SHA-256 of the JSON of both variants' rows (id, reference, wrong values, slips), as above.
-GOLDEN_ROWS = {646356: "9e42b2b2065f5c782a7db58d9ac5011947035b41ade71087a43bfcf276d26436",
-               979765: "dd989195acfd56411c6cd0dcaa5a574a5e53743d9dadc6e3ac1b032174e46ed4"}
+# SHA-256 of the JSON of both variants' rows (id, reference, wrong values, slips), as above;
+# made again in stop 47, when a count of tokens that no byte figure enters (the window's
+# tokens held) stopped listing KB/KiB-style unit mixes: that row's wrong values only.
+GOLDEN_ROWS = {646356: "e43c9c40ea8c55da93fa45b153b620ebc4ad7188894c80f40ba1142e9381d743",
+               979765: "a22d03c8be7adb735b36796941b4b39e467bd0ebe31eb3a78060abac6c9c9820"}
 
 
 def _keys(drill_id: str, count: int, seed: int) -> list[tuple[int, AnswerKey]]:

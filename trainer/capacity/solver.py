@@ -274,6 +274,15 @@ MOE_BATCH_CAP = 1024
 
 @_formula("weights_read_per_step", "weights a decode step reads", "B")
 def _weights_read_per_step(v: Any, ops: Any) -> Any:
+    return _weights_read(v, ops, v.batch_size)
+
+
+@_formula("weights_read_alone", "weights a decode step of one sequence alone reads", "B")
+def _weights_read_alone(v: Any, ops: Any) -> Any:
+    return _weights_read(v, ops, 1)  # an MoE's batch of one touches only its own experts
+
+
+def _weights_read(v: Any, ops: Any, batch: Any) -> Any:
     # A step reads one embedding row per sequence, not the table (unless the table is also the
     # LM head). The seeds' roofline counts every weight once (reads_embedding = 1); a drill
     # that applies a bandwidth measured without the table (shared/data) leaves it out too.
@@ -282,7 +291,7 @@ def _weights_read_per_step(v: Any, ops: Any) -> Any:
     if v.experts is None:
         return v.weights_bytes - unread
     # Expected share of experts that at least one of `batch` tokens is routed to.
-    untouched = (1 - v.experts_per_token / v.experts) ** ops.min(v.batch_size, MOE_BATCH_CAP)
+    untouched = (1 - v.experts_per_token / v.experts) ** ops.min(batch, MOE_BATCH_CAP)
     return (v.weights_bytes - unread
             - _expert_params(v) * untouched * _expert_bytes_per_param(v))
 

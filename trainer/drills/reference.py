@@ -119,13 +119,23 @@ def unit_slips(value: Fraction, unit: str, from_bytes: bool = True
 def _reads_bytes(deployment: Deployment, name: str) -> bool:
     """Whether `name`'s value is read from a byte figure (an input or a quantity in bytes, or
     per byte); True where the reads cannot be worked out."""
+    def in_bytes(read: str) -> bool:
+        if read in FORMULAS:
+            return dim_of_unit(FORMULAS[read].unit).bytes != 0
+        return read in _BYTE_INPUTS or dim_of_unit(INPUT_UNITS.get(read, "")).bytes != 0
+
     if name not in FORMULAS:  # an input, asked for itself
-        return dim_of_unit(INPUT_UNITS.get(name, "B")).bytes != 0
+        return in_bytes(name)
     reads = exact_reads(deployment, name)
-    if reads is None:
-        return True
-    return any(dim_of_unit(FORMULAS[read].unit if read in FORMULAS
-                           else INPUT_UNITS.get(read, "B")).bytes != 0 for read in reads)
+    return True if reads is None else any(in_bytes(read) for read in reads)
+
+
+# The inputs that are (or set) a byte figure: sizes, rates of bytes, dtypes' bytes.
+_BYTE_INPUTS = frozenset({
+    "hbm_gb", "bandwidth_tbs", "weights_gb", "reserve_gb", "link_gbs", "cpu_kv_gb",
+    "kv_bytes_override", "gb_bytes", "link_scale", "kv_dtype", "weights_dtype",
+    "native_weights_dtype", "tables_dtype", "kv_bytes_per_element", "weight_bytes_per_param",
+    "native_bytes_per_param", "table_bytes_per_param"})
 
 
 def show(value: Fraction, unit: str) -> str:

@@ -494,6 +494,13 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
             "graphs": "HIP graphs" if amd else "HPU graphs" if gaudi else "CUDA graphs",
             "graph": "HIP-graph" if amd else "HPU-graph" if gaudi else "CUDA-graph",
             "collectives": "RCCL" if amd else "HCCL" if gaudi else "NCCL",
+            "gaudi": gaudi,
+            # the L40S and L4 carry GDDR6, whose ECC keeps a share of the GiB built in
+            "gddr": card is not None and card.name.endswith(("L40S", "L4")),
+            # what links the cards of one node: no NVLink outside NVIDIA's SXM boards
+            "scale_up": "Infinity Fabric" if amd else "Gaudi 3's integrated RoCE links"
+            if gaudi else "PCIe" if card is not None and (
+                card.name.endswith(("L40S", "L4")) or "PCIe" in card.name) else "NVLink",
             "driver_total": ("the total the ROCm runtime reports" if amd else
                              "CUDA's total, a little below nvidia-smi's")}
 

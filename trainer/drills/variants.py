@@ -208,6 +208,10 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     """The givens with the target's model and GPU in place of the drill's; UsageError with one
     sentence when the drill's lesson needs what the model lacks or the numbers cannot work."""
     model, gpu = target_parts(target)
+    measured_card = (drill.requires.measured_on or {}).get("gpu")
+    if gpu is not None and measured_card is not None and \
+            find_gpu(gpu).id == find_gpu(measured_card).id:
+        gpu = None  # the card its rates were measured on: they stay, not its datasheet's
     if model is not None:
         # first: a drill that is its own model's has no other requirement worth naming
         _check_own_model(drill, model, gpu)
@@ -411,7 +415,11 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     naming a drill that does run on that model (tried, not guessed) or else calc."""
     needs = drill.requires
     own = drill.givens.get("model")
-    if needs.own_model and str(own) != model.id:
+    # its own model, or a model its own variants draw (the file's author vouched for it); not
+    # another of the same shape, whose figures the file does not hold (the weights a measured
+    # step reads)
+    kin = model.id == str(own) or model.id in drill.vary.get("model", ())
+    if needs.own_model and not kin:
         gpu_only = not needs.measured_on and _own_runs_on(drill, gpu)
         raise UsageError(
             f"drill {drill.id} is {model_of(str(own)).name}'s own ({needs.own_model}): "
@@ -602,7 +610,8 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured on an {where} with "
                 f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: {instead}")
-        if model is not None and shape is not None and not _same_shape(model, model_of(shape)):
+        if model is not None and shape is not None and not _same_shape(model, model_of(shape)) \
+                and model.id not in drill.vary.get("model", ()):  # its variants' models carry
             raise UsageError(
                 f"drill {drill.id} is built on decode steps measured with {what}'s shape on an "
                 f"{where}, which do not carry to {model.name}: "
@@ -713,23 +722,30 @@ def _does_not_fit(key: AnswerKey) -> str | None:
 
     shown = key.display_givens()
     card = f"{shown['gpus']} × {shown['gpu_name']}"
+    # another model only where the drill takes one (a drill of its own model takes none)
+    smaller = "" if key.drill.requires.own_model else ", or a smaller model"
     if value_of(key.base, "kv_budget_bytes") <= 0:
         from trainer.capacity.presets import gpus as gpu_presets
 
-        weights = value_of(key.base, "weights_bytes")
+        d = key.base
+        weights = value_of(d, "weights_bytes")
         largest = max(gpu_presets().values(), key=lambda g: g.hbm_gb)
-        if weights >= largest.hbm_gb * key.base.gpus * 10**9:  # no larger card to choose
+        usable = d.gpus * (largest.hbm_gb * d.utilization - d.reserve_gb) * 10**9
+        if weights >= usable:  # no larger card to choose
             model = key.givens.get("model")
             model = model_of(model) if isinstance(model, str) else model
             instead = runnable_suggestion(model, None, besides=key.drill.id) \
                 if isinstance(model, ModelPreset) else "size it with kvdrill calc"
             return (f"its weights ({format_bytes(weights)}) do not fit on {key.base.gpus} × "
                     f"{largest.name}, the largest card kvdrill knows: {instead}")
-        return (f"its weights ({format_bytes(weights)}) leave no memory for the KV cache on "
-                f"{card}: choose a larger card with --gpu, or a smaller model")
+        raw = d.gpus * d.hbm_gb * 10**9
+        said = (f"do not fit on {card} ({format_bytes(weights)} against "
+                f"{format_bytes(raw)})" if weights >= raw else
+                f"({format_bytes(weights)}) leave no memory for the KV cache on {card}")
+        return (f"its weights {said}: choose a larger card with --gpu{smaller}")
     if value_of(key.base, "max_concurrency") < 1:
         return (f"not one sequence of the drill's {shown['context']}-token context fits on "
-                f"{card}: choose a larger card with --gpu, or a smaller model")
+                f"{card}: choose a larger card with --gpu{smaller}")
     if (crowded := _batch_past_memory(key)) is not None:
         return crowded
     for step in key.drill.steps:

@@ -1,0 +1,90 @@
+"""The eleventh expert pass (/tmp/expert11.md), on pairings earlier passes rarely ran: a drill's
+own card re-targeted as if it were another, an MoE request alone priced at its batch's read,
+another vendor's words on Gaudi 3, a formula sentence false for windowed layers, GDDR6 called
+HBM, a sentence that did not follow the numbers, refusals whose advice does not run, and unit
+mixes offered for a figure no byte enters. Each test fails on the text as it was before."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from click.testing import Result
+
+Run = Callable[..., Result]
+
+
+def _solution(run: Run, *args: str) -> str:
+    return " ".join(run("solution", *args).output.split())
+
+
+def _refusal(run: Run, *args: str) -> str:
+    result = run("solution", *args, ok=False)
+    assert result.exit_code == 2
+    return " ".join(result.stderr.split())
+
+
+def test_a_measured_drill_on_its_own_card_keeps_the_measured_rates(run: Run) -> None:
+    # --gpu h200 on an H200-measured drill put the datasheet's 4.8 TB/s and 989 TFLOP/s in
+    # place of the measured 3.4 and 456 (a chunk of 926 tokens instead of 320)
+    for drill in ("chunked-prefill-tpot", "disaggregated-prefill", "swap-or-recompute"):
+        assert _solution(run, drill, "--gpu", "h200") == _solution(run, drill), drill
+
+
+def test_an_moe_request_alone_reads_what_one_token_touches(run: Run) -> None:
+    # alone, a Mixtral step reads 25.8 GB, not the 64.87 GB four long sessions touch
+    text = _solution(run, "long-context-tier", "--model", "mixtral-8x7b", "--gpu", "mi300x")
+    assert "25.8 GB of weights a request alone touches" in text
+    assert "takes 1.63× a chat request's" in text
+
+
+def test_gaudi_is_given_its_own_links_and_no_flashmla(run: Run) -> None:
+    assert "over Gaudi 3's integrated RoCE links" in _solution(
+        run, "llama31-70b-tp2-h100", "--gpu", "gaudi3")
+    text = _solution(run, "deepseek-v3-mla-h200", "--gpu", "gaudi3")
+    assert "FlashMLA and vLLM both support" not in text
+    assert "FlashMLA is NVIDIA's" in text
+
+
+def test_a_pcie_card_pays_its_all_reduces_over_pcie(run: Run) -> None:
+    assert "over PCIe:" in _solution(run, "llama31-70b-tp2-h100", "--gpu", "l40s")
+
+
+def test_a_windowed_models_sequence_is_not_n_times_a_token(run: Run) -> None:
+    text = _solution(run, "llama2-70b-mi300x", "--model", "gemma-3-27b", "--gpu", "mi300x")
+    assert "Multiplying by N gives one sequence" not in text
+    assert "at most the 1,024-token window on the 52 windowed ones" in text
+
+
+def test_gddr6_is_not_called_hbm(run: Run) -> None:
+    text = _solution(run, "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "l40s")
+    assert "HBM stacks" not in text and "its GDDR6 is built in GiB" in text
+
+
+def test_twenty_sessions_are_not_a_handful(run: Run) -> None:
+    text = _solution(run, "llama2-70b-mi300x", "--model", "gemma-3-27b", "--gpu", "mi300x")
+    assert "handful" not in text
+    assert "20 sequences fit, against 40 sequences under GQA" in text
+
+
+def test_one_sequence_fits_in_the_singular(run: Run) -> None:
+    text = _solution(run, "llama2-70b-mi300x", "--model", "qwen3-8b", "--gpu", "l40s")
+    assert "Only 1 sequence fits" in text and "1 sequence fit " not in text
+
+
+def test_weights_larger_than_the_card_are_said_not_to_fit(run: Run) -> None:
+    said = _refusal(run, "deepseek-v3-mla-h200", "--gpu", "l4")
+    assert "do not fit on 8 × NVIDIA L4 (673 GB against 192 GB)" in said
+    assert "smaller model" not in said  # the drill is DeepSeek-V3's own
+
+
+def test_no_larger_card_is_offered_where_none_holds_the_model(run: Run) -> None:
+    said = _refusal(run, "mixtral-moe-decode", "--model", "qwen3-235b-a22b", "--gpu", "b200")
+    assert "choose a larger card" not in said and "the largest card kvdrill knows" in said
+
+
+def test_a_key_offers_no_unit_mix_for_a_figure_no_byte_enters(run: Run, tmp_path) -> None:
+    # expected tokens per round, (1 − α^(k+1)) ÷ (1 − α), has no bytes in it
+    run("variants", "speculative-decoding", "--count", "1", "--out", str(tmp_path))
+    key = next(tmp_path.glob("*-key.md")).read_text(encoding="utf-8")
+    row = next(line for line in key.splitlines() if line.startswith("| expected-tokens"))
+    assert "KiB" not in row and "MiB" not in row and "GiB" not in row
