@@ -105,3 +105,28 @@ def test_an_moe_said_to_cost_a_13b_in_memory_and_bandwidth_is_a_red_flag() -> No
 
 def test_head_dim_taken_as_hidden_over_heads_is_a_red_flag() -> None:
     assert "hidden ÷ heads" in red_flags("sliding-window-kv", {"gemma-head-dim": "224"})
+
+
+def test_a_round_guess_gets_no_slip_within_a_rounding_window() -> None:
+    # 100 KiB for 128 KiB: one significant figure, 4% from what 24 layers give (96 KiB)
+    found = marks("prefix-caching", {"bytes-per-token": "100 KiB"})["bytes-per-token"]
+    assert "slip" not in found.feedback.lower()
+    found = marks("speculative-decoding", {"spec-breakeven": "100"})["spec-breakeven"]
+    assert "acceptance" not in found.feedback
+
+
+def test_another_models_figure_is_not_named_after_a_model_the_drill_never_names() -> None:
+    found = marks("prefix-caching", {"bytes-per-token": "96 KiB"})["bytes-per-token"]
+    assert "as if the model had 24 layers." in found.feedback
+    assert "GPT-OSS" not in found.feedback
+
+
+def test_the_drills_own_other_model_is_still_named() -> None:
+    found = marks("sliding-window-kv", {"mistral-per-token": "168 KiB"})["mistral-per-token"]
+    assert "(Gemma-2-9B's)" in found.feedback
+
+
+def test_a_links_bits_for_bytes_names_the_link_of_the_step() -> None:
+    found = marks("disaggregated-prefill", {"transfer-ethernet": "5.37 ms"})["transfer-ethernet"]
+    assert "(100 Gb/s is 12.5 GB/s, not 100)" in found.feedback
+    assert "InfiniBand" not in found.feedback

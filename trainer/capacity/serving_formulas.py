@@ -682,16 +682,26 @@ class PathSpec:
     advice: str
     change: Callable[[Any], Any]  # a Deployment to a changed one, or None where it does not apply
     also: Callable[[Any], Any] | None = None  # a second form of the same mistake
+    describe: Callable[[Any], str] | None = None  # the mistake in a deployment's own figures
+
+
+def _plain_number(value: Any) -> str:
+    value = Fraction(value)
+    return f"{value.numerator:,}" if value.denominator == 1 else f"{float(value):,.3g}"
 
 
 WRONG_PATHS: tuple[PathSpec, ...] = (
     PathSpec(
         "link-bits-as-bytes",
         "mixed a link's gigabits and gigabytes per second (400 Gb/s is 50 GB/s, not 400)",
-        "Network links are quoted in bits: 400 Gb/s InfiniBand moves 50 GB/s. Divide by 8 "
+        "Network links are quoted in bits: a link of N Gb/s moves N ÷ 8 GB/s. Divide by 8 "
         "once, and only a figure given in bits.",
         lambda d: None if d.link_gbs is None else d.changed(link_scale=8),
         also=lambda d: None if d.link_gbs is None else d.changed(link_scale=Fraction(1, 8)),
+        describe=lambda d: "mixed a link's gigabits and gigabytes per second" + (
+            "" if d.link_gbs is None else
+            f" ({_plain_number(d.link_gbs * 8)} Gb/s is {_plain_number(d.link_gbs)} GB/s, "
+            f"not {_plain_number(d.link_gbs * 8)})"),
     ),
     PathSpec(
         "one-way-swap",

@@ -208,7 +208,8 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",
             lambda d: None,  # a rescaling of the answer, handled in wrong_values
         ),
-        *(WrongPath(p.id, p.mistake, p.advice, p.change, p.also) for p in serving.WRONG_PATHS),
+        *(WrongPath(p.id, p.mistake, p.advice, p.change, p.also, p.describe)
+          for p in serving.WRONG_PATHS),
     )
 }
 

@@ -1337,6 +1337,13 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     typed to two figures are). `tie`: a listed mistake gives this very number, so it is named
     whatever chance says; a strong reading that gives it just as exactly is said beside it."""
     whole = problem.rounds and value.denominator == 1 and (resolution or 0) <= 1
+    # A number of one significant figure (100, 0.5, 3,000) is a round guess as often as a
+    # slip: it is read exactly, never within a rounding window (a random "100 KiB" is not
+    # "96 KiB, as if the model had 24 layers").
+    decimals_typed = resolution is not None and resolution < problem.scale  # "8.00 KiB"
+    round_guess = (chance.figures_of(value, resolution) if decimals_typed and resolution
+                   else _significant_figures(value / problem.scale)) <= 1
+    exactly = exactly or round_guess
     if resolution is None and not whole:
         # A whole number in the step's unit with no resolution read ("3", "7", "2 GB") says
         # as much as its digits: one digit is no evidence of anything.
@@ -1365,7 +1372,8 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
                 return float(abs(relaxed - value)) + 0.5
             # A large count worked out by hand with rounded figures (156,272 for 156,283)
             slack = value * chance.ROUNDING
-            if exact is not None and slack > 1 and abs(exact - value) <= slack:
+            if exact is not None and slack > 1 and not round_guess \
+                    and abs(exact - value) <= slack:
                 return float(abs(exact - value) / slack)
             return None
         gaps = [abs(v - value) for v in (exact, relaxed) if v is not None]
@@ -1415,6 +1423,16 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
         chosen = sorted([*chosen, *(f for f in found if f not in chosen and not f.rare
                                     and f.tier <= WORLD and f.closeness <= EXACT)], key=order)
     return _with_ties(chosen)
+
+
+def _significant_figures(shown: Fraction) -> int:
+    """The significant figures of a number as it would be typed in its unit (100: 1, 96: 2,
+    0.05: 1, 12.5: 3); a number with no short decimal form counts as many."""
+    text = f"{float(abs(shown)):.12g}"
+    if "e" in text:
+        text = text.split("e")[0]
+    digits = text.replace(".", "").lstrip("0").rstrip("0")
+    return len(digits) if digits else 1
 
 
 def _with_ties(found: list[_Found]) -> Diagnosis:
@@ -1515,8 +1533,12 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
             if near is None:
                 continue
             matched = True
-            slip = Slip(spec.name, candidate.value, true, spec.unit, candidate.why,
-                        exact=near <= EXACT)
+            # Another model's shape, no model the drill names: which model has that figure is
+            # a story the answer does not tell (a random 96 KiB is no "GPT-OSS-20B's" layers)
+            why = "another model's" if spec.family == "shape" and \
+                candidate.tier in (WORLD, SHAPES) and candidate.why.endswith("'s") \
+                else candidate.why
+            slip = Slip(spec.name, candidate.value, true, spec.unit, why, exact=near <= EXACT)
             # Of two typos that give the same answer, the one a model could have (3 KV heads
             # do not divide 64 query heads; 36 layers could be) is the likelier.
             rank = order if _possible(problem, spec.name, candidate.value) else 100 + order
@@ -1535,8 +1557,10 @@ def _input_slips(problem: _Problem, value: Fraction, window: Fraction, whole: bo
 def _phrase(spec: _Input, slip: Slip) -> str:
     words = spec.as_if.format(_value_text(slip))
     matches = "is" if slip.exact else "matches, to the figures you typed,"
+    # "(another acceptance rate)", "(another model's)" say nothing the words do not
+    why = "" if slip.why.startswith("another ") else f" ({slip.why})"
     return (f"your answer {matches} what the formula gives with {spec.name} = {_value_text(slip)} "
-            f"instead of {_true_text(slip)}: as if {words} ({slip.why})")
+            f"instead of {_true_text(slip)}: as if {words}{why}")
 
 
 def _batch_follows(problem: _Problem) -> bool:
