@@ -88,3 +88,19 @@ def test_a_key_offers_no_unit_mix_for_a_figure_no_byte_enters(run: Run, tmp_path
     key = next(tmp_path.glob("*-key.md")).read_text(encoding="utf-8")
     row = next(line for line in key.splitlines() if line.startswith("| expected-tokens"))
     assert "KiB" not in row and "MiB" not in row and "GiB" not in row
+
+
+def test_a_lone_users_kv_is_not_called_nothing_where_it_is_a_third_of_the_read(run: Run) -> None:
+    text = _solution(run, "llama2-70b-mi300x", "--model", "qwen3-8b", "--gpu", "a100-40gb")
+    assert "reads almost nothing but the weights" not in text
+    assert "one user's 32,768-token KV adds 29% to what a step reads" in text
+
+
+def test_a_shortfall_of_a_quarter_is_not_small(run: Run) -> None:
+    text = _solution(run, "observed-concurrency-lower", "--model", "qwen3-8b", "--gpu", "l40s")
+    assert "real but small" not in text and "no, not alone: 27% of the 40%" in text
+
+
+def test_the_copied_projections_cost_half_a_session(run: Run) -> None:
+    # 8.5 GB of copied k_proj and v_proj against a 16.9 GB session at TP=16
+    assert "they cost about half a session" in _solution(run, "llama31-405b-h200-tp")
