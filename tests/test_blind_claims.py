@@ -115,6 +115,7 @@ MEASURED = {
     "blind_claims_i.yaml": (37, 43, 43, 0),
     "blind_claims_j.yaml": (38, 43, 42, 0),
     "blind_claims_k.yaml": (32, 43, 43, 0),
+    "blind_claims_l.yaml": (32, 43, 22, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
