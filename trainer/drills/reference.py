@@ -94,13 +94,14 @@ class Reference:
         return show(self.value, self.unit)
 
 
-def unit_slips(value: Fraction, unit: str, from_bytes: bool = True
-               ) -> list[tuple[str, Fraction]]:
+def unit_slips(value: Fraction, unit: str, from_bytes: bool = True,
+               proportional: bool = True) -> list[tuple[str, Fraction]]:
     """A byte figure with its prefix read the other way: the GiB figure labelled GB (52 GB
     written 48.4 GB) and the GB figure labelled GiB (52 GB written 52 GiB = 55.8 GB), at the
     prefix the value is naturally written with (K, M, G, T). `from_bytes`: whether a figure in
     another unit is worked out from bytes at all (a token count of prompt and history is not:
-    no prefix of a byte unit can have slipped on its way)."""
+    no prefix of a byte unit can have slipped on its way); `proportional`: whether a time or
+    rate is bytes over a rate (a step's read ÷ bandwidth), so that the slip rescales it."""
     dim = dim_of_unit(unit) if unit else None
     if dim == BYTES and value >= 1000:
         powers: tuple[int, ...] = (min(4, (len(str(int(value))) - 1) // 3),)
@@ -108,9 +109,12 @@ def unit_slips(value: Fraction, unit: str, from_bytes: bool = True
         return []
     elif dim == TOKENS:
         powers = (1, 2, 3)  # tokens from a budget over bytes per token: KB, MB or GB slipped
-    elif dim is not None and dim.bytes == 0 and (dim.seconds != 0 or dim.tokens != 0):
-        powers = (3,)  # a time or rate worked out from bytes, with GB and GiB mixed on the way
+    elif proportional and dim is not None and dim.bytes == 0 and (dim.seconds or dim.tokens):
+        powers = (3,)  # bytes over a rate, with GB and GiB mixed on the way
     else:
+        # Not every time is its bytes rescaled: a TTFT is whole steps of a TPOT, a prefill
+        # its FLOPs. Where a GB figure read as GiB moves it, the gb-gib wrong path evaluates
+        # that through the formulas instead.
         return []
     return [(UNIT_MIXES[p], value * factor) for p in powers for factor in
             (_DECIMAL_BINARY**p, 1 / _DECIMAL_BINARY**p)]
@@ -129,6 +133,14 @@ def _reads_bytes(deployment: Deployment, name: str) -> bool:
     reads = exact_reads(deployment, name)
     return True if reads is None else any(in_bytes(read) for read in reads)
 
+
+# Times and rates that are bytes over a rate (or its inverse): a GB read as GiB on the way
+# rescales them by 1.0737.
+BYTES_OVER_A_RATE = frozenset({
+    "decode_step_seconds", "tokens_per_second", "tokens_per_second_per_sequence",
+    "batch1_ceiling_tokens_per_second", "kv_transfer_seconds", "draft_step_seconds",
+    "spec_verify_seconds", "mixed_step_kv_seconds", "weights_read_seconds", "swap_seconds",
+    "operating_step_seconds"})
 
 # The inputs that are (or set) a byte figure: sizes, rates of bytes, dtypes' bytes.
 _BYTE_INPUTS = frozenset({
@@ -297,8 +309,11 @@ class AnswerKey:
             # rate) along a wrong path is made a Fraction, as every reference is.
             found = [(path, v if isinstance(v, Fraction) else Fraction(v))
                      for path, v in self._wrong(step, deployment) if v >= 0]
-            found += unit_slips(value, unit, _reads_bytes(deployment, step.answer))
-            if whole and unrounded is not None and unrounded > value:
+            found += unit_slips(value, unit, _reads_bytes(deployment, step.answer),
+                                step.answer in BYTES_OVER_A_RATE)
+            # the quotient one floor took away; not a count floored per rank and summed (DP
+            # attention's 8 × 57 = 456 against 457.9 pooled: that is the pooling mistake)
+            if whole and unrounded is not None and value < unrounded < value + 1:
                 found += [("rounded-up", unrounded), ("rounded-up", value + 1)]
             if below is not None and below < value:
                 found += [("rounded-down", below), ("rounded-down", value - 1)]

@@ -1673,10 +1673,11 @@ def _listed_changes(problem: _Problem, explained: tuple[str, ...]
 # For the interviewer's key: the values that betray each slip
 
 
-def slip_values(key: AnswerKey, step_id: str, limit: int = 4) -> list[tuple[Fraction, str]]:
+def slip_values(key: AnswerKey, step_id: str, limit: int = 4,
+                tolerance: Fraction = Fraction(0)) -> list[tuple[Fraction, str]]:
     """(value, what it betrays) for a numeric step: the classic slips and the drill's own
-    values of each input, evaluated forward, strongest first, leaving out the reference and
-    the listed wrong values."""
+    values of each input, evaluated forward, strongest first, leaving out the reference, the
+    values within `tolerance` of it (they are marked right) and the listed wrong values."""
     step = key.drill.step(step_id)
     if step.answer is None:
         return []
@@ -1709,7 +1710,8 @@ def slip_values(key: AnswerKey, step_id: str, limit: int = 4) -> list[tuple[Frac
         if not depends[spec.slot]:
             continue
         value = _evaluate(problem, {spec.slot: candidate.value * spec.scale}, relaxed=False)
-        if value is None or value <= 0 or value in taken:
+        if value is None or value <= 0 or value in taken or \
+                abs(value - reference.value) <= tolerance * abs(reference.value):
             continue
         taken.add(value)
         found.append((value, f"{spec.name} = {_shown(candidate.value, spec)} ({candidate.why})"))
