@@ -130,3 +130,37 @@ def test_a_links_bits_for_bytes_names_the_link_of_the_step() -> None:
     found = marks("disaggregated-prefill", {"transfer-ethernet": "5.37 ms"})["transfer-ethernet"]
     assert "(100 Gb/s is 12.5 GB/s, not 100)" in found.feedback
     assert "InfiniBand" not in found.feedback
+
+
+# A third blind review (/tmp/feedback3.md, 543 sentences)
+
+def test_a_round_guess_is_not_called_right_in_gib() -> None:
+    # 100 GB for a 109.8 GB budget (102.2 GiB), paged-blocks-vllm on Qwen3-8B and an H200:
+    # one significant figure is no unit mix
+    from trainer.capacity.presets import model_of
+    from trainer.drills.variants import make_target
+
+    key = answer_key(find_drill("paged-blocks-vllm")[0], 60314,
+                     make_target(model_of("qwen3-8b"), "h200"))
+    found = mark_sheet(key, {"kv-budget": "100 GB"})["kv-budget"]
+    assert "gb-gib" not in found.misconceptions
+
+
+def test_a_round_guess_raises_no_red_flag() -> None:
+    # a bare 2 for X = 1.08 on the colocated card: forgot-weights gives 2.16, not 2
+    assert "weights" not in red_flags("paged-blocks-vllm", {"colocated-x": "2"})
+
+
+def test_two_causes_of_one_number_with_the_steps_own_argued_against_name_neither() -> None:
+    # 128 KiB for Jamba's 16: every layer counted (the step's own mistake, though 4 attention
+    # layers were answered right) or bits for bytes: both give it
+    found = marks("hybrid-state-kv", {"attention-layers": "4",
+                                      "kv-per-token": "128 KiB"})["kv-per-token"]
+    assert not found.misconceptions and found.diagnosis is None
+    assert "none is named" in found.feedback
+
+
+def test_the_mistake_made_on_an_earlier_step_is_the_one_named_again() -> None:
+    # 1a without the reserve (54 GB), then 4e's 22: the reserve again, not a rounding up
+    found = marks("llama2-70b-mi300x", {"1a": "54 GB", "4e": "22"})["4e"]
+    assert found.misconceptions == ("forgot-reserve",)

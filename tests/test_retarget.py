@@ -156,7 +156,8 @@ def test_a_model_too_large_for_the_card_is_refused_in_one_line(
     result = run("grade", DRILL, "--model", "llama-3.3-70b",
                  "--answers", sheet(tmp_path, {"shape-layers": "80"}), ok=False)
     assert result.exit_code == 2
-    assert "its weights do not fit on 1 × NVIDIA H100 SXM 80GB (141 GB against 80 GB)" in result.stderr
+    assert "its weights do not fit on 1 × NVIDIA H100 SXM 80GB (141 GB against 80 GB)" \
+        in result.stderr
     assert "--gpu" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 

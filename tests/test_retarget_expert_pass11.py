@@ -7,6 +7,7 @@ mixes offered for a figure no byte enters. Each test fails on the text as it was
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from click.testing import Result
 
@@ -82,7 +83,7 @@ def test_no_larger_card_is_offered_where_none_holds_the_model(run: Run) -> None:
     assert "choose a larger card" not in said and "the largest card kvdrill knows" in said
 
 
-def test_a_key_offers_no_unit_mix_for_a_figure_no_byte_enters(run: Run, tmp_path) -> None:
+def test_a_key_offers_no_unit_mix_for_a_figure_no_byte_enters(run: Run, tmp_path: Path) -> None:
     # expected tokens per round, (1 − α^(k+1)) ÷ (1 − α), has no bytes in it
     run("variants", "speculative-decoding", "--count", "1", "--out", str(tmp_path))
     key = next(tmp_path.glob("*-key.md")).read_text(encoding="utf-8")

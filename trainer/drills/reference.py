@@ -289,8 +289,9 @@ class AnswerKey:
                 raise DrillFileError(f"drill {self.drill.id}: step {step.id}: ratio of zero")
             return Reference(step.id, a / b, unit, ())
         assert step.answer is not None
+        answer: str = step.answer
         deployment = self.deployment(step.id)
-        value = self.value(step.answer, deployment)
+        value = self.value(answer, deployment)
         unrounded: Fraction | None = None
         if step.answer in UNROUNDED:
             top, bottom = (self.value(q, deployment) for q in UNROUNDED[step.answer])
@@ -309,8 +310,8 @@ class AnswerKey:
             # rate) along a wrong path is made a Fraction, as every reference is.
             found = [(path, v if isinstance(v, Fraction) else Fraction(v))
                      for path, v in self._wrong(step, deployment) if v >= 0]
-            found += unit_slips(value, unit, _reads_bytes(deployment, step.answer),
-                                step.answer in BYTES_OVER_A_RATE)
+            found += unit_slips(value, unit, _reads_bytes(deployment, answer),
+                                answer in BYTES_OVER_A_RATE)
             # the quotient one floor took away; not a count floored per rank and summed (DP
             # attention's 8 × 57 = 456 against 457.9 pooled: that is the pooling mistake)
             if whole and unrounded is not None and value < unrounded < value + 1:

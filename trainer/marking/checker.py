@@ -18,7 +18,7 @@ from trainer.errors import AnswerParseError, KvdrillError
 from trainer.marking.text_figures import Figure, figures_in
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
-from trainer.reading.numbers import format_number
+from trainer.reading.numbers import format_number, significant_figures
 from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
 from trainer.reading.units import DIMENSIONLESS, Dim
 
@@ -140,6 +140,7 @@ def check_numeric(
     deployment: Callable[[], Deployment] | None = None,
     ruled_out: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
     working_slip: WorkingReader | None = None,
+    made_before: frozenset[str] = frozenset(),
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -150,7 +151,8 @@ def check_numeric(
     to name a mistake in its terms (its KV dtype); `ruled_out`: the mistakes the attempt's
     own right answers show were not made (or what gives them, asked only for a wrong
     answer); `working_slip`: the slip a figure of the shown working gives, which is said
-    alone, before any mistake or guess."""
+    alone, before any mistake or guess; `made_before`: the mistakes named for sure on the
+    attempt's earlier steps, the likelier of several that give a number."""
     unit = reference.unit
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
@@ -204,7 +206,8 @@ def check_numeric(
         ruled_out = ruled_out()
     for reading in fitting:
         value = reading.quantity.value
-        band = naming_band(value, reading.resolution, tolerance)
+        guess = _round_guess(reading)
+        band = GUESS_BAND if guess else naming_band(value, reading.resolution, tolerance)
         # the carried value nearest the answer is the one quoted (each alone, or together)
         follows = min((c for c in carried
                        if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
@@ -255,7 +258,8 @@ def check_numeric(
         converted = not _by_arithmetic(read, reading, tolerance) or \
             any(f in CONVERSIONS for f in figures)
         paths, certain = _explaining(step, value, reading.resolution, reference, band,
-                                     ruled_out, d, mixes_tie=converted)
+                                     ruled_out, d, mixes_tie=converted,
+                                     made_before=made_before)
         if not paths:
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
@@ -288,12 +292,14 @@ def check_numeric(
         feedback += _working_note(read, reading, tolerance, unit, whole)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                        read_unit=reading.unit, misconceptions=tuple(p.id for p in paths),
-                       feedback=feedback, diagnosis=beside, certain=certain)
+                       feedback=feedback, diagnosis=beside, certain=certain and not guess)
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     value = first.quantity.value
-    band = naming_band(value, first.resolution, tolerance)
-    crowded = len(_mistakes(value, reference, band)) > 2
+    band = GUESS_BAND if _round_guess(first) else naming_band(value, first.resolution, tolerance)
+    crowded = len(_mistakes(value, reference, band)) > 2 or _ruled_out_tie(
+        step, value, first.resolution, reference, band,
+        ruled_out if isinstance(ruled_out, frozenset) else frozenset())
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
         diagnose_slip(first, tolerance, (), ()), _figures(read.working_text))
     if diagnosis is not None and diagnosis.crowded:
@@ -329,8 +335,8 @@ MOMENTARY = frozenset({*UNIT_MIX_IDS, "rounded-up", "rounded-down", "per-gpu-vs-
 
 def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
                 reference: Reference, band: Fraction, ruled_out: frozenset[str],
-                deployment: Deployment | None = None, mixes_tie: bool = True
-                ) -> tuple[list[WrongPath], bool]:
+                deployment: Deployment | None = None, mixes_tie: bool = True,
+                made_before: frozenset[str] = frozenset()) -> tuple[list[WrongPath], bool]:
     """The mistakes to name for a wrong value, and whether the one named is the only
     explanation. The step's own listed mistake first (with a second only when that one alone
     gives the same value: a tie); else the one other known mistake that gives the number as
@@ -352,6 +358,16 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
     found = [p for p in everything if p.id not in ruled_out]
     # A mistake the step does not list is named only when it gives the number as typed.
     found = [p for p in found if p.id in exact] or [p for p in found if _listed(step, p.id)]
+    again = [p for p in everything
+             if p.id in exact and p.id in made_before and _listed(step, p.id)]
+    if len(again) == 1:
+        # the step's own mistake, named for sure on an earlier step, gives this very number:
+        # the same mistake again is likelier than another that happens to give it (4e's 22
+        # is 1a's reserve left out again, before it is a count rounded up)
+        return again, True
+    if found and not any(_listed(step, p.id) for p in found) and \
+            _ruled_out_tie(step, value, resolution, reference, band, ruled_out):
+        return [], False
     if not mixes_tie and any(p.id not in UNIT_MIX_IDS for p in found):
         found = [p for p in found if p.id not in UNIT_MIX_IDS]
     listed = [p for p in found if _listed(step, p.id)]
@@ -381,6 +397,16 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
     return [], False
 
 
+def _ruled_out_tie(step: Step, value: Fraction, resolution: Fraction | None,
+                   reference: Reference, band: Fraction, ruled_out: frozenset[str]) -> bool:
+    """Whether the step's own mistake gives this very number, though a right answer elsewhere
+    argues against it: then another mistake or slip that gives it too is no surer (bits for
+    bytes, or every layer of a hybrid counted: 128 KiB either way), and none is named."""
+    everything = _mistakes(value, reference, band)
+    exact = set(_same_number(value, resolution, reference, everything))
+    return any(p.id in ruled_out and p.id in exact and _listed(step, p.id) for p in everything)
+
+
 def _same_change(first: WrongPath, other: WrongPath, d: Deployment | None) -> bool:
     """Two mistakes that change the deployment alike are one said twice (for Llama-3.1-8B,
     hidden ÷ head_dim is the 32 query heads)."""
@@ -408,6 +434,19 @@ def _pair(value: Fraction, resolution: Fraction | None, whole: bool, estimate: b
 # never beyond the step's tolerance: an estimate's 20% band would take in a random number.
 NAMING_BAND = Fraction(2, 100)
 PAIR_COUNT = 10  # a whole count below this, many pairs of mistakes give
+
+
+# A number of one significant figure (100 GB, 50,000, 2) is a round guess as often as a
+# result: a mistake is named only where it gives that very number, and never for certain.
+GUESS_BAND = Fraction(1, 10**4)
+
+
+def _round_guess(reading: ParsedAnswer) -> bool:
+    if reading.quantity.value == 0:
+        return False  # a 0 has its own rule (no one mistake's for certain)
+    unit = reading.unit or ""
+    scale = unit_factor(unit).value if unit else Fraction(1)
+    return significant_figures(reading.quantity.value / scale) <= 1
 
 
 def naming_band(value: Fraction, resolution: Fraction | None, tolerance: Fraction) -> Fraction:
@@ -669,7 +708,8 @@ def _prefix_mixed(reading: ParsedAnswer, right: Fraction) -> tuple[WrongPath, st
         return None
     typed = reading.quantity.value / unit_factor(reading.unit or "").value
     meant = right / unit_factor(twin[0]).value
-    half = (reading.resolution or Fraction(0)) / unit_factor(reading.unit or "").value / 2
+    half = Fraction(0) if _round_guess(reading) else \
+        (reading.resolution or Fraction(0)) / unit_factor(reading.unit or "").value / 2
     if abs(typed - meant) > max(half, abs(meant) * SAME_VALUE):
         return None
     return WRONG_PATHS[UNIT_MIXES[twin[1]]], twin[0]
@@ -816,12 +856,15 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         shape = _shape(key.deployment(step.id))
         ruled_out = functools.partial(_union_of, tuple(ids for other, ids in ruled
                                                        if other == shape))
+        made_before = frozenset(m.sure_mistake for m in marks.values()
+                                if m.sure_mistake is not None)
         mark = check_numeric(step, answer, reference, carried_values(key, step, marks),
                              functools.partial(key.paired_wrong, step.id),
                              functools.partial(_diagnose, key, step.id,
                                                known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
-                             ruled_out, functools.partial(_working_slip, key, step.id))
+                             ruled_out, functools.partial(_working_slip, key, step.id),
+                             made_before)
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "

@@ -52,7 +52,7 @@ from trainer.errors import KvdrillError
 from trainer.marking import chance, world
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
-from trainer.reading.numbers import format_number
+from trainer.reading.numbers import format_number, significant_figures
 
 # How strong a candidate's reason is, strongest first: the classic slips (the utilisation
 # applied after the weights, the reserve once per node, the TP degree twice, the hidden size
@@ -1342,7 +1342,7 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     # "96 KiB, as if the model had 24 layers").
     decimals_typed = resolution is not None and resolution < problem.scale  # "8.00 KiB"
     round_guess = (chance.figures_of(value, resolution) if decimals_typed and resolution
-                   else _significant_figures(value / problem.scale)) <= 1
+                   else significant_figures(value / problem.scale)) <= 1
     exactly = exactly or round_guess
     if resolution is None and not whole:
         # A whole number in the step's unit with no resolution read ("3", "7", "2 GB") says
@@ -1423,16 +1423,6 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
         chosen = sorted([*chosen, *(f for f in found if f not in chosen and not f.rare
                                     and f.tier <= WORLD and f.closeness <= EXACT)], key=order)
     return _with_ties(chosen)
-
-
-def _significant_figures(shown: Fraction) -> int:
-    """The significant figures of a number as it would be typed in its unit (100: 1, 96: 2,
-    0.05: 1, 12.5: 3); a number with no short decimal form counts as many."""
-    text = f"{float(abs(shown)):.12g}"
-    if "e" in text:
-        text = text.split("e")[0]
-    digits = text.replace(".", "").lstrip("0").rstrip("0")
-    return len(digits) if digits else 1
 
 
 def _with_ties(found: list[_Found]) -> Diagnosis:

@@ -107,3 +107,13 @@ def exact_text(x: Fraction) -> str:
             int_part, frac = (s[:-k], s[-k:]) if k else (s, "")
             return _group(int_part) + ("." + frac if frac else "")
     return format_number(x, 6)
+
+
+def significant_figures(shown: Fraction) -> int:
+    """The significant figures of a number as it would be typed in its unit (100: 1, 96: 2,
+    0.05: 1, 12.5: 3); trailing zeros of a whole number do not count."""
+    text = f"{float(abs(shown)):.12g}"
+    if "e" in text:
+        text = text.split("e")[0]
+    digits = text.replace(".", "").lstrip("0").rstrip("0")
+    return len(digits) if digits else 1
