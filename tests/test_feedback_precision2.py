@@ -5,6 +5,7 @@ a story the sheet does not support. Each test failed on the feedback as it was."
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.variants import answer_key
@@ -164,3 +165,21 @@ def test_the_mistake_made_on_an_earlier_step_is_the_one_named_again() -> None:
     # 1a without the reserve (54 GB), then 4e's 22: the reserve again, not a rounding up
     found = marks("llama2-70b-mi300x", {"1a": "54 GB", "4e": "22"})["4e"]
     assert found.misconceptions == ("forgot-reserve",)
+
+
+def test_a_red_flag_holds_the_level_at_the_first() -> None:
+    # numbers and levers of a Senior, and a red flag (FP8 KV claimed to help latency too)
+    import yaml
+
+    from trainer.drills.loader import load_rubric
+
+    sheet = Path(__file__).parent / "corpus" / "feedback_sheets" / \
+        "llama2-70b-fp8-kv-claim.yaml"
+    answers = {step: str(answer) for step, answer in
+               yaml.safe_load(sheet.read_text(encoding="utf-8")).items()}
+    drill = find_drill("llama2-70b-mi300x")[0]
+    rubric = load_rubric(drill.rubric)
+    score = score_attempt(drill, rubric, marks("llama2-70b-mi300x", answers))
+    assert score.red_flags
+    assert score.level == rubric.levels[0].id
+    assert "the dimensions alone say Senior" in score.sounds_like

@@ -282,10 +282,16 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
             level_id, level_title = level.id, level.title
     short_of = None if level_id or not rubric.levels else _short_of(rubric.levels[0],
                                                                       dimensions, by_id)
-    return RubricScore(dimensions, level_id, level_title,
-                       _red_flags(drill, rubric, marks) + _claim_flags(made, retargeted,
-                                                                         rubric),
-                       short_of,
+    flags = _red_flags(drill, rubric, marks) + _claim_flags(made, retargeted, rubric)
+    first = rubric.levels[0] if rubric.levels else None
+    if flags and first is not None and level_id not in (None, first.id):
+        # An interviewer who heard a red flag does not rate the attempt above the first
+        # level, however the dimensions add up (a hybrid's KV counted on every layer, and
+        # Staff for the rest, read as Staff)
+        level_title = (f"{first.title} (a red flag holds it there; the dimensions alone "
+                       f"say {level_title})")
+        level_id = first.id
+    return RubricScore(dimensions, level_id, level_title, flags, short_of,
                        tuple(c for claims in made.values() for c in claims))
 
 
