@@ -183,3 +183,27 @@ def test_a_red_flag_holds_the_level_at_the_first() -> None:
     assert score.red_flags
     assert score.level == rubric.levels[0].id
     assert "the dimensions alone say Senior" in score.sounds_like
+
+
+def test_half_a_kv_head_typed_as_a_number_is_named_and_flagged() -> None:
+    found = marks("llama31-405b-h200-tp", {"kv-heads-per-gpu-tp16": "0.5"})
+    assert found["kv-heads-per-gpu-tp16"].misconceptions == ("kv-head-split",)
+    assert "Split a KV head across GPUs" in red_flags("llama31-405b-h200-tp",
+                                                      {"kv-heads-per-gpu-tp16": "0.5"})
+
+
+def test_an_moe_said_to_save_memory_too_is_a_red_flag() -> None:
+    flagged = red_flags("mixtral-moe-decode", {"what-moe-saves": (
+        "It saves memory too, since only the active experts need to be on the GPU.")})
+    assert flagged
+
+
+def test_littles_law_misstated_is_a_red_flag() -> None:
+    assert red_flags("littles-law-capacity", {"plan": (
+        "Little's law says throughput equals latency, so 30 requests/s means 30 slots.")})
+
+
+def test_fp8_kv_said_to_quadruple_capacity_is_a_red_flag() -> None:
+    assert red_flags("llama31-8b-h100", {"policy": (
+        "FP8 KV quadruples capacity because it also lets the engine skip the scale factors, "
+        "so ~350 sessions.")})

@@ -160,6 +160,7 @@ class Deployment:
     dp_copies_embedding: int = 1  # 0: DP attention's copy counted without the embedding table
     think_in_flight: int = 0
     kv_on_every_layer: int = 0  # 1: a hybrid's KV counted on every layer, its state kept
+    heads_split: int = 0  # 1: a KV head split across GPUs past the head count (half a head)
 
     def changed(self, **changes: Any) -> Deployment:
         # dataclasses.replace, without its call of __init__ (every field is an init field and

@@ -77,7 +77,9 @@ def _kv_width(v: Any, ops: Any) -> Any:
 
 @_formula("kv_heads_per_gpu", "KV heads per GPU", "")
 def _kv_heads_per_gpu(v: Any, ops: Any) -> Any:
-    return ops.max(1, v.kv_heads / v.gpus)
+    # past the KV-head count each GPU holds a whole copy of one (the wrong path kv-head-split
+    # cuts it to a fraction)
+    return ops.max(1 - v.heads_split, v.kv_heads / v.gpus)
 
 
 @_formula("kv_bytes_per_token_per_gpu", "KV per token, per GPU", "B")

@@ -150,6 +150,18 @@ WRONG_PATHS: dict[str, WrongPath] = {
             _hidden_for_kv_width,
         ),
         WrongPath(
+            "kv-head-split",
+            "split a KV head across GPUs past the head count (half a head each at TP=16 "
+            "with 8 KV heads)",
+            "A KV head is never split: tensor parallelism shards attention by whole heads, so "
+            "past the KV-head count each GPU holds a whole copy of one.",
+            lambda d: None if d.attention == "mla" or d.dp_attention or d.gpus <= d.kv_heads
+            else d.changed(heads_split=1),
+            describe=lambda d: "split a KV head across GPUs past the head count "
+            f"({d.kv_heads} KV heads on {d.gpus} GPUs: {Fraction(d.kv_heads, d.gpus)} of a "
+            "head each)",
+        ),
+        WrongPath(
             "head-dim-from-hidden",
             "took head_dim as hidden ÷ heads",
             "Read head_dim from the config: Gemma-2 (256) and others do not use hidden ÷ heads.",

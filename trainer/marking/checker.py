@@ -292,7 +292,11 @@ def check_numeric(
         feedback += _working_note(read, reading, tolerance, unit, whole)
         return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                        read_unit=reading.unit, misconceptions=tuple(p.id for p in paths),
-                       feedback=feedback, diagnosis=beside, certain=certain and not guess)
+                       feedback=feedback, diagnosis=beside,
+                       # a round guess is some mistake's for certain only where the step
+                       # lists it and it gives that very number (0.5 KV heads at TP=16)
+                       certain=certain and not (guess and not all(
+                           _listed(step, p.id) for p in paths)))
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     value = first.quantity.value
