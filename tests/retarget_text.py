@@ -21,3 +21,15 @@ def flat(text: str) -> str:
 def practice_text(run: Run, drill: str, *args: str, keys: str) -> str:
     """A practice session fed `keys` (skips, hints, :formula), as a candidate would type."""
     return run("practice", drill, *args, input=keys, ok=False).output
+
+
+def solution_text(run: Run, *args: str) -> str:
+    """`kvdrill solution ARGS` with its line breaks folded."""
+    return flat(run("solution", *args).output)
+
+
+def refusal_text(run: Run, *args: str) -> str:
+    """The one-line refusal of `kvdrill solution ARGS` (exit 2), its line breaks folded."""
+    result = run("solution", *args, ok=False)
+    assert result.exit_code == 2
+    return flat(result.stderr)

@@ -10,22 +10,14 @@ from collections.abc import Callable
 from click.testing import Result
 from retarget_text import QWEN3_VL_8B, QWEN3_VL_30B
 from retarget_text import practice_text as _practice
+from retarget_text import refusal_text as _refusal
+from retarget_text import solution_text as _solution
 
 from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
 from trainer.drills.render import render_solution
 
 Run = Callable[..., Result]
-
-
-def _solution(run: Run, *args: str) -> str:
-    return " ".join(run("solution", *args).output.split())
-
-
-def _refusal(run: Run, *args: str) -> str:
-    result = run("solution", *args, ok=False)
-    assert result.exit_code == 2
-    return " ".join(result.stderr.split())
 
 
 # ---- W1: GPT-OSS-120B's draft refusal names GPT-OSS-20B and its slowdown --------------------

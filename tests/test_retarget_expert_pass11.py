@@ -10,18 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import Result
+from retarget_text import refusal_text as _refusal
+from retarget_text import solution_text as _solution
 
 Run = Callable[..., Result]
-
-
-def _solution(run: Run, *args: str) -> str:
-    return " ".join(run("solution", *args).output.split())
-
-
-def _refusal(run: Run, *args: str) -> str:
-    result = run("solution", *args, ok=False)
-    assert result.exit_code == 2
-    return " ".join(result.stderr.split())
 
 
 def test_a_measured_drill_on_its_own_card_keeps_the_measured_rates(run: Run) -> None:
