@@ -11,6 +11,7 @@ from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.variants import answer_key
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.scoring import score_attempt
+from trainer.reading.exact import Fraction
 
 
 @cache
@@ -207,3 +208,21 @@ def test_fp8_kv_said_to_quadruple_capacity_is_a_red_flag() -> None:
     assert red_flags("llama31-8b-h100", {"policy": (
         "FP8 KV quadruples capacity because it also lets the engine skip the scale factors, "
         "so ~350 sessions.")})
+
+
+def test_a_retargeted_figure_in_the_mentions_sentence_quantifies_it() -> None:
+    # Qwen3-30B-A3B in the Mixtral drill: its 61 GB is no figure the rubric lists
+    from trainer.capacity.presets import model_of
+    from trainer.drills.loader import load_rubric
+    from trainer.drills.variants import make_target
+    from trainer.marking.prose import mentions
+    from trainer.marking.scoring import drill_figures
+
+    drill = find_drill("mixtral-moe-decode")[0]
+    key = answer_key(drill, 328680, make_target(model_of("qwen3-30b-a3b"), "h200"))
+    text = "Memory: nothing. All 128 experts per layer stay resident, 61 GB, same as a dense 30B."
+    figures = drill_figures(drill, mark_sheet(key, {"what-moe-saves": text}))
+    concept = load_rubric(drill.rubric).concept("all-experts-resident")
+    assert concept is not None
+    found = mentions(concept, text, figures)
+    assert found and found[0].credit > Fraction(1, 2)

@@ -519,9 +519,13 @@ def mentions(concept: Concept, text: str,
             credit = Fraction(1) if not concept.figures or figure else Fraction(1, 2)
             note = f"'{phrase}'" + (f" with '{figure}'" if figure else
                                     " but not quantified" if concept.figures else "")
-            if credit < 1 and (elsewhere := _figure_elsewhere(reading, concept)):
+            if credit < 1 and (elsewhere := _figure_elsewhere(reading, concept) or (
+                    _drill_figure_in_sentence(reading, sentence, drill_figures)
+                    if concept.figures else None)):
                 # Quantified in another sentence of the same answer ("8.72 MB of state …
-                # the Mamba state is fixed"): the figure is there, not beside the mention.
+                # the Mamba state is fixed"), or in another clause of its own by a figure of
+                # the drill ("stay resident, 61 GB" of a re-targeted MoE, whose figures the
+                # rubric cannot list): the figure is there, not beside the mention.
                 credit = QUANTIFIED_ELSEWHERE
                 note = f"'{phrase}', quantified elsewhere ('{elsewhere}')"
             found.append(Mention(phrase, credit, note))
@@ -540,6 +544,18 @@ def _drill_figure(reading: Reading, item: int,
 
 
 QUANTIFIED_ELSEWHERE = Fraction(3, 4)
+
+
+def _drill_figure_in_sentence(reading: Reading, sentence: int,
+                              drill_figures: tuple[float, ...]) -> str | None:
+    """A figure of the drill anywhere in the mention's sentence, outside a list."""
+    for position, value in reading.numbers:
+        if reading.sentence[position] == sentence \
+                and reading.item[position] not in reading.listed_items and meaningful(value) \
+                and any(abs(value - figure) <= FIGURE_TOLERANCE * figure
+                        for figure in drill_figures):
+            return reading.tokens[position]
+    return None
 
 
 def _figure_elsewhere(reading: Reading, concept: Concept) -> str | None:
