@@ -97,3 +97,12 @@ def test_a_shortfall_of_a_quarter_is_not_small(run: Run) -> None:
 def test_the_copied_projections_cost_half_a_session(run: Run) -> None:
     # 8.5 GB of copied k_proj and v_proj against a 16.9 GB session at TP=16
     assert "they cost about half a session" in _solution(run, "llama31-405b-h200-tp")
+
+
+def test_calc_prints_what_its_prefix_and_block_options_compute(run: Run) -> None:
+    # (expert pass 12, M6) --prefix-tokens gave 207 sequences in --json only; the text said 104
+    text = " ".join(run("calc", "--model", "llama-3.1-8b", "--gpu", "h100", "--context", "4096",
+                        "--prefix-tokens", "2048", "--utilization", "0.9",
+                        "--block-size", "16").output.split())
+    assert "= 207 sequences" in text
+    assert "blocks per sequence" in text

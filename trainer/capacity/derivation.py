@@ -154,6 +154,22 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
         add("max_concurrency",
             f"{b(s['kv_budget_bytes'])} ÷ {b(s['kv_bytes_per_sequence'])}, rounded down",
             plural(int(s["max_concurrency"]), "sequence"))
+    try:
+        if d.block_size > 1:  # paged blocks: what vLLM logs at start-up
+            add("num_blocks", f"{b(s['kv_budget_bytes'])} ÷ ({n(d.block_size)} tokens × "
+                f"{n(s['kv_bytes_per_token'])} B), rounded down", f"{n(s['num_blocks'])} blocks")
+            add("engine_max_concurrency",
+                f"{n(s['num_blocks'])} blocks ÷ {n(s['blocks_per_sequence'])} blocks per "
+                "sequence", format_number(s["engine_max_concurrency"]))
+        if d.prefix_tokens:  # a shared prefix stored once, in whole blocks
+            shared = s["shared_prefix_tokens"]
+            own = s["kv_bytes_per_token"] * (d.context - shared)
+            add("max_concurrency_with_prefix",
+                f"({b(s['kv_budget_bytes'])} − {n(shared)} shared tokens × "
+                f"{n(s['kv_bytes_per_token'])} B) ÷ {b(own)} of each sequence's own, "
+                "rounded down", plural(int(s["max_concurrency_with_prefix"]), "sequence"))
+    except ZeroDivisionError:
+        pass  # a deployment with no KV per token or no context has no blocks to count
     batch = int(s["batch_size"])
     if d.experts is not None:
         add("weights_read_per_step",
