@@ -449,7 +449,10 @@ def _round_guess(reading: ParsedAnswer) -> bool:
     if reading.quantity.value == 0:
         return False  # a 0 has its own rule (no one mistake's for certain)
     unit = reading.unit or ""
-    scale = unit_factor(unit).value if unit else Fraction(1)
+    try:
+        scale = unit_factor(unit).value if unit else Fraction(1)
+    except KvdrillError:
+        return False  # a unit read but not one of the table's: taken as typed, no guess
     return significant_figures(reading.quantity.value / scale) <= 1
 
 
