@@ -21,6 +21,7 @@ from typing import Any
 
 from trainer.errors import InvalidInput
 from trainer.reading.exact import Fraction
+from trainer.reading.numbers import format_number
 
 GB = 10**9
 TB = 10**12
@@ -685,11 +686,6 @@ class PathSpec:
     describe: Callable[[Any], str] | None = None  # the mistake in a deployment's own figures
 
 
-def _plain_number(value: Any) -> str:
-    value = Fraction(value)
-    return f"{value.numerator:,}" if value.denominator == 1 else f"{float(value):,.3g}"
-
-
 WRONG_PATHS: tuple[PathSpec, ...] = (
     PathSpec(
         "link-bits-as-bytes",
@@ -700,8 +696,8 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         also=lambda d: None if d.link_gbs is None else d.changed(link_scale=Fraction(1, 8)),
         describe=lambda d: "mixed a link's gigabits and gigabytes per second" + (
             "" if d.link_gbs is None else
-            f" ({_plain_number(d.link_gbs * 8)} Gb/s is {_plain_number(d.link_gbs)} GB/s, "
-            f"not {_plain_number(d.link_gbs * 8)})"),
+            f" ({format_number(d.link_gbs * 8)} Gb/s is {format_number(d.link_gbs)} GB/s, "
+            f"not {format_number(d.link_gbs * 8)})"),
     ),
     PathSpec(
         "one-way-swap",

@@ -484,6 +484,8 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
     card = find_gpu(str(gpu)) if gpu else None
     amd = card is not None and card.name.startswith("AMD")
     gaudi = card is not None and card.name.startswith("Intel Gaudi")
+    # the L40S and L4: GDDR6 on PCIe boards
+    gddr = card is not None and card.name.endswith(("L40S", "L4"))
     return {"amd": amd,
             # a card with no FP8 arithmetic (Ampere) runs FP8 weights weight-only (W8A16)
             "fp8_compute": card is None or card.fp8_tflops is not None,
@@ -495,12 +497,12 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
             "graph": "HIP-graph" if amd else "HPU-graph" if gaudi else "CUDA-graph",
             "collectives": "RCCL" if amd else "HCCL" if gaudi else "NCCL",
             "gaudi": gaudi,
-            # the L40S and L4 carry GDDR6, whose ECC keeps a share of the GiB built in
-            "gddr": card is not None and card.name.endswith(("L40S", "L4")),
+            # GDDR6, whose ECC keeps a share of the GiB built in
+            "gddr": gddr,
             # what links the cards of one node: no NVLink outside NVIDIA's SXM boards
             "scale_up": "Infinity Fabric" if amd else "Gaudi 3's integrated RoCE links"
-            if gaudi else "PCIe" if card is not None and (
-                card.name.endswith(("L40S", "L4")) or "PCIe" in card.name) else "NVLink",
+            if gaudi else "PCIe" if gddr or (card is not None and "PCIe" in card.name)
+            else "NVLink",
             "driver_total": ("the total the ROCm runtime reports" if amd else
                              "CUDA's total, a little below nvidia-smi's")}
 

@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 
 from trainer.reading.exact import Fraction
+from trainer.reading.numbers import significant_figures
 
 WINDOWS = ((0.3, 3.0), (0.8, 1.25))
 BUDGET = 0.05  # of the wrong answers in the whole range that chance may explain, at most
@@ -37,6 +38,14 @@ ROUNDING = Fraction(1, 10000)
 def figures_of(value: Fraction, resolution: Fraction) -> int:
     """How many significant figures a number typed to `resolution` has (88 to 1: 2)."""
     return max(1, math.floor(math.log10(value / resolution) + 1e-9) + 1)
+
+
+def typed_figures(value: Fraction, resolution: Fraction | None, scale: Fraction) -> int:
+    """The significant figures of a number as typed in a unit worth `scale`: its decimals
+    count ("8.00 KiB": 3), a whole number's trailing zeros do not ("100 KiB": 1)."""
+    if resolution is not None and 0 < resolution < scale:
+        return figures_of(abs(value), resolution)
+    return significant_figures(value / scale)
 
 
 def reach(value: float, figures: int, whole: bool) -> tuple[float, float]:

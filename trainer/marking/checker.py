@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -15,10 +15,11 @@ from trainer.capacity.wrong_paths import UNIT_MIX_IDS, UNIT_MIXES, WRONG_PATHS, 
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError, KvdrillError
+from trainer.marking import chance
 from trainer.marking.text_figures import Figure, figures_in
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
-from trainer.reading.numbers import format_number, significant_figures
+from trainer.reading.numbers import format_number
 from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
 from trainer.reading.units import DIMENSIONLESS, Dim
 
@@ -301,9 +302,9 @@ def check_numeric(
     feedback = f"read as {first.shown}: expected {reference.display}."
     value = first.quantity.value
     band = GUESS_BAND if _round_guess(first) else naming_band(value, first.resolution, tolerance)
-    crowded = len(_mistakes(value, reference, band)) > 2 or _ruled_out_tie(
-        step, value, first.resolution, reference, band,
-        ruled_out if isinstance(ruled_out, frozenset) else frozenset())
+    nearby = _mistakes(value, reference, band)
+    crowded = len(nearby) > 2 or _ruled_out_tie(
+        step, nearby, _same_number(value, first.resolution, reference, nearby), ruled_out)
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
         diagnose_slip(first, tolerance, (), ()), _figures(read.working_text))
     if diagnosis is not None and diagnosis.crowded:
@@ -370,7 +371,7 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
         # is 1a's reserve left out again, before it is a count rounded up)
         return again, True
     if found and not any(_listed(step, p.id) for p in found) and \
-            _ruled_out_tie(step, value, resolution, reference, band, ruled_out):
+            _ruled_out_tie(step, everything, exact, ruled_out):
         return [], False
     if not mixes_tie and any(p.id not in UNIT_MIX_IDS for p in found):
         found = [p for p in found if p.id not in UNIT_MIX_IDS]
@@ -401,14 +402,14 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
     return [], False
 
 
-def _ruled_out_tie(step: Step, value: Fraction, resolution: Fraction | None,
-                   reference: Reference, band: Fraction, ruled_out: frozenset[str]) -> bool:
-    """Whether the step's own mistake gives this very number, though a right answer elsewhere
-    argues against it: then another mistake or slip that gives it too is no surer (bits for
-    bytes, or every layer of a hybrid counted: 128 KiB either way), and none is named."""
-    everything = _mistakes(value, reference, band)
-    exact = set(_same_number(value, resolution, reference, everything))
-    return any(p.id in ruled_out and p.id in exact and _listed(step, p.id) for p in everything)
+def _ruled_out_tie(step: Step, near: list[WrongPath], exact: Iterable[str],
+                   ruled_out: frozenset[str]) -> bool:
+    """Whether the step's own mistake gives this very number (`exact`, among the mistakes
+    `near` it), though a right answer elsewhere argues against it: then another mistake or slip
+    that gives it too is no surer (bits for bytes, or every layer of a hybrid counted: 128 KiB
+    either way), and none is named."""
+    exact = set(exact)
+    return any(p.id in ruled_out and p.id in exact and _listed(step, p.id) for p in near)
 
 
 def _same_change(first: WrongPath, other: WrongPath, d: Deployment | None) -> bool:
@@ -453,7 +454,7 @@ def _round_guess(reading: ParsedAnswer) -> bool:
         scale = unit_factor(unit).value if unit else Fraction(1)
     except KvdrillError:
         return False  # a unit read but not one of the table's: taken as typed, no guess
-    return significant_figures(reading.quantity.value / scale) <= 1
+    return chance.typed_figures(reading.quantity.value, reading.resolution, scale) <= 1
 
 
 def naming_band(value: Fraction, resolution: Fraction | None, tolerance: Fraction) -> Fraction:
@@ -851,6 +852,7 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     # model's answers show says nothing of another's (a follow-up on a bigger model).
     # (Each worked out the first time a wrong answer asks: a right sheet never does.)
     ruled: list[tuple[tuple[object, ...], Callable[[], frozenset[str]]]] = []
+    made_before: set[str] = set()  # the mistakes named for sure so far
     for step in key.drill.steps:
         answer = answers.get(step.id)
         if step.kind == "text":
@@ -863,15 +865,13 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         shape = _shape(key.deployment(step.id))
         ruled_out = functools.partial(_union_of, tuple(ids for other, ids in ruled
                                                        if other == shape))
-        made_before = frozenset(m.sure_mistake for m in marks.values()
-                                if m.sure_mistake is not None)
         mark = check_numeric(step, answer, reference, carried_values(key, step, marks),
                              functools.partial(key.paired_wrong, step.id),
                              functools.partial(_diagnose, key, step.id,
                                                known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
                              ruled_out, functools.partial(_working_slip, key, step.id),
-                             made_before)
+                             frozenset(made_before))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -879,6 +879,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         elif mark.verdict == "correct" and mark.parsed is not None and mark.span is None:
             ruled.append((shape, functools.cache(functools.partial(_rules_out, key, step.id,
                                                                      mark))))
+        if mark.sure_mistake is not None:
+            made_before.add(mark.sure_mistake)
         marks[step.id] = mark
     return marks
 

@@ -52,7 +52,7 @@ from trainer.errors import KvdrillError
 from trainer.marking import chance, world
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
-from trainer.reading.numbers import format_number, significant_figures
+from trainer.reading.numbers import format_number
 
 # How strong a candidate's reason is, strongest first: the classic slips (the utilisation
 # applied after the weights, the reserve once per node, the TP degree twice, the hidden size
@@ -808,7 +808,7 @@ def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only:
                      [:MAX_CANDIDATES])
     model_field = spec.family == "shape" or spec.name in ("vocab", "state_elements")
     card = world.card_of(spec.name, true)
-    reported = world.reported_card_of(spec.name, true) if spec.name == "hbm_gb" else ""
+    reported = world.card_of(spec.name, true, reported=True) if spec.name == "hbm_gb" else ""
     for figure in figures:
         if 1 / FAR <= figure.value / true <= FAR or figure.card == "self":
             # Another model's heads or head_dim, or another card's driver-reported memory or
@@ -1340,9 +1340,7 @@ def _diagnose(problem: _Problem, value: Fraction, resolution: Fraction | None,
     # A number of one significant figure (100, 0.5, 3,000) is a round guess as often as a
     # slip: it is read exactly, never within a rounding window (a random "100 KiB" is not
     # "96 KiB, as if the model had 24 layers").
-    decimals_typed = resolution is not None and resolution < problem.scale  # "8.00 KiB"
-    round_guess = (chance.figures_of(value, resolution) if decimals_typed and resolution
-                   else significant_figures(value / problem.scale)) <= 1
+    round_guess = chance.typed_figures(value, resolution, problem.scale) <= 1
     exactly = exactly or round_guess
     if resolution is None and not whole:
         # A whole number in the step's unit with no resolution read ("3", "7", "2 GB") says

@@ -537,10 +537,15 @@ def _drill_figure(reading: Reading, item: int,
     """A figure of the drill in the mention's own item (a long sentence's other clauses hold
     figures of other things)."""
     for position, value in reading.numbers:
-        if reading.item[position] == item and meaningful(value) and any(
-                abs(value - figure) <= FIGURE_TOLERANCE * figure for figure in drill_figures):
+        if reading.item[position] == item and _of_the_drill(value, drill_figures):
             return reading.tokens[position]
     return None
+
+
+def _of_the_drill(value: float, drill_figures: tuple[float, ...]) -> bool:
+    """A figure that quantifies (not a small count) and is one of the drill's, within 2%."""
+    return meaningful(value) and any(abs(value - figure) <= FIGURE_TOLERANCE * figure
+                                     for figure in drill_figures)
 
 
 QUANTIFIED_ELSEWHERE = Fraction(3, 4)
@@ -551,9 +556,8 @@ def _drill_figure_in_sentence(reading: Reading, sentence: int,
     """A figure of the drill anywhere in the mention's sentence, outside a list."""
     for position, value in reading.numbers:
         if reading.sentence[position] == sentence \
-                and reading.item[position] not in reading.listed_items and meaningful(value) \
-                and any(abs(value - figure) <= FIGURE_TOLERANCE * figure
-                        for figure in drill_figures):
+                and reading.item[position] not in reading.listed_items \
+                and _of_the_drill(value, drill_figures):
             return reading.tokens[position]
     return None
 

@@ -147,18 +147,12 @@ def _gpu_figures(name: str) -> list[Figure]:
     return found + announced
 
 
-def card_of(name: str, value: Fraction) -> str:
-    """The GPU preset whose main figure for the field `name` is `value` ("" if none)."""
+def card_of(name: str, value: Fraction, reported: bool = False) -> str:
+    """The GPU preset whose main figure for the field `name` is `value` ("" if none);
+    `reported`: whose driver reports it instead (a drill on the memory as the driver reports
+    it, where the card's datasheet figure is no other card's)."""
     return next((f.card for f in _figures(name) if f.value == value and f.card
-                 and not f.alternate), "")
-
-
-def reported_card_of(name: str, value: Fraction) -> str:
-    """The GPU preset whose driver reports `value` for the field `name` ("" if none): a drill
-    on the memory as the driver reports it, where the card's datasheet figure is no other
-    card's."""
-    return next((f.card for f in _figures(name) if f.value == value and f.card
-                 and f.alternate), "")
+                 and f.alternate == reported), "")
 
 
 # The models whose figures a slip is read against: the ones the drills, the seeds and the

@@ -195,17 +195,17 @@ def _key_rows(key: AnswerKey) -> list[dict[str, Any]]:
         tolerance = tolerance_of(step)
         # one row per value shown; none that would be marked right (an estimate's 215 for 214
         # is no mistake) or that shows as the reference does
-        shown = dict.fromkeys((path, _show(value, reference.unit))
-                              for path, value in reference.wrong
-                              if not close(value, reference.value, tolerance)
-                              and _show(value, reference.unit) != reference.display)
+        shown = dict.fromkeys(
+            (path, text) for path, value in reference.wrong
+            if not close(value, reference.value, tolerance)
+            and (text := _show(value, reference.unit)) != reference.display)
         deployment = key.deployment(step.id)
         wrong = [{"misconception": path, "value": value,
                   "mistake": WRONG_PATHS[path].mistake_in(deployment)}
                  for path, value in shown]
-        slips = [{"value": _show(value, reference.unit), "means": means}
+        slips = [{"value": text, "means": means}
                  for value, means in slip_values(key, step.id, tolerance=tolerance)
-                 if _show(value, reference.unit) != reference.display]
+                 if (text := _show(value, reference.unit)) != reference.display]
         rows.append({"id": step.id, "prompt": _prompt(step, givens),
                      "reference": reference.display, "wrong": wrong, "slips": slips})
     return rows
