@@ -180,10 +180,27 @@ class Reading:
 
 @lru_cache(maxsize=256)
 def numbers_in(text: str) -> tuple[float, ...]:
-    """The numbers read_text finds in a text, without reading its words (no stemming)."""
-    found = (_as_float(match.group().rstrip(".,")) for match in _TOKEN.finditer(_fold(text))
-             if match.lastgroup == "num")
-    return tuple(value for value in found if value is not None)
+    """The figures a text states, without reading its words (no stemming): "128k" is 128,000,
+    as _quantity reads it in an answer."""
+    matches = list(_TOKEN.finditer(_fold(text)))
+    found = []
+    for index, match in enumerate(matches):
+        if match.lastgroup != "num":
+            continue
+        value = _as_float(match.group().rstrip(".,"))
+        if value is not None:
+            following = matches[index + 1].group() if index + 1 < len(matches) else ""
+            found.append(value * _THOUSAND if following == "k" else value)
+    return tuple(found)
+
+
+_THOUSAND = 1000.0
+
+
+def _quantity(reading: Reading, position: int, value: float) -> float:
+    """A number token's value as a figure: with a `k` after it ("128k context"), thousands."""
+    following = reading.tokens[position + 1] if position + 1 < len(reading.tokens) else ""
+    return value * _THOUSAND if following == "k" else value
 
 
 @lru_cache(maxsize=256)
@@ -520,12 +537,12 @@ def mentions(concept: Concept, text: str,
             note = f"'{phrase}'" + (f" with '{figure}'" if figure else
                                     " but not quantified" if concept.figures else "")
             if credit < 1 and (elsewhere := _figure_elsewhere(reading, concept) or (
-                    _drill_figure_in_sentence(reading, sentence, drill_figures)
+                    _drill_figure_beside(reading, sentence, item, drill_figures)
                     if concept.figures else None)):
                 # Quantified in another sentence of the same answer ("8.72 MB of state …
-                # the Mamba state is fixed"), or in another clause of its own by a figure of
-                # the drill ("stay resident, 61 GB" of a re-targeted MoE, whose figures the
-                # rubric cannot list): the figure is there, not beside the mention.
+                # the Mamba state is fixed"), or by a figure of the drill set beside it
+                # ("stay resident, 61 GB" of a re-targeted MoE, whose figures the rubric
+                # cannot list): the figure is there, not in the mention's own clause.
                 credit = QUANTIFIED_ELSEWHERE
                 note = f"'{phrase}', quantified elsewhere ('{elsewhere}')"
             found.append(Mention(phrase, credit, note))
@@ -537,29 +554,50 @@ def _drill_figure(reading: Reading, item: int,
     """A figure of the drill in the mention's own item (a long sentence's other clauses hold
     figures of other things)."""
     for position, value in reading.numbers:
-        if reading.item[position] == item and _of_the_drill(value, drill_figures):
-            return reading.tokens[position]
+        if reading.item[position] == item \
+                and _of_the_drill(_quantity(reading, position, value), drill_figures):
+            return _shown(reading, position)
     return None
 
 
 def _of_the_drill(value: float, drill_figures: tuple[float, ...]) -> bool:
     """A figure that quantifies (not a small count) and is one of the drill's, within 2%."""
-    return meaningful(value) and any(abs(value - figure) <= FIGURE_TOLERANCE * figure
-                                     for figure in drill_figures)
+    # "128k" stated beside a key of 131,072 tokens: a thousand typed as k may be 1,024
+    binary = value * 1.024 if value >= _THOUSAND and value % _THOUSAND == 0 else value
+    return meaningful(value) and any(
+        min(abs(value - figure), abs(binary - figure)) <= FIGURE_TOLERANCE * figure
+        for figure in drill_figures)
 
 
 QUANTIFIED_ELSEWHERE = Fraction(3, 4)
 
 
-def _drill_figure_in_sentence(reading: Reading, sentence: int,
-                              drill_figures: tuple[float, ...]) -> str | None:
-    """A figure of the drill anywhere in the mention's sentence, outside a list."""
+def _drill_figure_beside(reading: Reading, sentence: int, item: int,
+                         drill_figures: tuple[float, ...]) -> str | None:
+    """A figure of the drill set beside the mention as an item of its own ("stay resident,
+    61 GB"): the item before or after it, in the same sentence, holding nothing but figures
+    and their units. A figure in another clause that says something else ("not 128k", "avg
+    ctx 4k") quantifies what that clause says, not the mention."""
     for position, value in reading.numbers:
-        if reading.sentence[position] == sentence \
-                and reading.item[position] not in reading.listed_items \
-                and _of_the_drill(value, drill_figures):
-            return reading.tokens[position]
+        other = reading.item[position]
+        if abs(other - item) == 1 \
+                and reading.sentence[position] == sentence \
+                and _bare_quantity(reading, other) \
+                and _of_the_drill(_quantity(reading, position, value), drill_figures):
+            return _shown(reading, position)
     return None
+
+
+def _bare_quantity(reading: Reading, item: int) -> bool:
+    return all(is_number(token) or token in _UNITS or token in ("~", "≈")
+               for token, where in zip(reading.tokens, reading.item, strict=True)
+               if where == item)
+
+
+def _shown(reading: Reading, position: int) -> str:
+    """A number token as it was typed, with its `k`."""
+    following = reading.tokens[position + 1] if position + 1 < len(reading.tokens) else ""
+    return reading.tokens[position] + ("k" if following == "k" else "")
 
 
 def _figure_elsewhere(reading: Reading, concept: Concept) -> str | None:
