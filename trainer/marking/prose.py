@@ -537,7 +537,7 @@ def mentions(concept: Concept, text: str,
             note = f"'{phrase}'" + (f" with '{figure}'" if figure else
                                     " but not quantified" if concept.figures else "")
             if credit < 1 and (elsewhere := _figure_elsewhere(reading, concept) or (
-                    _drill_figure_beside(reading, sentence, item, drill_figures)
+                    _drill_figure_beside(reading, sentence, item, start, drill_figures)
                     if concept.figures else None)):
                 # Quantified in another sentence of the same answer ("8.72 MB of state …
                 # the Mamba state is fixed"), or by a figure of the drill set beside it
@@ -572,26 +572,27 @@ def _of_the_drill(value: float, drill_figures: tuple[float, ...]) -> bool:
 QUANTIFIED_ELSEWHERE = Fraction(3, 4)
 
 
-def _drill_figure_beside(reading: Reading, sentence: int, item: int,
+def _drill_figure_beside(reading: Reading, sentence: int, item: int, at: int,
                          drill_figures: tuple[float, ...]) -> str | None:
-    """A figure of the drill set beside the mention as an item of its own ("stay resident,
-    61 GB"): the item before or after it, in the same sentence, holding nothing but figures
-    and their units. A figure in another clause that says something else ("not 128k", "avg
-    ctx 4k") quantifies what that clause says, not the mention."""
-    for position, value in reading.numbers:
-        other = reading.item[position]
-        if abs(other - item) == 1 \
-                and reading.sentence[position] == sentence \
-                and _bare_quantity(reading, other) \
-                and _of_the_drill(_quantity(reading, position, value), drill_figures):
-            return _shown(reading, position)
-    return None
+    """A figure of the drill set beside the mention, in the item before or after it in the
+    same sentence, where that item holds nothing but figures and their units ("stay
+    resident, 61 GB") or works a figure out ("X = 1.08 — room for one full-length
+    request"): the nearest such figure to the mention (at). A figure in a clause that says
+    something else ("not 128k", "doubles sessions to ~190") quantifies that clause."""
+    beside = [(abs(position - at), position) for position, value in reading.numbers
+              if abs(reading.item[position] - item) == 1
+              and reading.sentence[position] == sentence
+              and _states_a_figure(reading, reading.item[position])
+              and _of_the_drill(_quantity(reading, position, value), drill_figures)]
+    return _shown(reading, min(beside)[1]) if beside else None
 
 
-def _bare_quantity(reading: Reading, item: int) -> bool:
-    return all(is_number(token) or token in _UNITS or token in ("~", "≈")
-               for token, where in zip(reading.tokens, reading.item, strict=True)
-               if where == item)
+def _states_a_figure(reading: Reading, item: int) -> bool:
+    """An item of figures and units alone, or one that computes (=, ≈, →, ≥)."""
+    tokens = [token for token, where in zip(reading.tokens, reading.item, strict=True)
+              if where == item]
+    return any(token in _RELATIONS for token in tokens) or all(
+        is_number(token) or token in _UNITS or token in ("~", "≈") for token in tokens)
 
 
 def _shown(reading: Reading, position: int) -> str:
