@@ -32,7 +32,7 @@ from trainer.marking.prose import (
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconception fallacy "
              "incorrect incorrectly tempting false falsely misleading misread fooled forget "
-             "forgetting illusion untrue")
+             "forgetting illusion untrue fantasy")
 
 
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
