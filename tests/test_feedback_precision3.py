@@ -53,3 +53,46 @@ def test_a_context_in_another_clause_does_not_quantify_an_alert() -> None:
 
 def test_a_k_suffix_is_thousands() -> None:
     assert numbers_in("a 128k context, 4k of prompt") == (128_000.0, 4_000.0)
+
+
+def test_a_working_figure_that_is_another_inputs_value_is_not_read_as_a_slip() -> None:
+    # 128 in 2*80*64*128*1 is head_dim; no "128 KV heads (the figure in your working)"
+    found = marks("llama31-70b-tp2-h100",
+                  {"bytes-per-token-per-gpu": "2*80*64*128*1 = 1310720"})
+    assert "kv_heads = 128" not in found["bytes-per-token-per-gpu"].feedback
+
+
+def test_a_missing_k_and_v_factor_is_named_though_the_bytes_are_in_the_working() -> None:
+    # 28*4*128*2: the 2 is the bytes, the 4 the KV heads; the factor 2 for K and V is missing
+    from trainer.capacity.presets import model_of
+    from trainer.drills.variants import make_target
+
+    drill = find_drill("llama31-8b-h100")[0]
+    key = answer_key(drill, None, make_target(model_of("qwen2.5-7b"), "h200"))
+    found = mark_sheet(key, {"bytes-per-token": "28*4*128*2 = 28672 B"})["bytes-per-token"]
+    assert found.misconceptions == ("forgot-kv-factor-2",)
+    assert "kv_heads" not in found.feedback
+
+
+def test_a_count_worked_but_not_floored_is_not_called_right() -> None:
+    found = marks("long-context-tier", {"long-sessions": "52/17.2 = 3.02"})["long-sessions"]
+    assert found.verdict == "wrong" and "which is right" not in found.feedback
+    assert found.misconceptions == ("rounded-up",)
+    assert "slip of one input" not in found.feedback  # one explanation: the fraction kept
+
+
+def test_a_factor_then_its_result_reads_the_result() -> None:
+    found = marks("llama31-8b-h100", {"sessions-fp8": "8 bits = 1 byte so 2x, ~190"})
+    assert found["sessions-fp8"].verdict == "correct"
+
+
+def test_a_ratio_refusal_does_not_suggest_the_factor() -> None:
+    from trainer.errors import AnswerParseError
+    from trainer.reading.reader import read_answer
+
+    try:
+        read_answer("~8x", "sequences")
+    except AnswerParseError as refused:
+        assert "2 ×" not in str(refused)
+    else:
+        raise AssertionError("a bare ratio at a count step is not marked")

@@ -222,7 +222,10 @@ def check_numeric(
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
         right_working = _working_gives_right(read, reading, targets, tolerance, unit)
-        if right_working is not None:
+        if right_working is not None \
+                and not _agrees(right_working, value, Fraction(0), reading.resolution):
+            # (working that comes to the very value typed is no slip of the last line: 3.02
+            # sequences, worked as 52/17.2 and never rounded down, is the step's own mistake)
             # The working is right and the result after it is not: no mistake or slip of the
             # reasoning to name, only of the last line (a unit mixed in writing it down).
             twin_mix = _prefix_mixed(reading, right_working)
@@ -276,7 +279,10 @@ def check_numeric(
         # second and last explanation; then neither is certain enough for a red flag.
         beside = None
         ties = _same_number(value, reading.resolution, reference, paths)
-        if diagnose_slip is not None and len(paths) == 1 \
+        # A count typed with its fraction kept (3.02 sequences) shows the floor left out:
+        # no slip of an input is said beside it.
+        kept_fraction = whole and paths[0].id == "rounded-up" and value % 1 != 0
+        if diagnose_slip is not None and len(paths) == 1 and not kept_fraction \
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
                 diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures)

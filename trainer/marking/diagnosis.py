@@ -368,9 +368,11 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
     for figure in figures[:MAX_WORKING_FIGURES]:
         if figure <= 0:
             continue
+        # A figure that is another input's true value stands for that input: 128 in
+        # 2*80*64*128*1 is head_dim, not 128 KV heads, and the 2 of 28*4*128*2 the bytes.
+        if any(figure * spec.scale == x0 for spec, x0 in inputs):
+            continue
         for spec, x0 in inputs:
-            if figure * spec.scale == x0:
-                continue
             result = _evaluate(problem, {spec.slot: figure * spec.scale}, relaxed=False)
             if result is None or abs(result - value) > tolerance * abs(value):
                 continue

@@ -393,6 +393,9 @@ def read_answer(text: str, unit: str = "") -> Answer:
         body, more_approx, _ = _tidy(body[: aside.start()])
         approximate = approximate or more_approx
     parts = _WORKING_SEPARATOR.split(body)
+    factor_then_result = _FACTOR_THEN_RESULT.match(parts[-1].strip())
+    if factor_then_result:  # "so 2x, ~190": the factor is working, the figure after it the result
+        parts[-1:] = [factor_then_result.group("factor"), factor_then_result.group("result")]
     first_error: AnswerParseError | None = None
     while parts:
         # The result is the last part that reads: words after it ("96, so one card is
@@ -424,6 +427,12 @@ def read_answer(text: str, unit: str = "") -> Answer:
     )
 
 
+# A factor, then after a comma the figure it gives: "2x, ~190", "×2, about 190 seqs".
+_FACTOR_THEN_RESULT = re.compile(
+    r"^(?P<factor>(?:[x×]\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*[x×]))\s*,\s*(?P<result>\S.*\d.*)$",
+    re.IGNORECASE)
+
+
 # An upper bound: "< 1%", "under 1%", "below 0.5 ms", "less than 1%", "at most 2%".
 _UPPER_BOUND = re.compile(
     r"^(?:<|≤|<=|(?:well\s+)?(?:under|below|less\s+than|lower\s+than|at\s+most"
@@ -439,7 +448,7 @@ def _read_final(text: str, unit: str, expected: Dim, approximate: bool
         asked = f"a number in {unit}" if unit else "a number"
         raise AnswerParseError(
             f"{show_word(text)} is a ratio, and this step asks for {asked}: work the number "
-            "out from the ratio (e.g. 2 × your last answer) and type it")
+            "out from the ratio (the factor times the figure it scales) and type it")
     span = None if is_ratio else _read_range(text, unit, expected, approximate)
     if span is not None:
         return span, span
