@@ -92,7 +92,9 @@ def test_a_flops_framing_raises_the_flops_red_flag(run: Run, tmp_path: Path) -> 
     _, out = grade_json(run, "llama31-8b-h100",
                         {"policy": "It depends on the TFLOPS of the H100, compute decides."},
                         tmp_path)
-    assert "flops-not-memory" in flags(out)
+    # the step's own wrong claim, with its correction (the rubric's flag of the same idea is
+    # not raised beside it by the same sentence)
+    assert flags(out) == {"flops-decide-capacity"}
 
 
 def test_a_clean_sheet_raises_no_red_flag(run: Run, tmp_path: Path) -> None:

@@ -96,3 +96,52 @@ def test_a_ratio_refusal_does_not_suggest_the_factor() -> None:
         assert "2 ×" not in str(refused)
     else:
         raise AssertionError("a bare ratio at a count step is not marked")
+
+
+def test_a_claim_about_the_drills_own_card_is_not_looked_for_on_another() -> None:
+    # one MI300X holds the 70B's 70.6 GB of FP8 weights with 98 GB to spare: no red flag
+    from trainer.drills.variants import make_target
+
+    drill = find_drill("llama31-70b-tp2-h100")[0]
+    key = answer_key(drill, None, make_target(None, "mi300x"))
+    text = ("On MI300X one card would actually do: 192*0.9-4 = 168.8 GB usable holds the "
+            "70.6 GB of FP8 weights with about 98 GB left for KV, roughly 146 sessions. "
+            "If 146 sessions is enough I'd serve on one card.")
+    score = score_attempt(drill, load_rubric(drill.rubric), mark_sheet(key, {"tp-trade": text}),
+                          retargeted=True)
+    assert not score.red_flags and not score.wrong_claims
+
+
+def test_the_same_claim_on_the_drills_own_card_is_flagged() -> None:
+    drill = find_drill("llama31-70b-tp2-h100")[0]
+    text = "One card would do: it holds the fp8 weights with room for KV."
+    score = score_attempt(drill, load_rubric(drill.rubric), marks(drill.id, {"tp-trade": text}))
+    assert [c.claim.id for c in score.wrong_claims] == ["fits-on-one-card"]
+
+
+def test_one_sentence_raises_one_red_flag() -> None:
+    # the wrong claim's flag, with its correction; not the rubric's flag in other words too
+    drill = find_drill("llama31-8b-h100")[0]
+    text = "We should buy a second card since FLOPs will be the bottleneck at 80 sessions."
+    score = score_attempt(drill, load_rubric(drill.rubric), marks(drill.id, {"policy": text}))
+    assert len(score.red_flags) == 1
+
+
+def test_a_level_read_on_the_concepts_says_so_where_the_score_differs() -> None:
+    said = evidence("prefix-caching", {
+        "block-size-why": "Bigger blocks mean less overhead but more waste in the last block.",
+        "when-not": "When the prefix is a small share of the context, or starts per user; "
+                    "watch the hit rate."})
+    assert "which the level reads" in said
+
+
+def test_tail_waste_is_not_whole_block_sharing() -> None:
+    said = evidence("prefix-caching", {
+        "block-size-why": "Bigger blocks mean more waste in the last block."})
+    assert not any(part.startswith("Only whole blocks") for part in said.split(" | "))
+
+
+def test_a_count_with_a_fraction_is_not_carried_forward() -> None:
+    found = marks("llama31-8b-h100", {"shape-kv-heads": "32", "bytes-per-token": "512 KiB",
+                                      "kv-budget": "52 GB", "followup-128k-sessions": "0.4"})
+    assert not found["followup-128k-sessions"].carried_forward

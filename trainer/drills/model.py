@@ -39,13 +39,15 @@ class WrongClaim:
     parts: tuple[tuple[str, ...], ...]
     contradicts: tuple[str, ...] = ()
     unless: tuple[str, ...] = ()
+    own_target_only: bool = False  # wrong of the drill's own card, maybe not of another's
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> WrongClaim:
         return cls(id=data["id"], says=data["says"],
                    parts=tuple(tuple(part) for part in data["parts"]),
                    contradicts=tuple(data.get("contradicts") or ()),
-                   unless=tuple(data.get("unless") or ()))
+                   unless=tuple(data.get("unless") or ()),
+                   own_target_only=bool(data.get("own_target_only")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,6 +124,10 @@ class WrongClaim(Strict):
     unless: tuple[Phrase, ...] = Field(
         default=(), description="Phrases that, in the same sentence, show the claim is "
                                 "refuted rather than made.")
+    own_target_only: bool = Field(
+        default=False, description="The claim is wrong for the drill's own model and card "
+                                   "and may be true of another (one card holds the weights): "
+                                   "not looked for on a re-targeted drill.")
 
     @field_validator("parts")
     @classmethod

@@ -210,9 +210,12 @@ def check_numeric(
         guess = _round_guess(reading)
         band = GUESS_BAND if guess else naming_band(value, reading.resolution, tolerance)
         # the carried value nearest the answer is the one quoted (each alone, or together)
-        follows = min((c for c in carried
-                       if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
-                      key=lambda c: abs(c - value), default=None)
+        # (a count typed with a fraction follows from nothing: the earlier answers give a
+        # whole number of sequences, and 0.4 is not 0)
+        follows = None if whole and value % 1 else min(
+            (c for c in carried
+             if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
+            key=lambda c: abs(c - value), default=None)
         if follows is not None:
             # The candidate's own earlier numbers give this answer: that is the explanation,
             # before any mistake of this step.

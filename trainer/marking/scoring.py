@@ -193,13 +193,19 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
     deep = max((depth(texts[step_id]) for step_id in earning if not made.get(step_id)),
                default=Fraction(0))
     score = _round_fine(dimension.max * ((1 - DEPTH_SHARE) * share + DEPTH_SHARE * deep))
+    concepts = _round_fine(dimension.max * share)
     if not earned:
         evidence.append("nothing in the text answers earned this dimension")
     else:
         evidence.append(f"depth {format_number(deep * 100, 2)}% "
                         "(reasoned clauses and their figures)")
+        if _round_half(concepts) != _round_half(score):
+            # the level reads the concepts alone: said where they and the score part ways,
+            # so "Staff" beside a printed 1.33/4 is not a contradiction
+            evidence.append(f"the concepts alone {format_number(_round_half(concepts))}/"
+                            f"{dimension.max}, which the level reads")
     return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence),
-                          _round_fine(dimension.max * share))
+                          concepts)
 
 
 WRONG_CLAIM_CAP = Fraction(1, 4)  # a concept beside a wrong claim, where no junior anchor says
@@ -236,8 +242,11 @@ def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
     return tuple(sorted(v for v in found if meaningful(v)))
 
 
-def claims_in(drill: Drill, marks: Mapping[str, Mark]) -> dict[str, tuple[ClaimMade, ...]]:
-    """The wrong claims each text answer of the attempt makes."""
+def claims_in(drill: Drill, marks: Mapping[str, Mark], retargeted: bool = False
+              ) -> dict[str, tuple[ClaimMade, ...]]:
+    """The wrong claims each text answer of the attempt makes. On a drill re-targeted at
+    another model or card, a claim wrong only of the drill's own ("one card holds the FP8
+    weights": one MI300X does) is not looked for."""
     found = {}
     for mark in marks.values():
         if mark.is_numeric or not mark.answer:
@@ -246,7 +255,10 @@ def claims_in(drill: Drill, marks: Mapping[str, Mark]) -> dict[str, tuple[ClaimM
             step = drill.step(mark.step_id)
         except KeyError:
             continue
-        if claims := claims_made(step, mark.answer):
+        claims = claims_made(step, mark.answer)
+        if retargeted:
+            claims = tuple(c for c in claims if not c.claim.own_target_only)
+        if claims:
             found[mark.step_id] = claims
     return found
 
@@ -266,7 +278,7 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
     """`retargeted`: the drill was marked against another model or card, so a correction
     written with the drill's own figures says only what holds without them."""
     list_budget: dict[str, Fraction] = {}
-    made = claims_in(drill, marks)
+    made = claims_in(drill, marks, retargeted)
     figures = drill_figures(drill, marks)
     scored = (
         _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"
@@ -282,7 +294,8 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
             level_id, level_title = level.id, level.title
     short_of = None if level_id or not rubric.levels else _short_of(rubric.levels[0],
                                                                       dimensions, by_id)
-    flags = _red_flags(drill, rubric, marks) + _claim_flags(made, retargeted, rubric)
+    flags = (_red_flags(drill, rubric, marks, frozenset(made))
+             + _claim_flags(made, retargeted, rubric))
     first = rubric.levels[0] if rubric.levels else None
     if flags and first is not None and level_id not in (None, first.id):
         # An interviewer who heard a red flag does not rate the attempt above the first
@@ -306,8 +319,12 @@ def _short_of(first: Level, dimensions: tuple[DimensionScore, ...],
     return f"not yet {first.title}: it needs {', '.join(needs) or 'what its rubric lists'}"
 
 
-def _red_flags(drill: Drill, rubric: Rubric,
-               marks: Mapping[str, Mark]) -> tuple[tuple[str, str], ...]:
+def _red_flags(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
+               claimed: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...]:
+    """The rubric's red flags the attempt raised: by a sure mistake of a numeric step, or by
+    a phrase of a text answer. A text answer that made one of its step's wrong claims
+    (`claimed`) has that claim's red flag, with its correction: the same sentence does not
+    raise a second one in the rubric's words."""
     raised: list[tuple[str, str]] = []
     listened = set(drill.red_flags) if drill.red_flags else {f.id for f in rubric.red_flags}
     for flag in rubric.red_flags:
@@ -316,7 +333,7 @@ def _red_flags(drill: Drill, rubric: Rubric,
         steps = [m.step_id for m in marks.values()
                  if m.sure_mistake in flag.misconceptions]
         for m in marks.values():
-            if m.is_numeric or not m.answer:
+            if m.is_numeric or not m.answer or m.step_id in claimed:
                 continue
             if any(asserts(m.answer, p) for p in flag.phrases) and not any(
                 contains(m.answer, u) for u in flag.unless
