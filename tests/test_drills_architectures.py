@@ -78,7 +78,8 @@ def test_calling_decode_compute_bound_raises_its_red_flag(run: Run, tmp_path: Pa
                    {"why-two-regimes": "Decode is compute-bound, it does lots of matmuls."},
                    tmp_path)
     flags = {f["id"] for f in json.loads(result.output)["rubric"]["red_flags"]}
-    assert "decode-called-compute-bound" in flags
+    # the step's wrong claim, with its correction: one flag for the one sentence
+    assert flags == {"decode-compute-bound"}
 
 
 # ---- DeepSeek-V3: MLA on 8 × H200 ----------------------------------------------------------------

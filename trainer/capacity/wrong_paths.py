@@ -226,6 +226,22 @@ WRONG_PATHS: dict[str, WrongPath] = {
 }
 
 
+def _active_share_alone(deployment: Deployment, name: str) -> bool:
+    """A quantity that reads an MoE's active share only (one token's experts): taking the
+    active parameters for all of them is no mistake there, and scaling the share again is
+    not the mistake `moe-active-as-resident` names."""
+    return name in ("active_weights_bytes", "batch1_ceiling_tokens_per_second",
+                    "weights_read_alone") or (
+        name in ("weights_read_per_step", "decode_step_seconds", "tokens_per_second",
+                 "tokens_per_second_per_sequence") and deployment.batch == 1)
+
+
+# Quantities a wrong path is not the mistake of, by path.
+_NOT_THE_MISTAKE_OF: dict[str, Callable[[Deployment, str], bool]] = {
+    "moe-active-as-resident": _active_share_alone,
+}
+
+
 def wrong_values(
     deployment: Deployment, name: str, ids: tuple[str, ...] | None = None
 ) -> list[tuple[str, Fraction]]:
@@ -240,6 +256,9 @@ def wrong_values(
             raise UnknownName(
                 f"unknown misconception {path_id!r}: use one of {', '.join(WRONG_PATHS)}"
             )
+        not_here = _NOT_THE_MISTAKE_OF.get(path_id)
+        if not_here is not None and not_here(deployment, name):
+            continue
         if path_id == "per-gpu-vs-total":
             if deployment.gpus > 1:
                 found.append((path_id, truth / deployment.gpus))

@@ -185,6 +185,12 @@ _DEPLOYMENTS: dict[tuple[str, str, str], Deployment] = {}
 MAX_DEPLOYMENTS = 4096
 
 
+def _runtime_words(card_name: str) -> dict[str, str]:
+    amd, gaudi = card_name.startswith("AMD"), card_name.startswith("Intel Gaudi")
+    return {"graphs": "HIP graphs" if amd else "HPU graphs" if gaudi else "CUDA graphs",
+            "collectives": "RCCL" if amd else "HCCL" if gaudi else "NCCL"}
+
+
 class AnswerKey:
     """Reference values of one drill for one set of givens (the drill's own or a variant's)."""
 
@@ -198,8 +204,10 @@ class AnswerKey:
         "window_note", "attention_flops_rule", "weights_note", "head_dim_hint", "experts",
         "experts_per_token", "active_params_b", "windowed_layers", "idle_experts",
         "experts_read_batch64", "experts_noun", "active_weights_hint", "active_weights_formula",
+        "graphs", "collectives",
         "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
-        "vision_note", "vision_read_note", "session_kv_formula", "resident_weights_formula",
+        "vision_note", "vision_read_note", "embedding_read_note", "session_kv_formula",
+        "resident_weights_formula",
         *SERVING_PLACEHOLDERS,
     )
 
@@ -401,6 +409,9 @@ class AnswerKey:
         shown: dict[str, str] = {
             "model_name": model_of(model).name if model else "the model",
             "gpu_name": find_gpu(gpu).name if gpu else "the GPU",
+            # the card's runtime: CUDA graphs and NCCL, HIP graphs and RCCL (ROCm), HPU graphs
+            # and HCCL (Gaudi)
+            **_runtime_words(find_gpu(gpu).name if gpu else ""),
             "hbm_gb": format_number(d.hbm_gb, sig=4),
             "bandwidth_tbs": format_number(d.bandwidth_tbs, sig=4),
             "context": format_number(d.context),
@@ -464,6 +475,11 @@ class AnswerKey:
             f" (the {shown['weights_gb']} GB loaded less the "
             f"{format_number(vision / 10**9, sig=2)} GB vision tower, which a text token's "
             "step never runs)")
+        # a step reads one embedding row per sequence, unless the table is also the LM head
+        shown["embedding_read_note"] = (
+            "the embedding table is also the LM head here, so all of it is read"
+            if d.tied_embeddings else "a real step reads only a few rows of the embedding "
+            "table; ignore that here")
         return shown
 
     def positions_note(self, step_id: str | None = None, beyond_only: bool = False) -> str:

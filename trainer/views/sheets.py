@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainer.drills.placeholders import fill
+from trainer.drills.placeholders import fill, placeholders
 from trainer.drills.reference import AnswerKey
 
 
@@ -20,8 +20,16 @@ def situation_of(key: AnswerKey) -> str:
         # this variant drew
         shown = key.retargeted.replace(" on its own GPU",
                                        f" on {key.display_givens().get('gpu_name', 'its GPU')}")
-        text += (f"\n\nRe-targeted at {shown}: every number is that model's and "
-                 "card's; a hint written for the drill's own model may not fit it.")
+        if "positions_note" not in placeholders(key.drill.situation) \
+                and (note := key.positions_note()):
+            # a context past the target's positions, where the situation has no place for it
+            text += f"\n\n{note}"
+        if shown.startswith("its own model on "):  # only the card moved
+            text += (f"\n\nRe-targeted at {shown.removeprefix('its own model on ')}: every "
+                     "number is this card's; the model is the drill's own.")
+        else:
+            text += (f"\n\nRe-targeted at {shown}: every number is that model's and "
+                     "card's; a hint written for the drill's own model may not fit it.")
     return text
 
 
