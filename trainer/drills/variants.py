@@ -542,6 +542,17 @@ def _lesson_models(drill: Drill, kind: str, examples: tuple[str, ...], gpu: str 
     `gpu` (its own card when None), tried; where none does, those it runs on elsewhere."""
     presets = [model_of(name) for name in examples]
     runs = [m.id for m in presets if _runs(drill, m, gpu)][:LESSON_EXAMPLES]
+    if not runs and gpu is not None:
+        # none of the usual examples fits this card: the smallest of the catalogue's models
+        # of the kind that do (Llama-3.2-1B on an L4)
+        from trainer.capacity.presets import models
+
+        has = next(entry[3] for entry in LESSONS.values() if entry[1] == kind)
+        for m in sorted(models().values(), key=lambda m: m.params):
+            if len(runs) == LESSON_EXAMPLES - 1:
+                break
+            if m.id not in examples and has(m) and _runs(drill, m, gpu):
+                runs.append(m.id)
     if runs:
         return f"{kind}, such as {_or_list(runs)}"
     card = "its own card" if gpu is None else find_gpu(gpu).name
@@ -621,8 +632,15 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
 
         known = [g.id for g in gpu_presets().values() if g.reported_mib is not None
                  and _runs(drill, model, g.id)]
+        if not known and model is not None:
+            # no card holds this model in the drill: the model is what to change, and the
+            # reason is the one its own card gives
+            try:
+                retarget(drill, dict(drill.givens), make_target(model, None) or {})
+            except UsageError as model_reason:
+                raise UsageError(str(model_reason)) from None
         cards = f"choose a card it has one for ({', '.join(known)})" if known else \
-            "and no card it has one for holds this drill"
+            "choose another model or card"
         raise UsageError(
             f"drill {drill.id} asks what the driver of a real card reports, and kvdrill has no "
             f"sourced figure for {find_gpu(gpu).name}'s: {cards}")
@@ -675,7 +693,9 @@ def _check_one_device(drill: Drill, model: ModelPreset | None, gpu: str) -> None
     from trainer.capacity.presets import gpus as gpu_presets
 
     each = format_number(card.hbm_gb / card.devices)
-    fp8 = " (and vLLM has no FP8 path on it)" if card.fp8_tflops is None else ""
+    own = AnswerKey(drill).base  # the drill's own dtypes: FP8 weights or KV want an FP8 path
+    fp8_drill = own.weights_dtype.startswith("fp8") or own.kv_dtype.startswith("fp8")
+    fp8 = " (and vLLM has no FP8 path on it)" if card.fp8_tflops is None and fp8_drill else ""
     instead = next((g.id for g in gpu_presets().values() if g.devices == 1 and g.id != card.id
                     and g.name.split()[0] == card.name.split()[0] and _runs(drill, model, g.id)),
                    None)

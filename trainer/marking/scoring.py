@@ -193,19 +193,19 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
     deep = max((depth(texts[step_id]) for step_id in earning if not made.get(step_id)),
                default=Fraction(0))
     score = _round_fine(dimension.max * ((1 - DEPTH_SHARE) * share + DEPTH_SHARE * deep))
-    concepts = _round_fine(dimension.max * share)
+    concepts_alone = _round_fine(dimension.max * share)
     if not earned:
         evidence.append("nothing in the text answers earned this dimension")
     else:
         evidence.append(f"depth {format_number(deep * 100, 2)}% "
                         "(reasoned clauses and their figures)")
-        if _round_half(concepts) != _round_half(score):
+        if _round_half(concepts_alone) != _round_half(score):
             # the level reads the concepts alone: said where they and the score part ways,
             # so "Staff" beside a printed 1.33/4 is not a contradiction
-            evidence.append(f"the concepts alone {format_number(_round_half(concepts))}/"
+            evidence.append(f"the concepts alone {format_number(_round_half(concepts_alone))}/"
                             f"{dimension.max}, which the level reads")
     return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence),
-                          concepts)
+                          concepts_alone)
 
 
 WRONG_CLAIM_CAP = Fraction(1, 4)  # a concept beside a wrong claim, where no junior anchor says
