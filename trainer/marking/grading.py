@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trainer.drills.loader import load_rubric, read_yaml
+from trainer.drills.loader import load_rubric, read_yaml, screening_loader
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, dim_of_unit, show
 from trainer.errors import UsageError
@@ -95,7 +95,7 @@ def _numbers_as_typed(data: Any, text: str) -> Any:
         return data
     import yaml
 
-    root = yaml.compose(text, Loader=yaml.SafeLoader)  # read_yaml has refused hostile text
+    root = yaml.compose(text, Loader=screening_loader())  # read_yaml refused hostile text
     if not isinstance(root, yaml.MappingNode):
         return data
     typed = {key.value: value.value for key, value in root.value
