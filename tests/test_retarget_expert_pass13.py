@@ -73,3 +73,22 @@ def test_a_16_bit_drill_is_not_refused_for_fp8(run: Run) -> None:
 def test_equal_session_counts_are_not_a_percentage(run: Run) -> None:
     text = _solution(run, "llama31-8b-h100", "--model", "qwen3-14b", "--gpu", "l40s")
     assert "by about 0%" not in text and "Here both give 14 sessions." in text
+
+
+def test_an_moe_step_reads_one_row_of_the_embedding_table(run: Run) -> None:
+    # GPT-OSS-120B on a B200 pair: 6.22 GB less the 1.16 GB table a step never reads
+    text = _solution(run, "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu", "b200")
+    assert "used by one token (5.71B active parameters): **5.06 GB**" in text
+    assert "**3,044 tokens/s**" in text
+
+
+def test_counting_the_table_as_read_is_a_named_mistake(run: Run) -> None:
+    out = run("variants", "mixtral-moe-decode", "--count", "1", "--model", "gpt-oss-20b",
+              "--gpu", "a100-40gb").output
+    assert "4.87 GB: counted the whole embedding table as read by a decode step" in out
+
+
+def test_the_default_mixtral_drill_keeps_its_figures(run: Run) -> None:
+    # its preset has no vocabulary: nothing is taken off, 25.8 GB as before
+    assert "used by one token (12.9B active parameters): **25.8 GB**" in _solution(
+        run, "mixtral-moe-decode")

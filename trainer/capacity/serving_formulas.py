@@ -772,6 +772,14 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
                        else d.weights_gb * d.active_params / d.params),
     ),
     PathSpec(
+        "embedding-table-read",
+        "counted the whole embedding table as read by a decode step",
+        "A step looks each token up in the embedding table, one row, and multiplies by the "
+        "LM head (read whole unless it is the same table): the table is memory, not reads.",
+        lambda d: None if d.reads_embedding or d.tied_embeddings or d.vocab is None
+        else d.changed(reads_embedding=1),
+    ),
+    PathSpec(
         "state-on-every-layer",
         "kept a recurrent state on every layer of a hybrid, the attention layers too",
         "Only the recurrent (Mamba) layers keep a state (Jamba: 28 of 32); the attention "

@@ -256,10 +256,18 @@ def _other_bytes(v: Any) -> Any:
 @_formula("active_weights_bytes", "weights one token uses (MoE: its experts)", "B")
 def _active_weights_bytes(v: Any, ops: Any) -> Any:
     if v.experts is None:
-        return v.weights_bytes - serving.vision_bytes(v)
+        return v.weights_bytes - serving.vision_bytes(v) - _unread_table(v)
     # The non-expert part whole, and k of E experts at the experts' own bytes
     used = _expert_params(v) * v.experts_per_token / v.experts
-    return _other_bytes(v) + used * _expert_bytes_per_param(v)
+    return _other_bytes(v) - _unread_table(v) + used * _expert_bytes_per_param(v)
+
+
+def _unread_table(v: Any) -> Any:
+    # A step reads one embedding row per sequence, not the table (unless the table is also the
+    # LM head). The seeds' roofline counts every weight once (reads_embedding = 1); a drill
+    # that prices what a step really reads, or applies a bandwidth measured without the table
+    # (shared/data), leaves it out.
+    return 0 if v.tied_embeddings else (1 - v.reads_embedding) * v.embedding_table_bytes
 
 
 @_formula("routed_expert_bytes", "every routed expert's weights (MoE; 0 for a dense model)", "B")
@@ -285,11 +293,8 @@ def _weights_read_alone(v: Any, ops: Any) -> Any:
 
 
 def _weights_read(v: Any, ops: Any, batch: Any) -> Any:
-    # A step reads one embedding row per sequence, not the table (unless the table is also the
-    # LM head). The seeds' roofline counts every weight once (reads_embedding = 1); a drill
-    # that applies a bandwidth measured without the table (shared/data) leaves it out too.
-    unread = 0 if v.tied_embeddings else (1 - v.reads_embedding) * v.embedding_table_bytes
-    unread += serving.vision_bytes(v)  # a vision tower: memory, not read by a text token's step
+    # a vision tower: memory, not read by a text token's step
+    unread = _unread_table(v) + serving.vision_bytes(v)
     if v.experts is None:
         return v.weights_bytes - unread
     # Expected share of experts that at least one of `batch` tokens is routed to.

@@ -206,7 +206,8 @@ class AnswerKey:
         "experts_read_batch64", "experts_noun", "active_weights_hint", "active_weights_formula",
         "graphs", "collectives",
         "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
-        "vision_note", "vision_read_note", "embedding_read_note", "session_kv_formula",
+        "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
+        "session_kv_formula",
         "resident_weights_formula",
         *SERVING_PLACEHOLDERS,
     )
@@ -532,7 +533,7 @@ def _moe_text(d: Deployment) -> dict[str, str]:
     experts 64 tokens touch (said as "nearly every expert" only where it is all but all), and
     how one token's weights are priced (a mixed-precision checkpoint prices its experts apart)."""
     if d.experts is None or d.experts_per_token is None:
-        return {"idle_experts": "no experts", "experts_noun": "experts",
+        return {"idle_experts": "no experts", "experts_noun": "experts", "active_read_note": "",
                 "resident_weights_formula": "weights = total params × bytes per param",
                 "experts_read_batch64": "Every weight is read.",
                 "active_weights_hint": "The model is dense: one token uses every weight.",
@@ -542,21 +543,35 @@ def _moe_text(d: Deployment) -> dict[str, str]:
     share = ("So nearly every expert is read." if touched >= Fraction(99, 100) else
              f"So about {format_number(100 * touched, sig=2)}% of the experts are read, not "
              "all of them.")
+    table = value_of(d, "embedding_table_bytes")
+    unread_table = not (d.tied_embeddings or d.reads_embedding or not table)
     if d.weights_dtype == "mxfp4" and d.tables_dtype is not None:
+        whole = "Count those whole (the embedding table less: a step reads one row of it)" \
+            if unread_table else "Count those whole"
         hint = (f"Only the experts are MXFP4 (17/32 B a parameter): attention, router, "
-                f"embedding and LM head stay {d.tables_dtype.upper()}. Count those whole, plus "
+                f"embedding and LM head stay {d.tables_dtype.upper()}. {whole}, plus "
                 f"{format_number(d.experts_per_token)} of {format_number(d.experts)} experts "
                 "per layer at 17/32 B.")
         resident = (f"weights = expert params × 17/32 B (mxfp4) + the other params × "
                     f"{format_number(DTYPE_BYTES[d.tables_dtype])} B ({d.tables_dtype})")
-        formula = (f"active bytes = non-expert weights ({d.tables_dtype}) + "
+        formula = (f"active bytes = non-expert weights ({d.tables_dtype})"
+                   + (" − the embedding table" if unread_table else "") + " + "
                    f"{format_number(d.experts_per_token)}/{format_number(d.experts)} of the "
                    "expert weights (mxfp4)")
+    elif unread_table:
+        hint = ("The active parameters × bytes per parameter, less the embedding table: a "
+                "step reads one row of it per token.")
+        formula = "active bytes = active params × bytes per param − the embedding table"
+        resident = "weights = total params × bytes per param"
     else:
         hint = "The active parameters × bytes per parameter."
         formula = "active bytes = active params × bytes per param"
         resident = "weights = total params × bytes per param"
+    unread = "" if not unread_table else (
+        f" A step reads one row of the embedding table per token, not the table: its "
+        f"{format_number(table / 10**9, sig=3)} GB are resident but never read.")
     return {"idle_experts": format_number(idle), "experts_read_batch64": share,
+            "active_read_note": unread,
             "resident_weights_formula": resident,
             "experts_noun": "expert" if d.experts_per_token == 1 else "experts",
             "active_weights_hint": hint, "active_weights_formula": formula}
