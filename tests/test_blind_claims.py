@@ -118,6 +118,8 @@ MEASURED = {
     "blind_claims_l.yaml": (33, 43, 22, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (31, 43, 36, 0),
+    # corpus N, measured unread: 37 / 41 / 29 / 0
+    "blind_claims_n.yaml": (37, 41, 29, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -145,3 +145,70 @@ def test_a_count_with_a_fraction_is_not_carried_forward() -> None:
     found = marks("llama31-8b-h100", {"shape-kv-heads": "32", "bytes-per-token": "512 KiB",
                                       "kv-budget": "52 GB", "followup-128k-sessions": "0.4"})
     assert not found["followup-128k-sessions"].carried_forward
+
+
+# ---- the fifth blind review (/tmp/feedback5.md) -------------------------------------------
+
+def test_several_red_flags_keep_an_attempt_below_the_first_level() -> None:
+    drill = find_drill("llama31-8b-h100")[0]
+    answers = {"policy": "We should buy a second card since FLOPs will be the bottleneck.",
+               "followup-128k-policy": "Just raise max_model_len to 128k for everyone.",
+               **{s: str(v) for s, v in (("shape-layers", 32), ("shape-kv-heads", 8),
+                                         ("shape-head-dim", 128), ("shape-dtype-bytes", 2))}}
+    score = score_attempt(drill, load_rubric(drill.rubric), marks(drill.id, answers))
+    assert len(score.red_flags) >= 2 and score.level is None
+    assert score.sounds_like.startswith("not yet Solid")
+
+
+def test_a_mamba_state_said_to_grow_is_a_wrong_claim() -> None:
+    drill = find_drill("hybrid-state-kv")[0]
+    text = ("The Mamba state also grows with context, just more slowly than KV (it's "
+            "compressed), so concurrency still drops linearly with length.")
+    score = score_attempt(drill, load_rubric(drill.rubric),
+                          marks(drill.id, {"how-concurrency-scales": text}))
+    assert [c.claim.id for c in score.wrong_claims] == ["state-grows"]
+
+
+def test_a_retargeted_concept_is_said_without_the_drills_own_figures() -> None:
+    from trainer.drills.variants import make_target
+
+    drill = find_drill("observed-concurrency-lower")[0]
+    key = answer_key(drill, None, make_target(None, "h200"))
+    text = "max_model_len reservation: would give 24, 88% down, so not the cause under paging."
+    score = score_attempt(drill, load_rubric(drill.rubric),
+                          mark_sheet(key, {"hypotheses": text}), retargeted=True)
+    said = " | ".join(line for d in score.dimensions for line in d.evidence)
+    assert "max_model_len" in said and "(12 sessions)" not in said
+
+
+def test_the_step_that_asks_for_a_concept_is_its_evidence() -> None:
+    said = evidence("paged-blocks-vllm", {
+        "why-paging": "It reserves nothing for max_model_len 8192 up front; blocks on demand.",
+        "refusal": "Options anyway: lower max_model_len, fp8 kv, don't co-locate."})
+    fix = next(part for part in said.split(" | ") if part.startswith("Fix the start-up"))
+    assert fix.endswith("in refusal")
+
+
+def test_a_negated_mention_is_not_quoted_as_evidence() -> None:
+    said = evidence("speculative-decoding", {
+        "when-it-pays": "At batch 1 it pays; I'd never turn it off unless acceptance goes to "
+                        "zero."})
+    assert "negated" not in said
+
+
+def test_a_figure_is_quoted_as_typed() -> None:
+    from trainer.drills.variants import make_target
+
+    drill = find_drill("littles-law-capacity")[0]
+    key = answer_key(drill, None, make_target(None, "mi300x"))
+    text = "Open convos = λ(W+60) ≈ 2039, but a user reading holds no KV."
+    score = score_attempt(drill, load_rubric(drill.rubric), mark_sheet(key, {"plan": text}),
+                          retargeted=True)
+    said = " | ".join(line for d in score.dimensions for line in d.evidence)
+    assert "'2039'" in said and "2,042" not in said
+
+
+def test_every_layer_windowed_is_named() -> None:
+    found = marks("sliding-window-kv", {"gemma-per-sequence": "1.41 GB"})["gemma-per-sequence"]
+    assert found.misconceptions == ("window-on-every-layer",)
+    assert "context = 4,096" not in found.feedback

@@ -215,6 +215,17 @@ WRONG_PATHS: dict[str, WrongPath] = {
             else d.changed(windowed_layers=0),
         ),
         WrongPath(
+            "window-on-every-layer",
+            "applied the window to every layer, the global ones too",
+            "Only the model's sliding layers keep a window; its global (full-attention) "
+            "layers keep the whole context.",
+            lambda d: None if d.window is None or d.windowed_layers in (0, d.layers)
+            else d.changed(windowed_layers=d.layers),
+            describe=lambda d: (f"applied the window to all {d.layers} layers, where "
+                                f"{d.windowed_layers} slide and {d.layers - d.windowed_layers} "
+                                "keep the whole context"),
+        ),
+        WrongPath(
             "per-gpu-vs-total",
             "gave a per-GPU figure where the whole (or the whole where one GPU) was asked",
             "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",

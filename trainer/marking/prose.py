@@ -525,6 +525,8 @@ def mentions(concept: Concept, text: str,
             listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
             figure = next((f for f in concept.figures if _in_sentence(
                 reading, f, sentence, (start, end), item if listed else None)), None)
+            if figure is not None:
+                figure = _as_typed(reading, figure, sentence)
             if figure is None and concept.figures and drill_figures:
                 figure = _drill_figure(reading, item, drill_figures)
             if listed:
@@ -544,7 +546,9 @@ def mentions(concept: Concept, text: str,
                 # ("stay resident, 61 GB" of a re-targeted MoE, whose figures the rubric
                 # cannot list): the figure is there, not in the mention's own clause.
                 credit = QUANTIFIED_ELSEWHERE
-                note = f"'{phrase}', quantified elsewhere ('{elsewhere}')"
+                note = f"'{phrase}', quantified elsewhere ('{elsewhere}')" if any(
+                    ch.isdigit() for ch in elsewhere) else \
+                    f"'{phrase}', with '{elsewhere}' in another clause"
             found.append(Mention(phrase, credit, note))
     return found
 
@@ -607,8 +611,18 @@ def _figure_elsewhere(reading: Reading, concept: Concept) -> str | None:
         for start, _ in occurrences(reading, figure):
             item = reading.item[start]
             if item in reading.reasoned_items and item not in reading.listed_items:
-                return figure
+                return _as_typed(reading, figure, reading.sentence[start])
     return None
+
+
+def _as_typed(reading: Reading, figure: str, sentence: int) -> str:
+    """A rubric's figure as the answer wrote it, where it is one number ("239" where the
+    rubric lists 240, within its tolerance); a figure of words as the rubric has it."""
+    for start, end in occurrences(reading, figure):
+        if reading.sentence[start] == sentence and end - start == 1 \
+                and is_number(reading.tokens[start]):
+            return _shown(reading, start)
+    return figure
 
 
 # Small whole numbers (2 for K and V, 8 heads, 4 GPUs) are in every sentence of a drill: they

@@ -5,6 +5,7 @@ what a text claims wrongly, trainer/marking/claims.py.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -136,19 +137,20 @@ LIST_CAP = Fraction(1, 2)
 def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark],
                    list_budget: dict[str, Fraction] | None = None,
                    made: Mapping[str, tuple[ClaimMade, ...]] | None = None,
-                   figures: tuple[float, ...] = ()) -> DimensionScore | None:
+                   figures: tuple[float, ...] = (), retargeted: bool = False
+                   ) -> DimensionScore | None:
     """`list_budget`: what each bare-list answer may still earn, shared by every dimension of
     the rubric (a list earns at most LIST_CAP of one concept in all). `made`: the wrong claims
     each text answer makes; a concept one of them contradicts earns nothing in the attempt,
     and an answer making one earns no more of any concept than the step's junior anchor does,
-    and no depth."""
+    and no depth. `retargeted`: a concept's label is said without the drill's own figures
+    ("(12 sessions)" is the H100's)."""
     made = made or {}
     contradicted = {concept_id for claims in made.values() for c in claims
                     for concept_id in c.claim.contradicts}
-    texts = {
-        m.step_id: m.answer for m in marks.values()
-        if not m.is_numeric and m.answer and m.answer.strip()
-    }
+    answered = [(m.step_id, m.answer) for m in marks.values()
+                if not m.is_numeric and m.answer and m.answer.strip()]
+    asks = {step.id: set(step.concepts) for step in drill.steps}
     asked = {c for step in drill.steps for c in step.concepts}
     concepts = [c for c in dimension.concepts if c.id in asked]
     if not concepts:
@@ -159,17 +161,21 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
     # An answer that reasons nothing (a bare list of terms) shows it knows the words, not the
     # ideas: all it names earns at most LIST_CAP of one concept, over the whole rubric.
     budget = {} if list_budget is None else list_budget
-    for step_id, text in texts.items():
+    for step_id, text in answered:
         if step_id not in budget and not depth(text):
             budget[step_id] = LIST_CAP
     for concept in concepts:
-        best, where, refused, source = Fraction(0), "", "", ""
+        best, where, source = Fraction(0), "", ""
+        label = _without_figures(concept.label) if retargeted else concept.label
         if concept.id in contradicted:
             said = next(c for claims in made.values() for c in claims
                         if concept.id in c.claim.contradicts)
-            evidence.append(f"{concept.label}: no credit, contradicted by the wrong claim in "
+            evidence.append(f"{label}: no credit, contradicted by the wrong claim in "
                             f"{said.step_id} (the red flag says why)")
             continue
+        # The step that asks for the concept first: of two answers that earn it alike, the
+        # one written for it is the evidence, not a clause of another step's
+        texts = dict(sorted(answered, key=lambda a: concept.id not in asks.get(a[0], ())))
         for step_id, text in texts.items():
             credit, note = concept_credit(concept, text, figures)
             if made.get(step_id):
@@ -178,20 +184,20 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
                     held = "no credit" if cap == 0 else "held to the junior answer's credit"
                     credit, note = cap, f"{note}, {held} beside a wrong claim"
             if credit > best:
-                best, where, source = credit, f"{concept.label}: {note} in {step_id}", step_id
-            elif not credit and note and not refused:
-                refused = f"{concept.label}: {note} in {step_id}"
+                best, where, source = credit, f"{label}: {note} in {step_id}", step_id
         if source in budget:
             best = min(best, budget[source])
             budget[source] -= best
         earned += best
         if source:
             earning.add(source)
-        if where or refused:
-            evidence.append(where or refused)
+        if where:
+            # (a concept only negated is not evidence of anything: "'acceptance' negated"
+            # read as an accusation of a claim nobody made)
+            evidence.append(where)
     share = earned / len(concepts)
-    deep = max((depth(texts[step_id]) for step_id in earning if not made.get(step_id)),
-               default=Fraction(0))
+    deep = max((depth(text) for step_id, text in answered
+                if step_id in earning and not made.get(step_id)), default=Fraction(0))
     score = _round_fine(dimension.max * ((1 - DEPTH_SHARE) * share + DEPTH_SHARE * deep))
     concepts_alone = _round_fine(dimension.max * share)
     if not earned:
@@ -207,6 +213,14 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
     return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence),
                           concepts_alone)
 
+
+MANY_FLAGS = 2  # red flags that keep an attempt below the first level
+# A parenthesis of a concept's label that states the drill's own figures: "(12 sessions)"
+_FIGURED_ASIDE = re.compile(r"\s*\([^()]*\d[^()]*\)")
+
+
+def _without_figures(label: str) -> str:
+    return _FIGURED_ASIDE.sub("", label)
 
 WRONG_CLAIM_CAP = Fraction(1, 4)  # a concept beside a wrong claim, where no junior anchor says
 
@@ -282,7 +296,7 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
     figures = drill_figures(drill, marks)
     scored = (
         _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"
-        else _concept_score(d, drill, marks, list_budget, made, figures)
+        else _concept_score(d, drill, marks, list_budget, made, figures, retargeted)
         for d in rubric.dimensions
     )
     dimensions = tuple(d for d in scored if d is not None)
@@ -297,7 +311,14 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
     flags = (_red_flags(drill, rubric, marks, frozenset(made))
              + _claim_flags(made, retargeted, rubric))
     first = rubric.levels[0] if rubric.levels else None
-    if flags and first is not None and level_id not in (None, first.id):
+    if len(flags) >= MANY_FLAGS and first is not None and level_id is not None:
+        # Several red flags: an interviewer who heard them does not call the attempt even
+        # Solid, whatever the arithmetic (right numbers beside "MoE saves memory" and "half a
+        # KV head per GPU")
+        said = "the dimensions alone say " + (level_title or first.title)
+        level_id, level_title = None, None
+        short_of = f"not yet {first.title}: {len(flags)} red flags ({said})"
+    elif flags and first is not None and level_id not in (None, first.id):
         # An interviewer who heard a red flag does not rate the attempt above the first
         # level, however the dimensions add up (a hybrid's KV counted on every layer, and
         # Staff for the rest, read as Staff)
