@@ -212,3 +212,16 @@ def test_every_layer_windowed_is_named() -> None:
     found = marks("sliding-window-kv", {"gemma-per-sequence": "1.41 GB"})["gemma-per-sequence"]
     assert found.misconceptions == ("window-on-every-layer",)
     assert "context = 4,096" not in found.feedback
+
+
+def test_a_ratio_of_ones_own_right_answers_is_right() -> None:
+    # 309 and 67 sessions are each within their tolerance; 309 ÷ 67 = 4.61, not 4.83
+    found = marks("multi-turn-growth", {"sessions": "67", "prompt-only-sessions": "309",
+                                        "overstatement": "~4.6x"})
+    assert found["overstatement"].verdict == "correct"
+
+
+def test_a_ratio_unrelated_to_ones_own_answers_is_still_wrong() -> None:
+    found = marks("multi-turn-growth", {"sessions": "67", "prompt-only-sessions": "309",
+                                        "overstatement": "3.9x"})
+    assert found["overstatement"].verdict == "wrong"
