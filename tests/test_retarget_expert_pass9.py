@@ -102,8 +102,9 @@ def test_a_p99_no_gpu_meets_is_not_said_to_buy_8x_the_gpus(run: Run) -> None:
     assert "no number of NVIDIA L40S GPUs would serve that mix" in text
 
 
-def test_the_drills_own_p99_still_buys_about_8x_the_gpus(run: Run) -> None:
-    assert "buys about 8× the GPUs" in _flat(_solution(run, "littles-law-capacity"))
+def test_the_drills_own_p99_buys_its_count_of_gpus(run: Run) -> None:
+    # ⌈30 ÷ 1.46⌉ = 21 against 3 (expert pass 14: GPU counts, not a ratio of per-GPU rates)
+    assert "buys 21 GPUs instead of 3" in _flat(_solution(run, "littles-law-capacity"))
 
 
 def test_the_tail_rubric_line_states_no_fixed_multiple() -> None:

@@ -81,10 +81,15 @@ def test_a_drill_whose_prose_is_its_own_models_refuses_another(run: Run) -> None
     assert "re-target it with --gpu only" in " ".join(result.stderr.split())
 
 
-def test_a_measured_drill_refuses_even_a_model_of_its_shape(run: Run) -> None:
-    # Llama-3-8B has Llama-3.1-8B's decoder, but the file's figures (the 15.01 GB a measured
-    # step reads) are Llama-3.1-8B's alone
-    result = run("show", "decode-roofline-vs-measured", "--model", "llama-3-8b", ok=False)
+def test_a_measured_drill_takes_a_model_of_its_very_shape(run: Run) -> None:
+    # Llama-3-8B is Llama-3.1-8B's decoder, layer for layer and weight for weight (the same
+    # 15.01 GB a measured step reads): expert pass 14 found its refusal false
+    result = run("show", "decode-roofline-vs-measured", "--model", "llama-3-8b")
+    assert "Meta-Llama-3-8B" in result.output
+
+
+def test_a_measured_drill_refuses_a_model_of_another_shape_by_its_own_reason(run: Run) -> None:
+    result = run("show", "decode-roofline-vs-measured", "--model", "qwen3-8b", ok=False)
     assert result.exit_code == 2
     assert "is Llama-3.1-8B's own" in result.stderr and "--gpu only" not in result.stderr
 

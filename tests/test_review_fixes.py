@@ -60,11 +60,11 @@ def test_observed_lower_rubric_credits_a_cuda_graph_peak_not_reservations() -> N
 def test_littles_law_sizes_the_pool_on_the_mean_and_names_the_8x_cost_of_the_tail(
         run: Run) -> None:
     # p99 at 32k: 11 in flight per GPU over W = 400 × 18.90 ms = 7.56 s, 1.46 requests/s
-    # against 11.8 at 4k: sizing every request at the tail buys about 8× the GPUs.
+    # against 11.8 at 4k: sizing every request at the tail buys 21 GPUs instead of 3.
     assert abs(float(ref("littles-law-capacity", "p99-qps")) - 11 / 7.561) < 1e-3
     text = solution(run, "littles-law-capacity")
     assert "the KV in flight is about L × the mean context, plus headroom" in text
-    assert "Sizing every request at the p99 buys about 8× the GPUs" in text
+    assert "Sizing every request at the p99 buys 21 GPUs instead of 3" in text
     assert "Plan on the tail" not in text
     assert "Plan on the tail" not in model_answer("littles-law-capacity", "plan")
 

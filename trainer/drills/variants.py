@@ -244,7 +244,8 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
         return _or_list([name for name in names if _runs(drill, model_of(name), gpu)] or [""])
 
     if DRAFTED_TARGETS in said:
-        runs = that_run(DRAFTED_TARGETS)
+        # the big targets first; on a small card, the drafted families' smaller members
+        runs = that_run(DRAFTED_TARGETS) or that_run(_SMALL_DRAFTED_TARGETS)
         said = said.replace(f"such as {DRAFTED_TARGETS}", f"such as {runs}") if runs else \
             said.replace(f"such as {DRAFTED_TARGETS}", "on a larger card (none kvdrill drafts "
                                                        "for fits this one)")
@@ -255,6 +256,11 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
                                       f"as {runs}, ") if runs else \
             said.replace(f"{released}or size it", "size it")
     return said
+
+
+# Targets of the drafted families small enough for a 24-48 GB card (their drafts: Llama-3.2-1B,
+# Qwen3-0.6B, Gemma-3-1B)
+_SMALL_DRAFTED_TARGETS = "llama-3.1-8b, qwen3-8b or gemma-3-4b"
 
 
 # Smaller presets that share a target's tokenizer where kvdrill's draft families
@@ -418,11 +424,20 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     # its own model, or a model its own variants draw (the file's author vouched for it); not
     # another of the same shape, whose figures the file does not hold (the weights a measured
     # step reads)
-    kin = model.id == str(own) or model.id in drill.vary.get("model", ())
+    drawn = tuple(str(m) for m in drill.vary.get("model", ()))
+    # (Meta-Llama-3-8B is Llama-3.1-8B's decoder, layer for layer and weight for weight)
+    kin = model.id == str(own) or model.id in drawn or _same_shape(model, model_of(str(own)))
     if needs.own_model and not kin:
         gpu_only = not needs.measured_on and _own_runs_on(drill, gpu)
+        others = [m for m in drawn if m != str(own)]
+        whose = (f"takes only the models its figures were worked out for, "
+                 f"{_or_list([str(own), *others])}"
+                 + (f", at the rates measured on an {find_gpu(str(needs.measured_on['gpu'])).name}"
+                    if needs.measured_on and needs.measured_on.get("gpu") else "")
+                 if others
+                 else f"is {model_of(str(own)).name}'s own ({needs.own_model})")
         raise UsageError(
-            f"drill {drill.id} is {model_of(str(own)).name}'s own ({needs.own_model}): "
+            f"drill {drill.id} {whose}: "
             f"{'re-target it with --gpu only, or ' if gpu_only else ''}"
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
 

@@ -46,6 +46,10 @@ def givens_lines(key: AnswerKey) -> list[str]:
         f" — {g['layers']} layers, {g['heads']} query heads, {g['kv_heads']} KV heads, "
         f"head_dim {g['head_dim']}, hidden {g['hidden']}"
     )
+    if shape and d.attention == "mla":  # no KV heads: one latent and one RoPE key a layer
+        shape = (f" — {g['layers']} layers, {g['heads']} query heads, MLA caching a "
+                 f"{d.mla_latent}-element latent and a {d.mla_rope}-element RoPE key per "
+                 f"layer, hidden {g['hidden']}")
     if shape and d.window is not None and d.windowed_layers:
         layers = "every layer" if d.windowed_layers == d.layers else \
             f"{d.windowed_layers} of {d.layers} layers"
@@ -63,7 +67,7 @@ def givens_lines(key: AnswerKey) -> list[str]:
         f"model: {g['model_name']}{shape}",
         f"weights: {g['weights_gb']} GB ({g['weights_dtype']})" + (
             f"; a decode step reads {g['weights_read_gb']} GB (not the embedding table)"
-            if not d.reads_embedding else ""),
+            if not d.reads_embedding and g['weights_read_gb'] != g['weights_gb'] else ""),
         f"GPU: {g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
         # a drill that asks for the live context must not print it among the givens
         f"KV cache dtype {g['kv_dtype']}" if any(

@@ -120,6 +120,7 @@ def calc(model: str | None, gpu: str | None, as_json: bool, symbolic: bool,
             raise InvalidInput(f"--{field.replace('_', '-')} {rest}") from None
         raise
     _refuse_idle_options(options, deployment, model_preset)
+    _refuse_uneven_query_split(deployment)
     gpu_preset = presets.find_gpu(gpu) if gpu else None
     ids = {"model": model_preset.id if model_preset else None,
            "gpu": gpu_preset.id if gpu_preset else None}
@@ -234,3 +235,19 @@ def _print_presets(as_json: bool) -> None:
         reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
         echo(f"  {key:<17} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
                    f"{g.name}{reported}")
+
+
+def _refuse_uneven_query_split(deployment: Any) -> None:
+    """Tensor parallelism splits the query heads too: vLLM and SGLang refuse a degree that
+    does not divide them (28 heads over 8 GPUs), whatever the KV heads allow. Under DP
+    attention each GPU keeps whole heads."""
+    heads, gpus = deployment.heads, deployment.gpus
+    if gpus > 1 and not deployment.dp_attention and heads % gpus:
+        fits = [n for n in range(2, min(heads, 16) + 1)
+                if heads % n == 0 and (deployment.attention == "mla"
+                                       or deployment.kv_heads % n == 0
+                                       or n % deployment.kv_heads == 0)]
+        raise InvalidInput(
+            f"{heads} query heads cannot be split over {gpus} GPUs (tensor parallelism needs "
+            f"a degree that divides them): give --gpus 1"
+            + "".join(f" or {n}" for n in fits[:5]))
