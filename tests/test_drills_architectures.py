@@ -187,7 +187,7 @@ def test_prefill_vs_decode_solution_matches_the_measured_4k_prefill(run: Run) ->
     text = " ".join(run("solution", "prefill-vs-decode").output.split())
     assert "at the measured 550 TFLOP/s: **112 ms**" in text
     assert "The measured 4k prefill took 111.3 ms, within 1% of this figure" in text
-    assert "gives 128 ms, 13% over" in text
+    assert "gives 128 ms, 14% over" in text  # 127.6 ÷ 112.0 (expert pass 14: not 13%)
 
 
 def test_prefill_at_550_tflops_takes_1_8x_the_peak_time() -> None:
