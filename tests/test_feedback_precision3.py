@@ -4,22 +4,12 @@ for a credit is the evidence that earned it. Each test failed on the feedback as
 
 from __future__ import annotations
 
-from functools import cache
-
+from tests.test_feedback_precision2 import marks
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.variants import answer_key
-from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.checker import mark_sheet
 from trainer.marking.prose import numbers_in
 from trainer.marking.scoring import score_attempt
-
-
-@cache
-def _key(drill_id: str):  # type: ignore[no-untyped-def]
-    return answer_key(find_drill(drill_id)[0], None)
-
-
-def marks(drill_id: str, answers: dict[str, str]) -> dict[str, Mark]:
-    return mark_sheet(_key(drill_id), answers)
 
 
 def evidence(drill_id: str, answers: dict[str, str]) -> str:
