@@ -215,3 +215,21 @@ def test_a_ratio_unrelated_to_ones_own_answers_is_still_wrong() -> None:
     found = marks("multi-turn-growth", {"sessions": "67", "prompt-only-sessions": "309",
                                         "overstatement": "3.9x"})
     assert found["overstatement"].verdict == "wrong"
+
+
+def test_a_checkpoint_said_to_hold_optimizer_state_is_a_wrong_claim() -> None:
+    drill = find_drill("decode-roofline-vs-measured")[0]
+    text = ("The checkpoint stores optimizer state and some fp32 copies, so the loaded weights "
+            "are smaller than the file.")
+    score = score_attempt(drill, load_rubric(drill.rubric),
+                          marks(drill.id, {"embedding-why": text}))
+    assert [c.claim.id for c in score.wrong_claims] == ["checkpoint-holds-training-state"]
+
+
+def test_gemma_called_multi_query_is_a_wrong_claim() -> None:
+    drill = find_drill("sliding-window-kv")[0]
+    text = ("Gemma-2 uses multi-query attention, so its KV per token is already tiny and there "
+            "is less for the window to save.")
+    score = score_attempt(drill, load_rubric(drill.rubric),
+                          marks(drill.id, {"why-different": text}))
+    assert "gemma-uses-mqa" in [c.claim.id for c in score.wrong_claims]
