@@ -114,12 +114,14 @@ MEASURED = {
     "blind_claims_h.yaml": (31, 43, 43, 0),
     "blind_claims_i.yaml": (37, 43, 43, 0),
     "blind_claims_j.yaml": (38, 43, 42, 0),
-    "blind_claims_k.yaml": (32, 43, 43, 0),
+    # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
+    # junior answer ("half of layers are windowed") now earns what its mid did
+    "blind_claims_k.yaml": (31, 43, 43, 0),
     "blind_claims_l.yaml": (33, 43, 22, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (31, 43, 36, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
-    "blind_claims_n.yaml": (37, 41, 29, 0),
+    "blind_claims_n.yaml": (36, 41, 29, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

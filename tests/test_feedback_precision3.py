@@ -233,3 +233,14 @@ def test_gemma_called_multi_query_is_a_wrong_claim() -> None:
     score = score_attempt(drill, load_rubric(drill.rubric),
                           marks(drill.id, {"why-different": text}))
     assert "gemma-uses-mqa" in [c.claim.id for c in score.wrong_claims]
+
+
+def test_a_quality_said_of_its_noun_is_the_rubrics_phrase() -> None:
+    # "the state is fixed" is the "fixed state" the rubric lists (negated, it is not)
+    said = evidence("hybrid-state-kv", {"how-concurrency-scales":
+                                        "The state is fixed at 8.7 MB per sequence, so only "
+                                        "the 4 attention layers grow with context."})
+    assert "A hybrid's recurrent layers keep a fixed-size state" in said
+    negated = evidence("hybrid-state-kv", {"how-concurrency-scales":
+                                           "The state is not fixed, it grows with context."})
+    assert "'fixed state'" not in negated

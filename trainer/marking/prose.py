@@ -512,7 +512,7 @@ def mentions(concept: Concept, text: str,
                             *((p, True) for p in concept.generic)]:
         if generic and len(_phrase_tokens(phrase)) < 2:
             continue  # one generic word ("own", "same") never carries a concept
-        for start, end in occurrences(reading, phrase):
+        for start, end in _occurrences_either_way(reading, phrase):
             sentence = reading.sentence[start]
             if generic and (not any(_in_sentence(reading, term, sentence, (start, end))
                                     for term in concept.about)
@@ -551,6 +551,22 @@ def mentions(concept: Concept, text: str,
                     f"'{phrase}', with '{elsewhere}' in another clause"
             found.append(Mention(phrase, credit, note))
     return found
+
+
+# Verbs that say a noun has a quality: "the state is fixed" is the "fixed state" a rubric lists
+_COPULAS = frozenset({"is", "are", "stay", "remain", "becom"})
+
+
+def _occurrences_either_way(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
+    """A phrase's occurrences, and for a quality and its noun ("fixed state", "constant
+    state") the noun said to have it ("the state is fixed", "state stays constant")."""
+    yield from occurrences(reading, phrase)
+    needle = _phrase_tokens(phrase)
+    if len(needle) != 2 or any(is_number(token) for token in needle):
+        return
+    quality, noun = needle
+    for copula in _COPULAS:
+        yield from occurrences_of(reading, (noun, copula, quality))
 
 
 def _drill_figure(reading: Reading, item: int,
