@@ -109,7 +109,7 @@ MEASURED = {
     "blind_claims_c.yaml": (42, 40, 42, 0),
     "blind_claims_d.yaml": (39, 43, 42, 0),
     "blind_claims_e.yaml": (39, 43, 35, 0),
-    "blind_claims_f.yaml": (39, 43, 43, 0),
+    "blind_claims_f.yaml": (40, 43, 43, 0),
     "blind_claims_g.yaml": (36, 43, 35, 0),
     "blind_claims_h.yaml": (31, 43, 43, 0),
     "blind_claims_i.yaml": (37, 43, 43, 0),
@@ -121,7 +121,9 @@ MEASURED = {
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (31, 43, 36, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
-    "blind_claims_n.yaml": (36, 41, 29, 0),
+    # (and one wrong held less, 29 → 28, when "2 GPUs" stopped earning the TP-cost concept:
+    # the junior it lifted had said "copied on two GPUs" of a KV head, no cost at all)
+    "blind_claims_n.yaml": (36, 41, 28, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -244,3 +244,20 @@ def test_a_quality_said_of_its_noun_is_the_rubrics_phrase() -> None:
     negated = evidence("hybrid-state-kv", {"how-concurrency-scales":
                                            "The state is not fixed, it grows with context."})
     assert "'fixed state'" not in negated
+
+
+def test_a_tilde_after_working_reads_the_figure_after_it() -> None:
+    found = marks("prefill-vs-decode", {"prefill-flops": "2 * 8B * 4096 ~ 61.6 TFLOP"})
+    assert found["prefill-flops"].verdict == "correct"
+
+
+def test_lambda_spelled_out_is_littles_law() -> None:
+    said = evidence("littles-law-capacity", {"plan": "L = lambda * W: 238 in flight, so 3 "
+                                                     "replicas at 94 each."})
+    assert said.startswith("Little's law") or "Little's law" in said
+
+
+def test_gpu_utilization_is_not_the_memory_cap() -> None:
+    said = evidence("llama31-8b-h100", {"policy": "Buy more GPUs if needed. Monitor GPU "
+                                                  "utilization."})
+    assert "Caps usable memory" not in said

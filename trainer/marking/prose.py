@@ -113,7 +113,7 @@ _SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement i
     (r"\breq\b", "request"), (r"\bmem\b", "memory"), (r"\bbw\b", "bandwidth"),
     (r"\battn\b", "attention"), (r"\butil\b", "utilization"), (r"\bxfer\b", "transfer"),
     (r"\bapc\b", "automatic prefix caching"), (r"\bep\b", "expert parallelism"),
-    (r"\bavg\b", "average"),
+    (r"\bavg\b", "average"), (r"\blambda\b", "λ"),
     (r"\bconc\b", "concurrency"), (r"\btput\b", "throughput"), (r"\bthru\b", "through"),
     (r"\bx(\d+(?:\.\d+)?)\b", r"\1×"),
 ))

@@ -392,6 +392,8 @@ def read_answer(text: str, unit: str = "") -> Answer:
         notes.append(f"ignored the aside '({aside.group(1).strip()})'")
         body, more_approx, _ = _tidy(body[: aside.start()])
         approximate = approximate or more_approx
+    # "2 * 8B * 4096 ~ 61.6 TFLOP": a "~" after working that computes is its "≈", not a range
+    body = _APPROX_AFTER_WORKING.sub(r"\1 ≈ ", body)
     parts = _WORKING_SEPARATOR.split(body)
     factor_then_result = _FACTOR_THEN_RESULT.match(parts[-1].strip())
     if factor_then_result:  # "so 2x, ~190": the factor is working, the figure after it the result
@@ -427,6 +429,8 @@ def read_answer(text: str, unit: str = "") -> Answer:
     )
 
 
+# A "~" between an expression that computes (an operator in it) and a figure
+_APPROX_AFTER_WORKING = re.compile(r"([*×·/+]\s?[\w.,]{1,12})\s+~\s*(?=[\d.])")
 # A factor, then after a comma the figure it gives: "2x, ~190", "×2, about 190 seqs".
 _FACTOR_THEN_RESULT = re.compile(
     r"^(?P<factor>(?:[x×]\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*[x×]))\s*,\s*(?P<result>\S.*\d.*)$",
