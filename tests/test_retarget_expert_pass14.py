@@ -65,3 +65,9 @@ def test_calc_refuses_a_tp_degree_that_splits_query_heads_unevenly(run: Run) -> 
     assert result.exit_code == 2
     assert "28 query heads cannot be split over 8 GPUs" in result.stderr
     assert "--gpus 1 or 2 or 4" in result.stderr
+
+
+def test_a_context_past_the_targets_positions_is_noted_in_its_solution(run: Run) -> None:
+    # expert pass 15: Gemma-2-27B has 8,192 positions and the drill asks for 32,768
+    text = _solution(run, "llama2-70b-mi300x", "--model", "gemma-2-27b", "--gpu", "h200")
+    assert "Gemma-2-27B has 8,192 positions" in text

@@ -773,7 +773,8 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
     ),
     PathSpec(
         "embedding-table-read",
-        "counted the whole embedding table as read by a decode step",
+        "counted the whole embedding table as read by a decode step (the plain roofline's "
+        "simplification, which this drill does not make)",
         "A step looks each token up in the embedding table, one row, and multiplies by the "
         "LM head (read whole unless it is the same table): the table is memory, not reads.",
         lambda d: None if d.reads_embedding or d.tied_embeddings or d.vocab is None
