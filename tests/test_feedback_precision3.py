@@ -6,16 +6,30 @@ from __future__ import annotations
 
 from tests.test_feedback_precision2 import marks
 from trainer.drills.loader import find_drill, load_rubric
-from trainer.drills.variants import answer_key
+from trainer.drills.variants import answer_key, make_target
 from trainer.marking.checker import mark_sheet
 from trainer.marking.prose import numbers_in
-from trainer.marking.scoring import score_attempt
+from trainer.marking.scoring import RubricScore, score_attempt
 
 
-def evidence(drill_id: str, answers: dict[str, str]) -> str:
+def scored(drill_id: str, answers: dict[str, str], gpu: str | None = None) -> RubricScore:
+    """The rubric's reading of a sheet holding `answers`: of the drill as written, or
+    re-targeted at `gpu`."""
     drill = find_drill(drill_id)[0]
-    score = score_attempt(drill, load_rubric(drill.rubric), marks(drill_id, answers))
+    if gpu is None:
+        return score_attempt(drill, load_rubric(drill.rubric), marks(drill_id, answers))
+    key = answer_key(drill, None, make_target(None, gpu))
+    return score_attempt(drill, load_rubric(drill.rubric), mark_sheet(key, answers),
+                         retargeted=True)
+
+
+def evidence(drill_id: str, answers: dict[str, str], gpu: str | None = None) -> str:
+    score = scored(drill_id, answers, gpu)
     return " | ".join(line for d in score.dimensions for line in d.evidence)
+
+
+def claimed(drill_id: str, answers: dict[str, str], gpu: str | None = None) -> list[str]:
+    return [c.claim.id for c in scored(drill_id, answers, gpu).wrong_claims]
 
 
 POLICY = ("cap max_model_len near p99 not 128k, turn on fp8 kv which roughly doubles sessions "
@@ -55,7 +69,6 @@ def test_a_working_figure_that_is_another_inputs_value_is_not_read_as_a_slip() -
 def test_a_missing_k_and_v_factor_is_named_though_the_bytes_are_in_the_working() -> None:
     # 28*4*128*2: the 2 is the bytes, the 4 the KV heads; the factor 2 for K and V is missing
     from trainer.capacity.presets import model_of
-    from trainer.drills.variants import make_target
 
     drill = find_drill("llama31-8b-h100")[0]
     key = answer_key(drill, None, make_target(model_of("qwen2.5-7b"), "h200"))
@@ -90,31 +103,22 @@ def test_a_ratio_refusal_does_not_suggest_the_factor() -> None:
 
 def test_a_claim_about_the_drills_own_card_is_not_looked_for_on_another() -> None:
     # one MI300X holds the 70B's 70.6 GB of FP8 weights with 98 GB to spare: no red flag
-    from trainer.drills.variants import make_target
-
-    drill = find_drill("llama31-70b-tp2-h100")[0]
-    key = answer_key(drill, None, make_target(None, "mi300x"))
     text = ("On MI300X one card would actually do: 192*0.9-4 = 168.8 GB usable holds the "
             "70.6 GB of FP8 weights with about 98 GB left for KV, roughly 146 sessions. "
             "If 146 sessions is enough I'd serve on one card.")
-    score = score_attempt(drill, load_rubric(drill.rubric), mark_sheet(key, {"tp-trade": text}),
-                          retargeted=True)
+    score = scored("llama31-70b-tp2-h100", {"tp-trade": text}, "mi300x")
     assert not score.red_flags and not score.wrong_claims
 
 
 def test_the_same_claim_on_the_drills_own_card_is_flagged() -> None:
-    drill = find_drill("llama31-70b-tp2-h100")[0]
     text = "One card would do: it holds the fp8 weights with room for KV."
-    score = score_attempt(drill, load_rubric(drill.rubric), marks(drill.id, {"tp-trade": text}))
-    assert [c.claim.id for c in score.wrong_claims] == ["fits-on-one-card"]
+    assert claimed("llama31-70b-tp2-h100", {"tp-trade": text}) == ["fits-on-one-card"]
 
 
 def test_one_sentence_raises_one_red_flag() -> None:
     # the wrong claim's flag, with its correction; not the rubric's flag in other words too
-    drill = find_drill("llama31-8b-h100")[0]
     text = "We should buy a second card since FLOPs will be the bottleneck at 80 sessions."
-    score = score_attempt(drill, load_rubric(drill.rubric), marks(drill.id, {"policy": text}))
-    assert len(score.red_flags) == 1
+    assert len(scored("llama31-8b-h100", {"policy": text}).red_flags) == 1
 
 
 def test_a_level_read_on_the_concepts_says_so_where_the_score_differs() -> None:
@@ -140,34 +144,24 @@ def test_a_count_with_a_fraction_is_not_carried_forward() -> None:
 # ---- the fifth blind review (/tmp/feedback5.md) -------------------------------------------
 
 def test_several_red_flags_keep_an_attempt_below_the_first_level() -> None:
-    drill = find_drill("llama31-8b-h100")[0]
     answers = {"policy": "We should buy a second card since FLOPs will be the bottleneck.",
                "followup-128k-policy": "Just raise max_model_len to 128k for everyone.",
                **{s: str(v) for s, v in (("shape-layers", 32), ("shape-kv-heads", 8),
                                          ("shape-head-dim", 128), ("shape-dtype-bytes", 2))}}
-    score = score_attempt(drill, load_rubric(drill.rubric), marks(drill.id, answers))
+    score = scored("llama31-8b-h100", answers)
     assert len(score.red_flags) >= 2 and score.level is None
     assert score.sounds_like.startswith("not yet Solid")
 
 
 def test_a_mamba_state_said_to_grow_is_a_wrong_claim() -> None:
-    drill = find_drill("hybrid-state-kv")[0]
     text = ("The Mamba state also grows with context, just more slowly than KV (it's "
             "compressed), so concurrency still drops linearly with length.")
-    score = score_attempt(drill, load_rubric(drill.rubric),
-                          marks(drill.id, {"how-concurrency-scales": text}))
-    assert [c.claim.id for c in score.wrong_claims] == ["state-grows"]
+    assert claimed("hybrid-state-kv", {"how-concurrency-scales": text}) == ["state-grows"]
 
 
 def test_a_retargeted_concept_is_said_without_the_drills_own_figures() -> None:
-    from trainer.drills.variants import make_target
-
-    drill = find_drill("observed-concurrency-lower")[0]
-    key = answer_key(drill, None, make_target(None, "h200"))
     text = "max_model_len reservation: would give 24, 88% down, so not the cause under paging."
-    score = score_attempt(drill, load_rubric(drill.rubric),
-                          mark_sheet(key, {"hypotheses": text}), retargeted=True)
-    said = " | ".join(line for d in score.dimensions for line in d.evidence)
+    said = evidence("observed-concurrency-lower", {"hypotheses": text}, "h200")
     assert "max_model_len" in said and "(12 sessions)" not in said
 
 
@@ -187,14 +181,8 @@ def test_a_negated_mention_is_not_quoted_as_evidence() -> None:
 
 
 def test_a_figure_is_quoted_as_typed() -> None:
-    from trainer.drills.variants import make_target
-
-    drill = find_drill("littles-law-capacity")[0]
-    key = answer_key(drill, None, make_target(None, "mi300x"))
     text = "Open convos = λ(W+60) ≈ 2039, but a user reading holds no KV."
-    score = score_attempt(drill, load_rubric(drill.rubric), mark_sheet(key, {"plan": text}),
-                          retargeted=True)
-    said = " | ".join(line for d in score.dimensions for line in d.evidence)
+    said = evidence("littles-law-capacity", {"plan": text}, "mi300x")
     assert "'2039'" in said and "2,042" not in said
 
 
@@ -218,21 +206,16 @@ def test_a_ratio_unrelated_to_ones_own_answers_is_still_wrong() -> None:
 
 
 def test_a_checkpoint_said_to_hold_optimizer_state_is_a_wrong_claim() -> None:
-    drill = find_drill("decode-roofline-vs-measured")[0]
     text = ("The checkpoint stores optimizer state and some fp32 copies, so the loaded weights "
             "are smaller than the file.")
-    score = score_attempt(drill, load_rubric(drill.rubric),
-                          marks(drill.id, {"embedding-why": text}))
-    assert [c.claim.id for c in score.wrong_claims] == ["checkpoint-holds-training-state"]
+    assert claimed("decode-roofline-vs-measured", {"embedding-why": text}) == [
+        "checkpoint-holds-training-state"]
 
 
 def test_gemma_called_multi_query_is_a_wrong_claim() -> None:
-    drill = find_drill("sliding-window-kv")[0]
     text = ("Gemma-2 uses multi-query attention, so its KV per token is already tiny and there "
             "is less for the window to save.")
-    score = score_attempt(drill, load_rubric(drill.rubric),
-                          marks(drill.id, {"why-different": text}))
-    assert "gemma-uses-mqa" in [c.claim.id for c in score.wrong_claims]
+    assert "gemma-uses-mqa" in claimed("sliding-window-kv", {"why-different": text})
 
 
 def test_a_quality_said_of_its_noun_is_the_rubrics_phrase() -> None:

@@ -684,6 +684,17 @@ class PathSpec:
     change: Callable[[Any], Any]  # a Deployment to a changed one, or None where it does not apply
     also: Callable[[Any], Any] | None = None  # a second form of the same mistake
     describe: Callable[[Any], str] | None = None  # the mistake in a deployment's own figures
+    not_for: Callable[[Any, str], bool] | None = None  # quantities it is not the mistake of
+
+
+def _active_share_alone(d: Any, name: str) -> bool:
+    """A quantity that reads an MoE's active share only (one token's experts): taking the
+    active parameters for all of them is no mistake there, and scaling the share again is
+    not the mistake `moe-active-as-resident` names."""
+    return name in ("active_weights_bytes", "batch1_ceiling_tokens_per_second",
+                    "weights_read_alone") or (
+        name in ("weights_read_per_step", "decode_step_seconds", "tokens_per_second",
+                 "tokens_per_second_per_sequence") and d.batch == 1)
 
 
 WRONG_PATHS: tuple[PathSpec, ...] = (
@@ -770,6 +781,7 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         # (the experts' count and routing kept: they name the model's family and its draft)
         else d.changed(params=d.active_params, weights_gb=None if d.weights_gb is None
                        else d.weights_gb * d.active_params / d.params),
+        not_for=_active_share_alone,
     ),
     PathSpec(
         "embedding-table-read",

@@ -31,6 +31,9 @@ class WrongPath:
     also: Callable[[Deployment], Deployment | None] | None = None
     # The mistake in a given deployment's terms (its real dtype), where `mistake` is general.
     describe: Callable[[Deployment], str] | None = None
+    # The quantities the path is not the mistake of, though it changes them (an MoE's active
+    # share taken for its weights is no mistake where a step asks for the active share).
+    not_for: Callable[[Deployment, str], bool] | None = None
 
     def mistake_in(self, d: Deployment | None) -> str:
         """What the candidate did, in `d`'s terms where the path has them."""
@@ -231,25 +234,9 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",
             lambda d: None,  # a rescaling of the answer, handled in wrong_values
         ),
-        *(WrongPath(p.id, p.mistake, p.advice, p.change, p.also, p.describe)
+        *(WrongPath(p.id, p.mistake, p.advice, p.change, p.also, p.describe, p.not_for)
           for p in serving.WRONG_PATHS),
     )
-}
-
-
-def _active_share_alone(deployment: Deployment, name: str) -> bool:
-    """A quantity that reads an MoE's active share only (one token's experts): taking the
-    active parameters for all of them is no mistake there, and scaling the share again is
-    not the mistake `moe-active-as-resident` names."""
-    return name in ("active_weights_bytes", "batch1_ceiling_tokens_per_second",
-                    "weights_read_alone") or (
-        name in ("weights_read_per_step", "decode_step_seconds", "tokens_per_second",
-                 "tokens_per_second_per_sequence") and deployment.batch == 1)
-
-
-# Quantities a wrong path is not the mistake of, by path.
-_NOT_THE_MISTAKE_OF: dict[str, Callable[[Deployment, str], bool]] = {
-    "moe-active-as-resident": _active_share_alone,
 }
 
 
@@ -267,8 +254,7 @@ def wrong_values(
             raise UnknownName(
                 f"unknown misconception {path_id!r}: use one of {', '.join(WRONG_PATHS)}"
             )
-        not_here = _NOT_THE_MISTAKE_OF.get(path_id)
-        if not_here is not None and not_here(deployment, name):
+        if path.not_for is not None and path.not_for(deployment, name):
             continue
         if path_id == "per-gpu-vs-total":
             if deployment.gpus > 1:

@@ -306,11 +306,7 @@ class AnswerKey:
         answer: str = step.answer
         deployment = self.deployment(step.id)
         value = self.value(answer, deployment)
-        unrounded: Fraction | None = None
-        if step.answer in UNROUNDED:
-            top, bottom = (self.value(q, deployment) for q in UNROUNDED[step.answer])
-            if top > 0:
-                unrounded = top / bottom
+        unrounded = self._unrounded(step)
         whole = not step.estimate and value.denominator == 1 and (
             unit == "sequences" or step.answer in WHOLE_COUNTS)
         alternatives = () if whole or unrounded is None else (unrounded,)
@@ -346,7 +342,7 @@ class AnswerKey:
             return None
         deployment = self.deployment(step.id)
         top, bottom = (self.value(q, deployment) for q in UNROUNDED[step.answer])
-        return top / bottom if bottom else None
+        return top / bottom if top > 0 and bottom else None
 
     def value(self, name: str, deployment: Deployment) -> Fraction:
         if name in FORMULAS:

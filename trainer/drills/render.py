@@ -484,6 +484,7 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
     card = find_gpu(str(gpu)) if gpu else None
     amd = card is not None and card.name.startswith("AMD")
     gaudi = card is not None and card.name.startswith("Intel Gaudi")
+    runtime = key.display_givens()
     # the L40S and L4: GDDR6 on PCIe boards
     gddr = card is not None and card.name.endswith(("L40S", "L4"))
     return {"amd": amd,
@@ -492,10 +493,11 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
             # ... on NVIDIA only: vLLM's weight-only FP8 path (FP8 Marlin) is NVIDIA's, and
             # an AMD card without FP8 (CDNA2) cannot load an FP8 checkpoint at all
             "fp8_weight_only": card is not None and card.fp8_tflops is None and not amd,
-            # Gaudi (vLLM's HPU backend): HPU graphs and HCCL
-            "graphs": "HIP graphs" if amd else "HPU graphs" if gaudi else "CUDA graphs",
-            "graph": "HIP-graph" if amd else "HPU-graph" if gaudi else "CUDA-graph",
-            "collectives": "RCCL" if amd else "HCCL" if gaudi else "NCCL",
+            # the card's runtime, as its sheet names it: HIP graphs and RCCL (ROCm), HPU graphs
+            # and HCCL (Gaudi's vLLM backend), CUDA graphs and NCCL
+            "graphs": runtime["graphs"],
+            "graph": runtime["graphs"].removesuffix("s").replace(" ", "-"),
+            "collectives": runtime["collectives"],
             "gaudi": gaudi,
             # GDDR6, whose ECC keeps a share of the GiB built in
             "gddr": gddr,

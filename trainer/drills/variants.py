@@ -538,7 +538,7 @@ def _check_lesson(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     for tag, (what, kind, examples, has) in LESSONS.items():
         if tag in drill.tags and not has(model):
             raise UsageError(f"drill {drill.id} is a lesson in {what}, which {model.name} does "
-                             f"not have: choose {_lesson_models(drill, kind, examples, gpu)}")
+                             f"not have: choose {_lesson_models(drill, kind, examples, has, gpu)}")
     if model.attention_layers is not None and "hybrid" not in drill.tags:
         # Its questions ask for "the layers" of KV per token; a hybrid or pruned model keeps KV
         # on only some of them, which no question of the drill says.
@@ -552,7 +552,8 @@ def _check_lesson(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
             f"{runnable_suggestion(model, None, besides=drill.id)}")
 
 
-def _lesson_models(drill: Drill, kind: str, examples: tuple[str, ...], gpu: str | None) -> str:
+def _lesson_models(drill: Drill, kind: str, examples: tuple[str, ...],
+                   has: Callable[[ModelPreset], bool], gpu: str | None) -> str:
     """The kind of model a lesson needs, with the presets of that kind the drill runs on at
     `gpu` (its own card when None), tried; where none does, those it runs on elsewhere."""
     presets = [model_of(name) for name in examples]
@@ -562,7 +563,6 @@ def _lesson_models(drill: Drill, kind: str, examples: tuple[str, ...], gpu: str 
         # of the kind that do (Llama-3.2-1B on an L4)
         from trainer.capacity.presets import models
 
-        has = next(entry[3] for entry in LESSONS.values() if entry[1] == kind)
         for m in sorted(models().values(), key=lambda m: m.params):
             if len(runs) == LESSON_EXAMPLES - 1:
                 break

@@ -209,10 +209,11 @@ def check_numeric(
         value = reading.quantity.value
         guess = _round_guess(reading)
         band = GUESS_BAND if guess else naming_band(value, reading.resolution, tolerance)
+        # A count typed with its fraction kept (0.4, 3.02 sequences) follows from nothing
+        # (earlier answers give a whole count, and 0.4 is not 0) and shows the floor left out.
+        kept_fraction = whole and value % 1 != 0
         # the carried value nearest the answer is the one quoted (each alone, or together)
-        # (a count typed with a fraction follows from nothing: the earlier answers give a
-        # whole number of sequences, and 0.4 is not 0)
-        follows = None if whole and value % 1 else min(
+        follows = None if kept_fraction else min(
             (c for c in carried
              if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
             key=lambda c: abs(c - value), default=None)
@@ -282,10 +283,9 @@ def check_numeric(
         # second and last explanation; then neither is certain enough for a red flag.
         beside = None
         ties = _same_number(value, reading.resolution, reference, paths)
-        # A count typed with its fraction kept (3.02 sequences) shows the floor left out:
-        # no slip of an input is said beside it.
-        kept_fraction = whole and paths[0].id == "rounded-up" and value % 1 != 0
-        if diagnose_slip is not None and len(paths) == 1 and not kept_fraction \
+        # the floor left out is said alone: no slip of an input beside it
+        floor_left_out = kept_fraction and paths[0].id == "rounded-up"
+        if diagnose_slip is not None and len(paths) == 1 and not floor_left_out \
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
                 diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures)

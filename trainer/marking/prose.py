@@ -197,10 +197,14 @@ def numbers_in(text: str) -> tuple[float, ...]:
 _THOUSAND = 1000.0
 
 
+def _in_thousands(reading: Reading, position: int) -> bool:
+    """Whether a number token has a `k` after it ("128k context")."""
+    return position + 1 < len(reading.tokens) and reading.tokens[position + 1] == "k"
+
+
 def _quantity(reading: Reading, position: int, value: float) -> float:
-    """A number token's value as a figure: with a `k` after it ("128k context"), thousands."""
-    following = reading.tokens[position + 1] if position + 1 < len(reading.tokens) else ""
-    return value * _THOUSAND if following == "k" else value
+    """A number token's value as a figure: with a `k` after it, thousands."""
+    return value * _THOUSAND if _in_thousands(reading, position) else value
 
 
 @lru_cache(maxsize=256)
@@ -617,8 +621,7 @@ def _states_a_figure(reading: Reading, item: int) -> bool:
 
 def _shown(reading: Reading, position: int) -> str:
     """A number token as it was typed, with its `k`."""
-    following = reading.tokens[position + 1] if position + 1 < len(reading.tokens) else ""
-    return reading.tokens[position] + ("k" if following == "k" else "")
+    return reading.tokens[position] + ("k" if _in_thousands(reading, position) else "")
 
 
 def _figure_elsewhere(reading: Reading, concept: Concept) -> str | None:

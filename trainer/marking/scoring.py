@@ -222,6 +222,7 @@ _FIGURED_ASIDE = re.compile(r"\s*\([^()]*\d[^()]*\)")
 def _without_figures(label: str) -> str:
     return _FIGURED_ASIDE.sub("", label)
 
+
 WRONG_CLAIM_CAP = Fraction(1, 4)  # a concept beside a wrong claim, where no junior anchor says
 
 
