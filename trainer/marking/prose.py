@@ -518,12 +518,18 @@ def mentions(concept: Concept, text: str,
             continue  # one generic word ("own", "same") never carries a concept
         for start, end in _occurrences_either_way(reading, phrase):
             sentence = reading.sentence[start]
+            if tuple(reading.tokens[start:end]) != _phrase_tokens(phrase):
+                # said the other way round ("FLOPs saved" for "saves flops"): the feedback
+                # quotes what was typed, not the rubric's words
+                said = _typed(text, tuple(reading.tokens[start:end])) or phrase
+            else:
+                said = phrase
             if generic and (not any(_in_sentence(reading, term, sentence, (start, end))
                                     for term in concept.about)
                             or _for_the_cache(reading, end)):
                 continue
             if negated(reading, start, end, phrase):
-                found.append(Mention(phrase, Fraction(0), f"'{phrase}' negated, no credit"))
+                found.append(Mention(phrase, Fraction(0), f"'{said}' negated, no credit"))
                 continue
             item = reading.item[start]
             listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
@@ -537,10 +543,10 @@ def mentions(concept: Concept, text: str,
                 # A figure beside a listed term ("chunked prefill 512-2048") quantifies
                 # nothing: a list earns half of an unquantified mention at most.
                 credit = Fraction(1, 4) if concept.figures else Fraction(1, 2)
-                found.append(Mention(phrase, credit, f"'{phrase}', listed, not explained"))
+                found.append(Mention(phrase, credit, f"'{said}', listed, not explained"))
                 continue
             credit = Fraction(1) if not concept.figures or figure else Fraction(1, 2)
-            note = f"'{phrase}'" + (f" with '{figure}'" if figure else
+            note = f"'{said}'" + (f" with '{figure}'" if figure else
                                     " but not quantified" if concept.figures else "")
             if credit < 1 and (elsewhere := _figure_elsewhere(reading, concept) or (
                     _drill_figure_beside(reading, sentence, item, start, drill_figures)
@@ -550,22 +556,35 @@ def mentions(concept: Concept, text: str,
                 # ("stay resident, 61 GB" of a re-targeted MoE, whose figures the rubric
                 # cannot list): the figure is there, not in the mention's own clause.
                 credit = QUANTIFIED_ELSEWHERE
-                note = f"'{phrase}', quantified elsewhere ('{elsewhere}')" if any(
+                note = f"'{said}', quantified elsewhere ('{elsewhere}')" if any(
                     ch.isdigit() for ch in elsewhere) else \
-                    f"'{phrase}', with '{elsewhere}' in another clause"
+                    f"'{said}', with '{elsewhere}' in another clause"
             found.append(Mention(phrase, credit, note))
     return found
 
 
 # Verbs that say a noun has a quality: "the state is fixed" is the "fixed state" a rubric lists
 _COPULAS = frozenset({"is", "are", "stay", "remain", "becom"})
+# Verbs of effect whose object may come first in the passive: "saves flops" said as "flops
+# saved", "halves the KV" as "KV halved" (stems, as _phrase_tokens makes them)
+_EFFECT_VERBS = frozenset({"save", "cut", "halv", "doubl", "reduc", "shrink", "lower", "raiz",
+                           "boost", "trim", "free", "freed"})
 
 
 def _occurrences_either_way(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
     """A phrase's occurrences, and for a quality and its noun ("fixed state", "constant
-    state") the noun said to have it ("the state is fixed", "state stays constant")."""
+    state") the noun said to have it ("the state is fixed", "state stays constant"); for a
+    verb of effect and its object ("saves flops") the object said to undergo it ("flops
+    saved", "FLOPs are saved")."""
     yield from occurrences(reading, phrase)
     needle = _phrase_tokens(phrase)
+    if needle and needle[0] in _EFFECT_VERBS and len(needle) in (2, 3) \
+            and not any(is_number(token) for token in needle):
+        verb, noun = needle[0], needle[-1]  # "halves the kv": the article goes
+        yield from occurrences_of(reading, (noun, verb))
+        for copula in _COPULAS:
+            yield from occurrences_of(reading, (noun, copula, verb))
+        return
     if len(needle) != 2 or any(is_number(token) for token in needle):
         return
     quality, noun = needle
@@ -617,6 +636,20 @@ def _states_a_figure(reading: Reading, item: int) -> bool:
               if where == item]
     return any(token in _RELATIONS for token in tokens) or all(
         is_number(token) or token in _UNITS or token in ("~", "≈") for token in tokens)
+
+
+_WORD = re.compile(r"[^\W_][\w'-]*")
+
+
+def _typed(text: str, needle: tuple[str, ...]) -> str | None:
+    """The words of the text whose tokens are `needle`, as typed."""
+    words = [(token, word.start(), word.end()) for word in _WORD.finditer(text)
+             for token in _phrase_tokens(word.group())]
+    for first in range(len(words) - len(needle) + 1):
+        run = words[first:first + len(needle)]
+        if tuple(token for token, _, _ in run) == needle:
+            return text[run[0][1]:run[-1][2]]
+    return None
 
 
 def _shown(reading: Reading, position: int) -> str:

@@ -1,0 +1,40 @@
+"""What the tool says of a text answer, from the fourth stop of precision work: a verb of
+effect said in the passive ("FLOPs saved" for "saves flops") earns what the active form
+earns, and the feedback quotes the words the candidate typed. Each test failed before."""
+
+from __future__ import annotations
+
+from tests.test_feedback_precision3 import evidence
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.marking.prose import concept_credit
+
+SAVES = ("Batch 1 reads 25.8 GB, about 3.9 ms. So: FLOPs saved at every batch, 2 × 12.9B "
+         "per token; bandwidth saved only at small batch; memory never.")
+
+
+def _credit(concept_id: str, text: str) -> tuple[float, str]:
+    drill = find_drill("mixtral-moe-decode")[0]
+    concept = load_rubric(drill.rubric).concept(concept_id)
+    assert concept is not None
+    credit, note = concept_credit(concept, text)
+    return float(credit), note
+
+
+def test_a_saving_said_in_the_passive_earns_the_concept() -> None:
+    credit, _ = _credit("moe-saves-flops-not-memory", SAVES)
+    assert credit == 1
+
+
+def test_the_passive_is_quoted_as_typed_not_as_the_rubric_words_it() -> None:
+    _, note = _credit("moe-saves-flops-not-memory", SAVES)
+    assert note.startswith("'FLOPs saved'")
+
+
+def test_the_object_of_another_verb_does_not_earn_the_saving() -> None:
+    credit, _ = _credit("moe-saves-flops-not-memory", "FLOPs counted per token, 2 × 46.7B.")
+    assert credit == 0
+
+
+def test_the_evidence_a_candidate_reads_quotes_the_passive_as_typed() -> None:
+    said = evidence("mixtral-moe-decode", {"what-moe-saves": SAVES})
+    assert "'FLOPs saved'" in said and "'saves flops'" not in said
