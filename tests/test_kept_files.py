@@ -260,3 +260,61 @@ def test_the_cache_folder_is_where_platformdirs_puts_it(
     else:
         monkeypatch.setenv("XDG_CACHE_HOME", xdg)
     assert cache_folder() == platformdirs.user_cache_path("kvdrill")
+
+
+# ---- a sheet graded again ----------------------------------------------------------------------
+
+
+def _grade(home: Path, sheet: Path, *more: str, data: Path | None = None
+           ) -> tuple[int, str]:
+    env = dict(os.environ, KVDRILL_HOME=str(home))
+    if data is not None:
+        env["KVDRILL_DATA"] = str(data)
+    done = subprocess.run([sys.executable, "-c", "from trainer.app.cli import main; main()",
+                           "grade", DRILL, "--answers", str(sheet), *more],
+                          capture_output=True, text=True, timeout=120, check=False, env=env)
+    return done.returncode, done.stdout + done.stderr
+
+
+def _sheet(tmp_path: Path, first: str) -> Path:
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text(f"1a: {first}\n2c-why: the weights take most of the card\n",
+                     encoding="utf-8")
+    return sheet
+
+
+def test_a_sheet_graded_again_imports_neither_yaml_nor_pydantic(tmp_path: Path) -> None:
+    home, sheet = tmp_path / "home", _sheet(tmp_path, "44 GB")
+    _imports_after(["grade", DRILL, "--answers", str(sheet)], home)
+    assert _imports_after(["grade", DRILL, "--answers", str(sheet)], home) == ["NONE"]
+
+
+def test_a_sheet_graded_again_prints_the_same_and_exits_the_same(tmp_path: Path) -> None:
+    home, sheet = tmp_path / "home", _sheet(tmp_path, "52 GB")
+    first = _grade(home, sheet)
+    assert first[0] == 1  # not every answer is right: the exit status says so both times
+    assert _grade(home, sheet) == first
+
+
+def test_an_edited_sheet_is_graded_afresh(tmp_path: Path) -> None:
+    home, sheet = tmp_path / "home", _sheet(tmp_path, "52 GB")
+    assert "52 GB" in _grade(home, sheet)[1]
+    _sheet(tmp_path, "44 GB")
+    again = _grade(home, sheet)[1]
+    assert "44 GB" in again and "52 GB" not in again
+
+
+def test_a_grade_follows_an_edited_rubric(tmp_path: Path) -> None:
+    data, home, sheet = _data_copy(tmp_path), tmp_path / "home", _sheet(tmp_path, "44 GB")
+    _grade(home, sheet, data=data)
+    rubric = data / "rubrics" / "kv-capacity.yaml"
+    rubric.write_text(rubric.read_text(encoding="utf-8").replace(
+        "title: Levers", "title: Renamed levers", 1), encoding="utf-8")
+    assert "Renamed levers" in _grade(home, sheet, data=data)[1]
+
+
+def test_a_kept_grade_is_per_format(tmp_path: Path) -> None:
+    home, sheet = tmp_path / "home", _sheet(tmp_path, "44 GB")
+    _grade(home, sheet)
+    as_json = _grade(home, sheet, "--json")[1]
+    assert json.loads(as_json)["drill"] == DRILL

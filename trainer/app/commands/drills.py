@@ -99,26 +99,50 @@ def grade(drill_id: str, answers_path: str, variant: int | None, target_model: s
     With --model and --gpu the sheet is marked against the drill re-targeted at that model and
     card. Exits 0 when every numeric answer is correct, 1 otherwise.
     """
-    from trainer.drills import loader, variants
-    from trainer.marking import grading
+    import pathlib
 
-    drill, _ = loader.find_drill(drill_id)
+    from trainer.app.kept_output import kept_output, rubric_paths
+    from trainer.errors import KvdrillError
+
     target = drill_target(target_model, target_gpu)
-    if target is not None and target.get("model") == {"preset": drill.givens.get("model")}:
-        # the drill's own model named again is no re-target (its numbers are the same)
-        target = variants.make_target(None, target.get("gpu"))
-    variant = grading.sheet_variant(as_path(answers_path, "the answer sheet's path"), drill,
-                                    variant,
-                                    variants.target_label(target),
-                                    variants.target_digest(target))
-    key = variants.answer_key(drill, variant, target)
-    sheet = grading.read_sheet(as_path(answers_path), drill)
-    graded = grading.grade(drill, key, sheet, variant)
+    width = None if as_json else screen_width()
+
+    def make() -> str:
+        from trainer.drills import loader, variants
+        from trainer.marking import grading
+
+        drill, _ = loader.find_drill(drill_id)
+        retarget = target
+        if retarget is not None and retarget.get("model") == {"preset": drill.givens.get("model")}:
+            # the drill's own model named again is no re-target (its numbers are the same)
+            retarget = variants.make_target(None, retarget.get("gpu"))
+        sheet_path = as_path(answers_path, "the answer sheet's path")
+        graded_variant = grading.sheet_variant(sheet_path, drill, variant,
+                                               variants.target_label(retarget),
+                                               variants.target_digest(retarget))
+        key = variants.answer_key(drill, graded_variant, retarget)
+        sheet = grading.read_sheet(as_path(answers_path), drill)
+        graded = grading.grade(drill, key, sheet, graded_variant)
+        text = json_text(grading.graded_json(graded)) if as_json else \
+            grading.graded_text(graded, width)
+        # the exit status is part of what is kept: "1" when every numeric answer is right
+        return f"{int(graded.all_numeric_correct)}\n{text}"
+
+    # A sheet graded again (the same sheet, drill, rubrics, code and options) is read back, not
+    # marked again; what cannot be read is left to make(), which says what is wrong.
+    try:
+        inputs: tuple[Path, ...] = (*rubric_paths(), pathlib.Path(answers_path))
+    except (KvdrillError, OSError):
+        inputs = ()
+    kept = kept_output("grade", drill_id, (variant, as_json, width, _target_key(target),
+                                           answers_path), make, inputs=inputs) if inputs \
+        else make()
+    status, _, text = kept.partition("\n")
     if as_json:
-        emit_json(grading.graded_json(graded))
+        click.echo(text)
     else:
-        echo(grading.graded_text(graded, screen_width()))
-    if not graded.all_numeric_correct:
+        echo(text)
+    if status != "1":
         sys.exit(1)
 
 
