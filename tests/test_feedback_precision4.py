@@ -38,3 +38,16 @@ def test_the_object_of_another_verb_does_not_earn_the_saving() -> None:
 def test_the_evidence_a_candidate_reads_quotes_the_passive_as_typed() -> None:
     said = evidence("mixtral-moe-decode", {"what-moe-saves": SAVES})
     assert "'FLOPs saved'" in said and "'saves flops'" not in said
+
+
+def test_its_own_cap_is_not_the_platform_owning_the_caps() -> None:
+    said = evidence("llama31-8b-h100", {"followup-128k-policy": (
+        "Separate long-context pool with its own max_model_len and FP8 KV, admit by quota, "
+        "price it higher.")})
+    assert "owns" not in said
+
+
+def test_a_team_that_owns_the_caps_still_earns_it() -> None:
+    said = evidence("llama31-8b-h100", {"followup-128k-policy": (
+        "The platform team owns max_model_len per tier; product teams request a tier.")})
+    assert "The serving platform team owns" in said

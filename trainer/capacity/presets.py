@@ -99,6 +99,15 @@ class GpuPreset:
     def reported_gb(self) -> Fraction | None:
         return None if self.reported_mib is None else self.reported_mib * 2**20 / 10**9
 
+    @property
+    def default_max_num_seqs(self) -> int:
+        """vLLM V1's default cap on the sequences one engine runs at once on this card:
+        1,024 where the card has at least 70 GiB and is not an A100, else 256
+        (EngineArgs.get_batch_defaults)."""
+        gib = self.reported_mib / 1024 if self.reported_mib is not None else \
+            self.hbm_gb * 10**9 / 2**30
+        return 1024 if gib >= 70 and "A100" not in self.name else 256
+
 
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",

@@ -53,6 +53,10 @@ WHOLE_COUNTS = {"num_blocks", "max_concurrency", "max_concurrency_with_prefix",
                 "spec_max_concurrency", "cpu_tier_sessions", "latency_bound_batch",
                 "operating_batch"}
 _DECIMAL_BINARY = Fraction(1000, 1024)
+# A count whose quotient is this close to the next whole number (below a floor, above a
+# ceiling) is on a knife edge: inputs rounded as they are shown, to three or four figures,
+# give the neighbour, so both are right.
+KNIFE_EDGE = Fraction(1, 400)
 
 
 def quantity_unit(name: str) -> str:
@@ -82,6 +86,11 @@ class Reference:
         default=tuple, repr=False, compare=False
     )
     ceiling: bool = False  # a count rounded up exactly: nothing below the ceiling is right
+    # The count on the other side of a knife edge, as right as the reference: a quotient
+    # within KNIFE_EDGE of the next whole number (775.9 sequences, whose inputs shown to
+    # three or four figures give 776)
+    edge: Fraction | None = None
+    quotient: Fraction | None = None  # the quotient the edge is read from, for the key
 
     @cached_property
     def wrong(self) -> tuple[tuple[str, Fraction], ...]:
@@ -92,6 +101,17 @@ class Reference:
     @property
     def display(self) -> str:
         return show(self.value, self.unit)
+
+    @property
+    def edge_note(self) -> str:
+        """Why the count beside the reference is right too, for a key ("" where none is)."""
+        if self.edge is None or self.quotient is None:
+            return ""
+        digits = next(d for d in range(4, 16)
+                      if float(f"{float(self.quotient):.{d}g}") != self.edge)
+        return (f"{format_number(self.edge)} is as right: the quotient, "
+                f"{float(self.quotient):,.{digits}g}, is within "
+                f"{format_number(KNIFE_EDGE * 100)}% of it, inside the rounding of the inputs")
 
 
 def unit_slips(value: Fraction, unit: str, from_bytes: bool = True,
@@ -315,6 +335,15 @@ class AnswerKey:
             top, bottom = (self.value(q, deployment) for q in CEILINGS[step.answer])
             below = top / bottom if bottom else None
 
+        edge: Fraction | None = None
+        quotient: Fraction | None = None
+        if whole and unrounded is not None and value < unrounded < value + 1 \
+                and value + 1 - unrounded <= KNIFE_EDGE * unrounded:
+            edge, quotient = value + 1, unrounded
+        elif below is not None and value - 1 < below < value \
+                and below - (value - 1) <= KNIFE_EDGE * below:
+            edge, quotient = value - 1, below
+
         def find_wrong() -> tuple[tuple[str, Fraction], ...]:
             # Exact values only: a formula that returns a plain 0 (or a float, from a measured
             # rate) along a wrong path is made a Fraction, as every reference is.
@@ -325,16 +354,21 @@ class AnswerKey:
             # the quotient one floor took away; not a count floored per rank and summed (DP
             # attention's 8 × 57 = 456 against 457.9 pooled: that is the pooling mistake)
             if whole and unrounded is not None and value < unrounded < value + 1:
-                found += [("rounded-up", unrounded), ("rounded-up", value + 1)]
+                found += [("rounded-up", unrounded)]
+                if edge != value + 1:
+                    found.append(("rounded-up", value + 1))
             if below is not None and below < value:
-                found += [("rounded-down", below), ("rounded-down", value - 1)]
+                found += [("rounded-down", below)]
+                if edge != value - 1:
+                    found.append(("rounded-down", value - 1))
             if step.answer == "shared_prefix_tokens" and deployment.prefix_tokens and \
                     deployment.prefix_tokens % deployment.block_size:
                 found.append(("rounded-up", value + deployment.block_size))  # a partial block
             return tuple(dict.fromkeys(found))  # one entry per (mistake, value)
 
         return Reference(step.id, value, unit, alternatives, whole, find_wrong,
-                         ceiling=below is not None and below < value)
+                         ceiling=below is not None and below < value, edge=edge,
+                         quotient=quotient)
 
     def _unrounded(self, step: Step) -> Fraction | None:
         """A count step's quotient before its floor (None where it has none)."""

@@ -509,6 +509,36 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
                              "CUDA's total, a little below nvidia-smi's")}
 
 
+# The counts of sequences that fit in memory, which an engine runs together only up to its cap
+_FITTING_COUNTS = ("max_concurrency", "max_concurrency_with_prefix", "spec_max_concurrency")
+
+
+def engine_cap_note(key: AnswerKey, text: str) -> str:
+    """A closing paragraph where a count of sequences that fit is past vLLM's default
+    max_num_seqs on the card (a small model on a large card), unless the solution already
+    says what the cap is; "" otherwise."""
+    gpu = key.givens.get("gpu")
+    if not gpu:
+        return ""
+    from trainer.capacity.presets import find_gpu
+
+    card = find_gpu(str(gpu))
+    cap = card.default_max_num_seqs
+    counts = [(key.reference(step.id).value, step.id) for step in key.drill.steps
+              if step.kind == "numeric" and step.answer in _FITTING_COUNTS
+              and (step.with_ or {}).get("gpu") in (None, gpu)]
+    if not counts:
+        return ""
+    most, step_id = max(counts)
+    if most <= cap or ("max_num_seqs" in text and f"{cap:,}" in text):
+        return ""
+    rule = "1,024 on a card of 70 GiB or more that is not an A100, else 256"
+    return (f"\n\n**The engine's cap.** {int(most):,} sequences fit in memory (step {step_id}), "
+            f"but vLLM runs at most max_num_seqs of them at once: by default {cap:,} on an "
+            f"{card.name} ({rule}). Past it the rest wait in the queue with memory to spare: "
+            f"raise --max-num-seqs to use it, and watch the step time it adds.\n")
+
+
 def render_solution(key: AnswerKey) -> str:
     folder = data_dir("solutions")
     name = key.drill.solution
@@ -516,7 +546,8 @@ def render_solution(key: AnswerKey) -> str:
     env.reset()
     try:
         template = env.get_template(name)
-        return template.render(solution_context(key))
+        text = template.render(solution_context(key))
+        return text + engine_cap_note(key, text)
     except jinja2.TemplateNotFound:
         raise DrillFileError(
             f"drill {key.drill.id}: solution template {name!r} not found in {folder}"

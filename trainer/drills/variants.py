@@ -345,8 +345,9 @@ def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
     if model is not None:
         own = changed.get("model")
         released = model_of(own).weights_dtype if own else None
-        if own == model.id and not model.from_config:
-            # the drill's own model named again: its release, stated size and checkpoint stay
+        if own and not model.from_config and (own == model.id or _twin(model, model_of(own))):
+            # the drill's own model named again (or its twin, weight for weight): its release,
+            # stated size and checkpoint stay (a measured step's 15.01 GB read is the twin's)
             own_givens = {name: changed[name] for name in _MODEL_GIVENS if name in changed}
         else:
             own_givens = {}
@@ -720,6 +721,13 @@ def _check_one_device(drill: Drill, model: ModelPreset | None, gpu: str) -> None
         f"gpu_memory_utilization cap and reserve, so one replica on it is {card.devices}-way "
         f"parallel{fp8}: choose a card that is one device"
         + (f", such as {instead}" if instead else ""))
+
+
+def _twin(model: ModelPreset, other: ModelPreset) -> bool:
+    """The same decoder weight for weight (Meta-Llama-3-8B and Llama-3.1-8B): the same shape,
+    parameters, vocabulary and release dtype; only the positions served may differ."""
+    return _same_shape(model, other) and model.params == other.params and \
+        model.vocab == other.vocab and model.weights_dtype == other.weights_dtype
 
 
 def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:

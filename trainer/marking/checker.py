@@ -538,6 +538,8 @@ def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
            tolerance: Fraction, resolution: Fraction | None = None) -> bool:
     """Within the step's tolerance of a target, or the target correctly rounded to the digits
     typed ("38 tok/s" for 38.4)."""
+    if reference.edge is not None and value == reference.edge:
+        return True  # a knife edge: the inputs as shown give this count
     if reference.whole_count and reference.value < value <= reference.value + 1:
         return False  # the partial sequence (or the one after the floor) is not served
     if reference.ceiling and reference.value - 1 <= value < reference.value:

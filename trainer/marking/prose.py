@@ -115,6 +115,9 @@ _SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement i
     (r"\bapc\b", "automatic prefix caching"), (r"\bep\b", "expert parallelism"),
     (r"\bavg\b", "average"), (r"\blambda\b", "λ"),
     (r"\bconc\b", "concurrency"), (r"\btput\b", "throughput"), (r"\bthru\b", "through"),
+    (r"\bconst\b", "constant"), (r"\bwts\b", "weights"), (r"\bb/c\b", "because"),
+    (r"\btoks?\b", "tokens"), (r"\bbs(?=\s*[\d=≤<≲~])", "batch "), (r"∝", " proportional to "),
+    (r"≲", "≤"), (r"≳", "≥"),
     (r"\bx(\d+(?:\.\d+)?)\b", r"\1×"),
 ))
 
@@ -516,7 +519,10 @@ def mentions(concept: Concept, text: str,
                             *((p, True) for p in concept.generic)]:
         if generic and len(_phrase_tokens(phrase)) < 2:
             continue  # one generic word ("own", "same") never carries a concept
+        owns = phrase.split()[0].lower() == "owns"
         for start, end in _occurrences_either_way(reading, phrase):
+            if owns and start and reading.tokens[start - 1] in _POSSESSIVES:
+                continue  # "its own max_model_len" is no one owning it
             sentence = reading.sentence[start]
             if tuple(reading.tokens[start:end]) != _phrase_tokens(phrase):
                 # said the other way round ("FLOPs saved" for "saves flops"): the feedback
@@ -561,6 +567,10 @@ def mentions(concept: Concept, text: str,
                     f"'{said}', with '{elsewhere}' in another clause"
             found.append(Mention(phrase, credit, note))
     return found
+
+
+# Words before "own" that make it the adjective ("its own caps"), not the verb "owns" (stems)
+_POSSESSIVES = frozenset({"it", "their", "his", "her", "our", "your", "my", "own", "whose"})
 
 
 # Verbs that say a noun has a quality: "the state is fixed" is the "fixed state" a rubric lists

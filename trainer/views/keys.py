@@ -206,8 +206,10 @@ def _key_rows(key: AnswerKey) -> list[dict[str, Any]]:
         slips = [{"value": text, "means": means}
                  for value, means in slip_values(key, step.id, tolerance=tolerance)
                  if (text := _show(value, reference.unit)) != reference.display]
+        shown_reference = reference.display + (
+            f" ({reference.edge_note})" if reference.edge_note else "")
         rows.append({"id": step.id, "prompt": _prompt(step, givens),
-                     "reference": reference.display, "wrong": wrong, "slips": slips})
+                     "reference": shown_reference, "wrong": wrong, "slips": slips})
     return rows
 
 
