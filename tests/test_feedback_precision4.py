@@ -51,3 +51,35 @@ def test_a_team_that_owns_the_caps_still_earns_it() -> None:
     said = evidence("llama31-8b-h100", {"followup-128k-policy": (
         "The platform team owns max_model_len per tier; product teams request a tier.")})
     assert "The serving platform team owns" in said
+
+
+def _row(drill_id: str, answers: dict[str, str], step_id: str) -> str:
+    from tests.test_feedback_precision2 import marks
+
+    return marks(drill_id, answers)[step_id].feedback
+
+
+def test_a_value_fed_by_a_wrong_earlier_answer_is_not_guessed_at() -> None:
+    # 182 GB left the weights out; 32 sequences at fp8 follow from neither alone: no "as if
+    # the context were 8,192 tokens"
+    said = _row("llama2-70b-mi300x", {"1a": "182 GB", "4a": "32"}, "4a")
+    assert "Likely slip" not in said
+    assert "worked from your answer to 1a, marked wrong" in said
+
+
+def test_a_slip_is_still_guessed_where_nothing_wrong_feeds_it() -> None:
+    said = _row("llama31-8b-h100", {"bytes-per-token": "320 KiB"}, "bytes-per-token")
+    assert "layers = 80 instead of 32" in said
+
+
+def test_a_wrong_answer_on_another_model_does_not_feed_a_step() -> None:
+    # the 70B follow-up is not worked from the 8B budget
+    from trainer.drills.loader import find_drill
+    from trainer.drills.reference import AnswerKey
+    from trainer.marking.checker import fed_by_wrong, mark_sheet
+
+    drill = find_drill("llama31-8b-h100")[0]
+    key = AnswerKey(drill)
+    sheet = mark_sheet(key, {"kv-budget": "70 GB"})
+    assert fed_by_wrong(key, drill.step("sessions"), sheet) == ("kv-budget",)
+    assert fed_by_wrong(key, drill.step("followup-70b-tp-sessions"), sheet) == ()

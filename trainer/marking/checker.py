@@ -142,6 +142,7 @@ def check_numeric(
     ruled_out: frozenset[str] | Callable[[], frozenset[str]] = frozenset(),
     working_slip: WorkingReader | None = None,
     made_before: frozenset[str] = frozenset(),
+    fed_by: tuple[str, ...] = (),
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -153,8 +154,13 @@ def check_numeric(
     own right answers show were not made (or what gives them, asked only for a wrong
     answer); `working_slip`: the slip a figure of the shown working gives, which is said
     alone, before any mistake or guess; `made_before`: the mistakes named for sure on the
-    attempt's earlier steps, the likelier of several that give a number."""
+    attempt's earlier steps, the likelier of several that give a number. `fed_by`: the
+    earlier steps this one is worked from that were answered wrong; a value none of their
+    answers carries to is then not guessed at (a slip of one input read backwards, or two
+    mistakes together, would blame this step for what came before it)."""
     unit = reference.unit
+    if fed_by:
+        diagnose_slip = None
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
         return replace(base, feedback=f"no answer given; expected {reference.display}")
@@ -319,7 +325,7 @@ def check_numeric(
     if diagnosis is not None and diagnosis.crowded:
         diagnosis, crowded = None, True
     # A slip of one input is one thing wrong; two mistakes made together are two.
-    together = [] if diagnosis is not None or crowded else \
+    together = [] if diagnosis is not None or crowded or fed_by else \
         _pair(value, first.resolution, reference.whole_count or unit == "sequences",
               step.estimate, pairs, ruled_out)
     if together:
@@ -329,6 +335,8 @@ def check_numeric(
                      f"{other.mistake_in(d)}. {one.advice} {other.advice}")
     elif diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
+    elif fed_by:
+        feedback += f" {_fed_note(fed_by)}"
     elif crowded:
         feedback += f" {CROWDED}"
     else:  # no slip explains it: if it is near, it is the rounding
@@ -886,7 +894,7 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                                                known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
                              ruled_out, functools.partial(_working_slip, key, step.id),
-                             frozenset(made_before))
+                             frozenset(made_before), fed_by_wrong(key, step, marks))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -898,6 +906,43 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             made_before.add(mark.sure_mistake)
         marks[step.id] = mark
     return marks
+
+
+def _fed_note(fed_by: tuple[str, ...]) -> str:
+    steps = ", ".join(fed_by)
+    return (f"It is worked from your answer{'s' if len(fed_by) > 1 else ''} to {steps}, "
+            "marked wrong, and does not follow from "
+            f"{'them' if len(fed_by) > 1 else 'it'} alone: not diagnosed further.")
+
+
+def fed_by_wrong(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> tuple[str, ...]:
+    """The earlier steps answered wrong whose value this step is worked from (the same value
+    in its deployment: a follow-up on another model is not fed by the first model's budget)."""
+    if step.ratio_of is not None:
+        return tuple(i for i in step.ratio_of
+                     if (m := marks.get(i)) is not None and m.verdict == "wrong")
+    if step.answer is None:
+        return ()
+    from trainer.capacity.solver import exact_reads
+
+    try:
+        reads = exact_reads(key.deployment(step.id), step.answer) or frozenset()
+    except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
+        return ()
+    fed = []
+    for earlier_id, mark in marks.items():
+        earlier = key.drill.step(earlier_id)
+        if mark.verdict != "wrong" or earlier.answer is None or earlier.answer not in reads \
+                or earlier.answer == step.answer:
+            continue
+        try:
+            same = key.value(earlier.answer, key.deployment(step.id)) \
+                == key.reference(earlier_id).value
+        except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
+            continue
+        if same:
+            fed.append(earlier_id)
+    return tuple(fed)
 
 
 def _own_ratio(step: Step, marks: Mapping[str, Mark]) -> Fraction | None:
