@@ -108,7 +108,7 @@ MEASURED = {
     "blind_claims_b.yaml": (35, 41, 42, 0),
     "blind_claims_c.yaml": (42, 40, 42, 0),
     "blind_claims_d.yaml": (39, 43, 42, 0),
-    "blind_claims_e.yaml": (39, 43, 35, 0),
+    "blind_claims_e.yaml": (39, 43, 36, 0),
     "blind_claims_f.yaml": (40, 43, 43, 0),
     "blind_claims_g.yaml": (36, 43, 35, 0),
     "blind_claims_h.yaml": (31, 43, 43, 0),
@@ -117,13 +117,19 @@ MEASURED = {
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
     "blind_claims_k.yaml": (31, 43, 43, 0),
-    "blind_claims_l.yaml": (33, 43, 22, 0),
+    "blind_claims_l.yaml": (33, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
-    "blind_claims_m.yaml": (31, 43, 36, 0),
+    "blind_claims_m.yaml": (31, 43, 37, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
     # (and one wrong held less, 29 → 28, when "2 GPUs" stopped earning the TP-cost concept:
     # the junior it lifted had said "copied on two GPUs" of a KV head, no cost at all)
-    "blind_claims_n.yaml": (36, 41, 28, 0),
+    "blind_claims_n.yaml": (36, 41, 43, 0),
+    # corpus O (stop 49), measured unread: 33 / 42 / 33 / 0; then a helper who never opened P
+    # wrote claims for the unheld wrong answers of L, N and O in general terms
+    "blind_claims_o.yaml": (33, 42, 43, 0),
+    # corpus P (stop 49), written blind and measured unread after every change of the stop:
+    # the honest figure of the round
+    "blind_claims_p.yaml": (40, 41, 30, 2),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -102,3 +102,9 @@ def test_an_a100_gets_the_smaller_default_cap(run: Run) -> None:
 
 def test_counts_under_the_cap_get_no_note(run: Run) -> None:
     assert "The engine's cap" not in _solution(run, "llama31-8b-h100")
+
+
+def test_a_thin_kv_budget_says_what_a_smaller_total_costs_it(run: Run) -> None:
+    text = _solution(run, "paged-blocks-vllm", "--model", "qwen3-8b", "--gpu", "l4")
+    assert "each 1% of that total is 16% of the KV cache here, so on this card read the " \
+           "logged blocks" in text

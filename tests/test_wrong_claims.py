@@ -124,7 +124,8 @@ def edited_drill(tmp_path: Path, change: Callable[[dict], None]) -> Path:
 
 def test_lint_fails_a_claim_that_a_right_anchor_makes(run: Run, tmp_path: Path) -> None:
     def widen(step: dict) -> None:
-        step["wrong_claims"][0]["parts"] = [["tp=16"], ["head"]]
+        claim = next(c for c in step["wrong_claims"] if c["id"] == HALVES)
+        claim["parts"] = [["tp=16"], ["head"]]
 
     result = run("lint", str(edited_drill(tmp_path, widen)), ok=False)
     assert result.exit_code == 1

@@ -12,6 +12,7 @@ with a DrillFileError naming the template and the bound."""
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 import string
@@ -430,10 +431,11 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
 
     def wrong(step_id: str, misconception: str) -> str:
         reference = key.reference(step_id)
-        for path, value in reference.wrong:
-            if path == misconception:
-                return show(value, reference.unit)
-        return ""
+        values = [value for path, value in reference.wrong if path == misconception]
+        if reference.whole_count or reference.unit == "sequences":
+            # a count's example is a count: 11 sessions ÷ 2 GPUs is 5 per GPU, not 5.5
+            values = [type(v)(math.floor(v)) for v in values]
+        return show(values[0], reference.unit) if values else ""
 
     def positions_note(step_id: str | None = None, beyond_only: bool = False) -> str:
         """What the sheet must say where a step's context is past the model's positions
