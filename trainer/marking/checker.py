@@ -921,8 +921,8 @@ def fed_by_wrong(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> tuple
     if step.ratio_of is not None:
         return tuple(i for i in step.ratio_of
                      if (m := marks.get(i)) is not None and m.verdict == "wrong")
-    if step.answer is None:
-        return ()
+    if step.answer is None or all(m.verdict != "wrong" for m in marks.values()):
+        return ()  # a sheet right so far is fed by nothing wrong: no reads worked out
     from trainer.capacity.solver import exact_reads
 
     try:
@@ -932,17 +932,22 @@ def fed_by_wrong(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> tuple
     fed = []
     for earlier_id, mark in marks.items():
         earlier = key.drill.step(earlier_id)
-        if mark.verdict != "wrong" or earlier.answer is None or earlier.answer not in reads \
-                or earlier.answer == step.answer:
-            continue
-        try:
-            same = key.value(earlier.answer, key.deployment(step.id)) \
-                == key.reference(earlier_id).value
-        except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
-            continue
-        if same:
+        if mark.verdict == "wrong" and earlier.answer is not None \
+                and earlier.answer in reads and earlier.answer != step.answer \
+                and _same_here(key, earlier_id, step):
             fed.append(earlier_id)
     return tuple(fed)
+
+
+def _same_here(key: AnswerKey, earlier_id: str, step: Step) -> bool:
+    """Whether the quantity an earlier step asks for has, in this step's deployment, the value
+    it had there (a follow-up on another model has its own)."""
+    answer = key.drill.step(earlier_id).answer
+    assert answer is not None
+    try:
+        return bool(key.value(answer, key.deployment(step.id)) == key.reference(earlier_id).value)
+    except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
+        return False
 
 
 def _own_ratio(step: Step, marks: Mapping[str, Mark]) -> Fraction | None:
@@ -1011,14 +1016,8 @@ def known_inputs(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> froze
         return frozenset()
     for earlier_id, mark in marks.items():
         earlier = key.drill.step(earlier_id)
-        if mark.verdict != "correct" or earlier.answer is None or earlier.answer in FORMULAS:
-            continue
-        try:
-            same = key.value(earlier.answer, key.deployment(step.id)) \
-                == key.reference(earlier_id).value
-        except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
-            continue
-        if same:
+        if mark.verdict == "correct" and earlier.answer is not None \
+                and earlier.answer not in FORMULAS and _same_here(key, earlier_id, step):
             known.add(earlier.answer)
     return frozenset(known)
 
