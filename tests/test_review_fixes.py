@@ -114,7 +114,7 @@ def test_mi300x_situation_names_only_the_variants_model(run: Run) -> None:
 def test_mi300x_real_card_subtracts_the_reserve_from_206_gb(run: Run) -> None:
     # 196,592 MiB = 206.1 GB; − 10 GB reserve = 196.1 GB; − 138 GB weights = 58.1 GB
     text = solution(run, "llama2-70b-mi300x")
-    assert "1 GPU × (206 GB HBM − 10 GB reserve) = 196 GB after the reserve, minus 138 GB of " \
+    assert "1 GPU × (206 GB memory − 10 GB reserve) = 196 GB after the reserve, minus 138 GB of " \
         "weights: 58.1 GB for KV" in text
 
 

@@ -136,7 +136,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
 
     util = f" × {format_number(d.utilization, sig=4)}" if d.utilization != 1 else ""
     reserve = f" − {n(d.reserve_gb)} GB reserve" if d.reserve_gb else ""
-    add("usable_bytes", f"{gpus} × ({n(d.hbm_gb)} GB HBM{util}{reserve})", b(s["usable_bytes"]))
+    add("usable_bytes", f"{gpus} × ({n(d.hbm_gb)} GB memory{util}{reserve})", b(s["usable_bytes"]))
     copied = "attention and embedding copies" if s["embedding_table_bytes"] else \
         "attention copies"
     copies = (f" − {b(s['replicated_attention_bytes'])} {copied}"

@@ -208,7 +208,9 @@ MAX_DEPLOYMENTS = 4096
 def _runtime_words(card_name: str) -> dict[str, str]:
     amd, gaudi = card_name.startswith("AMD"), card_name.startswith("Intel Gaudi")
     return {"graphs": "HIP graphs" if amd else "HPU graphs" if gaudi else "CUDA graphs",
-            "collectives": "RCCL" if amd else "HCCL" if gaudi else "NCCL"}
+            "collectives": "RCCL" if amd else "HCCL" if gaudi else "NCCL",
+            # the L40S and L4 carry GDDR6, every other preset HBM
+            "memory": "GDDR6" if card_name.endswith(("L40S", "L4")) else "HBM"}
 
 
 class AnswerKey:
@@ -224,7 +226,7 @@ class AnswerKey:
         "window_note", "attention_flops_rule", "weights_note", "head_dim_hint", "experts",
         "experts_per_token", "active_params_b", "windowed_layers", "idle_experts",
         "experts_read_batch64", "experts_noun", "active_weights_hint", "active_weights_formula",
-        "graphs", "collectives",
+        "graphs", "collectives", "memory",
         "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
         "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
         "session_kv_formula",

@@ -500,6 +500,7 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
             "graphs": runtime["graphs"],
             "graph": runtime["graphs"].removesuffix("s").replace(" ", "-"),
             "collectives": runtime["collectives"],
+            "memory": runtime["memory"],
             "gaudi": gaudi,
             # GDDR6, whose ECC keeps a share of the GiB built in
             "gddr": gddr,

@@ -52,17 +52,24 @@ def read_card(kept: Any) -> Card | None:
     return card
 
 
+def new_card() -> Card:
+    """A new FSRS card. Its id is given: fsrs makes one from the clock and sleeps a millisecond
+    after each to keep them apart, which for twenty drills is 20 ms of every `next`; the store
+    keys a card by its drill, never by this id."""
+    return Card(card_id=0)
+
+
 def _reviewed(card: Card | None, rating: Rating, when: datetime) -> Card:
     """`card` (None: a new one) with one more rating at `when`, a moment in UTC (moments.utc).
     A rating dated before the card's last review (times edited, attempts taken in out of
     order) counts as given at that last review, so time never runs backwards in the card."""
-    card = card or Card()
+    card = card or new_card()
     if card.last_review is not None and when < card.last_review:
         when = card.last_review
     try:
         reviewed, _ = _scheduler().review_card(card, rating, when)
     except (ValueError, OverflowError, IndexError, TypeError, ZeroDivisionError):
-        reviewed, _ = _scheduler().review_card(Card(), rating, when)
+        reviewed, _ = _scheduler().review_card(new_card(), rating, when)
     return reviewed
 
 
@@ -95,7 +102,7 @@ class CardState:
 
     @staticmethod
     def start() -> CardState:
-        return CardState(dict(Card().to_dict()), 0, None, None)
+        return CardState(dict(new_card().to_dict()), 0, None, None)
 
     def review(self, share: float, when: datetime) -> CardState:
         """One more attempt in: `when` is a moment in UTC (moments.utc); a kept card that no
@@ -127,7 +134,7 @@ def recall(card: dict[str, Any], now: datetime | None = None) -> float:
 def card_for(drill_id: str, reviews: list[tuple[datetime, float]]) -> DrillCard:
     """Replay a drill's scored attempts (time, share of points) into its card."""
     scheduler = _scheduler()
-    card = Card()
+    card = new_card()
     rating = None
     for when, share in sorted(reviews):
         rating = rating_for(share)
