@@ -130,6 +130,10 @@ MEASURED = {
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
     "blind_claims_p.yaml": (40, 41, 30, 2),
+    # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
+    # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
+    # claim's excuse in a "while" clause about something else stopped excusing it
+    "blind_claims_q.yaml": (27, 41, 40, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -1,14 +1,18 @@
-"""The seventeenth expert pass: the card's memory named as it is (GDDR6 on an L4, not HBM), the
-card's graphs named in the paged-blocks prompt, and a ratio called "essentially" the context
-ratio only when it is. Each test fails on what was printed before."""
+"""The seventeenth expert pass (/tmp/w4/expert17.md): the card's memory named as it is (GDDR6
+on an L4, not HBM), the card's graphs named in the paged-blocks prompt, KV heads that do not
+divide the query heads refused, a model with one KV head refused where an option cuts to one,
+and one KV head under TP said to be copied, not split. Each test fails on what was printed
+before, but the one that keeps HBM where it is."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from click.testing import Result
-from retarget_text import flat
+from config_edit import config_with
+from retarget_text import flat, refusal_text
 from retarget_text import solution_text as _solution
 
 from trainer.store import schedule
@@ -37,3 +41,22 @@ def test_a_new_card_does_not_wait_on_the_clock(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr("time.sleep", no_sleep)
     assert schedule.CardState.start().reviews == 0
+
+
+def test_kv_heads_that_do_not_divide_the_query_heads_are_refused(run: Run, tmp_path: Path) -> None:
+    path = config_with(tmp_path, "Llama-3.1-8B", num_key_value_heads=6)
+    result = run("calc", "--model", path, ok=False)
+    assert result.exit_code == 2
+    assert "num_key_value_heads 6 does not divide num_attention_heads 32" in flat(result.stderr)
+
+
+def test_an_mqa_model_is_refused_where_an_option_cuts_to_one_kv_head(run: Run) -> None:
+    text = refusal_text(run, "llama2-70b-mi300x", "--model", "gemma-3-1b", "--gpu", "l4")
+    assert "Gemma-3-1B already has a single KV head" in text
+
+
+def test_one_kv_head_under_tp_is_said_to_be_copied_not_split(run: Run, tmp_path: Path) -> None:
+    path = config_with(tmp_path, "Qwen3-30B-A3B", num_key_value_heads=1)
+    text = _solution(run, "mixtral-moe-decode", "--model", path)
+    assert "a copy of every token's KV (its 1 KV head, fewer than the GPUs, cannot be split)" \
+        in text and "(its 1 of the 1 KV heads)" not in text

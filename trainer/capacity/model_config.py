@@ -341,6 +341,11 @@ def _kv_heads(f: Fields, heads: int) -> int:
             if value > heads:
                 raise f.error(f"{name} {value} exceeds num_attention_heads {heads}: a model has "
                               "at most one KV head per query head")
+            if value and heads % value:
+                # grouped-query attention gives each KV head an equal group of query heads
+                # (transformers' repeat_kv and vLLM's attention layer both need it)
+                raise f.error(f"{name} {value} does not divide num_attention_heads {heads}: "
+                              "each KV head serves an equal group of query heads")
             return value
     f.notes.append(f"no num_key_value_heads: KV heads = num_attention_heads = {heads} (MHA), as "
                    "vLLM's get_total_num_kv_heads defaults")

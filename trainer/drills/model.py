@@ -108,6 +108,7 @@ class Requires:
     full_attention: bool = False
     kv_heads: bool = False
     tp_within_kv_heads: bool = False
+    several_kv_heads: bool = False
     dense: bool = False
     within_positions: bool = False
     own_model: str | None = None

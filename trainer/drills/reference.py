@@ -15,7 +15,14 @@ from trainer.capacity.presets import build_deployment, find_gpu, model_of
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
 from trainer.capacity.serving_formulas import vision_bytes as serving_vision_bytes
-from trainer.capacity.solver import FORMULAS, INPUT_UNITS, Solution, exact_reads, value_of
+from trainer.capacity.solver import (
+    FORMULAS,
+    INPUT_UNITS,
+    Relaxed,
+    Solution,
+    exact_reads,
+    value_of,
+)
 from trainer.capacity.wrong_paths import (
     UNIT_MIXES,
     WRONG_PATHS,
@@ -41,8 +48,10 @@ LITERAL_GIVENS = {"model", "gpu", "kv_dtype", "weights_dtype", "native_weights_d
 # Floors and the quotient they round down. On an estimate step the unrounded value is as good
 # an answer ("96.9 sessions" for ~96); where whole sequences are counted exactly it is the
 # rounded-up mistake (a partial sequence is not served).
+# A count's quotient before its floor: the first name over the product of the others.
 UNROUNDED = {"max_concurrency": ("kv_budget_bytes", "kv_bytes_per_sequence"),
-             "max_tokens": ("kv_budget_bytes", "kv_bytes_per_token")}
+             "max_tokens": ("kv_budget_bytes", "kv_bytes_per_token"),
+             "num_blocks": ("kv_budget_bytes", "kv_bytes_per_token", "block_size")}
 # Ceilings and the quotient they round up: a fraction of one more block (or replica) needs
 # the whole of it, so the unrounded value and the count below are the rounded-down mistake.
 CEILINGS = {"blocks_per_sequence": ("context", "block_size"),
@@ -109,8 +118,10 @@ class Reference:
             return ""
         digits = next(d for d in range(4, 16)
                       if float(f"{float(self.quotient):.{d}g}") != self.edge)
+        # as many decimals as it takes not to read as the neighbour, never in exponent form
+        decimals = max(1, digits - len(str(int(self.quotient))))
         return (f"{format_number(self.edge)} is as right: the quotient, "
-                f"{float(self.quotient):,.{digits}g}, is within "
+                f"{float(self.quotient):,.{decimals}f}, is within "
                 f"{format_number(KNIFE_EDGE * 100)}% of it, inside the rounding of the inputs")
 
 
@@ -377,7 +388,8 @@ class AnswerKey:
         if step.answer not in UNROUNDED:
             return None
         deployment = self.deployment(step.id)
-        top, bottom = (self.value(q, deployment) for q in UNROUNDED[step.answer])
+        top, *under = (self.value(q, deployment) for q in UNROUNDED[step.answer])
+        bottom = math.prod(under, start=Fraction(1))
         return top / bottom if top > 0 and bottom else None
 
     def value(self, name: str, deployment: Deployment) -> Fraction:
@@ -414,9 +426,11 @@ class AnswerKey:
             return ()
         return tuple(paired_wrong_values(self.deployment(step_id), step.answer))
 
-    def recompute(self, step_id: str, carried: Mapping[str, Fraction]) -> Fraction | None:
+    def recompute(self, step_id: str, carried: Mapping[str, Fraction], relaxed: bool = False
+                  ) -> Fraction | None:
         """The step's value computed from earlier answers (step id → value in base units)
-        standing for the quantities those steps ask; None when it cannot be recomputed."""
+        standing for the quantities those steps ask; None when it cannot be recomputed.
+        `relaxed`: with the floors left out (29.8 sessions, where the count is 29)."""
         step = self.drill.step(step_id)
         if step.ratio_of is not None:
             a_id, b_id = step.ratio_of
@@ -426,14 +440,24 @@ class AnswerKey:
         if step.answer is None or step.answer not in FORMULAS:
             return None
         overrides: dict[str, Fraction] = {}
+        # a given this step works out of an earlier step's quantity ("twice your 3a batch"):
+        # the candidate's answer to that step, as the step depends on it, sets the given
+        derived = {v.of: (name, v.times) for name, v in step.with_.items()
+                   if isinstance(v, Derived)}
         for earlier_id, value in carried.items():
             earlier = self.drill.step(earlier_id)
             if earlier.answer is None:
+                continue
+            if earlier_id in step.depends_on and earlier.answer in derived:
+                name, times = derived[earlier.answer]
+                overrides[name] = value * Fraction(str(times))
                 continue
             overrides[earlier.answer] = value
         if step.answer in overrides:
             return None
         try:
+            if relaxed:
+                return Relaxed(self.deployment(step_id), overrides, {})[step.answer]
             return Solution(self.deployment(step_id), overrides)[step.answer]
         except (ZeroDivisionError, ValueError, OverflowError):
             return None

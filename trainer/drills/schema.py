@@ -263,6 +263,10 @@ class Requires(Strict):
         default=False, description="The lesson starts from tensor parallelism at most as wide "
                                    "as the KV heads (nothing copied): a model with fewer KV "
                                    "heads than the drill's GPUs is refused.")
+    several_kv_heads: bool = Field(
+        default=False, description="The lesson cuts the KV heads to one (multi-query "
+                                   "attention) as an option: a model that already has a "
+                                   "single KV head is refused.")
     dense: bool = Field(
         default=False, description="The lesson reads every weight on every step (a batch "
                                    "shares one weight read): a mixture-of-experts model, whose "

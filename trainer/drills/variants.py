@@ -681,6 +681,12 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             f"drill {drill.id} counts the cache in KV heads, and {model.name} caches one "
             f"latent per token with no KV heads: choose a model with grouped KV heads, or "
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+    if needs.several_kv_heads and model is not None and model.attention != "mla" and \
+            model.kv_heads == 1:
+        raise UsageError(
+            f"drill {drill.id} weighs cutting the KV heads to one (multi-query attention) as "
+            f"an option, and {model.name} already has a single KV head: choose a model with "
+            f"grouped KV heads, or {runnable_suggestion(model, gpu, besides=drill.id)}")
     gpus = drill.givens.get("gpus")
     if needs.tp_within_kv_heads and model is not None and model.attention != "mla" and \
             isinstance(gpus, int) and model.kv_heads < gpus:

@@ -10,8 +10,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from trainer.capacity.solver import FORMULAS
-from trainer.capacity.wrong_paths import UNIT_MIX_IDS, UNIT_MIXES, WRONG_PATHS, WrongPath
+from trainer.capacity.solver import FORMULAS, value_of
+from trainer.capacity.wrong_paths import (
+    UNIT_MIX_IDS,
+    UNIT_MIXES,
+    WRONG_PATHS,
+    WrongPath,
+    changed_by,
+)
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError, KvdrillError
@@ -39,7 +45,9 @@ Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "reve
 
 ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
 # An earlier answer this far from its reference is absurd, and earns no carried-forward credit.
-CARRY_FACTOR = 32  # 16 query heads per GPU for 1 KV head is a mistake, not absurd
+# 16 query heads per GPU for 1 KV head (32×), a request's 400 output tokens left out (400×) or
+# milliseconds written as seconds (1,000×) are mistakes; 44 GB typed as 0.001 GB is no answer.
+CARRY_FACTOR = 1024
 PAIR_TOLERANCE = Fraction(1, 100)
 # An answer follows from the candidate's own numbers when it agrees this well (or to the digits
 # typed): an estimate's wide band would take in answers that merely lie near them.
@@ -143,6 +151,7 @@ def check_numeric(
     working_slip: WorkingReader | None = None,
     made_before: frozenset[str] = frozenset(),
     fed_by: tuple[str, ...] = (),
+    fed_inputs: frozenset[str] = frozenset(),
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -217,7 +226,8 @@ def check_numeric(
         band = GUESS_BAND if guess else naming_band(value, reading.resolution, tolerance)
         # A count typed with its fraction kept (0.4, 3.02 sequences) follows from nothing
         # (earlier answers give a whole count, and 0.4 is not 0) and shows the floor left out.
-        kept_fraction = whole and value % 1 != 0
+        # (Little's law's 0.6 requests in flight is a mean: its reference keeps a fraction too)
+        kept_fraction = whole and value % 1 != 0 and reference.value % 1 == 0
         # the carried value nearest the answer is the one quoted (each alone, or together)
         follows = None if kept_fraction else min(
             (c for c in carried
@@ -274,6 +284,12 @@ def check_numeric(
         paths, certain = _explaining(step, value, reading.resolution, reference, band,
                                      ruled_out, d, mixes_tie=converted,
                                      made_before=made_before)
+        if fed_by:
+            # where the step is worked from an earlier answer that was wrong and moves it, a
+            # mistake named on the key's figures blames one slip for two (8 KV heads per GPU
+            # in bf16 is 320 KiB, as 4 in fp32 is), unless it is a mistake of that very input
+            # (32 query heads used for the 16 KV heads answered)
+            paths = [p for p in paths if d is not None and _touches(d, p, fed_inputs)]
         if not paths:
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
@@ -802,19 +818,42 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
             forms[earlier_id] = carried
     if not forms:
         return ()
+    # Two earlier steps may ask for one quantity (sessions on the card as given and on the
+    # card as its driver reports it): where one asked it of this step's own setting, the
+    # other's answer, converted, does not stand for it as well in the set of all at once.
+    asks = {earlier_id: key.drill.step(earlier_id).answer for earlier_id in forms}
+    direct = {asks[earlier_id] for earlier_id in forms if _stands_as_typed(key, step, earlier_id)}
+    together = {earlier_id: values for earlier_id, values in forms.items()
+                if asks[earlier_id] not in direct or _stands_as_typed(key, step, earlier_id)}
     # Every earlier error carried at once (each the same way), then each alone.
-    sets = [{earlier: values[min(n, len(values) - 1)] for earlier, values in forms.items()}
-            for n in range(max(len(values) for values in forms.values()))]
-    if len(forms) > 1:
+    sets = [{earlier: values[min(n, len(values) - 1)] for earlier, values in together.items()}
+            for n in range(max(len(values) for values in together.values()))]
+    if len(forms) > 1 and step.ratio_of is None:
+        # (a ratio of two answers both wrong is of those two: not of one and the key's other)
         sets += [{earlier: value} for earlier, values in forms.items() for value in values]
-    reference = key.reference(step.id).value
+    if len(together) > 2:
+        # all at once but one: an answer the step states again itself ("about two-thirds
+        # again" of the prompt) is not the one the candidate worked from
+        sets += [{earlier: values[0] for earlier, values in together.items() if earlier != left}
+                 for left in together]
+    reference = key.reference(step.id)
+    # an estimate of a count may be the quotient rounded (29.8 sessions typed as 30)
+    relaxed = (False, True) if reference.whole_count is False and reference.value % 1 == 0 \
+        and tolerance_of(step) >= ESTIMATE_TOLERANCE else (False,)
     found: list[Fraction] = []
     for carried_set in sets:
-        value = key.recompute(step.id, carried_set)
-        # A carried value that is the reference earns nothing (0 sequences may follow).
-        if value is not None and value != reference and value not in found:
-            found.append(value)
+        for floors_left_out in relaxed:
+            value = key.recompute(step.id, carried_set, floors_left_out)
+            # A carried value that is the reference earns nothing (0 sequences may follow).
+            if value is not None and value != reference.value and value not in found:
+                found.append(value)
     return tuple(found)
+
+
+def _stands_as_typed(key: AnswerKey, step: Step, earlier_id: str) -> bool:
+    """Whether an earlier answer stands in this step for its quantity as typed (the step
+    depends on it, or the quantity has the same value here), not converted."""
+    return earlier_id in (step.ratio_of or step.depends_on) or _same_here(key, earlier_id, step)
 
 
 def _carried_forms(key: AnswerKey, step: Step, earlier_id: str, truth: Fraction,
@@ -894,7 +933,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                                                known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
                              ruled_out, functools.partial(_working_slip, key, step.id),
-                             frozenset(made_before), fed_by_wrong(key, step, marks))
+                             frozenset(made_before), fed := fed_by_wrong(key, step, marks),
+                             frozenset(a for i in fed if (a := key.drill.step(i).answer)))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -906,6 +946,21 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             made_before.add(mark.sure_mistake)
         marks[step.id] = mark
     return marks
+
+
+def _touches(d: Deployment, path: WrongPath, names: frozenset[str]) -> bool:
+    """Whether the mistake changes the value of one of these quantities (or inputs)."""
+    changed = changed_by(d, path)
+    if changed is None:
+        return False
+    try:
+        return any(_value_of(changed, name) != _value_of(d, name) for name in names)
+    except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
+        return False
+
+
+def _value_of(d: Deployment, name: str) -> object:
+    return value_of(d, name) if name in FORMULAS else getattr(d, name)
 
 
 def _fed_note(fed_by: tuple[str, ...]) -> str:
@@ -932,11 +987,26 @@ def fed_by_wrong(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> tuple
     fed = []
     for earlier_id, mark in marks.items():
         earlier = key.drill.step(earlier_id)
-        if mark.verdict == "wrong" and earlier.answer is not None \
-                and earlier.answer in reads and earlier.answer != step.answer \
-                and _same_here(key, earlier_id, step):
+        if mark.verdict == "wrong" and earlier.answer is not None and (
+                earlier_id in step.depends_on or (earlier.answer in reads
+                and earlier.answer != step.answer and _same_here(key, earlier_id, step))) \
+                and _moves(key, step, earlier_id, mark):
             fed.append(earlier_id)
     return tuple(fed)
+
+
+def _moves(key: AnswerKey, step: Step, earlier_id: str, mark: Mark) -> bool:
+    """Whether the earlier wrong answer, carried alone, moves this step's value out of its
+    tolerance: 160 KiB per GPU where 80 KiB was right moves a TP step time by 0.5%, and a
+    40 ms step is no more explained by it than by any other answer."""
+    reference = key.reference(step.id).value
+    if mark.parsed is None or mark.parsed <= 0 or not reference:
+        return True
+    truth = key.reference(earlier_id).value
+    forms = _carried_forms(key, step, earlier_id, truth, mark.parsed) if truth > 0 else ()
+    value = key.recompute(step.id, {earlier_id: forms[0]}) if forms else None
+    return value is None or not close(value, reference, max(tolerance_of(step),
+                                                             CARRY_TOLERANCE))
 
 
 def _same_here(key: AnswerKey, earlier_id: str, step: Step) -> bool:

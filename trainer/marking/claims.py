@@ -162,13 +162,14 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
                             and not _operand(reading, start, variant):
                         found.setdefault(spans[start], []).append(start)
         by_part.append(found)
-    if _said_in_one_span(reading, claim, by_part, lead=None):
+    if _said_in_one_span(reading, spans, claim, by_part, lead=None):
         return True
     # A claim's first part is its subject or condition, and a sentence may set it up before a
     # comma: "At TP=16 each head is split across two GPUs, so per GPU the KV halves". The other
     # parts still make one clause after the subject, in the same sentence, with no "and" or
     # "but" between them that would start another statement.
-    return len(by_part) > 2 and _said_in_one_span(reading, claim, by_part[1:], lead=by_part[0])
+    return len(by_part) > 2 and _said_in_one_span(reading, spans, claim, by_part[1:],
+                                                  lead=by_part[0])
 
 
 _OPERATORS = frozenset("×x÷/+-")
@@ -181,8 +182,8 @@ def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
     return "=" in phrase and start > 0 and reading.tokens[start - 1] in _OPERATORS
 
 
-def _said_in_one_span(reading: Reading, claim: WrongClaim, parts: list[dict[int, list[int]]],
-                      lead: dict[int, list[int]] | None) -> bool:
+def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
+                      parts: list[dict[int, list[int]]], lead: dict[int, list[int]] | None) -> bool:
     shared = set(parts[0])
     for found in parts[1:]:
         shared &= set(found)
@@ -194,12 +195,29 @@ def _said_in_one_span(reading: Reading, claim: WrongClaim, parts: list[dict[int,
                        and not _stems(_JOINS).intersection(reading.tokens[p:first])
                        for positions in lead.values() for p in positions):
                 continue
-        if not _reported(reading, sentence, claim.unless):
+        if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span)):
             return True
     return False
 
 
-def _reported(reading: Reading, sentence: int, unless: Iterable[str]) -> bool:
+_CONTRASTS = "while whereas"
+
+
+def _contrasted(reading: Reading, spans: list[int], span: int) -> frozenset[int]:
+    """The positions of the clauses after the claim's that a "while" or "whereas" opens: they
+    say what holds of something else ("batch 1 is compute-bound, while at 96 you're
+    memory-bound"), so an excuse there does not excuse the claim."""
+    opened, cut = set(), False
+    for position, token in enumerate(reading.tokens):
+        if spans[position] > span and (position == 0 or spans[position - 1] != spans[position]):
+            cut = cut or token in _stems(_CONTRASTS)
+        if cut and spans[position] > span:
+            opened.add(position)
+    return frozenset(opened)
+
+
+def _reported(reading: Reading, sentence: int, unless: Iterable[str],
+              elsewhere: frozenset[int] = frozenset()) -> bool:
     positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
     words = {reading.tokens[p] for p in positions}
     if words & _stems(_REPORTED) or words >= _stems(_COUNTERFACTUAL):
@@ -208,5 +226,7 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str]) -> bool:
         return True  # "ignore the chunk's attention and you get 417": a what-if
     # An excuse the sentence itself denies excuses nothing: "plan on the p99, not the mean"
     # makes the claim its `unless` ("the mean") would have excused.
+    # (an excuse written with its own "while", "while the real constraint", is that clause)
     return any(reading.sentence[start] == sentence and not negated(reading, start, end, phrase)
+               and (start not in elsewhere or _stems(_CONTRASTS) & set(phrase_words(phrase)))
                for phrase in unless for start, end in occurrences(reading, phrase))

@@ -12,7 +12,7 @@ from trainer.capacity.presets import ALL_INPUTS, find_gpu, find_model
 from trainer.capacity.solver import FORMULAS, solve
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills.loader import load_drill_file, load_rubric, validate
-from trainer.drills.model import Drill, Rubric, Step, linked_names
+from trainer.drills.model import Derived, Drill, Rubric, Step, linked_names
 from trainer.drills.placeholders import malformed_placeholders, placeholders
 from trainer.drills.reference import INPUT_ANSWERS, AnswerKey, dim_of_unit, quantity_unit, show
 from trainer.drills.render import render_solution
@@ -264,12 +264,20 @@ def _lint_steps(drill: Drill, rubric: Rubric, where: str, report: Report) -> Non
                 report.errors.append(f"{at}: depends on {earlier!r}, which is not an earlier "
                                      "step")
             elif step.depends_on and earlier in step.depends_on \
-                    and seen[earlier] != dict(step.with_):
+                    and seen[earlier] != dict(step.with_) \
+                    and not _derives_from(step, drill.step(earlier), seen[earlier]):
                 report.errors.append(f"{at}: depends on {earlier!r}, whose 'with' differs")
         if step.kind == "numeric":
             _lint_unit(step.answer, step.unit, step.ratio_of is not None, at, report)
             _lint_skill(step.skill, step.answer, at, report)
         seen[step.id] = dict(step.with_)
+
+
+def _derives_from(step: Step, earlier: Step, earlier_with: dict[str, object]) -> bool:
+    """Whether the step works a given out of the earlier step's quantity in the drill's own
+    setting ("twice your step 3a batch": batch of max_concurrency × 2)."""
+    return not earlier_with and any(isinstance(value, Derived) and value.of == earlier.answer
+                                    for value in step.with_.values())
 
 
 def _lint_skill(skill: str | None, answer: str | None, at: str, report: Report) -> None:
