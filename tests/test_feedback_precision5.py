@@ -105,3 +105,76 @@ def test_an_excuse_written_with_its_own_while_still_excuses() -> None:
     step = find_drill("long-context-tier")[0].step("pricing")
     text = "Per-token pricing charges it for throughput while the real constraint is memory."
     assert claims_made(step, text) == ()
+
+
+def _graded(run: Run, tmp_path: Path, drill: str, answers: str, *args: str) -> str:
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text(answers, encoding="utf-8")
+    return run("grade", drill, "--answers", str(sheet), *args, ok=False).output
+
+
+# The seed's Solid computes 128 KiB per token and about 100 sessions; this sheet forgot the
+# factor 2 for K and V and carried it through every count
+FACTOR_ONCE = """\
+shape-layers: '32'
+shape-kv-heads: '8'
+shape-head-dim: '128'
+shape-dtype-bytes: 2 bytes
+bytes-per-token: 64 KiB
+kv-budget: 52 GB
+live-tokens: 793k
+sessions: '193'
+sessions-fp8: '387'
+sessions-32k: '24'
+kv-budget-real-card: '56.97'
+sessions-real-card: '212'
+followup-128k-sessions: '6'
+followup-70b-tp-sessions: '97'
+"""
+
+
+def test_a_sheet_that_forgot_k_and_v_twice_is_not_solid(run: Run, tmp_path: Path) -> None:
+    out = _graded(run, tmp_path, "llama31-8b-h100", FACTOR_ONCE)
+    assert "Sounds like: not yet Solid: it needs bytes-per-token right, sessions right" in out
+
+
+def test_a_level_reached_says_what_the_next_needs(run: Run, tmp_path: Path) -> None:
+    right = FACTOR_ONCE.replace("64 KiB", "128 KiB").replace("793k", "396,728") \
+        .replace("'193'", "'96'").replace("'387'", "'193'").replace("'24'", "'12'") \
+        .replace("'212'", "'106'").replace("'6'", "'3'")
+    out = _graded(run, tmp_path, "llama31-8b-h100", right)
+    assert "Sounds like: Solid; Senior needs Assumptions 3/4 (this attempt 0)" in out
+
+
+def test_a_retargeted_red_flag_does_not_quote_the_drills_own_model(run: Run,
+                                                                 tmp_path: Path) -> None:
+    out = _graded(run, tmp_path, "llama31-8b-h100", "shape-kv-heads: '28'\n",
+                  "--model", "qwen2.5-7b", "--gpu", "h200")
+    flag = next(line for line in out.splitlines() if line.startswith("Red flag: Used the query"))
+    assert "GQA group size" in flag and "Llama-3.1-8B" not in flag
+
+
+def _claimed(drill: str, step: str, text: str) -> list[str]:
+    return [made.claim.id for made in claims_made(find_drill(drill)[0].step(step), text)]
+
+
+def test_the_interconnect_given_as_why_sessions_fell_short_is_a_claim() -> None:
+    said = "Communication between the two nodes over InfiniBand is slow, so the GPUs wait."
+    assert "interconnect-explains-sessions" in _claimed("llama31-405b-h200-tp", "why-less", said)
+
+
+def test_a_slower_all_reduce_said_beside_the_memory_reason_is_no_claim() -> None:
+    said = ("Every token is stored twice at TP16, so only 1.5x the sessions; and TP16 adds an "
+            "inter-node all-reduce per layer, slower too.")
+    assert "interconnect-explains-sessions" not in _claimed("llama31-405b-h200-tp", "why-less",
+                                                            said)
+
+
+def test_a_pitch_right_for_one_thing_only_is_not_said_right() -> None:
+    said = "The pitch is right for exactly one thing: the FLOPs per token."
+    assert "pitch-is-right" not in _claimed("mixtral-moe-decode", "what-moe-saves", said)
+
+
+def test_a_pitch_called_right_outright_is_a_claim() -> None:
+    said = "The pitch is right: it is a 12.9B model when it runs, so it costs like one."
+    assert "pitch-is-right" in _claimed("mixtral-moe-decode", "what-moe-saves", said)

@@ -29,9 +29,9 @@ def test_a_measurement_is_not_said_to_be_of_the_targets_shape(run: Run) -> None:
 
 
 def test_int8_weights_that_free_less_than_a_sequence_are_not_the_answer(run: Run) -> None:
-    text = _solution(run, "llama2-70b-mi300x", "--model", "qwen3-0.6b", "--gpu", "l4")
+    text = _solution(run, "llama2-70b-mi300x", "--model", "llama-3.2-3b", "--gpu", "l4")
     assert "The option that improves **both**" not in text
-    assert "is less than one sequence's 3.76 GB of KV, so the card still holds 3 sequences" \
+    assert "is less than one sequence's 3.76 GB of KV, so the card still holds 2 sequences" \
         in text
 
 

@@ -60,3 +60,33 @@ def test_one_kv_head_under_tp_is_said_to_be_copied_not_split(run: Run, tmp_path:
     text = _solution(run, "mixtral-moe-decode", "--model", path)
     assert "a copy of every token's KV (its 1 KV head, fewer than the GPUs, cannot be split)" \
         in text and "(its 1 of the 1 KV heads)" not in text
+
+
+def test_a_draft_whose_table_is_padded_differently_is_refused(run: Run) -> None:
+    text = refusal_text(run, "speculative-decoding", "--model", "qwen2.5-14b", "--gpu", "h200")
+    assert "151,936 rows against the target's 152,064" in text and "vLLM refuses" in text
+
+
+def test_tp2_at_full_batch_says_the_step_grows_where_it_does(run: Run) -> None:
+    text = _solution(run, "llama2-70b-mi300x", "--model", "qwen3-8b", "--gpu", "a100-40gb")
+    assert "the step grows to 19.3 ms (against 16.7 ms on one card)" in text
+    assert "TP=2 also improves both" not in text
+
+
+def test_the_measured_pair_is_named_as_the_measured_models(run: Run) -> None:
+    text = _solution(run, "prefill-vs-decode", "--model", "qwen2.5-7b")
+    assert "The pair measured with the Llama-3.1-8B shape at 4k gives 111.3 ms ÷ 7.60 ms ≈ 15, " \
+           "that model's ratio" in text
+
+
+def test_a_saving_too_small_for_one_decimal_gets_two(run: Run) -> None:
+    text = _solution(run, "llama2-70b-mi300x", "--model", "qwen2.5-0.5b", "--gpu", "b200")
+    assert "(21.97 ms instead of 22.04 ms at 419 sequences)" in text
+
+
+def test_a_model_whose_one_sequence_outweighs_its_weights_is_refused(run: Run) -> None:
+    # Qwen3-0.6B at 32,768 tokens: 3.76 GB of KV a sequence against 1.19 GB of weights, so
+    # "serving many users at once costs each of them little" (3c) is false there
+    text = refusal_text(run, "llama2-70b-mi300x", "--model", "qwen3-0.6b", "--gpu", "l4")
+    assert "one 32,768-token sequence's KV (3.76 GB) outweighs the weights a step reads " \
+           "(1.19 GB)" in text

@@ -114,7 +114,7 @@ def test_measured_rates_are_not_moved_to_another_shape(run: Run, drill_id: str) 
 def test_a_draft_is_never_paired_with_a_target_of_another_tokenizer(run: Run) -> None:
     # Each target drafts with its own family's model (serving_formulas.DRAFT_FAMILIES); a
     # family with no small sibling sharing its tokenizer (GPT-OSS) is refused by name.
-    for model_id, draft in (("qwen3-32b", "Qwen3-0.6B"), ("gemma-3-27b", "Gemma-3-1B"),
+    for model_id, draft in (("qwen3-32b", "Qwen3-0.6B"), ("gemma-2-9b", "Gemma-2-2B"),
                             ("llama-3.3-70b", "Llama-3.2-1B")):
         text = run("show", "speculative-decoding", "--model", model_id).output
         assert f"with {draft} as the draft" in text, model_id

@@ -201,7 +201,9 @@ class DraftFamily:
 
 
 # One target per family that has a draft, for a refusal to name.
-DRAFTED_TARGETS = "llama-3.3-70b, qwen3-32b, qwen3-30b-a3b, qwen2.5-72b or gemma-3-27b"
+# (Qwen2.5-7B and larger and Gemma-3-4B and larger pad their tables past their drafts': vLLM
+# refuses those pairs, so none is named)
+DRAFTED_TARGETS = "llama-3.3-70b, qwen3-32b, qwen3-30b-a3b or gemma-2-9b"
 DRAFT_FAMILIES: tuple[DraftFamily, ...] = (
     # Llama 3, 3.1, 3.2 and 3.3 (and Nemotron-Super-49B, a pruned Llama-3.3-70B) share one
     # tokenizer of 128,256 entries.
@@ -210,9 +212,10 @@ DRAFT_FAMILIES: tuple[DraftFamily, ...] = (
     # Qwen3, dense and MoE (Qwen3-Coder too): 151,936 entries.
     DraftFamily("Qwen3", ("qwen3-",), "qwen3-0.6b", "qwen3-8b"),
     # Qwen2 and Qwen2.5 share one tokenizer (the 7B and larger pad the table to 152,064 rows).
-    DraftFamily("Qwen2.5", ("qwen2.5-", "qwen2-"), "qwen2.5-0.5b", "qwen2.5-7b"),
+    DraftFamily("Qwen2.5", ("qwen2.5-", "qwen2-"), "qwen2.5-0.5b", "qwen2.5-3b"),
     # Gemma-3: 262,144 entries (the 4B to 27B releases pad the table to 262,208 for images).
-    DraftFamily("Gemma-3", ("gemma-3-",), "gemma-3-1b", "gemma-3-27b"),
+    # (no larger Gemma-3 drafts with it in vLLM: their padded tables are refused)
+    DraftFamily("Gemma-3", ("gemma-3-",), "gemma-3-1b"),
     # Gemma-2: 256,000 entries.
     DraftFamily("Gemma-2", ("gemma-2-",), "gemma-2-2b", "gemma-2-9b"),
     DraftFamily("GPT-OSS", ("gpt-oss-",), None, why_none=(
@@ -288,6 +291,14 @@ def _family_draft(shape: tuple[Any, ...]) -> Draft:
             f"{family.why_none}: choose a target whose family has a draft, such as "
             f"{DRAFTED_TARGETS}"))
     draft = table[family.draft]
+    if vocab is not None and draft.vocab is not None and vocab != draft.vocab:
+        # vLLM's draft-model speculation checks the two vocabulary sizes are equal: a table
+        # padded to other rows (Qwen2.5-7B and larger, Gemma-3-4B and larger) is refused
+        return Draft(family=family.name, why_none=(
+            f"vLLM drafts only with a model whose vocabulary size equals the target's, and "
+            f"{draft.name}'s table has {draft.vocab:,} rows against the target's {vocab:,} "
+            f"(the same tokenizer, padded differently), so vLLM refuses the pair: choose a "
+            f"target such as {DRAFTED_TARGETS}"))
     return Draft(name=draft.name, family=family.name, params=Fraction(draft.params),
                  layers=draft.layers, kv_heads=draft.kv_heads, head_dim=draft.head_dim,
                  window=draft.window if draft.windowed_layers else None,
@@ -301,10 +312,11 @@ def family_draft(d: Any) -> Draft:
     params = getattr(d, "params", None)
     if draft.params is not None and params is not None and params <= draft.params:
         family = next(f for f in DRAFT_FAMILIES if f.name == draft.family)
+        instead = f"a larger {draft.family} model, such as {family.larger}" if family.larger \
+            else f"a target such as {DRAFTED_TARGETS}"
         return Draft(family=draft.family, why_none=(
             f"{draft.name} is the {draft.family} family's draft, and a target no larger than "
-            f"its draft gains nothing from it: choose a larger {draft.family} model, such as "
-            f"{family.larger}"))
+            f"its draft gains nothing from it: choose {instead}"))
     return draft
 
 

@@ -109,6 +109,7 @@ class Requires:
     kv_heads: bool = False
     tp_within_kv_heads: bool = False
     several_kv_heads: bool = False
+    weights_dominate: bool = False
     dense: bool = False
     within_positions: bool = False
     own_model: str | None = None
@@ -192,6 +193,7 @@ class Level:
     title: str
     sounds_like: str
     requires: dict[str, int] = field(default_factory=dict)
+    right: tuple[str, ...] = ()  # quantities whose drill's own step must be answered right
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +222,8 @@ class Rubric:
                 Dimension(**{**d, "concepts": tuple(Concept.from_data(c)
                                                     for c in d.get("concepts") or ())})
                 for d in data["dimensions"]),
-            "levels": tuple(Level(**level) for level in data.get("levels") or ()),
+            "levels": tuple(Level(**{**level, "right": tuple(level.get("right") or ())})
+                            for level in data.get("levels") or ()),
             "red_flags": tuple(RedFlag(**_with_tuples(flag, keep=("id", "says")))
                                for flag in data.get("red_flags") or ()),
         })

@@ -267,6 +267,11 @@ class Requires(Strict):
         default=False, description="The lesson cuts the KV heads to one (multi-query "
                                    "attention) as an option: a model that already has a "
                                    "single KV head is refused.")
+    weights_dominate: bool = Field(
+        default=False, description="The lesson is that a batch shares one weight read, so each "
+                                   "user costs little: a model and card where one sequence's KV "
+                                   "at the drill's context outweighs the weights a step reads "
+                                   "are refused.")
     dense: bool = Field(
         default=False, description="The lesson reads every weight on every step (a batch "
                                    "shares one weight read): a mixture-of-experts model, whose "
@@ -415,6 +420,11 @@ class Level(Strict):
     requires: dict[str, int] = Field(
         default_factory=dict, description="Minimum score per dimension id."
     )
+    right: tuple[str, ...] = Field(
+        default=(), description="Solver quantities the attempt must get right itself (not "
+                                "carried forward) at the drill's own setting, the first step "
+                                "asking each with no 'with': the seed's \"computes 128 KiB per "
+                                "token and roughly 100 sessions\".")
 
 
 class RedFlag(Strict):

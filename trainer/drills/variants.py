@@ -226,11 +226,37 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     if model is not None:
         _check_same_tokenizer_draft(drill, model, changed, target)
     why = _not_sensible(drill, changed)
+    if why is None and drill.requires.weights_dominate:
+        _check_weights_dominate(drill, changed, target)
     if why is not None:
         who = target_label(target)
         raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: "
                          f"{_examples_that_run(drill, why, gpu)}")
     return changed
+
+
+def _check_weights_dominate(drill: Drill, givens: dict[str, Any], target: Target) -> None:
+    """A drill whose lesson is that a batch shares one weight read (each user costs little)
+    refused where one sequence's KV at its context already outweighs the weights a step
+    reads: there each user's own KV is most of the step."""
+    from trainer.reading.formatting import format_bytes
+
+    try:
+        key = AnswerKey(drill, givens)
+        own = value_of(key.base, "kv_bytes_per_sequence")
+        weights = value_of(key.base, "weights_read_per_step")
+    except (KvdrillError, ZeroDivisionError):
+        return
+    if own < weights:
+        return
+    shown = key.display_givens()
+    raise UsageError(
+        f"drill {drill.id} cannot be re-targeted at {target_label(target)}: its lesson is that "
+        f"a batch shares one read of the weights, so each user costs little, and here one "
+        f"{shown['context']}-token sequence's KV ({format_bytes(own)}) outweighs the weights a "
+        f"step reads ({format_bytes(weights)}), so each user's own KV is most of the step: "
+        "choose a larger model, or a drill about long context such as "
+        "long-context-tier")
 
 
 def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
@@ -260,7 +286,7 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
 
 # Targets of the drafted families small enough for a 24-48 GB card (their drafts: Llama-3.2-1B,
 # Qwen3-0.6B, Gemma-3-1B)
-_SMALL_DRAFTED_TARGETS = "llama-3.1-8b, qwen3-8b or gemma-3-4b"
+_SMALL_DRAFTED_TARGETS = "llama-3.1-8b, qwen3-8b or qwen3-4b"
 
 
 # Smaller presets that share a target's tokenizer where kvdrill's draft families

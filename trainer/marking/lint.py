@@ -133,6 +133,11 @@ def lint_rubric(rubric: Rubric, path: Path, report: Report) -> None:
                         f"{path}: concept {concept.id}: generic phrase {phrase!r} is one word, "
                         "which never carries a concept: write the words that do (\"owns the "
                         "caps\", \"same step time\") or move it to `phrases` if it is specific")
+    for level in rubric.levels:
+        for quantity in level.right:
+            if quantity not in FORMULAS:
+                report.errors.append(f"{path}: level {level.id}: right names {quantity!r}, "
+                                     "which is not a solver quantity")
 
 
 def _lint_requires(drill: Drill, where: str, report: Report) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from trainer.drills.model import Concept, Dimension, Drill, Level, Rubric, Step
 from trainer.errors import KvdrillError
 from trainer.marking.checker import Mark
-from trainer.marking.claims import ClaimMade, asserts, claims_made
+from trainer.marking.claims import ClaimMade, asserts, claims_made, general_part
 from trainer.marking.prose import (
     affirms,
     concept_credit,
@@ -98,9 +98,12 @@ class RubricScore:
     red_flags: tuple[tuple[str, str], ...] = field(default=())  # (id, what it says + where)
     short_of: str | None = None  # with no level: the first level and what it needs
     wrong_claims: tuple[ClaimMade, ...] = ()  # what the text answers claimed wrongly
+    next_level: str | None = None  # with a level below the top: the next and what it needs
 
     @property
     def sounds_like(self) -> str:
+        if self.level_title and self.next_level:
+            return f"{self.level_title}; {self.next_level}"
         return self.level_title or self.short_of or "no level (the rubric names none)"
 
     def dimension(self, dimension_id: str) -> DimensionScore:
@@ -304,12 +307,19 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
     # Levels read whole and half points of what the concepts earned, depth left out.
     by_id = {d.id: _round_half(d.level_score) for d in dimensions}
     level_id = level_title = None
+    above: Level | None = None  # the first level the attempt does not reach
     for level in rubric.levels:
-        if all(by_id.get(dim, minimum) >= minimum for dim, minimum in level.requires.items()):
+        if all(by_id.get(dim, minimum) >= minimum for dim, minimum in level.requires.items()) \
+                and not _not_right(drill, level, marks):
             level_id, level_title = level.id, level.title
-    short_of = None if level_id or not rubric.levels else _short_of(rubric.levels[0],
-                                                                      dimensions, by_id)
-    flags = (_red_flags(drill, rubric, marks, frozenset(made))
+        elif above is None:
+            above = level
+    short_of = None if level_id or not rubric.levels else _short_of(
+        rubric.levels[0], dimensions, by_id, not_right=_not_right(drill, rubric.levels[0], marks))
+    next_level = None if level_id is None or above is None else \
+        _short_of(above, dimensions, by_id, reached=True,
+                  not_right=_not_right(drill, above, marks))
+    flags = (_red_flags(drill, rubric, marks, frozenset(made), retargeted)
              + _claim_flags(made, retargeted, rubric))
     first = rubric.levels[0] if rubric.levels else None
     if len(flags) >= MANY_FLAGS and first is not None and level_id is not None:
@@ -317,7 +327,7 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
         # Solid, whatever the arithmetic (right numbers beside "MoE saves memory" and "half a
         # KV head per GPU")
         said = "the dimensions alone say " + (level_title or first.title)
-        level_id, level_title = None, None
+        level_id, level_title, next_level = None, None, None
         short_of = f"not yet {first.title}: {len(flags)} red flags ({said})"
     elif flags and first is not None and level_id not in (None, first.id):
         # An interviewer who heard a red flag does not rate the attempt above the first
@@ -325,24 +335,46 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
         # Staff for the rest, read as Staff)
         level_title = (f"{first.title} (a red flag holds it there; the dimensions alone "
                        f"say {level_title})")
-        level_id = first.id
+        level_id, next_level = first.id, None
     return RubricScore(dimensions, level_id, level_title, flags, short_of,
-                       tuple(c for claims in made.values() for c in claims))
+                       tuple(c for claims in made.values() for c in claims), next_level)
+
+
+def _not_right(drill: Drill, level: Level, marks: Mapping[str, Mark]) -> tuple[str, ...]:
+    """The steps the level needs right (its `right` quantities, each at the drill's own
+    setting) that this attempt did not get right itself."""
+    missing = []
+    for quantity in level.right:
+        step = next((s for s in drill.steps
+                     if s.answer == quantity and not s.with_ and s.kind == "numeric"), None)
+        mark = marks.get(step.id) if step is not None else None
+        if step is not None and (mark is None or mark.verdict != "correct"):
+            missing.append(step.id)
+    return tuple(missing)
 
 
 def _short_of(first: Level, dimensions: tuple[DimensionScore, ...],
-              by_id: Mapping[str, Fraction]) -> str:
-    """"not yet Solid: it needs Arithmetic 3/4 (this attempt 1)"."""
+              by_id: Mapping[str, Fraction], reached: bool = False,
+              not_right: tuple[str, ...] = ()) -> str:
+    """"not yet Solid: it needs Arithmetic 3/4 (this attempt 1)"; `reached` (a level below
+    it was): "Senior needs Assumptions 3/4 (this attempt 2)". A dimension whose printed score
+    holds depth is read by its concepts alone, and says so."""
     titles = {d.id: (d.title, d.max) for d in dimensions}
+    depth_in = {d.id for d in dimensions if d.concepts_score is not None
+                and _round_half(d.score) != by_id[d.id]}
     needs = [f"{titles[dim][0]} {minimum}/{titles[dim][1]} (this attempt "
-             f"{float(by_id[dim]):g})"
+             f"{float(by_id[dim]):g}{', its concepts alone' if dim in depth_in else ''})"
              for dim, minimum in first.requires.items()
              if dim in titles and by_id[dim] < minimum]
-    return f"not yet {first.title}: it needs {', '.join(needs) or 'what its rubric lists'}"
+    needs += [f"{step_id} right" for step_id in not_right]
+    said = ", ".join(needs) or "what its rubric lists"
+    return f"{first.title} needs {said}" if reached else \
+        f"not yet {first.title}: it needs {said}"
 
 
 def _red_flags(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
-               claimed: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...]:
+               claimed: frozenset[str] = frozenset(), retargeted: bool = False
+               ) -> tuple[tuple[str, str], ...]:
     """The rubric's red flags the attempt raised: by a sure mistake of a numeric step, or by
     a phrase of a text answer. A text answer that made one of its step's wrong claims
     (`claimed`) has that claim's red flag, with its correction: the same sentence does not
@@ -362,7 +394,9 @@ def _red_flags(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
             ):
                 steps.append(m.step_id)
         if steps:
-            raised.append((flag.id, f"{flag.says} (in {', '.join(steps)})"))
+            # on a re-targeted drill, what the flag says before the drill's own figures
+            says = (general_part(flag.says) or flag.says) if retargeted else flag.says
+            raised.append((flag.id, f"{says} (in {', '.join(steps)})"))
     return tuple(raised)
 
 
