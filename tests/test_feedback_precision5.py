@@ -178,3 +178,14 @@ def test_a_pitch_right_for_one_thing_only_is_not_said_right() -> None:
 def test_a_pitch_called_right_outright_is_a_claim() -> None:
     said = "The pitch is right: it is a 12.9B model when it runs, so it costs like one."
     assert "pitch-is-right" in _claimed("mixtral-moe-decode", "what-moe-saves", said)
+
+
+def test_a_total_typed_after_its_per_gpu_figure_is_the_one_read() -> None:
+    marks = marked("llama31-8b-h100", {"followup-70b-tp-sessions": "48 per GPU, 97 total"})
+    assert marks["followup-70b-tp-sessions"].verdict == "correct"
+
+
+def test_a_per_gpu_step_reads_the_per_gpu_figure_of_two() -> None:
+    marks = marked("llama31-70b-tp2-h100",
+                   {"bytes-per-token-per-gpu": "160 KiB total, 80 KiB per GPU"})
+    assert marks["bytes-per-token-per-gpu"].verdict == "correct"

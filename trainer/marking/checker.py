@@ -173,8 +173,11 @@ def check_numeric(
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
         return replace(base, feedback=f"no answer given; expected {reference.display}")
+    answer, scope_note = _scoped(answer, "per_gpu" in (step.answer or ""))
     try:
         read = read_answer(answer, unit)
+        if scope_note:
+            read = replace(read, notes=(scope_note, *read.notes))
     except AnswerParseError as error:
         return replace(base, verdict="invalid",
                        feedback=f"{unreadable_reason(error)}; not marked. Type "
@@ -488,6 +491,31 @@ def _round_guess(reading: ParsedAnswer) -> bool:
     except KvdrillError:
         return False  # a unit read but not one of the table's: taken as typed, no guess
     return chance.typed_figures(reading.quantity.value, reading.resolution, scale) <= 1
+
+
+# "48 per GPU, 97 total": two figures, one labelled per GPU and one summed, read as the one
+# the step asks for (a per-GPU quantity, or the whole job's)
+_PER_GPU = re.compile(r"\bper[- ]?(?:gpu|card|device|rank)\b|/\s*gpu\b", re.IGNORECASE)
+_SUMMED = re.compile(r"\b(?:total|in all|across|summed|overall|combined|together|both|pair|"
+                     r"node|job)\b", re.IGNORECASE)
+_TWO_PARTS = re.compile(r"^([^,;]*\d[^,;]*)[,;]\s*([^,;]*\d[^,;]*)$")
+
+
+def _scoped(answer: str, per_gpu: bool) -> tuple[str, str]:
+    """The answer, or the one of its two labelled figures the step asks for, with a note."""
+    match = _TWO_PARTS.match(answer.strip()) if len(answer) <= 200 else None
+    if match is None:
+        return answer, ""
+    first, second = (part.strip() for part in match.groups())
+    scopes = [(bool(_PER_GPU.search(p)), bool(_SUMMED.search(p)) and not _PER_GPU.search(p))
+              for p in (first, second)]
+    if scopes not in ([(True, False), (False, True)], [(False, True), (True, False)]):
+        return answer, ""
+    pick = (first if scopes[0][0] else second) if per_gpu else \
+        (first if scopes[0][1] else second)
+    if pick == first:
+        return answer, ""  # read first as it stands
+    return pick, f"read '{pick}', the {'per-GPU' if per_gpu else 'summed'} figure the step asks for"
 
 
 def naming_band(value: Fraction, resolution: Fraction | None, tolerance: Fraction) -> Fraction:
