@@ -555,7 +555,7 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
                 on = _card_option(general, card)
                 named = "" if model.id == str(general.givens.get("model")) and \
                     not model.from_config else f" --model {_named(model)}"
-                elsewhere = f" (it does not run on {find_gpu(gpu).name})" \
+                elsewhere = f" (that drill does not run on {find_gpu(gpu).name})" \
                     if gpu is not None and card != gpu else ""
                 return f"drill it with kvdrill practice {drill_id}{named}{on}{elsewhere}"
     return None
