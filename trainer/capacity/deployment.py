@@ -153,6 +153,7 @@ class Deployment:
     swap_directions: int = 2
     draft_cost: int = 1
     accept_all: int = 0
+    accept_linear: int = 0  # 1: expected tokens as k × α; 2: as 1 + k × α
     decode_in_mixed_step: int = 1
     mixed_step_additive: int = 0  # 1: a mixed step as decode step + chunk, not max()
     chunk_attention: int = 1  # 0: a prefill chunk's attention over earlier chunks ignored

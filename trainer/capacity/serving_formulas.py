@@ -394,6 +394,8 @@ def _spec_expected_tokens(v: Any, ops: Any) -> Any:
     # Token i + 1 of the k drafted is kept only if all before it were: 1 + α + … + α^k,
     # plus the target's own token at the first rejection (or after all k).
     a, k = v.acceptance_rate, v.spec_tokens
+    if v.accept_linear:  # the wrong path: each drafted token kept with α, independently
+        return k * a + (v.accept_linear - 1)
     geometric = (1 - a ** (k + 1)) / (1 - a)
     return v.accept_all * (k + 1) + (1 - v.accept_all) * geometric
 
@@ -741,6 +743,16 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         "assumed every drafted token is accepted (k + 1 tokens per step)",
         "Token i is kept only if all before it were: expected tokens = (1 − α^(k+1)) ÷ (1 − α).",
         lambda d: None if d.spec_tokens is None else d.changed(accept_all=1),
+    ),
+    PathSpec(
+        "linear-acceptance",
+        "counted each drafted token as accepted with α on its own (k × α tokens a round, or "
+        "1 + k × α with the target's own)",
+        "A drafted token counts only if every one before it was accepted, and the target adds "
+        "its own token at the first rejection: expected tokens = (1 − α^(k+1)) ÷ (1 − α), "
+        "not k × α.",
+        lambda d: None if d.spec_tokens is None else d.changed(accept_linear=1),
+        also=lambda d: None if d.spec_tokens is None else d.changed(accept_linear=2),
     ),
     PathSpec(
         "mixed-step-without-decode",

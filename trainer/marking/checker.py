@@ -151,7 +151,7 @@ def check_numeric(
     working_slip: WorkingReader | None = None,
     made_before: frozenset[str] = frozenset(),
     fed_by: tuple[str, ...] = (),
-    fed_inputs: frozenset[str] = frozenset(),
+    fed_inputs: Mapping[str, Fraction] | None = None,
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -232,9 +232,10 @@ def check_numeric(
         # (Little's law's 0.6 requests in flight is a mean: its reference keeps a fraction too)
         kept_fraction = whole and value % 1 != 0 and reference.value % 1 == 0
         # the carried value nearest the answer is the one quoted (each alone, or together)
+        grain = reading.resolution or _last_digit(value, reading.unit or unit)
         follows = None if kept_fraction else min(
             (c for c in carried
-             if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), reading.resolution)),
+             if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), grain)),
             key=lambda c: abs(c - value), default=None)
         if follows is not None:
             # The candidate's own earlier numbers give this answer: that is the explanation,
@@ -347,6 +348,12 @@ def check_numeric(
     together = [] if diagnosis is not None or crowded or fed_by else \
         _pair(value, first.resolution, reference.whole_count or unit == "sequences",
               step.estimate, pairs, ruled_out)
+    if step.answer in AT_MOST_WHOLE and value > 1:
+        # more than the whole: no slip of one input, and no rounding, makes it right
+        feedback += (" A share of a whole is at most 100%: above it, the bytes or the time "
+                     "it is worked from cannot both be right.")
+        return replace(base, verdict="wrong", parsed=value, shown=first.shown,
+                       read_unit=first.unit, feedback=feedback)
     if together:
         one, other = together
         d = deployment() if deployment is not None else None
@@ -808,6 +815,24 @@ def _meanings(part: ParsedAnswer, step_unit: str) -> list[Fraction]:
     return meanings
 
 
+def _last_digit(value: Fraction, unit: str) -> Fraction | None:
+    """What the last digit of a number of one significant figure stands for, in base units
+    ("~7x": 1, "0.04": 0.01, "5 GB/s": 1 GB/s): the candidate's own 7.2 rounds to it. The
+    reader gives such a number no resolution (a round guess as often as a result); for a
+    value the candidate's own numbers give, rounding to the digits typed is no guess. None for
+    a whole number with trailing zeros (40 may be 40 ± 5) and anything else."""
+    scale = unit_factor(unit).value if unit else Fraction(1)
+    shown = value / scale if scale else value
+    if shown <= 0 or shown.denominator not in (1, 2, 4, 5, 10, 20, 25, 50, 100, 1000):
+        return None
+    text = format(float(shown), ".6g")
+    digits = text.replace(".", "").lstrip("0")
+    if "e" in text or len(digits) != 1 or (shown.denominator == 1 and shown % 10 == 0):
+        return None
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return Fraction(1, 10 ** decimals) * scale
+
+
 def _agrees(working: Fraction, result: Fraction, tolerance: Fraction,
             resolution: Fraction | None) -> bool:
     """The working gives the result: within the step's tolerance, or rounded to the digits
@@ -872,10 +897,17 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
     for carried_set in sets:
         for floors_left_out in relaxed:
             value = key.recompute(step.id, carried_set, floors_left_out)
-            # A carried value that is the reference earns nothing (0 sequences may follow).
-            if value is not None and value != reference.value and value not in found:
+            # A carried value that is the reference earns nothing (0 sequences may follow),
+            # nor one the physics forbids (245% of the datasheet's bandwidth)
+            if value is not None and value != reference.value and value not in found \
+                    and not (step.answer in AT_MOST_WHOLE and value > 1):
                 found.append(value)
     return tuple(found)
+
+
+# Shares of a whole (of a peak, of the experts, of a sequence's blocks): never above 1
+AT_MOST_WHOLE = frozenset({"achieved_bandwidth_fraction", "block_waste_fraction",
+                           "decode_expert_share", "spec_verify_expert_share"})
 
 
 def _stands_as_typed(key: AnswerKey, step: Step, earlier_id: str) -> bool:
@@ -962,7 +994,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(key.deployment, step.id),
                              ruled_out, functools.partial(_working_slip, key, step.id),
                              frozenset(made_before), fed := fed_by_wrong(key, step, marks),
-                             frozenset(a for i in fed if (a := key.drill.step(i).answer)))
+                             {a: p for i in fed if (a := key.drill.step(i).answer)
+                              and (p := marks[i].parsed) is not None})
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -976,19 +1009,25 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     return marks
 
 
-def _touches(d: Deployment, path: WrongPath, names: frozenset[str]) -> bool:
-    """Whether the mistake changes the value of one of these quantities (or inputs)."""
+def _touches(d: Deployment, path: WrongPath, answered: Mapping[str, Fraction] | None) -> bool:
+    """Whether the mistake moves one of these quantities (or inputs) the way the candidate's
+    own wrong answer to it moved it: 32 query heads for 16 KV heads answered (both above the
+    8), not K and V counted once beside 512 KiB a token answered (above the 128)."""
     changed = changed_by(d, path)
-    if changed is None:
+    if changed is None or not answered:
         return False
     try:
-        return any(_value_of(changed, name) != _value_of(d, name) for name in names)
+        for name, typed in answered.items():
+            before, after = _value_of(d, name), _value_of(changed, name)
+            if after != before and (after > before) == (typed > before):
+                return True
     except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
         return False
+    return False
 
 
-def _value_of(d: Deployment, name: str) -> object:
-    return value_of(d, name) if name in FORMULAS else getattr(d, name)
+def _value_of(d: Deployment, name: str) -> Fraction:
+    return Fraction(value_of(d, name) if name in FORMULAS else getattr(d, name))
 
 
 def _fed_note(fed_by: tuple[str, ...]) -> str:

@@ -1,0 +1,63 @@
+"""The ninth blind feedback review (/tmp/w4/review9.md): a right answer that compares the copy's
+tens of ms with the prefill's 240 ms is not said to underestimate recompute; "always recompute"
+and "the host memory tier is useless" are claims; a one-figure answer the candidate's own
+numbers round to ("~7x" for 7.2) is carried forward; a mistake moving a wrong input the other
+way from the candidate's own answer is not named; k × α is named; a share above 100% is said
+impossible and earns no carried credit. Each test failed before."""
+
+from __future__ import annotations
+
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.claims import claims_made
+
+
+def marked(drill_id: str, answers: dict[str, str]) -> dict[str, Mark]:
+    return mark_sheet(AnswerKey(find_drill(drill_id)[0]), answers)
+
+
+def claimed(drill_id: str, step_id: str, text: str) -> list[str]:
+    step = find_drill(drill_id)[0].step(step_id)
+    return [made.claim.id for made in claims_made(step, text)]
+
+
+def test_the_copys_tens_of_ms_beside_the_prefills_240_is_no_claim() -> None:
+    said = "A ~1 GiB copy is tens of ms versus ~240 ms of prefill compute."
+    assert claimed("swap-or-recompute", "policy", said) == []
+
+
+def test_always_recomputing_is_a_claim() -> None:
+    said = "Always recompute, copying KV over PCIe is never worth it."
+    assert "recompute-wins-for-gqa" in claimed("swap-or-recompute", "policy", said)
+
+
+def test_a_useless_host_memory_tier_is_a_claim() -> None:
+    said = "The host memory tier is useless for serving because DRAM is too slow."
+    assert "host-tier-unused" in claimed("swap-or-recompute", "policy", said)
+
+
+def test_a_one_figure_answer_its_own_numbers_round_to_is_carried() -> None:
+    # 36 sessions ÷ the 5 answered for all-attention = 7.2, typed "~7x"
+    marks = marked("hybrid-state-kv", {"sessions": "36", "sessions-all-attention": "5",
+                                       "hybrid-advantage": "~7x"})
+    assert marks["hybrid-advantage"].carried_forward
+
+
+def test_a_mistake_against_the_direction_of_a_wrong_input_is_not_named() -> None:
+    # 512 KiB a token answered (4× the 128): K and V counted once (half) is not what gave a
+    # transfer of half the key's
+    marks = marked("disaggregated-prefill", {"kv-per-token": "512 KiB",
+                                             "kv-per-request": "2048 MiB",
+                                             "transfer-ib": "5.4 ms"})
+    assert "forgot-kv-factor-2" not in marks["transfer-ib"].misconceptions
+
+
+def test_k_times_alpha_is_named() -> None:
+    mark = marked("speculative-decoding", {"expected-tokens": "3.2"})["expected-tokens"]
+    assert "linear-acceptance" in mark.misconceptions and "Close" not in mark.feedback
+
+
+def test_a_share_above_the_whole_is_said_impossible() -> None:
+    mark = marked("decode-roofline-vs-measured", {"b96-fraction": "245%"})["b96-fraction"]
+    assert "at most 100%" in mark.feedback and not mark.carried_forward
