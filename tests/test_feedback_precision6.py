@@ -61,3 +61,15 @@ def test_k_times_alpha_is_named() -> None:
 def test_a_share_above_the_whole_is_said_impossible() -> None:
     mark = marked("decode-roofline-vs-measured", {"b96-fraction": "245%"})["b96-fraction"]
     assert "at most 100%" in mark.feedback and not mark.carried_forward
+
+
+def test_a_mention_beside_a_figure_of_its_own_is_not_said_unquantified() -> None:
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+
+    drill = find_drill("decode-roofline-vs-measured")[0]
+    concept = load_rubric(drill.rubric).concept("plan-measured-fraction")
+    assert concept is not None
+    said = "I'd plan on a measured effective bandwidth, e.g. ~3.4 TB/s at batch 64, not 4.8."
+    credit, note = concept_credit(concept, said)
+    assert credit == 0.5 and note.endswith("with figures that are not the drill's")

@@ -86,6 +86,9 @@ _RELATIONS = frozenset({"→", "=", "≈", "÷", "≥", "≤", "≫", "≪", ">"
 _UNITS = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "byte", "b", "token",
                     "tok", "session", "sequenc", "seq", "user", "chat", "request", "ms", "s",
                     "%", "×", "k", "tflop", "flop", "block", "gpu", "card", "head", "layer"})
+# units of a measured figure (not a count of layers or GPUs): "~3.4 TB/s", "0.5 s", "25 seqs"
+_MEASURES = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "ms", "s", "%",
+                       "tflop", "token", "tok", "sequenc", "seq", "session"})
 _ITEM_BREAKS = frozenset({",", ";", "—", "/"})
 _ASIDES = frozenset({"(", ")", "[", "]"})  # a parenthesis is an aside, not a new item
 _LONG_ITEM = 9  # tokens: an item this long is a clause, not a term
@@ -552,7 +555,13 @@ def mentions(concept: Concept, text: str,
                 found.append(Mention(phrase, credit, f"'{said}', listed, not explained"))
                 continue
             credit = Fraction(1) if not concept.figures or figure else Fraction(1, 2)
+            # a figure of its own in the sentence is no figure of the drill's: said as such,
+            # not as "not quantified" ("~3.4 TB/s" where the drill measured 3.5)
+            own = concept.figures and any(
+                reading.sentence[p] == sentence and is_number(reading.tokens[p])
+                and reading.tokens[p + 1] in _MEASURES for p in range(len(reading.tokens) - 1))
             note = f"'{said}'" + (f" with '{figure}'" if figure else
+                                    " with figures that are not the drill's" if own else
                                     " but not quantified" if concept.figures else "")
             if credit < 1 and (elsewhere := _figure_elsewhere(reading, concept) or (
                     _drill_figure_beside(reading, sentence, item, start, drill_figures)
