@@ -73,3 +73,32 @@ def test_a_mention_beside_a_figure_of_its_own_is_not_said_unquantified() -> None
     said = "I'd plan on a measured effective bandwidth, e.g. ~3.4 TB/s at batch 64, not 4.8."
     credit, note = concept_credit(concept, said)
     assert credit == 0.5 and note.endswith("with figures that are not the drill's")
+
+
+def test_a_ratio_right_only_before_rounding_says_so() -> None:
+    # 36.3 ÷ 4.61 sessions = 7.87 before the floors; the whole counts 36 ÷ 4 give 9
+    mark = marked("hybrid-state-kv", {"hybrid-advantage": "8"})["hybrid-advantage"]
+    assert mark.verdict == "correct"
+    assert "Right for the value before rounding, 7.87; the figures as rounded give 9." \
+        in mark.feedback
+
+
+def test_mamba_said_to_save_only_compute_is_a_claim() -> None:
+    said = "Mamba only saves compute, not memory, so it scales exactly like a transformer."
+    assert "mamba-saves-only-compute" in claimed("hybrid-state-kv", "how-concurrency-scales",
+                                                 said)
+
+
+def test_long_sessions_priced_like_chat_is_a_claim() -> None:
+    said = "Charge the long tier per token like chat: they already pay for the tokens they send."
+    assert "priced-like-chat" in claimed("long-context-tier", "pricing", said)
+
+
+def test_per_token_pricing_said_to_miss_the_kv_is_no_claim() -> None:
+    said = "Per-token pricing alone misses the KV a long session pins; charge by KV-seconds."
+    assert "priced-like-chat" not in claimed("long-context-tier", "pricing", said)
+
+
+def test_a_plan_said_never_to_go_stale_is_a_claim() -> None:
+    said = "Nothing goes stale as long as the model doesn't change."
+    assert "sizing-never-stale" in claimed("multi-turn-growth", "policy", said)

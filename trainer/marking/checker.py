@@ -216,7 +216,8 @@ def check_numeric(
         if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
             note = " ".join(_sentence(part) for part in (
                 _working_note(read, reading, tolerance, unit, whole, right=True).strip(),
-                *read.notes, reading.note)
+                _before_rounding(reading, reference, tolerance, unit), *read.notes,
+                reading.note)
                 if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
                            shown=reading.shown, read_unit=reading.unit, note=note,
@@ -591,6 +592,22 @@ def _rounded(value: Fraction, figures: int, unit: str) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _before_rounding(reading: ParsedAnswer, reference: Reference, tolerance: Fraction,
+                     unit: str) -> str:
+    """Where a right answer is right only for the value before the counts were rounded (a
+    ratio of 36.3 and 4.61 sessions, 7.87, where the whole counts give 9): say so."""
+    value = reading.quantity.value
+    if close(value, reference.value, tolerance) or (
+            reading.resolution is not None
+            and 2 * abs(value - reference.value) <= reading.resolution):
+        return ""
+    before = next((a for a in reference.alternatives if close(value, a, tolerance)), None)
+    if before is None:
+        return ""
+    return (f"right for the value before rounding, {show(before, unit)}; the figures as "
+            f"rounded give {reference.display}")
 
 
 def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
