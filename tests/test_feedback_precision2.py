@@ -149,7 +149,7 @@ def test_a_round_guess_is_not_called_right_in_gib() -> None:
 
 
 def test_a_round_guess_raises_no_red_flag() -> None:
-    # a bare 2 for X = 1.08 on the colocated card: forgot-weights gives 2.16, not 2
+    # a bare 2 for X = 1.08 on the colocated card: forgot-weights gives 2.007, not 2 itself
     assert "weights" not in red_flags("paged-blocks-vllm", {"colocated-x": "2"})
 
 

@@ -102,3 +102,9 @@ def test_per_token_pricing_said_to_miss_the_kv_is_no_claim() -> None:
 def test_a_plan_said_never_to_go_stale_is_a_claim() -> None:
     said = "Nothing goes stale as long as the model doesn't change."
     assert "sizing-never-stale" in claimed("multi-turn-growth", "policy", said)
+
+
+def test_a_round_figure_that_a_mistake_gives_to_half_a_percent_is_named() -> None:
+    # 80 − 16 − 4 = 60 GB: all of HBM used (59.94 with the weights' 16.06 GB)
+    mark = marked("multi-turn-growth", {"kv-budget": "60 GB"})["kv-budget"]
+    assert mark.misconceptions == ("full-hbm",) and not mark.certain

@@ -333,7 +333,8 @@ def check_numeric(
                        # a round guess is some mistake's for certain only where the step
                        # lists it and it gives that very number (0.5 KV heads at TP=16)
                        certain=certain and not (guess and not all(
-                           _listed(step, p.id) for p in paths)))
+                           _listed(step, p.id) and _gives_exactly(reference, p.id, value)
+                           for p in paths)))
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     value = first.quantity.value
@@ -486,8 +487,15 @@ PAIR_COUNT = 10  # a whole count below this, many pairs of mistakes give
 
 
 # A number of one significant figure (100 GB, 50,000, 2) is a round guess as often as a
-# result: a mistake is named only where it gives that very number, and never for certain.
-GUESS_BAND = Fraction(1, 10**4)
+# result: a mistake is named only where it gives that number to within half a percent (60 GB
+# for the 59.94 all of HBM gives), and for certain only where it gives that very number.
+GUESS_BAND = Fraction(1, 200)
+EXACT_GUESS = Fraction(1, 10**4)
+
+
+def _gives_exactly(reference: Reference, path_id: str, value: Fraction) -> bool:
+    return any(close(value, wrong, EXACT_GUESS) for wrong_id, wrong in reference.wrong
+               if wrong_id == path_id)
 
 
 def _round_guess(reading: ParsedAnswer) -> bool:
