@@ -64,7 +64,7 @@ def test_a_value_fed_by_a_wrong_earlier_answer_is_not_guessed_at() -> None:
     # the context were 8,192 tokens"
     said = _row("llama2-70b-mi300x", {"1a": "182 GB", "4a": "32"}, "4a")
     assert "Likely slip" not in said
-    assert "worked from your answer to 1a, marked wrong" in said
+    assert "This step uses your answer to 1a, marked wrong" in said
 
 
 def test_a_slip_is_still_guessed_where_nothing_wrong_feeds_it() -> None:

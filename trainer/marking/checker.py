@@ -1056,10 +1056,12 @@ def _value_of(d: Deployment, name: str) -> Fraction:
 
 
 def _fed_note(fed_by: tuple[str, ...]) -> str:
+    # "this step uses", not "you worked it from": the candidate may not have (review 9)
     steps = ", ".join(fed_by)
-    return (f"It is worked from your answer{'s' if len(fed_by) > 1 else ''} to {steps}, "
-            "marked wrong, and does not follow from "
-            f"{'them' if len(fed_by) > 1 else 'it'} alone: not diagnosed further.")
+    many = len(fed_by) > 1
+    return (f"This step uses your answer{'s' if many else ''} to {steps}, marked wrong, and "
+            f"the value does not follow from {'them' if many else 'it'} alone: not diagnosed "
+            "further.")
 
 
 def fed_by_wrong(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> tuple[str, ...]:
