@@ -90,3 +90,18 @@ def test_a_model_whose_one_sequence_outweighs_its_weights_is_refused(run: Run) -
     text = refusal_text(run, "llama2-70b-mi300x", "--model", "qwen3-0.6b", "--gpu", "l4")
     assert "one 32,768-token sequence's KV (3.76 GB) outweighs the weights a step reads " \
            "(1.19 GB)" in text
+
+
+def test_fp8_kv_is_the_lever_for_both_where_the_kv_is_most_of_the_step(run: Run) -> None:
+    # Llama-3.1-8B on an MI300X at 32k: the weights are 9% of a full step; at the same 38
+    # sequences fp8 KV gives 18.4 ms, int8 weights 32.3 ms (from 33.8)
+    text = _solution(run, "llama2-70b-mi300x", "--model", "llama-3.1-8b", "--gpu", "mi300x")
+    assert "the option that improves **both** concurrency and per-token latency the most is " \
+           "**fp8 KV**: at the same 38 sequences it shortens the step to 18.4 ms (from 33.8 ms)" \
+        in text
+    assert "is **int8 weights**" not in text
+
+
+def test_a_gddr_card_is_named_in_every_sizing_line(run: Run) -> None:
+    text = _solution(run, "prefix-caching", "--model", "qwen3-4b", "--gpu", "l4")
+    assert "weights are in GDDR6 whatever the cache does" in text and "HBM" not in text
