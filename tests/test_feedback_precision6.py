@@ -108,3 +108,14 @@ def test_a_round_figure_that_a_mistake_gives_to_half_a_percent_is_named() -> Non
     # 80 − 16 − 4 = 60 GB: all of HBM used (59.94 with the weights' 16.06 GB)
     mark = marked("multi-turn-growth", {"kv-budget": "60 GB"})["kv-budget"]
     assert mark.misconceptions == ("full-hbm",) and not mark.certain
+
+
+def test_a_terse_verb_and_colon_says_what_the_verb_does() -> None:
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+
+    drill = find_drill("mixtral-moe-decode")[0]
+    concept = load_rubric(drill.rubric).concept("moe-saves-flops-not-memory")
+    assert concept is not None
+    credit, note = concept_credit(concept, "saves: FLOPs (2×12.9B vs 2×46.7B per token).")
+    assert credit == 1 and "saves" in note

@@ -394,11 +394,17 @@ def occurrences_of(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[
         position for position, value in reading.numbers
         if abs(value - first) <= FIGURE_TOLERANCE * abs(first)
         and not _distinct_near_a_power_of_two(value, first)]
+    tokens = reading.tokens
     for start in starts:
         end = start + n
-        if reading.tokens[start + 1:end] == needle[1:] and end <= len(reading.tokens) and \
+        if tokens[start + 1:end] == needle[1:] and end <= len(tokens) and \
                 reading.sentence[start] == reading.sentence[end - 1]:
             yield start, end
+        elif n > 1 and start + 1 < len(tokens) and tokens[start + 1] == ":" \
+                and tokens[start + 2:end + 1] == needle[1:] \
+                and reading.sentence[start] == reading.sentence[end]:
+            # a terse "saves: FLOPs", "costs: memory" says "saves flops"
+            yield start, end + 1
 
 
 FIGURE_TOLERANCE = 0.02  # the checker's naming band: 193 sessions is the 190 a rubric lists
