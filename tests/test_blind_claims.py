@@ -136,8 +136,9 @@ MEASURED = {
     "blind_claims_q.yaml": (27, 41, 40, 0),
     # corpus R (stop 50), team-chat answers written blind; measured unread: 12 / 41 / 36 / 3.
     # Its seniors are mostly shorter than its mids and match fewer concepts: ordering is the
-    # weak figure. The three right answers said to claim wrongly were then read and fixed.
-    "blind_claims_r.yaml": (12, 43, 36, 0),
+    # weak figure. The three right answers said to claim wrongly were then read and fixed,
+    # and a terse "saves: FLOPs" came to read as "saves flops" (12 → 13 ordered).
+    "blind_claims_r.yaml": (13, 43, 36, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
