@@ -105,3 +105,17 @@ def test_fp8_kv_is_the_lever_for_both_where_the_kv_is_most_of_the_step(run: Run)
 def test_a_gddr_card_is_named_in_every_sizing_line(run: Run) -> None:
     text = _solution(run, "prefix-caching", "--model", "qwen3-4b", "--gpu", "l4")
     assert "weights are in GDDR6 whatever the cache does" in text and "HBM" not in text
+
+
+def test_a_shared_expert_is_named_in_the_active_share(run: Run) -> None:
+    # Llama-4-Scout: every MoE layer has one always-on shared expert beside its 16 routed ones
+    shown = flat(run("show", "mixtral-moe-decode", "--model", "llama-4-scout", "--gpu",
+                     "mi300x").output)
+    assert "(attention, embeddings, 1 shared expert and 1 routed expert per layer)" in shown
+    text = _solution(run, "mixtral-moe-decode", "--model", "llama-4-scout", "--gpu", "mi300x")
+    assert "1 of 16 routed experts in each layer, and through its 1 shared expert too" in text
+
+
+def test_a_model_without_shared_experts_says_nothing_of_them(run: Run) -> None:
+    shown = flat(run("show", "mixtral-moe-decode").output)
+    assert "(attention, embeddings and 2 experts per layer)" in shown

@@ -49,6 +49,7 @@ class ModelPreset:
     windowed_layers: int = 0
     experts: int | None = None
     experts_per_token: int | None = None
+    shared_experts: int = 0  # experts every token goes through beside its routed ones
     attention_params: Fraction | None = None  # attention projections: what DP attention copies
     checkpoints: Mapping[str, Mapping[str, Any]] | None = None  # released dtype -> size, source
     note: str | None = None

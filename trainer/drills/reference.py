@@ -241,7 +241,7 @@ class AnswerKey:
         "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
         "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
         "session_kv_formula",
-        "resident_weights_formula",
+        "resident_weights_formula", "shared_experts_note", "routed",
         *SERVING_PLACEHOLDERS,
     )
 
@@ -540,6 +540,12 @@ class AnswerKey:
         shown.update(_session_text(d))
         shown.update(self._pinned_positions_notes())
         shown["vision_note"] = vision_note(model_of(model) if model else None, d)
+        shared = model_of(model).shared_experts if model else 0
+        # an always-on shared expert beside the routed ones (Llama-4, DeepSeek): read by every
+        # token, so part of the active share
+        shown["shared_experts_note"] = "" if not shared else \
+            f", {shared} shared expert{'s' if shared > 1 else ''}"
+        shown["routed"] = "routed " if shared else ""
         vision = serving_vision_bytes(_PricedWeights(d))
         shown["vision_read_note"] = "" if not vision else (
             f" (the {shown['weights_gb']} GB loaded less the "
