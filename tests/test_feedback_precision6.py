@@ -119,3 +119,9 @@ def test_a_terse_verb_and_colon_says_what_the_verb_does() -> None:
     assert concept is not None
     credit, note = concept_credit(concept, "saves: FLOPs (2×12.9B vs 2×46.7B per token).")
     assert credit == 1 and "saves" in note
+
+
+def test_a_draft_sized_with_the_targets_head_dim_hedges_the_fp32_reading() -> None:
+    # 64 KiB a token for the draft: fp32, or the target's head_dim of 128 for the draft's 64
+    mark = marked("speculative-decoding", {"draft-kv-per-token": "64 KiB"})["draft-kv-per-token"]
+    assert "one reading of many" in mark.feedback and not mark.certain

@@ -460,6 +460,14 @@ def _own_figures(key: AnswerKey, deployment: Deployment
                 tier = CLASSIC if (target, name) in _CLASSIC_MIXUPS else WORLD
                 found.append((target, Fraction(shape[name]), _SHAPE_LABELS.get(name, name),
                               tier, False))
+    if d.spec_tokens is not None:
+        # the draft sized with the target's shape (its head_dim of 128 for the draft's 64)
+        for draft, name in (("draft_head_dim", "head_dim"), ("draft_layers", "layers"),
+                            ("draft_kv_heads", "kv_heads")):
+            if name in shape:
+                found.append((draft, Fraction(shape[name]),
+                              f"the target's {_SHAPE_LABELS[name].removeprefix('the ')}",
+                              CLASSIC, False))
     # Each shape mix-up is one (target, source); the questions' figures are another tier
     # (OWN) and made unique once per key (two equal figures have one value, so the filter
     # keeps both or neither); a variant's figure (marked True) is none of them. So the whole
