@@ -125,3 +125,8 @@ def test_a_draft_sized_with_the_targets_head_dim_hedges_the_fp32_reading() -> No
     # 64 KiB a token for the draft: fp32, or the target's head_dim of 128 for the draft's 64
     mark = marked("speculative-decoding", {"draft-kv-per-token": "64 KiB"})["draft-kv-per-token"]
     assert "one reading of many" in mark.feedback and not mark.certain
+
+
+def test_half_the_parameters_is_also_said_as_one_byte_each() -> None:
+    mark = marked("speculative-decoding", {"draft-weights": "1.2 GB"})["draft-weights"]
+    assert "or all of them at 1 byte each: an 8-bit copy" in mark.feedback
