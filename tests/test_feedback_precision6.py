@@ -130,3 +130,13 @@ def test_a_draft_sized_with_the_targets_head_dim_hedges_the_fp32_reading() -> No
 def test_half_the_parameters_is_also_said_as_one_byte_each() -> None:
     mark = marked("speculative-decoding", {"draft-weights": "1.2 GB"})["draft-weights"]
     assert "or all of them at 1 byte each: an 8-bit copy" in mark.feedback
+
+
+def test_never_on_a_numeric_step_is_wrong_not_unreadable() -> None:
+    mark = marked("speculative-decoding", {"spec-breakeven": "never"})["spec-breakeven"]
+    assert mark.verdict == "wrong" and "as no finite value" in mark.feedback
+
+
+def test_no_limit_is_not_read_as_zero() -> None:
+    mark = marked("speculative-decoding", {"spec-breakeven": "no limit"})["spec-breakeven"]
+    assert "read as 0" not in mark.feedback

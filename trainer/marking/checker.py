@@ -173,6 +173,11 @@ def check_numeric(
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
         return replace(base, feedback=f"no answer given; expected {reference.display}")
+    if _UNBOUNDED.match(answer) and len(answer) <= 200:
+        # "never", "no limit": a claim that there is no finite value, and every step has one
+        return replace(base, verdict="wrong", shown=answer.strip(),
+                       feedback=f"read '{answer.strip()}' as no finite value: expected "
+                                f"{reference.display}.")
     answer, scope_note = _scoped(answer, "per_gpu" in (step.answer or ""))
     try:
         read = read_answer(answer, unit)
@@ -509,6 +514,9 @@ def _round_guess(reading: ParsedAnswer) -> bool:
     return chance.typed_figures(reading.quantity.value, reading.resolution, scale) <= 1
 
 
+_UNBOUNDED = re.compile(r"^\s*(?:∞|(?:never|infinite|infinity|unlimited|unbounded|always|"
+                        r"no\s+(?:limit|cap|bound|ceiling|upper\s+bound|max(?:imum)?))\b)"
+                        r"[^0-9]*$", re.IGNORECASE)
 # "48 per GPU, 97 total": two figures, one labelled per GPU and one summed, read as the one
 # the step asks for (a per-GPU quantity, or the whole job's)
 _PER_GPU = re.compile(r"\bper[- ]?(?:gpu|card|device|rank)\b|/\s*gpu\b", re.IGNORECASE)

@@ -311,7 +311,9 @@ _NUMBER_WORD = re.compile(
     re.IGNORECASE,
 )
 _NONE_FIT = re.compile(
-    r"^(?:none|nothing|nil|no|not\s+(?:a\s+single(?:\s+one)?|even\s+one|one))\b",
+    # ("no limit", "no cap": unbounded, the opposite of none)
+    r"^(?:none|nothing|nil|no(?!\s+(?:limit|cap|bound|ceiling|upper|max))|"
+    r"not\s+(?:a\s+single(?:\s+one)?|even\s+one|one))\b",
     re.IGNORECASE,
 )
 _NUM_TEXT = r"\d[\d,_]*(?:\.\d+)?(?:[eE][+-]?\d+)?"
