@@ -7,10 +7,12 @@ impossible and earns no carried credit. Each test failed before."""
 
 from __future__ import annotations
 
-from trainer.drills.loader import find_drill
+from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.claims import claims_made
+from trainer.marking.prose import concept_credit
+from trainer.reading.exact import Fraction
 
 
 def marked(drill_id: str, answers: dict[str, str]) -> dict[str, Mark]:
@@ -63,15 +65,16 @@ def test_a_share_above_the_whole_is_said_impossible() -> None:
     assert "at most 100%" in mark.feedback and not mark.carried_forward
 
 
-def test_a_mention_beside_a_figure_of_its_own_is_not_said_unquantified() -> None:
-    from trainer.drills.loader import load_rubric
-    from trainer.marking.prose import concept_credit
-
-    drill = find_drill("decode-roofline-vs-measured")[0]
-    concept = load_rubric(drill.rubric).concept("plan-measured-fraction")
+def credited(drill_id: str, concept_id: str, text: str) -> tuple[Fraction, str]:
+    drill = find_drill(drill_id)[0]
+    concept = load_rubric(drill.rubric).concept(concept_id)
     assert concept is not None
+    return concept_credit(concept, text)
+
+
+def test_a_mention_beside_a_figure_of_its_own_is_not_said_unquantified() -> None:
     said = "I'd plan on a measured effective bandwidth, e.g. ~3.4 TB/s at batch 64, not 4.8."
-    credit, note = concept_credit(concept, said)
+    credit, note = credited("decode-roofline-vs-measured", "plan-measured-fraction", said)
     assert credit == 0.5 and note.endswith("with figures that are not the drill's")
 
 
@@ -111,13 +114,8 @@ def test_a_round_figure_that_a_mistake_gives_to_half_a_percent_is_named() -> Non
 
 
 def test_a_terse_verb_and_colon_says_what_the_verb_does() -> None:
-    from trainer.drills.loader import load_rubric
-    from trainer.marking.prose import concept_credit
-
-    drill = find_drill("mixtral-moe-decode")[0]
-    concept = load_rubric(drill.rubric).concept("moe-saves-flops-not-memory")
-    assert concept is not None
-    credit, note = concept_credit(concept, "saves: FLOPs (2×12.9B vs 2×46.7B per token).")
+    credit, note = credited("mixtral-moe-decode", "moe-saves-flops-not-memory",
+                            "saves: FLOPs (2×12.9B vs 2×46.7B per token).")
     assert credit == 1 and "saves" in note
 
 
