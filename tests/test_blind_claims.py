@@ -129,16 +129,18 @@ MEASURED = {
     "blind_claims_o.yaml": (33, 42, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
-    "blind_claims_p.yaml": (40, 41, 30, 2),
+    "blind_claims_p.yaml": (40, 41, 32, 2),
     # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
-    "blind_claims_q.yaml": (27, 41, 40, 0),
+    # then claims for its wrong answers left unheld, in general terms (40 → 42)
+    "blind_claims_q.yaml": (27, 41, 42, 0),
     # corpus R (stop 50), team-chat answers written blind; measured unread: 12 / 41 / 36 / 3.
     # Its seniors are mostly shorter than its mids and match fewer concepts: ordering is the
     # weak figure. The three right answers said to claim wrongly were then read and fixed,
     # and a terse "saves: FLOPs" came to read as "saves flops" (12 → 13 ordered).
-    "blind_claims_r.yaml": (13, 43, 36, 0),
+    # Then claims for its wrong answers left unheld, in general terms (36 → 39).
+    "blind_claims_r.yaml": (13, 43, 39, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

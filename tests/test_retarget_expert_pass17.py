@@ -119,3 +119,10 @@ def test_a_shared_expert_is_named_in_the_active_share(run: Run) -> None:
 def test_a_model_without_shared_experts_says_nothing_of_them(run: Run) -> None:
     shown = flat(run("show", "mixtral-moe-decode").output)
     assert "(attention, embeddings and 2 experts per layer)" in shown
+
+
+def test_a_publishers_active_count_is_said_beside_kvdrills(run: Run) -> None:
+    # GPT-OSS-120B: 5.71B with the embedding table (kvdrill), 5.13B without (OpenAI's card)
+    shown = flat(run("show", "mixtral-moe-decode", "--model", "gpt-oss-120b").output)
+    assert "about 5.71B of them used by any one token" in shown
+    assert "(Its publisher counts 5.13B active, leaving the embedding table out.)" in shown

@@ -50,6 +50,8 @@ class ModelPreset:
     experts: int | None = None
     experts_per_token: int | None = None
     shared_experts: int = 0  # experts every token goes through beside its routed ones
+    # the active count its publisher prints, where it counts otherwise (GPT-OSS: no embedding)
+    published_active_params: Fraction | None = None
     attention_params: Fraction | None = None  # attention projections: what DP attention copies
     checkpoints: Mapping[str, Mapping[str, Any]] | None = None  # released dtype -> size, source
     note: str | None = None
@@ -113,7 +115,7 @@ class GpuPreset:
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
     "fp8_tflops", "reported_mib", "attention_params", "published_params",
-    "uncounted_vision_params", "vision_params",
+    "uncounted_vision_params", "vision_params", "published_active_params",
 }
 
 

@@ -537,6 +537,12 @@ class AnswerKey:
         shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)
                                     if reported else "unknown")
         shown.update(_moe_text(d))
+        published = model_of(model).published_active_params if model else None
+        if published and d.active_params and abs(published / d.active_params - 1) > 0.02:
+            # a publisher's count that leaves out what kvdrill's includes: said, not hidden
+            shown["active_read_note"] += (
+                f" (Its publisher counts {format_number(published / 10**9, sig=3)}B active, "
+                "leaving the embedding table out.)")
         shown.update(_session_text(d))
         shown.update(self._pinned_positions_notes())
         shown["vision_note"] = vision_note(model_of(model) if model else None, d)
