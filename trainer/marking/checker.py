@@ -173,7 +173,7 @@ def check_numeric(
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
         return replace(base, feedback=f"no answer given; expected {reference.display}")
-    if _UNBOUNDED.match(answer) and len(answer) <= 200:
+    if len(answer) <= 200 and _UNBOUNDED.match(answer):
         # "never", "no limit": a claim that there is no finite value, and every step has one
         return replace(base, verdict="wrong", shown=answer.strip(),
                        feedback=f"read '{answer.strip()}' as no finite value: expected "
