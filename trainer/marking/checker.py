@@ -856,11 +856,13 @@ def _last_digit(value: Fraction, unit: str) -> Fraction | None:
     a whole number with trailing zeros (40 may be 40 ± 5) and anything else."""
     scale = unit_factor(unit).value if unit else Fraction(1)
     shown = value / scale if scale else value
-    if shown <= 0 or shown.denominator not in (1, 2, 4, 5, 10, 20, 25, 50, 100, 1000):
+    if shown <= 0:
         return None
     text = format(float(shown), ".6g")
+    if "e" in text or Fraction(text) != shown:
+        return None  # not a short decimal as typed (1/3)
     digits = text.replace(".", "").lstrip("0")
-    if "e" in text or len(digits) != 1 or (shown.denominator == 1 and shown % 10 == 0):
+    if len(digits) != 1 or (shown.denominator == 1 and shown % 10 == 0):
         return None
     decimals = len(text.split(".")[1]) if "." in text else 0
     return Fraction(1, 10 ** decimals) * scale
@@ -908,9 +910,10 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
     # card as its driver reports it): where one asked it of this step's own setting, the
     # other's answer, converted, does not stand for it as well in the set of all at once.
     asks = {earlier_id: key.drill.step(earlier_id).answer for earlier_id in forms}
-    direct = {asks[earlier_id] for earlier_id in forms if _stands_as_typed(key, step, earlier_id)}
+    as_typed = {earlier_id for earlier_id in forms if _stands_as_typed(key, step, earlier_id)}
+    direct = {asks[earlier_id] for earlier_id in as_typed}
     together = {earlier_id: values for earlier_id, values in forms.items()
-                if asks[earlier_id] not in direct or _stands_as_typed(key, step, earlier_id)}
+                if asks[earlier_id] not in direct or earlier_id in as_typed}
     # Every earlier error carried at once (each the same way), then each alone.
     sets = [{earlier: values[min(n, len(values) - 1)] for earlier, values in together.items()}
             for n in range(max(len(values) for values in together.values()))]
@@ -1020,15 +1023,17 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         shape = _shape(key.deployment(step.id))
         ruled_out = functools.partial(_union_of, tuple(ids for other, ids in ruled
                                                        if other == shape))
+        fed = fed_by_wrong(key, step, marks)
+        fed_answers = {quantity: parsed for earlier_id in fed
+                       if (quantity := key.drill.step(earlier_id).answer)
+                       and (parsed := marks[earlier_id].parsed) is not None}
         mark = check_numeric(step, answer, reference, carried_values(key, step, marks),
                              functools.partial(key.paired_wrong, step.id),
                              functools.partial(_diagnose, key, step.id,
                                                known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
                              ruled_out, functools.partial(_working_slip, key, step.id),
-                             frozenset(made_before), fed := fed_by_wrong(key, step, marks),
-                             {a: p for i in fed if (a := key.drill.step(i).answer)
-                              and (p := marks[i].parsed) is not None})
+                             frozenset(made_before), fed, fed_answers)
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "

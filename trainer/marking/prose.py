@@ -563,7 +563,7 @@ def mentions(concept: Concept, text: str,
             credit = Fraction(1) if not concept.figures or figure else Fraction(1, 2)
             # a figure of its own in the sentence is no figure of the drill's: said as such,
             # not as "not quantified" ("~3.4 TB/s" where the drill measured 3.5)
-            own = concept.figures and any(
+            own = concept.figures and not figure and any(
                 reading.sentence[p] == sentence and is_number(reading.tokens[p])
                 and reading.tokens[p + 1] in _MEASURES for p in range(len(reading.tokens) - 1))
             note = f"'{said}'" + (f" with '{figure}'" if figure else
