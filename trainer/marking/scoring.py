@@ -54,13 +54,13 @@ def step_credit(step: Step, rubric: Rubric, text: str) -> Fraction:
 # figure inside one adds to an answer's depth, full at DEPTH_POINTS of each. A concept dimension
 # is DEPTH_SHARE depth (of the answers that earned its concepts) and the rest concepts. Levels
 # read the concepts alone: depth orders answers, it does not promote them.
-DEPTH_POINTS = 12
-DEPTH_SHARE = Fraction(2, 5)
+DEPTH_POINTS = 16
+DEPTH_SHARE = Fraction(1, 2)
 
 
 def depth(text: str) -> Fraction:
-    """From 0 (a list of terms, or nothing reasoned) to 1 (twelve or more reasoned clauses and
-    twelve distinct figures used in them)."""
+    """From 0 (a list of terms, or nothing reasoned) to 1 (sixteen or more reasoned clauses and
+    sixteen distinct figures used in them)."""
     reading = read_text(text)
     reasoned: set[int] = set()
     figures: set[str] = set()
