@@ -34,7 +34,7 @@ _SENTENCE_END = re.compile(r"""[.!?]+[)\]"'”’]*(?=\s|$)""")  # "ridge.) So" 
 _TOKEN = re.compile(
     r"(?P<num>\d+(?:[.,]\d+)*)"
     r"|(?P<word>[a-z][a-z0-9]*)"
-    r"|(?P<sym>->|=>|~=|>=|<=|>>|<<|[→⇒=≈≥≤≫≪><÷×*+−%^:;/(),\[\]—–-])"
+    r"|(?P<sym>->|=>|~=|>=|<=|>>|<<|[→⇒=≈≥≤≫≪><÷×*+−%^:;/(),\[\]—–|-])"
 )
 _NAME_EQUALS = re.compile(r"(?<=[a-z])=(?=\d)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -52,7 +52,9 @@ _NEGATORS = frozenset({"no", "not", "never", "without", "none", "nor", "neither"
                        "doesnt", "didnt", "isnt", "arent", "wont", "cant", "wouldnt",
                        "shouldnt", "wasnt", "werent", "avoid", "skip", "unlik", "noth",
                        "nobodi"})
-_NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less"})
+# "not only", "no matter", "no-op" (a hyphen makes a word of it), "if not it raises …" (otherwise)
+_NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less",
+                                "-", "it"})
 _NEGATION_WINDOW = 5
 _POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
                            "option", "applic", "relev", "fix", "solv", "an", "the"})
@@ -239,7 +241,7 @@ def read_text(text: str) -> Reading:
                 for token in _lex(line):
                     if token in _ITEM_BREAKS or token == "—":
                         new("item")
-                    elif token in _ASIDES:
+                    elif token in _ASIDES or token == "|":  # "|": a table's next cell
                         new("clause")
                     elif token in (":", "→"):  # what follows is a new clause
                         tokens.append(token)
