@@ -41,6 +41,8 @@ Diagnoser = Callable[[ParsedAnswer, Fraction, tuple[str, ...], tuple[str, ...]],
 # mistakes that give the answer)
 WorkingReader = Callable[[ParsedAnswer, tuple[Fraction, ...], Fraction, tuple[str, ...]],
                          "Diagnosis | None"]
+# (a value; where the mistake or slip it repeats was named; what it was; the mistake's id or "")
+Repeated = Callable[[], tuple[tuple[Fraction, str, str, str], ...]]
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
 
 ESTIMATE_TOLERANCE = Fraction(1, 5)  # the seed's "within 20%" for estimates
@@ -152,6 +154,7 @@ def check_numeric(
     made_before: frozenset[str] = frozenset(),
     fed_by: tuple[str, ...] = (),
     fed_inputs: Mapping[str, Fraction] | None = None,
+    repeated: Repeated = tuple,
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -166,7 +169,10 @@ def check_numeric(
     attempt's earlier steps, the likelier of several that give a number. `fed_by`: the
     earlier steps this one is worked from that were answered wrong; a value none of their
     answers carries to is then not guessed at (a slip of one input read backwards, or two
-    mistakes together, would blame this step for what came before it)."""
+    mistakes together, would blame this step for what came before it). `repeated`: this
+    step's values with a mistake or slip named at an earlier step made again, each with what
+    it was (asked for a wrong answer only): an answer that one of them gives is carried
+    forward, the one mistake charged once."""
     unit = reference.unit
     if fed_by:
         diagnose_slip = None
@@ -209,7 +215,7 @@ def check_numeric(
                        feedback=f"read as at most {top.shown}: give the value, not a "
                                 "bound; not marked")
     if read.span is not None:
-        return _check_span(base, read.span, reference, targets, tolerance)
+        return _check_span(base, read.span, reference, targets, tolerance, carried, repeated)
     zero = fitting[0]
     if step.accepts_bound and zero.quantity.value == 0:
         # "~0%" where the order of magnitude is asked: under half its last digit (of one of
@@ -238,7 +244,8 @@ def check_numeric(
         # (Little's law's 0.6 requests in flight is a mean: its reference keeps a fraction too)
         kept_fraction = whole and value % 1 != 0 and reference.value % 1 == 0
         # the carried value nearest the answer is the one quoted (each alone, or together)
-        grain = reading.resolution or _last_digit(value, reading.unit or unit)
+        grain = _approximate_figure(reading, unit) or reading.resolution or \
+            _last_digit(value, reading.unit or unit)
         follows = None if kept_fraction else min(
             (c for c in carried
              if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), grain)),
@@ -251,6 +258,19 @@ def check_numeric(
                         + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
+        again = None if kept_fraction else next(
+            (entry for entry in repeated()
+             if _agrees(value, entry[0], min(tolerance, CARRY_TOLERANCE), grain)), None)
+        if again is not None:
+            # a mistake already named, made again where this step reads the same thing (the
+            # reserve left out of 1a and again of 4e): charged once, as an error carried
+            _, where, what, path_id = again
+            feedback = (f"read as {reading.shown}: expected {reference.display}. It is {where}, "
+                        f"made again here: {what}; carried forward."
+                        + _working_note(read, reading, tolerance, unit, whole))
+            return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                           read_unit=reading.unit, carried_forward=True, feedback=feedback,
+                           misconceptions=(path_id,) if path_id else ())
         right_working = _working_gives_right(read, reading, targets, tolerance, unit)
         if right_working is not None \
                 and not _agrees(right_working, value, Fraction(0), reading.resolution):
@@ -687,7 +707,9 @@ def _two_mistakes(value: Fraction, tolerance: Fraction,
 
 
 def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: Reference,
-                targets: tuple[Fraction, ...], tolerance: Fraction) -> Mark:
+                targets: tuple[Fraction, ...], tolerance: Fraction,
+                carried: tuple[Fraction, ...] = (),
+                repeated: Repeated = tuple) -> Mark:
     low, high = (end.quantity.value for end in span)
     shown = f"{span[0].shown} to {span[1].shown}"
     marked = replace(base, parsed=(low + high) / 2, shown=shown, span=(low, high),
@@ -696,6 +718,20 @@ def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: 
         return replace(marked, verdict="correct",
                        feedback=f"read as the range {shown}: all of it within tolerance, correct")
     inside = any(low <= t <= high for t in targets)
+    if not inside and narrow_span(low, high, tolerance):
+        # a narrow range (850-855 GB) around what the candidate's own numbers give is that
+        # number written loosely: carried forward as the number would be
+        holds = [(c, "what your earlier answers give") for c in carried]
+        holds += [(v, f"what {where} gives made again here ({what})")
+                  for v, where, what, _ in repeated()]
+        near = CARRY_TOLERANCE
+        found = next(((c, said) for c, said in holds
+                      if low * (1 - near) <= c <= high * (1 + near)), None)
+        if found is not None:
+            return replace(marked, verdict="wrong", carried_forward=True,
+                           feedback=f"read as the range {shown}: expected {reference.display}. "
+                                    f"It holds {show(found[0], reference.unit)}, {found[1]}; "
+                                    "carried forward, but give one number next time.")
     advice = (f"give one number; your range spans {shown}, wider than the step's "
               f"{_percent(tolerance)} tolerance" if inside else f"read as the range {shown}")
     return replace(marked, verdict="wrong", feedback=f"{advice}; expected {reference.display}")
@@ -868,6 +904,22 @@ def _last_digit(value: Fraction, unit: str) -> Fraction | None:
     return Fraction(1, 10 ** decimals) * scale
 
 
+def _approximate_figure(reading: ParsedAnswer, unit: str) -> Fraction | None:
+    """What the one significant figure of an approximate round number stands for ("~300":
+    100 tokens/s): said "about", it is the candidate's own 307 rounded, not 300 ± 5. None for
+    anything else (a bare 300 may be 300 ± 5)."""
+    if not reading.approximate:
+        return None
+    scale = unit_factor(reading.unit or unit).value if (reading.unit or unit) else Fraction(1)
+    shown = reading.quantity.value / scale if scale else reading.quantity.value
+    if shown <= 0 or shown.denominator != 1 or shown % 10:
+        return None
+    digits = str(shown.numerator)
+    if len(digits.rstrip("0")) != 1:
+        return None
+    return Fraction(10 ** (len(digits) - 1)) * scale
+
+
 def _agrees(working: Fraction, result: Fraction, tolerance: Fraction,
             resolution: Fraction | None) -> bool:
     """The working gives the result: within the step's tolerance, or rounded to the digits
@@ -894,8 +946,11 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
         return ()
     forms: dict[str, tuple[Fraction, ...]] = {}
     for earlier_id, mark in marks.items():
-        if mark.parsed is None or mark.verdict != "wrong" or mark.span is not None:
+        if mark.parsed is None or mark.verdict != "wrong":
             continue
+        if mark.span is not None and not narrow_span(*mark.span, tolerance_of(
+                key.drill.step(earlier_id))):
+            continue  # (a narrow range stands for its middle: 77-78 sequences for 77.5)
         truth = key.reference(earlier_id).value
         if mark.parsed <= 0 or truth <= 0:
             continue
@@ -1033,7 +1088,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                                                known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
                              ruled_out, functools.partial(_working_slip, key, step.id),
-                             frozenset(made_before), fed, fed_answers)
+                             frozenset(made_before), fed, fed_answers,
+                             functools.partial(repeated_slips, key, step, dict(marks)))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -1045,6 +1101,49 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             made_before.add(mark.sure_mistake)
         marks[step.id] = mark
     return marks
+
+
+def narrow_span(low: Fraction, high: Fraction, tolerance: Fraction) -> bool:
+    """A range no wider than the step's tolerance (or CARRY_TOLERANCE): one figure written
+    loosely, not an interval of guesses."""
+    return 0 < low <= high and high - low <= max(tolerance, CARRY_TOLERANCE) * high
+
+
+def repeated_slips(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
+                   ) -> tuple[tuple[Fraction, str, str, str], ...]:
+    """This step's value with each mistake or input slip named at an earlier wrong step made
+    again here (see Repeated). A slip is made again only where this step reads the same input
+    at the same value (80 GB for an 85.52 GB card)."""
+    from trainer.marking.diagnosis import value_with_slip
+
+    if step.kind != "numeric" or step.ratio_of is not None:
+        return ()
+    reference = key.reference(step.id)
+    d = key.deployment(step.id)
+    found: list[tuple[Fraction, str, str, str]] = []
+    for earlier_id, mark in marks.items():
+        if not mark.is_numeric or mark.verdict != "wrong" or mark.carried_forward:
+            continue
+        for path_id in mark.misconceptions:
+            what = f"you {WRONG_PATHS[path_id].mistake_in(d)}"
+            found += [(value, f"the mistake named at {earlier_id}", what, path_id)
+                      for other, value in reference.wrong
+                      if other == path_id and value != reference.value]
+        diagnosis = mark.diagnosis
+        if diagnosis is None or diagnosis.kind != "input" or diagnosis.crowded:
+            continue
+        for slip in (diagnosis.slip, *diagnosis.others):
+            value = value_with_slip(key, step.id, slip)
+            if value is not None:
+                found.append((value, f"the slip named at {earlier_id}",
+                              f"{slip.input} = {_slip_figure(slip.implied, slip.unit)} "
+                              f"instead of {_slip_figure(slip.true, slip.unit)}", ""))
+    return tuple(found)
+
+
+def _slip_figure(value: Fraction, unit: str) -> str:
+    number = format_number(value, sig=4)
+    return f"{number} {unit}" if unit and unit != "sequences" else number
 
 
 def _touches(d: Deployment, path: WrongPath, answered: Mapping[str, Fraction] | None) -> bool:

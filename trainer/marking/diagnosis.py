@@ -386,6 +386,22 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
     return Diagnosis("input", (slip,), _phrase(spec, slip), shown=True)
 
 
+def value_with_slip(key: AnswerKey, step_id: str, slip: Slip) -> Fraction | None:
+    """The step's value with an input slip named at an earlier step made again here (the GPU
+    read as 80 GB again); None where the step does not read that input at the same true
+    value (a follow-up on another card), or the slip does not move it."""
+    spec = _BY_NAME.get(slip.input)
+    if spec is None:
+        return None
+    problem = _problem_of(key, step_id, None)
+    if problem.parts or problem.deployment is None:
+        return None
+    if _slot_value(problem.deployment, spec.slot) != slip.true * spec.scale:
+        return None
+    value = _evaluate(problem, {spec.slot: slip.implied * spec.scale}, relaxed=False)
+    return None if value is None or value == problem.reference else value
+
+
 def _problem_of(key: AnswerKey, step_id: str, tolerance: Fraction | None) -> _Problem:
     problems = _PROBLEMS.setdefault(key, {})
     if step_id not in problems:
