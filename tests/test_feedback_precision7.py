@@ -1,14 +1,17 @@
 """The tenth blind feedback review (/tmp/w4/review10.md): a mistake or input slip named at an
 earlier step and made again where a later step reads the same thing is carried forward, named
 once, not charged as a new error; a narrow range around what the candidate's own numbers give
-is carried as that number would be; "~300" is the candidate's own 307 rounded. Each test
-failed before."""
+is carried as that number would be; "~300" is the candidate's own 307 rounded; one misconception
+said twice is one red flag, and one text answer's claims count once against the level; a level
+not reached holds the attempt below those above it. Each test failed before."""
 
 from __future__ import annotations
 
-from trainer.drills.loader import find_drill
+from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.claims import claims_made
+from trainer.marking.scoring import RubricScore, score_attempt
 
 
 def marked(drill_id: str, answers: dict[str, str]) -> dict[str, Mark]:
@@ -79,3 +82,62 @@ def test_a_bare_300_is_not_rounded_that_far() -> None:
     marks = marked("llama2-70b-mi300x", {"3a-bytes-per-step": "138 GB",
                                          "5-bytes-per-step": "138 GB", "5b-aggregate": "300"})
     assert not marks["5b-aggregate"].carried_forward
+
+
+def score(drill_id: str, answers: dict[str, str]) -> RubricScore:
+    drill = find_drill(drill_id)[0]
+    return score_attempt(drill, load_rubric(drill.rubric), marked(drill_id, answers))
+
+
+def right_numbers(drill_id: str) -> dict[str, str]:
+    drill = find_drill(drill_id)[0]
+    key = AnswerKey(drill)
+    return {s.id: key.reference(s.id).display for s in drill.steps if s.kind == "numeric"}
+
+
+SPLIT_LATENT = ("MLA caches a 576-element latent per layer, 70 KB per token per GPU vs 4.77 MiB "
+                "for MHA, about 71x less. Under TP the latent is also split 8 ways across the "
+                "GPUs, so each GPU only holds one eighth of it.")
+
+
+def test_one_misconception_said_two_ways_is_one_red_flag() -> None:
+    flags = score("deepseek-v3-mla-h200", {"why-mla": SPLIT_LATENT}).red_flags
+    assert len(flags) == 1
+
+
+def test_two_wrong_claims_in_one_answer_hold_right_numbers_at_the_first_level() -> None:
+    answers = right_numbers("llama31-8b-h100")
+    answers["followup-observed-lower"] = (
+        "Mostly block fragmentation and max_model_len reservations: vLLM reserves the max "
+        "length for each request, so with 128k max_model_len you lose most of the cache.")
+    found = score("llama31-8b-h100", answers)
+    assert found.red_flags
+    assert found.level == "solid"
+
+
+def test_wrong_claims_in_two_answers_keep_the_attempt_below_the_first_level() -> None:
+    answers = right_numbers("llama31-8b-h100")
+    answers["followup-observed-lower"] = "Mostly block fragmentation explains the 40%."
+    answers["policy"] = ("FP8 weights double the KV capacity 1:1, so about 190 sessions; "
+                         "prefix caching on top.")
+    assert score("llama31-8b-h100", answers).level is None
+
+
+def test_the_latent_counted_as_k_and_v_is_not_solid_whatever_follows() -> None:
+    answers = right_numbers("deepseek-v3-mla-h200")
+    answers.update({"bytes-per-token-per-gpu": "140,544 B", "bytes-per-token-node": "1098 KiB"})
+    assert score("deepseek-v3-mla-h200", answers).level is None
+
+
+def test_a_level_not_reached_holds_the_attempt_below_the_levels_above_it() -> None:
+    answers = right_numbers("deepseek-v3-mla-h200")
+    answers.update({"bytes-per-token-per-gpu": "140,544 B", "why-mla": SPLIT_LATENT})
+    found = score("deepseek-v3-mla-h200", answers)
+    assert found.level is None and "Solid" in found.sounds_like
+
+
+def test_the_logged_x_planned_on_as_the_cards_users_is_a_claim() -> None:
+    said = ("The logged X = 53 is the number of concurrent users the card will carry in "
+            "production, so that's what I'd plan capacity on.")
+    step = find_drill("paged-blocks-vllm")[0].step("why-paging")
+    assert "logged-x-is-the-real-concurrency" in [m.claim.id for m in claims_made(step, said)]

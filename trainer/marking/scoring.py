@@ -312,17 +312,24 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
         if all(by_id.get(dim, minimum) >= minimum for dim, minimum in level.requires.items()) \
                 and not _not_right(drill, level, marks):
             level_id, level_title = level.id, level.title
-        elif above is None:
+        else:
+            # levels build on each other: one not reached holds the attempt below the rest
+            # (Senior's dimensions beside a Solid that needs the bytes per token computed)
             above = level
+            break
     short_of = None if level_id or not rubric.levels else _short_of(
         rubric.levels[0], dimensions, by_id, not_right=_not_right(drill, rubric.levels[0], marks))
     next_level = None if level_id is None or above is None else \
         _short_of(above, dimensions, by_id, reached=True,
                   not_right=_not_right(drill, above, marks))
-    flags = (_red_flags(drill, rubric, marks, frozenset(made), retargeted)
-             + _claim_flags(made, retargeted, rubric))
+    rubric_flags = _red_flags(drill, rubric, marks, frozenset(made), retargeted)
+    claim_flags = _claim_flags(made, retargeted, rubric)
+    flags = rubric_flags + claim_flags
+    # One text answer's wrong claims are one thing heard: a sentence that blames fragmentation
+    # and reservations at once does not count as two, beside fourteen right numbers
+    heard = len(rubric_flags) + len({c.step_id for claims in made.values() for c in claims})
     first = rubric.levels[0] if rubric.levels else None
-    if len(flags) >= MANY_FLAGS and first is not None and level_id is not None:
+    if heard >= MANY_FLAGS and first is not None and level_id is not None:
         # Several red flags: an interviewer who heard them does not call the attempt even
         # Solid, whatever the arithmetic (right numbers beside "MoE saves memory" and "half a
         # KV head per GPU")
@@ -408,7 +415,14 @@ def _claim_flags(made: Mapping[str, tuple[ClaimMade, ...]], retargeted: bool = F
     labels = {c.id: c.label for d in rubric.dimensions for c in d.concepts} if rubric else {}
     flags = []
     for claims in made.values():
+        said: set[frozenset[str]] = set()
         for c in claims:
+            # the same misconception in other words ("TP splits the latent", "each GPU holds
+            # an eighth of it"): one red flag, the first claim's, not two that say one thing
+            against = frozenset(c.claim.contradicts)
+            if against and against in said:
+                continue
+            said.add(against)
             if not retargeted:
                 flags.append((c.claim.id, c.sentence))
                 continue
