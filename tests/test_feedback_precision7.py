@@ -141,3 +141,22 @@ def test_the_logged_x_planned_on_as_the_cards_users_is_a_claim() -> None:
             "production, so that's what I'd plan capacity on.")
     step = find_drill("paged-blocks-vllm")[0].step("why-paging")
     assert "logged-x-is-the-real-concurrency" in [m.claim.id for m in claims_made(step, said)]
+
+
+def test_a_ratio_of_two_right_answers_is_not_said_to_be_before_rounding() -> None:
+    marks = marked("multi-turn-growth", {"sessions": "61", "prompt-only-sessions": "309",
+                                         "overstatement": "5.07"})
+    assert marks["overstatement"].verdict == "correct"
+    assert "before rounding" not in marks["overstatement"].feedback
+    assert "your own two answers" in marks["overstatement"].feedback
+
+
+def test_a_count_rounded_up_within_tolerance_says_how_many_whole_ones_fit() -> None:
+    mark = marked("sliding-window-kv", {"gemma-sessions-full": "5"})["gemma-sessions-full"]
+    assert mark.verdict == "correct"
+    assert "only 4 whole sequences fit" in mark.feedback
+
+
+def test_every_prompt_token_shared_whatever_the_block_is_named() -> None:
+    mark = marked("prefix-caching", {"shared-tokens-256": "2000"})["shared-tokens-256"]
+    assert mark.misconceptions == ("blocks-ignored",)

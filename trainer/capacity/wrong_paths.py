@@ -218,6 +218,16 @@ WRONG_PATHS: dict[str, WrongPath] = {
             else d.changed(windowed_layers=0),
         ),
         WrongPath(
+            "blocks-ignored",
+            "left the blocks out: shared every prompt token and kept each session's own part "
+            "unrounded",
+            "A paged cache shares whole blocks only: the shared prefix is the prompt rounded "
+            "down to a multiple of the block size, and each session's own tokens fill whole "
+            "blocks, its last one rounded up.",
+            lambda d: None if not d.prefix_tokens or not d.block_size or d.block_size == 1
+            else d.changed(block_size=1),
+        ),
+        WrongPath(
             "window-on-every-layer",
             "applied the window to every layer, the global ones too",
             "Only the model's sliding layers keep a window; its global (full-attention) "

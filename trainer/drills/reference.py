@@ -100,6 +100,8 @@ class Reference:
     # three or four figures give 776)
     edge: Fraction | None = None
     quotient: Fraction | None = None  # the quotient the edge is read from, for the key
+    # the ratio of the candidate's own two answers, each right (one of the alternatives)
+    own: Fraction | None = None
 
     @cached_property
     def wrong(self) -> tuple[tuple[str, Fraction], ...]:

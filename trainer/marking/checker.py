@@ -642,6 +642,16 @@ def _before_rounding(reading: ParsedAnswer, reference: Reference, tolerance: Fra
     before = next((a for a in reference.alternatives if close(value, a, tolerance)), None)
     if before is None:
         return ""
+    if unit == "sequences" and value > before:
+        # 5 for 4.39: rounding a count up is no rounding the sheet did (4 whole ones fit)
+        whole = math.floor(before)
+        return (f"within the tolerance, though only {whole} whole "
+                f"{'sequence' if whole == 1 else 'sequences'} fit ({show(before, unit)} "
+                "before the floor)")
+    if before == reference.own:
+        # (309 ÷ 61 sessions, each right within its tolerance: nothing was rounded)
+        return (f"right for the ratio of your own two answers, {show(before, unit)}; the "
+                f"reference figures give {reference.display}")
     return (f"right for the value before rounding, {show(before, unit)}; the figures as "
             f"rounded give {reference.display}")
 
@@ -1074,7 +1084,7 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         own = _own_ratio(step, marks)
         if own is not None and own not in (reference.value, *reference.alternatives):
             # the ratio of two answers each right within its tolerance is right too
-            reference = replace(reference, alternatives=(*reference.alternatives, own))
+            reference = replace(reference, alternatives=(*reference.alternatives, own), own=own)
         shape = _shape(key.deployment(step.id))
         ruled_out = functools.partial(_union_of, tuple(ids for other, ids in ruled
                                                        if other == shape))
