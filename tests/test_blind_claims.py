@@ -104,32 +104,34 @@ from tests.claims_report import report
 # corpus: (ordered, buzzwords held, wrong held) of 43 steps at least, wrong claims said of
 # right answers (of 129) at most.
 MEASURED = {
+    # (stop 51: depth became half of a text dimension, full at sixteen clauses and figures,
+    # and every floor below that moved was raised to what it measured after)
     "blind_claims_a.yaml": (42, 43, 43, 0),
-    "blind_claims_b.yaml": (35, 41, 42, 0),
+    "blind_claims_b.yaml": (36, 41, 42, 0),
     "blind_claims_c.yaml": (42, 40, 42, 0),
-    "blind_claims_d.yaml": (39, 43, 42, 0),
-    "blind_claims_e.yaml": (39, 43, 36, 0),
-    "blind_claims_f.yaml": (40, 43, 43, 0),
-    "blind_claims_g.yaml": (36, 43, 35, 0),
-    "blind_claims_h.yaml": (31, 43, 43, 0),
-    "blind_claims_i.yaml": (37, 43, 43, 0),
-    "blind_claims_j.yaml": (38, 43, 42, 0),
+    "blind_claims_d.yaml": (41, 43, 42, 0),
+    "blind_claims_e.yaml": (41, 43, 37, 0),
+    "blind_claims_f.yaml": (43, 43, 43, 0),
+    "blind_claims_g.yaml": (38, 43, 35, 0),
+    "blind_claims_h.yaml": (35, 43, 43, 0),
+    "blind_claims_i.yaml": (40, 43, 43, 0),
+    "blind_claims_j.yaml": (39, 43, 42, 0),
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
-    "blind_claims_k.yaml": (31, 43, 43, 0),
-    "blind_claims_l.yaml": (33, 43, 42, 0),
+    "blind_claims_k.yaml": (34, 43, 43, 0),
+    "blind_claims_l.yaml": (35, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
-    "blind_claims_m.yaml": (31, 43, 37, 0),
+    "blind_claims_m.yaml": (33, 43, 38, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
     # (and one wrong held less, 29 → 28, when "2 GPUs" stopped earning the TP-cost concept:
     # the junior it lifted had said "copied on two GPUs" of a KV head, no cost at all)
-    "blind_claims_n.yaml": (36, 41, 43, 0),
+    "blind_claims_n.yaml": (37, 41, 43, 0),
     # corpus O (stop 49), measured unread: 33 / 42 / 33 / 0; then a helper who never opened P
     # wrote claims for the unheld wrong answers of L, N and O in general terms
-    "blind_claims_o.yaml": (33, 42, 43, 0),
+    "blind_claims_o.yaml": (35, 42, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
-    "blind_claims_p.yaml": (40, 41, 32, 2),
+    "blind_claims_p.yaml": (41, 41, 32, 2),
     # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
@@ -141,6 +143,12 @@ MEASURED = {
     # and a terse "saves: FLOPs" came to read as "saves flops" (12 → 13 ordered).
     # Then claims for its wrong answers left unheld, in general terms (36 → 39).
     "blind_claims_r.yaml": (13, 43, 39, 0),
+    # corpus S (stop 51), a shared doc typed by candidates whose first language is not
+    # English, written blind; measured unread at the start of the stop: 37 / 42 / 36 / 2 (41 /
+    # 42 / 35 / 2 after depth became half of a text dimension). Then a helper narrowed the two
+    # claims that fired on right seniors and wrote claims, in general terms, for its eight
+    # wrong answers left unheld
+    "blind_claims_s.yaml": (43, 42, 43, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -29,7 +29,7 @@ from jinja2.utils import Cycler, Joiner, Namespace
 from jinja2.visitor import NodeTransformer
 
 from trainer.capacity.derivation import derivation
-from trainer.capacity.solver import FORMULAS
+from trainer.capacity.solver import FORMULAS, value_of
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import DrillFileError, KvdrillError
@@ -517,9 +517,10 @@ _FITTING_COUNTS = ("max_concurrency", "max_concurrency_with_prefix", "spec_max_c
 
 
 def engine_cap_note(key: AnswerKey, text: str) -> str:
-    """A closing paragraph where a count of sequences that fit is past vLLM's default
-    max_num_seqs on the card (a small model on a large card), unless the solution already
-    says what the cap is; "" otherwise."""
+    """A closing paragraph where a count of sequences the drill runs or compares is past
+    vLLM's default max_num_seqs on the card (a small model on a large card), unless the
+    solution already says what the cap is; "" otherwise. Where the drill runs a batch that
+    latency also bounds (min of memory and TPOT), that batch is what meets the cap."""
     gpu = key.givens.get("gpu")
     if not gpu:
         return ""
@@ -527,19 +528,37 @@ def engine_cap_note(key: AnswerKey, text: str) -> str:
 
     card = find_gpu(str(gpu))
     cap = card.default_max_num_seqs
+    if "max_num_seqs" in text and f"{cap:,}" in text:
+        return ""
+    rule = "1,024 on a card of 70 GiB or more that is not an A100, else 256"
+    default = f"{cap:,} on an {card.name} ({rule})"
+    operating = [step for step in key.drill.steps
+                 if step.kind == "numeric" and step.answer == "latency_bound_batch"]
+    if operating:
+        batch = value_of(key.deployment(operating[0].id), "operating_batch")
+        if batch <= cap:
+            return ""  # the TPOT keeps the batch under the cap: memory past it is idle anyway
+        return (f"\n\n**The engine's cap.** The batch this drill runs, {int(batch):,} "
+                f"sequences, is past vLLM's default max_num_seqs, the most it runs at once: "
+                f"{default}. Raise --max-num-seqs to run it, or read the figures above at "
+                f"{cap:,}.\n")
     counts = [(key.reference(step.id).value, step.id) for step in key.drill.steps
               if step.kind == "numeric" and step.answer in _FITTING_COUNTS
               and (step.with_ or {}).get("gpu") in (None, gpu)]
-    if not counts:
+    past = [(value, step_id) for value, step_id in counts if value > cap]
+    if not past:
         return ""
-    most, step_id = max(counts)
-    if most <= cap or ("max_num_seqs" in text and f"{cap:,}" in text):
-        return ""
-    rule = "1,024 on a card of 70 GiB or more that is not an A100, else 256"
-    return (f"\n\n**The engine's cap.** {int(most):,} sequences fit in memory (step {step_id}), "
-            f"but vLLM runs at most max_num_seqs of them at once: by default {cap:,} on an "
-            f"{card.name} ({rule}). Past it the rest wait in the queue with memory to spare: "
-            f"raise --max-num-seqs to use it, and watch the step time it adds.\n")
+    named = [f"{step_id} ({int(value):,})" for value, step_id in past]
+    several = len(past) > 1
+    listed = f"{', '.join(named[:-1])} and {named[-1]}" if several else named[0]
+    compared = (" Counts past it are one and the same at the defaults: a lever that moves one "
+                "to another adds no running sequences until the cap is raised." if several
+                else "")
+    return (f"\n\n**The engine's cap.** vLLM runs at most max_num_seqs sequences at once: by "
+            f"default {default}. Past it the rest wait in the queue with memory to spare; the "
+            f"count{'s' if several else ''} of step{'s' if several else ''} {listed} "
+            f"{'are' if several else 'is'} past it.{compared} Raise --max-num-seqs to use the "
+            "memory, and watch the step time it adds.\n")
 
 
 def render_solution(key: AnswerKey) -> str:

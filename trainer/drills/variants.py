@@ -814,8 +814,11 @@ def _does_not_fit(key: AnswerKey) -> str | None:
             return (f"its weights ({format_bytes(weights)}) do not fit on {key.base.gpus} × "
                     f"{largest.name}, the largest card kvdrill knows: {instead}")
         raw = d.gpus * d.hbm_gb * 10**9
-        said = (f"do not fit on {card} ({format_bytes(weights)} against "
-                f"{format_bytes(raw)})" if weights >= raw else
+        against = (format_bytes(weights), format_bytes(raw))
+        if against[0] == against[1]:  # 141.1 GB of weights on a 141 GB card
+            against = (f"{format_number(weights / 10**9, sig=4)} GB",
+                       f"{format_number(raw / 10**9, sig=4)} GB")
+        said = (f"do not fit on {card} ({against[0]} against {against[1]})" if weights >= raw else
                 f"({format_bytes(weights)}) leave no memory for the KV cache on {card}")
         return (f"its weights {said}: choose a larger card with --gpu{smaller}")
     if value_of(key.base, "max_concurrency") < 1:
@@ -830,6 +833,14 @@ def _does_not_fit(key: AnswerKey) -> str | None:
             return (f"with the draft's weights and KV resident beside the target's, not one "
                     f"sequence of {shown['context']} tokens fits on {card}: choose a larger "
                     "card with --gpu, or a smaller model")
+    for step in key.drill.steps if key.drill.requires.counts_positive else ():
+        # a lesson that compares counts (64 chats against 23 uncapped) has none at zero
+        if step.kind == "numeric" and step.answer in ("max_concurrency",
+                                                     "max_concurrency_with_prefix") \
+                and value_of(key.deployment(step.id), step.answer) < 1:
+            context = key.deployment(step.id).context
+            return (f"its step {step.id} holds not one sequence of {context:,} tokens on "
+                    f"{card}: choose a larger card with --gpu{smaller}")
     for step in key.drill.steps:
         # A step's own setting (a second engine at half the memory, fewer GPUs) must leave
         # room too: no step of the drill has a budget at or below zero as written.
