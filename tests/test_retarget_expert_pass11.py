@@ -31,7 +31,7 @@ def test_an_moe_request_alone_reads_what_one_token_touches(run: Run) -> None:
 
 
 def test_gaudi_is_given_its_own_links_and_no_flashmla(run: Run) -> None:
-    assert "over Gaudi 3's integrated RoCE links" in _solution(
+    assert "over Gaudi 3's scale-up RoCE ports" in _solution(
         run, "llama31-70b-tp2-h100", "--gpu", "gaudi3")
     text = _solution(run, "deepseek-v3-mla-h200", "--gpu", "gaudi3")
     assert "FlashMLA and vLLM both support" not in text

@@ -75,6 +75,8 @@ class ModelPreset:
     # The trained length YaRN stretches (original_max_position_embeddings), where it is not
     # max_context: Qwen3's 32,768 under its 40,960 max_position_embeddings
     rope_original_positions: int | None = None
+    # Absolute positions learned as an embedding (OPT): no RoPE scaling stretches them
+    learned_positions: bool = False
 
     @property
     def from_config(self) -> bool:

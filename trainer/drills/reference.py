@@ -243,7 +243,8 @@ class AnswerKey:
         "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
         "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
         "session_kv_formula",
-        "resident_weights_formula", "shared_experts_note", "routed",
+        "resident_weights_formula", "shared_experts_note", "routed", "active_table_note",
+        "claimed_active_b",
         *SERVING_PLACEHOLDERS,
     )
 
@@ -540,6 +541,9 @@ class AnswerKey:
                                     if reported else "unknown")
         shown.update(_moe_text(d))
         published = model_of(model).published_active_params if model else None
+        # the count a team quoting the model would quote: its publisher's, where it has one
+        shown["claimed_active_b"] = format_number(published / 10**9, sig=3) if published \
+            else shown["active_params_b"]
         if published and d.active_params and abs(published / d.active_params - 1) > 0.02:
             # a publisher's count that leaves out what kvdrill's includes: said, not hidden
             shown["active_read_note"] += (
@@ -617,6 +621,7 @@ def _moe_text(d: Deployment) -> dict[str, str]:
     how one token's weights are priced (a mixed-precision checkpoint prices its experts apart)."""
     if d.experts is None or d.experts_per_token is None:
         return {"idle_experts": "no experts", "experts_noun": "experts", "active_read_note": "",
+                "active_table_note": "",
                 "resident_weights_formula": "weights = total params × bytes per param",
                 "experts_read_batch64": "Every weight is read.",
                 "active_weights_hint": "The model is dense: one token uses every weight.",
@@ -653,8 +658,13 @@ def _moe_text(d: Deployment) -> dict[str, str]:
     unread = "" if not unread_table else (
         f" A step reads one row of the embedding table per token, not the table: its "
         f"{format_number(table / 10**9, sig=3)} GB are resident but never read.")
+    # what the active count includes and a step's bytes leave out, said where both are shown
+    # ("3.35B active parameters" beside 6.08 GB, not 6.70)
+    less = "" if not unread_table else (
+        f" less the {format_number(table / 10**9, sig=3)} GB embedding table, of which a step "
+        "reads one row")
     return {"idle_experts": format_number(idle), "experts_read_batch64": share,
-            "active_read_note": unread,
+            "active_read_note": unread, "active_table_note": less,
             "resident_weights_formula": resident,
             "experts_noun": "expert" if d.experts_per_token == 1 else "experts",
             "active_weights_hint": hint, "active_weights_formula": formula}

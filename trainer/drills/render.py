@@ -505,7 +505,7 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
             # GDDR6, whose ECC keeps a share of the GiB built in
             "gddr": gddr,
             # what links the cards of one node: no NVLink outside NVIDIA's SXM boards
-            "scale_up": "Infinity Fabric" if amd else "Gaudi 3's integrated RoCE links"
+            "scale_up": "Infinity Fabric" if amd else "Gaudi 3's scale-up RoCE ports (21 of its 24)"
             if gaudi else "PCIe" if gddr or (card is not None and "PCIe" in card.name)
             else "NVLink",
             "driver_total": ("the total the ROCm runtime reports" if amd else

@@ -401,7 +401,8 @@ def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> No
     "what if it were served that long", and so may any model)."""
     if not model.max_context or (isinstance(own, str) and own == model.id):
         return
-    reach = 1 if drill.requires.within_positions else ROPE_SCALING_REACH
+    reach = 1 if drill.requires.within_positions or model.learned_positions \
+        else ROPE_SCALING_REACH
 
     def base(m: ModelPreset) -> int:
         # scaling stretches the trained length (Qwen3: 32,768 under 40,960 positions)
@@ -418,7 +419,9 @@ def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> No
         where = "sessions hold" if step_id is None else f"step {step_id} holds"
         positions = "positions (max_position_embeddings)" if base(model) == model.max_context \
             else "trained positions (original_max_position_embeddings)"
-        how_far = (f"{model.name}'s {model.max_context:,} positions (max_position_embeddings), "
+        how_far = (f"{model.name}'s {model.max_context:,} positions, which it learned as an "
+                   "embedding: no scaling stretches them" if model.learned_positions else
+                   f"{model.name}'s {model.max_context:,} positions (max_position_embeddings), "
                    "past which vLLM refuses to start without RoPE scaling" if reach == 1 else
                    f"{reach} × {model.name}'s {base(model):,} {positions}, the furthest RoPE "
                    "scaling is used to stretch a model")
