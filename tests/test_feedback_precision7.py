@@ -160,3 +160,17 @@ def test_a_count_rounded_up_within_tolerance_says_how_many_whole_ones_fit() -> N
 def test_every_prompt_token_shared_whatever_the_block_is_named() -> None:
     mark = marked("prefix-caching", {"shared-tokens-256": "2000"})["shared-tokens-256"]
     assert mark.misconceptions == ("blocks-ignored",)
+
+
+def test_a_wrong_answer_later_right_answers_did_not_carry_feeds_nothing() -> None:
+    # 2 MiB typed for the bytes per token, then every block count right: the co-located X is
+    # not "worked from your answer to bytes-per-token"
+    marks = marked("paged-blocks-vllm", {
+        "bytes-per-token": "2 MiB", "block-bytes": "2 MiB", "kv-budget": "57 GB",
+        "num-blocks": "27,164", "engine-max-concurrency": "53", "colocated-x": "0.7"})
+    assert "uses your answer to bytes-per-token" not in marks["colocated-x"].feedback
+
+
+def test_a_wrong_answer_no_later_step_contradicts_still_feeds() -> None:
+    marks = marked("paged-blocks-vllm", {"bytes-per-token": "2 MiB", "colocated-x": "0.7"})
+    assert "uses your answer to bytes-per-token" in marks["colocated-x"].feedback

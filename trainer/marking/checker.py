@@ -1194,21 +1194,38 @@ def fed_by_wrong(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> tuple
                      if (m := marks.get(i)) is not None and m.verdict == "wrong")
     if step.answer is None or all(m.verdict != "wrong" for m in marks.values()):
         return ()  # a sheet right so far is fed by nothing wrong: no reads worked out
+    order = list(marks)
+    fed = []
+    for index, (earlier_id, mark) in enumerate(marks.items()):
+        if mark.verdict != "wrong" or not _feeds(key, step, earlier_id, mark):
+            continue
+        # a later answer that the wrong one would have moved, answered right, shows it was not
+        # carried (2 MiB typed for the bytes per token, then every block count right)
+        if any(marks[later].verdict == "correct" and key.drill.step(later).kind == "numeric"
+               and _feeds(key, key.drill.step(later), earlier_id, mark)
+               for later in order[index + 1:]):
+            continue
+        fed.append(earlier_id)
+    return tuple(fed)
+
+
+def _feeds(key: AnswerKey, step: Step, earlier_id: str, mark: Mark) -> bool:
+    """Whether this step is worked from the earlier step's value (the same value in its
+    deployment) and the earlier wrong answer would move it past its tolerance."""
     from trainer.capacity.solver import exact_reads
 
+    earlier = key.drill.step(earlier_id)
+    if earlier.answer is None or step.answer is None:
+        return False
+    if step.ratio_of is not None:
+        return earlier_id in step.ratio_of
     try:
         reads = exact_reads(key.deployment(step.id), step.answer) or frozenset()
     except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
-        return ()
-    fed = []
-    for earlier_id, mark in marks.items():
-        earlier = key.drill.step(earlier_id)
-        if mark.verdict == "wrong" and earlier.answer is not None and (
-                earlier_id in step.depends_on or (earlier.answer in reads
-                and earlier.answer != step.answer and _same_here(key, earlier_id, step))) \
-                and _moves(key, step, earlier_id, mark):
-            fed.append(earlier_id)
-    return tuple(fed)
+        return False
+    return (earlier_id in step.depends_on or (
+        earlier.answer in reads and earlier.answer != step.answer
+        and _same_here(key, earlier_id, step))) and _moves(key, step, earlier_id, mark)
 
 
 def _moves(key: AnswerKey, step: Step, earlier_id: str, mark: Mark) -> bool:
