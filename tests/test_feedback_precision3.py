@@ -126,7 +126,7 @@ def test_a_level_read_on_the_concepts_says_so_where_the_score_differs() -> None:
         "block-size-why": "Bigger blocks mean less overhead but more waste in the last block.",
         "when-not": "When the prefix is a small share of the context, or starts per user; "
                     "watch the hit rate."})
-    assert "which the level reads" in said
+    assert "for the level, the ideas alone count" in said
 
 
 def test_tail_waste_is_not_whole_block_sharing() -> None:

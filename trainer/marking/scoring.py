@@ -61,6 +61,14 @@ DEPTH_SHARE = Fraction(1, 2)
 def depth(text: str) -> Fraction:
     """From 0 (a list of terms, or nothing reasoned) to 1 (sixteen or more reasoned clauses and
     sixteen distinct figures used in them)."""
+    reasoned, figures = depth_counts(text)
+    points = min(reasoned, DEPTH_POINTS) + min(figures, DEPTH_POINTS)
+    return Fraction(points, 2 * DEPTH_POINTS)
+
+
+def depth_counts(text: str) -> tuple[int, int]:
+    """The reasoned clauses of a text (items that reason and are not part of a list) and the
+    distinct figures used in them."""
     reading = read_text(text)
     reasoned: set[int] = set()
     figures: set[str] = set()
@@ -71,8 +79,7 @@ def depth(text: str) -> Fraction:
         reasoned.add(item)
         if is_number(token):
             figures.add(token)
-    points = min(len(reasoned), DEPTH_POINTS) + min(len(figures), DEPTH_POINTS)
-    return Fraction(points, 2 * DEPTH_POINTS)
+    return len(reasoned), len(figures)
 
 
 @dataclass(frozen=True)
@@ -199,20 +206,26 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
             # read as an accusation of a claim nobody made)
             evidence.append(where)
     share = earned / len(concepts)
-    deep = max((depth(text) for step_id, text in answered
-                if step_id in earning and not made.get(step_id)), default=Fraction(0))
+    deep, deepest = max(((depth(text), text) for step_id, text in answered
+                         if step_id in earning and not made.get(step_id)),
+                        default=(Fraction(0), ""), key=lambda pair: pair[0])
     score = _round_fine(dimension.max * ((1 - DEPTH_SHARE) * share + DEPTH_SHARE * deep))
     concepts_alone = _round_fine(dimension.max * share)
     if not earned:
         evidence.append("nothing in the text answers earned this dimension")
     else:
-        evidence.append(f"depth {format_number(deep * 100, 2)}% "
-                        "(reasoned clauses and their figures)")
+        clauses, numbers = depth_counts(deepest)
+        if deep < 1:
+            # half the score, said so a candidate can act on it: reason more, and quantify
+            evidence.append(
+                f"explained in {clauses} reasoned clause{'s' if clauses != 1 else ''} with "
+                f"{numbers} figure{'s' if numbers != 1 else ''} (half this score; full at "
+                f"{DEPTH_POINTS} of each)")
         if _round_half(concepts_alone) != _round_half(score):
             # the level reads the concepts alone: said where they and the score part ways,
             # so "Staff" beside a printed 1.33/4 is not a contradiction
-            evidence.append(f"the concepts alone {format_number(_round_half(concepts_alone))}/"
-                            f"{dimension.max}, which the level reads")
+            evidence.append(f"for the level, the ideas alone count: "
+                            f"{format_number(_round_half(concepts_alone))}/{dimension.max}")
     return DimensionScore(dimension.id, dimension.title, score, dimension.max, tuple(evidence),
                           concepts_alone)
 
