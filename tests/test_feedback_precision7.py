@@ -174,3 +174,21 @@ def test_a_wrong_answer_later_right_answers_did_not_carry_feeds_nothing() -> Non
 def test_a_wrong_answer_no_later_step_contradicts_still_feeds() -> None:
     marks = marked("paged-blocks-vllm", {"bytes-per-token": "2 MiB", "colocated-x": "0.7"})
     assert "uses your answer to bytes-per-token" in marks["colocated-x"].feedback
+
+
+def test_a_right_answer_within_its_tolerance_is_carried_as_typed() -> None:
+    # the eleventh blind review: 120 ms of prefill (right within 10%) over 82 ms of decode
+    # time is 1.46, not "you counted K and V once"
+    marks = marked("disaggregated-prefill", {"prefill-time": "120 ms",
+                                             "decode-gpu-time": "82 ms", "pool-ratio": "1.46"})
+    assert marks["prefill-time"].verdict == "correct"
+    assert marks["pool-ratio"].carried_forward
+    assert not marks["pool-ratio"].misconceptions
+
+
+def test_a_ratio_of_a_wrong_and_a_loosely_right_answer_is_theirs() -> None:
+    marks = marked("llama31-405b-h200-tp", {"sessions-tp8": "62ish",
+                                            "sessions-tp16": "about 180",
+                                            "sessions-ratio": "~2.9x"})
+    assert marks["sessions-tp8"].verdict == "correct"
+    assert marks["sessions-ratio"].carried_forward

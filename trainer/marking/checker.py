@@ -956,13 +956,16 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
         return ()
     forms: dict[str, tuple[Fraction, ...]] = {}
     for earlier_id, mark in marks.items():
-        if mark.parsed is None or mark.verdict != "wrong":
+        # a right answer within its tolerance is the candidate's own number too (120 ms for
+        # 112): what follows from it follows from the sheet
+        if mark.parsed is None or mark.verdict not in ("wrong", "correct"):
             continue
         if mark.span is not None and not narrow_span(*mark.span, tolerance_of(
                 key.drill.step(earlier_id))):
             continue  # (a narrow range stands for its middle: 77-78 sequences for 77.5)
         truth = key.reference(earlier_id).value
-        if mark.parsed <= 0 or truth <= 0:
+        if mark.parsed <= 0 or truth <= 0 or (mark.verdict == "correct" and (
+                mark.parsed == truth or mark.span is not None)):
             continue
         if not (truth / CARRY_FACTOR <= mark.parsed <= truth * CARRY_FACTOR):
             continue
