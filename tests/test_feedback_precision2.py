@@ -188,7 +188,7 @@ def test_a_red_flag_holds_the_level_at_the_first() -> None:
     score = score_attempt(drill, rubric, marks("llama2-70b-mi300x", answers))
     assert score.red_flags
     assert score.level == rubric.levels[0].id
-    assert "the dimensions alone say Senior" in score.sounds_like
+    assert "a red flag holds it there; without it, Senior" in score.sounds_like
 
 
 def test_half_a_kv_head_typed_as_a_number_is_named_and_flagged() -> None:

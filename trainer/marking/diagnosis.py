@@ -303,6 +303,7 @@ class _Problem:
     # An input the step sets from another given (`with: {context: prompt_tokens}`): a slip of
     # it is a slip of that given, and is named so.
     aliases: tuple[tuple[str, str], ...] = ()
+    card: str = ""  # the drill's GPU preset: its datasheet figure is "this card's"
 
     def __hash__(self) -> int:
         # Kept: a problem keys the caches below, and hashing its deployment field by field on
@@ -424,9 +425,19 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
     scale = unit_factor(step.unit).value if step.unit else Fraction(1)
     aliases = tuple((name, value) for name, value in step.with_.items()
                     if isinstance(value, str) and name in _BY_NAME and value in _BY_NAME)
+    gpu = step.with_.get("gpu") or key.givens.get("gpu")
     return _Problem(deployment, step.answer, reference, relaxed, rounds,
                     _figures(key, deployment), has_unit, pins, tolerance, scale,
-                    aliases=aliases)
+                    aliases=aliases, card=_card_id(gpu))
+
+
+def _card_id(gpu: object) -> str:
+    from trainer.capacity.presets import find_gpu
+
+    try:
+        return find_gpu(str(gpu)).id if gpu else ""
+    except KvdrillError:
+        return ""
 
 
 def _pins(deployment: Deployment) -> tuple[tuple[str, Fraction], ...]:
@@ -846,6 +857,9 @@ def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only:
             why = figure.why
             if reported and figure.card == reported and not figure.alternate:
                 why = "this card's datasheet figure; the engine reads what its driver reports"
+            elif figure.card and figure.card == problem.card and not figure.alternate:
+                # the drill's own card, whose figure here is what was measured or reported
+                why = "this card's datasheet figure, not the one the drill gives"
             add(figure.value, why, WORLD if strong else SHAPES,
                 rare=not common(figure.value))
     for factor, why in ((Fraction(2), "doubled"), (Fraction(1, 2), "halved")):

@@ -346,15 +346,16 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
         # Several red flags: an interviewer who heard them does not call the attempt even
         # Solid, whatever the arithmetic (right numbers beside "MoE saves memory" and "half a
         # KV head per GPU")
-        said = "the dimensions alone say " + (level_title or first.title)
+        # (the level the ideas reached without the flags: the printed scores add depth, which
+        # levels do not read, so "the dimensions say" read as a contradiction beside them)
+        said = "without them, " + (level_title or first.title)
         level_id, level_title, next_level = None, None, None
         short_of = f"not yet {first.title}: {len(flags)} red flags ({said})"
     elif flags and first is not None and level_id not in (None, first.id):
         # An interviewer who heard a red flag does not rate the attempt above the first
         # level, however the dimensions add up (a hybrid's KV counted on every layer, and
         # Staff for the rest, read as Staff)
-        level_title = (f"{first.title} (a red flag holds it there; the dimensions alone "
-                       f"say {level_title})")
+        level_title = f"{first.title} (a red flag holds it there; without it, {level_title})"
         level_id, next_level = first.id, None
     return RubricScore(dimensions, level_id, level_title, flags, short_of,
                        tuple(c for claims in made.values() for c in claims), next_level)
