@@ -192,3 +192,17 @@ def test_a_ratio_of_a_wrong_and_a_loosely_right_answer_is_theirs() -> None:
                                             "sessions-ratio": "~2.9x"})
     assert marks["sessions-tp8"].verdict == "correct"
     assert marks["sessions-ratio"].carried_forward
+
+
+def test_a_wide_tolerance_says_when_a_right_answer_carries_an_earlier_slip() -> None:
+    # 400 Gb/s read as 400 GB/s: 1.34 ms of transfer, then a TTFT of 113 ms, within the
+    # step's tolerance of 123 ms but only because of the slip
+    marks = marked("disaggregated-prefill", {"transfer-ib": "1.34 ms", "ttft": "113 ms"})
+    assert marks["ttft"].verdict == "correct"
+    assert "it follows from your earlier answers" in marks["ttft"].feedback
+    assert "from the right ones it is 123 ms" in marks["ttft"].feedback
+
+
+def test_a_right_answer_near_the_reference_says_nothing_of_earlier_slips() -> None:
+    marks = marked("disaggregated-prefill", {"transfer-ib": "1.34 ms", "ttft": "123 ms"})
+    assert "earlier answers" not in marks["ttft"].feedback
