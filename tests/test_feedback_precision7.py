@@ -7,6 +7,8 @@ not reached holds the attempt below those above it. Each test failed before."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import Mark, mark_sheet
@@ -206,3 +208,15 @@ def test_a_wide_tolerance_says_when_a_right_answer_carries_an_earlier_slip() -> 
 def test_a_right_answer_near_the_reference_says_nothing_of_earlier_slips() -> None:
     marks = marked("disaggregated-prefill", {"transfer-ib": "1.34 ms", "ttft": "123 ms"})
     assert "earlier answers" not in marks["ttft"].feedback
+
+
+def test_a_colon_inside_an_answer_says_how_to_quote_it(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from trainer.app.cli import cli
+
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text("1a: 44 GB\n1b: KV bytes: 2 x 80 x 8\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["grade", "llama2-70b-mi300x", "--answers", str(sheet)])
+    assert result.exit_code == 2
+    assert "must be quoted" in result.output and len(result.output.strip().splitlines()) == 1

@@ -39,6 +39,14 @@ def read_yaml(path: Path, what: str = "drill file",
     return _parse(path, text, what, error)
 
 
+def _fix(says: str) -> str:
+    """The usual cause of a YAML error, and its fix: a colon inside an answer or a text."""
+    if "mapping values are not allowed" in says:
+        return ('; a value with ": " in it must be quoted (1b: "KV bytes: 2 x 80 x 8"), or '
+                "written as a block (1b: |, then the text indented on the lines below)")
+    return ""
+
+
 def _parse(path: Path, text: str, what: str,
            error: type[KvdrillError]) -> tuple[Any, str]:
     import yaml
@@ -51,7 +59,7 @@ def _parse(path: Path, text: str, what: str,
         mark = getattr(problem, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
         says = getattr(problem, "problem", None) or str(problem).splitlines()[0]
-        raise error(f"{path}{where}: invalid YAML in the {what}: {says}") from None
+        raise error(f"{path}{where}: invalid YAML in the {what}: {says}{_fix(says)}") from None
     except ValueError:  # int() of a number with thousands of digits
         raise error(f"{path}: a number with more than {MAX_DIGITS:,} digits: "
                     f"{article(what)} holds figures of sensible size") from None
@@ -110,7 +118,7 @@ def _screen_tokens(path: Path, text: str, what: str = "drill file",
         if "nesting depth" in says:  # libyaml stops at its own depth, before the screen's
             raise error(f"{path}{where}: nested more than {MAX_DEPTH} levels deep: "
                         f"{article(what)} is shallow") from None
-        raise error(f"{path}{where}: invalid YAML in the {what}: {says}") from None
+        raise error(f"{path}{where}: invalid YAML in the {what}: {says}{_fix(says)}") from None
 
 
 def _refuse_duplicate_keys(path: Path, text: str, what: str,
