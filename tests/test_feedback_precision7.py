@@ -220,3 +220,14 @@ def test_a_colon_inside_an_answer_says_how_to_quote_it(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["grade", "llama2-70b-mi300x", "--answers", str(sheet)])
     assert result.exit_code == 2
     assert "must be quoted" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_bare_number_read_in_seconds_on_a_ms_step_says_so() -> None:
+    mark = marked("prefill-vs-decode", {"prefill-peak": "0.062"})["prefill-peak"]
+    assert mark.verdict == "correct"
+    assert "typed without a unit, it was read in s: write the unit (ms)" in mark.feedback
+
+
+def test_a_product_of_the_shape_is_not_told_to_write_its_unit() -> None:
+    mark = marked("llama31-8b-h100", {"bytes-per-token": "2*32*8*128*2"})["bytes-per-token"]
+    assert mark.verdict == "correct" and "write the unit" not in mark.feedback

@@ -228,7 +228,8 @@ def check_numeric(
             note = " ".join(_sentence(part) for part in (
                 _working_note(read, reading, tolerance, unit, whole, right=True).strip(),
                 _before_rounding(reading, reference, tolerance, unit), *read.notes,
-                reading.note, _carried_within(reading, reference, carried))
+                reading.note, _carried_within(reading, reference, carried),
+                _unit_guessed(reading, unit))
                 if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
                            shown=reading.shown, read_unit=reading.unit, note=note,
@@ -628,6 +629,17 @@ def _rounded(value: Fraction, figures: int, unit: str) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _unit_guessed(reading: ParsedAnswer, unit: str) -> str:
+    """A bare number read in another unit than the step's, which made it right ("0.062" on a
+    ms step, read as seconds): said, so the next one carries its unit."""
+    if reading.had_unit or reading.unit == unit or not {reading.unit, unit} <= _TIMES:
+        return ""  # (a product of the shape's figures is bytes, said by its unit column)
+    return f"typed without a unit, it was read in {reading.unit}: write the unit ({unit})"
+
+
+_TIMES = frozenset({"s", "ms", "µs"})
 
 
 def _carried_within(reading: ParsedAnswer, reference: Reference,

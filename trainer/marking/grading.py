@@ -325,7 +325,8 @@ def graded_text(graded: Graded, width: int | None = None) -> str:
     lines += [" " + line for line in table.header_lines()]
     for mark, row in zip(graded.marks.values(), rows, strict=True):
         lines += [" " + line for line in table.row_lines(row)]
-        if mark.is_numeric and mark.verdict in ("wrong", "invalid"):
+        if mark.is_numeric and (mark.verdict in ("wrong", "invalid") or (
+                mark.verdict == "correct" and mark.note)):
             lines += (wrap_words(mark.feedback, width, "     ", "     ") if width
                       else [f"     {mark.feedback}"])
     lines += ["", score_text(graded.score, width)]
