@@ -225,7 +225,7 @@ def test_a_colon_inside_an_answer_says_how_to_quote_it(tmp_path: Path) -> None:
 def test_a_bare_number_read_in_seconds_on_a_ms_step_says_so() -> None:
     mark = marked("prefill-vs-decode", {"prefill-peak": "0.062"})["prefill-peak"]
     assert mark.verdict == "correct"
-    assert "typed without a unit, it was read in s: write the unit (ms)" in mark.feedback
+    assert "Typed without a unit, it was read in s: write the unit (ms)" in mark.feedback
 
 
 def test_a_product_of_the_shape_is_not_told_to_write_its_unit() -> None:
