@@ -145,7 +145,7 @@ def check_numeric(
     step: Step,
     answer: str | None,
     reference: Reference,
-    carried: tuple[Fraction, ...] = (),
+    carried: tuple[Fraction, ...] | Callable[[], tuple[Fraction, ...]] = (),
     pairs: Callable[[], tuple[tuple[tuple[str, str], Fraction], ...]] = tuple,
     diagnose_slip: Diagnoser | None = None,
     deployment: Callable[[], Deployment] | None = None,
@@ -174,6 +174,8 @@ def check_numeric(
     it was (asked for a wrong answer only): an answer that one of them gives is carried
     forward, the one mistake charged once."""
     unit = reference.unit
+    # worked out where an answer needs them: a right sheet's answers never do
+    carried_of = functools.cache(carried if callable(carried) else lambda: carried)
     if fed_by:
         diagnose_slip = None
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
@@ -215,7 +217,8 @@ def check_numeric(
                        feedback=f"read as at most {top.shown}: give the value, not a "
                                 "bound; not marked")
     if read.span is not None:
-        return _check_span(base, read.span, reference, targets, tolerance, carried, repeated)
+        return _check_span(base, read.span, reference, targets, tolerance, carried_of(),
+                           repeated)
     zero = fitting[0]
     if step.accepts_bound and zero.quantity.value == 0:
         # "~0%" where the order of magnitude is asked: under half its last digit (of one of
@@ -228,7 +231,7 @@ def check_numeric(
             note = " ".join(_sentence(part) for part in (
                 _working_note(read, reading, tolerance, unit, whole, right=True).strip(),
                 _before_rounding(reading, reference, tolerance, unit), *read.notes,
-                reading.note, _carried_within(reading, reference, carried),
+                reading.note, _carried_within(reading, reference, carried_of),
                 _unit_guessed(reading, unit))
                 if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
@@ -248,7 +251,7 @@ def check_numeric(
         grain = _approximate_figure(reading, unit) or reading.resolution or \
             _last_digit(value, reading.unit or unit)
         follows = None if kept_fraction else min(
-            (c for c in carried
+            (c for c in carried_of()
              if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), grain)),
             key=lambda c: abs(c - value), default=None)
         if follows is not None:
@@ -643,13 +646,13 @@ _TIMES = frozenset({"s", "ms", "µs"})
 
 
 def _carried_within(reading: ParsedAnswer, reference: Reference,
-                    carried: tuple[Fraction, ...]) -> str:
+                    carried: Callable[[], tuple[Fraction, ...]]) -> str:
     """A right answer, within a wide tolerance, that is an earlier wrong answer carried
     through (8.88 ms from one's own 18.2 GB, where 16.6 GB give 8.1): said, the verdict kept."""
     value, grain = reading.quantity.value, reading.resolution
     if _agrees(value, reference.value, CARRY_TOLERANCE, grain):
         return ""
-    follows = next((c for c in carried if _agrees(value, c, CARRY_TOLERANCE, grain)), None)
+    follows = next((c for c in carried() if _agrees(value, c, CARRY_TOLERANCE, grain)), None)
     if follows is None:
         return ""
     return (f"right within the step's tolerance; it follows from your earlier answers "
@@ -1122,7 +1125,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         fed_answers = {quantity: parsed for earlier_id in fed
                        if (quantity := key.drill.step(earlier_id).answer)
                        and (parsed := marks[earlier_id].parsed) is not None}
-        mark = check_numeric(step, answer, reference, carried_values(key, step, marks),
+        mark = check_numeric(step, answer, reference,
+                             functools.partial(carried_values, key, step, dict(marks)),
                              functools.partial(key.paired_wrong, step.id),
                              functools.partial(_diagnose, key, step.id,
                                                known_inputs(key, step, marks)),
