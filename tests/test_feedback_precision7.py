@@ -202,7 +202,7 @@ def test_a_wide_tolerance_says_when_a_right_answer_carries_an_earlier_slip() -> 
     marks = marked("disaggregated-prefill", {"transfer-ib": "1.34 ms", "ttft": "113 ms"})
     assert marks["ttft"].verdict == "correct"
     assert "it follows from your earlier answers" in marks["ttft"].feedback
-    assert "from the right ones it is 123 ms" in marks["ttft"].feedback
+    assert "from the reference figures it is 123 ms" in marks["ttft"].feedback
 
 
 def test_a_right_answer_near_the_reference_says_nothing_of_earlier_slips() -> None:

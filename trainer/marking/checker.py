@@ -656,7 +656,7 @@ def _carried_within(reading: ParsedAnswer, reference: Reference,
     if follows is None:
         return ""
     return (f"right within the step's tolerance; it follows from your earlier answers "
-            f"({show(follows, reference.unit)}), and from the right ones it is "
+            f"({show(follows, reference.unit)}); from the reference figures it is "
             f"{reference.display}")
 
 
