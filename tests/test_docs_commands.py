@@ -166,7 +166,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (files / "my-answers.yaml").write_text(
         (SHEETS / "llama2-70b-mi300x-correct.yaml").read_text(encoding="utf-8"),
         encoding="utf-8")
-    retargeted = ["--model", str(ROOT / "tests/corpus/configs/Qwen3-32B")]  # as calc.md grades
+    retargeted = ["--model", str(ROOT / "tests/corpus/configs/Qwen3-32B"), "--gpu",
+                  "h200"]  # as calc.md grades
     empty = files / "empty.yaml"
     empty.write_text("{}\n", encoding="utf-8")
     key = CliRunner().invoke(cli, ["grade", "llama31-8b-h100", *retargeted, "--answers",

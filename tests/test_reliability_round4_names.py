@@ -38,7 +38,8 @@ def _safe_markdown(text: str) -> None:
 def _practised_on_hostile_folder(run: Run, tmp_path: Path) -> None:
     folder = tmp_path / "models" / HOSTILE
     shutil.copytree(CONFIGS / "Qwen3-32B", folder)
-    run("practice", DRILL, "--model", str(folder), input="64\n")
+    # (on an H200: on the drill's own H100 Qwen3-32B holds no 32k session, and is refused)
+    run("practice", DRILL, "--model", str(folder), "--gpu", "h200", input="64\n")
 
 
 # ---- Markdown never takes a line from a name -----------------------------------------------
@@ -48,14 +49,15 @@ def test_a_model_folder_name_with_a_newline_is_escaped_in_export_markdown(
     _practised_on_hostile_folder(run, tmp_path)
     text = run("export", "1", "--format", "md").stdout
     _safe_markdown(text)
-    assert r"- re-targeted at Q \# Owned ‹img src=x onerror=alert(1)› on its own GPU" in text
+    assert r"- re-targeted at Q \# Owned ‹img src=x onerror=alert(1)› on NVIDIA H200 SXM 141GB" \
+        in text
 
 
 def test_export_markdown_escapes_the_name_as_review_does(run: Run, tmp_path: Path) -> None:
     _practised_on_hostile_folder(run, tmp_path)
     exported = run("export", "1", "--format", "md").stdout
     reviewed = run("review", "1", "--format", "md").stdout
-    label = r"Q \# Owned ‹img src=x onerror=alert(1)› on its own GPU"
+    label = r"Q \# Owned ‹img src=x onerror=alert(1)› on NVIDIA H200 SXM 141GB"
     assert label in exported and label in reviewed
 
 

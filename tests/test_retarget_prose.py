@@ -90,7 +90,8 @@ def test_the_405b_drill_is_built_on_its_own_fp8_release(run: Run) -> None:
 
 def test_the_head_dim_hint_is_true_of_the_target(run: Run) -> None:
     # Qwen3-32B: 5,120 ÷ 64 = 80, but its head_dim is 128
-    text = run("show", "llama31-8b-h100", "--model", "qwen3-32b", "--json").output
+    text = run("show", "llama31-8b-h100", "--model", "qwen3-32b", "--gpu", "h200",
+               "--json").output
     assert "does not give it for this model" in text
     assert "works for this model" not in text
 

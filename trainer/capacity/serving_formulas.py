@@ -703,6 +703,17 @@ class PathSpec:
     not_for: Callable[[Any, str], bool] | None = None  # quantities it is not the mistake of
 
 
+def active_as_resident(d: Any) -> Any:
+    """An MoE's deployment with only its active parameters as its weights (the experts' count
+    and routing kept: they name the model's family and its draft); a given checkpoint size is
+    scaled by the share, which wrong_paths prices by what a token reads instead."""
+    if d.experts is None or d.active_params is None or d.params is None \
+            or d.active_params >= d.params:
+        return None
+    return d.changed(params=d.active_params, weights_gb=None if d.weights_gb is None
+                     else d.weights_gb * d.active_params / d.params)
+
+
 def _active_share_alone(d: Any, name: str) -> bool:
     """A quantity that reads an MoE's active share only (one token's experts): taking the
     active parameters for all of them is no mistake there, and scaling the share again is
@@ -802,11 +813,7 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         "Every expert of an MoE stays resident (the router may send a token to any of them): "
         "the weights are all the parameters; only the FLOPs, and the batch-1 read, are the "
         "active share's.",
-        lambda d: None if d.experts is None or d.active_params is None or d.params is None
-        or d.active_params >= d.params
-        # (the experts' count and routing kept: they name the model's family and its draft)
-        else d.changed(params=d.active_params, weights_gb=None if d.weights_gb is None
-                       else d.weights_gb * d.active_params / d.params),
+        lambda d: active_as_resident(d),
         not_for=_active_share_alone,
     ),
     PathSpec(

@@ -71,6 +71,22 @@ def _prompt_only(d: Deployment) -> Deployment | None:
     return d.changed(context=d.prompt_tokens)
 
 
+def _active_as_resident(d: Deployment) -> Deployment | None:
+    """An MoE taken for its active share, its weights what one token reads: the drill's own
+    active figure (3.72 GB for GPT-OSS-20B, whose active share is mostly BF16), not the
+    checkpoint's average bytes per parameter. (serving_formulas' path, priced by the solver.)"""
+    changed: Deployment | None = serving.active_as_resident(d)
+    if changed is None or d.weights_gb is None:
+        return changed
+    priced: Deployment = changed.changed(weights_gb=value_of(d, "active_weights_bytes") / 10**9)
+    return priced
+
+
+# serving paths whose change needs the solver, which serving_formulas does not import
+_PRICED: dict[str, Callable[[Deployment], Deployment | None]] = {
+    "moe-active-as-resident": _active_as_resident}
+
+
 WRONG_PATHS: dict[str, WrongPath] = {
     path.id: path
     for path in (
@@ -244,7 +260,8 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",
             lambda d: None,  # a rescaling of the answer, handled in wrong_values
         ),
-        *(WrongPath(p.id, p.mistake, p.advice, p.change, p.also, p.describe, p.not_for)
+        *(WrongPath(p.id, p.mistake, p.advice, _PRICED.get(p.id, p.change), p.also,
+                    p.describe, p.not_for)
           for p in serving.WRONG_PATHS),
     )
 }

@@ -112,7 +112,7 @@ class Requires:
     weights_dominate: bool = False
     dense: bool = False
     within_positions: bool = False
-    counts_positive: bool = False
+    counts_positive: bool | tuple[str, ...] = False
     own_model: str | None = None
 
 

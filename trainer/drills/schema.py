@@ -286,11 +286,11 @@ class Requires(Strict):
         description="Why the lesson is its own model's and no other's (its prose compares "
                     "named models, or quotes that model's figures): any other --model is "
                     "refused with this reason; --gpu still re-targets it.")
-    counts_positive: bool = Field(
+    counts_positive: bool | tuple[Identifier, ...] = Field(
         default=False, description="Every count of sequences the lesson compares (with its "
-                                   "history, without a cap, with a prefix shared) is at least "
-                                   "one: a model and card where a step's count comes out at "
-                                   "zero are refused.")
+                                   "history, without a cap, with a prefix shared), or those of "
+                                   "the steps listed, is at least one: a model and card where "
+                                   "such a count comes out at zero are refused.")
 
 
 class Drill(Strict):

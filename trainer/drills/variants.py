@@ -245,11 +245,19 @@ def _check_weights_dominate(drill: Drill, givens: dict[str, Any], target: Target
         key = AnswerKey(drill, givens)
         own = value_of(key.base, "kv_bytes_per_sequence")
         weights = value_of(key.base, "weights_read_per_step")
+        batch = value_of(key.base, "max_concurrency")
     except (KvdrillError, ZeroDivisionError):
         return
+    shown = key.display_givens()
+    if batch < 2:
+        # one sequence is no batch: nothing shares the weight read (phi-4 on an L40S)
+        raise UsageError(
+            f"drill {drill.id} cannot be re-targeted at {target_label(target)}: its lesson is "
+            f"that a batch shares one read of the weights, and only {int(batch)} sequence of "
+            f"{shown['context']} tokens fits on {shown['gpus']} × {shown['gpu_name']}: choose "
+            "a card with more memory with --gpu, or a smaller model")
     if own < weights:
         return
-    shown = key.display_givens()
     raise UsageError(
         f"drill {drill.id} cannot be re-targeted at {target_label(target)}: its lesson is that "
         f"a batch shares one read of the weights, so each user costs little, and here one "
@@ -505,6 +513,7 @@ def _card_option(drill: Drill, card: str | None) -> str:
 _GENERAL_DRILLS = ("llama31-8b-h100", "multi-turn-growth", "mixtral-moe-decode",
                    "deepseek-v3-mla-h200", "hybrid-state-kv", "prefix-caching")
 _ROOMY_CARDS = ("h200", "mi300x", "mi325x")
+_TWO_CARD_PARAMS = 30 * 10**9  # a dense model this large is served on two cards or more
 _RUNS: dict[tuple[str, str, str | None], bool] = {}
 
 
@@ -546,14 +555,25 @@ _SUGGESTING: list[bool] = []
 def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
                     find_drill: Callable[[str], Any]) -> str | None:
     cards = tuple(dict.fromkeys((gpu, None, *_ROOMY_CARDS)))
-    # the drill about the model's own kind first: MoE, MLA, hybrid
+    # the drill about the model's own kind first: MoE, MLA, hybrid, windows, a dense model
+    # that takes two cards (Gemma-2-9B to sliding-window-kv, a 70B to the TP=2 drill)
     kind = ("mixtral-moe-decode" if model.experts is not None else "deepseek-v3-mla-h200"
-            if model.attention == "mla" else "hybrid-state-kv" if model.state_elements else "")
+            if model.attention == "mla" else "hybrid-state-kv" if model.state_elements
+            else "sliding-window-kv" if model.window and model.windowed_layers
+            else "llama31-70b-tp2-h100" if model.params >= _TWO_CARD_PARAMS else "")
     for drill_id in dict.fromkeys((kind, *_GENERAL_DRILLS)):
         if drill_id in ("", besides):
             continue
         general = find_drill(drill_id)[0]
+        pinned = {str(step.with_.get("model")) for step in general.steps if "model" in step.with_}
         for card in cards:
+            if model.id in pinned and not model.from_config and _runs(general, None, card):
+                # the drill works this very model in a step of its own (Gemma-2-9B beside
+                # Mistral-7B in sliding-window-kv): drilled as written
+                elsewhere = f" (that drill does not run on {find_gpu(gpu).name})" \
+                    if gpu is not None and card != gpu else ""
+                return (f"drill it with kvdrill practice {drill_id}"
+                        f"{_card_option(general, card)}{elsewhere}")
             if _runs(general, model, card):
                 on = _card_option(general, card)
                 named = "" if model.id == str(general.givens.get("model")) and \
@@ -836,10 +856,12 @@ def _does_not_fit(key: AnswerKey) -> str | None:
             return (f"with the draft's weights and KV resident beside the target's, not one "
                     f"sequence of {shown['context']} tokens fits on {card}: choose a larger "
                     "card with --gpu, or a smaller model")
-    for step in key.drill.steps if key.drill.requires.counts_positive else ():
+    positive = key.drill.requires.counts_positive
+    listed = () if isinstance(positive, bool) else tuple(positive)
+    for step in key.drill.steps if positive else ():
         # a lesson that compares counts (64 chats against 23 uncapped) has none at zero
-        if step.kind == "numeric" and step.answer in ("max_concurrency",
-                                                     "max_concurrency_with_prefix") \
+        if (positive is True or step.id in listed) and step.kind == "numeric" \
+                and step.answer in ("max_concurrency", "max_concurrency_with_prefix") \
                 and value_of(key.deployment(step.id), step.answer) < 1:
             context = key.deployment(step.id).context
             return (f"its step {step.id} holds not one sequence of {context:,} tokens on "
