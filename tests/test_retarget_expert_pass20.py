@@ -53,3 +53,15 @@ def test_a_dense_70b_is_pointed_at_the_tensor_parallel_drill(run: Run) -> None:
 def test_gemma_2_9b_is_pointed_at_the_drill_that_works_it(run: Run) -> None:
     text = _refusal(run, "llama31-8b-h100", "--model", "gemma-2-9b", "--gpu", "h100")
     assert "drill it with kvdrill practice sliding-window-kv" in text
+
+
+def test_the_batch1_ceiling_question_divides_by_the_bytes_its_key_divides_by(run: Run) -> None:
+    text = flat(run("show", "llama2-70b-mi300x", "--model", "gemma-3-27b", "--gpu",
+                    "b200").output)
+    assert "(7.7 TB/s over 54.02 GB)" in text
+
+
+def test_a_bf16_model_in_place_of_llama_2_keeps_a_bf16_cache(run: Run) -> None:
+    text = flat(run("show", "llama2-70b-mi300x", "--model", "qwen3-32b", "--gpu",
+                    "b200").output)
+    assert "KV cache dtype bf16" in text and "fp16" not in text

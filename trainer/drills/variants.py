@@ -371,6 +371,9 @@ def _check_same_tokenizer_draft(drill: Drill, model: ModelPreset, givens: dict[s
                                                  f"{DRAFTED_TARGETS}", target.get("gpu")))
 
 
+_SIXTEEN_BITS = ("fp16", "bf16")
+
+
 def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
                     gpu: str | None) -> dict[str, Any]:
     """The givens with the model and the card replaced, unchecked: what a re-target draws
@@ -392,6 +395,11 @@ def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
         # (FP8 weights for a BF16 model) is a serving choice and stays.
         if not own_givens and changed.get("weights_dtype") in (None, released):
             changed.pop("weights_dtype", None)
+        # A 16-bit cache named for the old model's release (Llama-2's fp16) is the new one's
+        # 16-bit dtype: vLLM's kv-cache-dtype auto keeps the model's (the bytes are the same)
+        if not own_givens and released in _SIXTEEN_BITS and changed.get("kv_dtype") == released \
+                and model.weights_dtype in _SIXTEEN_BITS:
+            changed["kv_dtype"] = model.weights_dtype
         changed["model"] = model.id if not model.from_config else model
     if gpu is not None:
         for name in _GPU_GIVENS:
