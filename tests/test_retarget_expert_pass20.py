@@ -65,3 +65,9 @@ def test_a_bf16_model_in_place_of_llama_2_keeps_a_bf16_cache(run: Run) -> None:
     text = flat(run("show", "llama2-70b-mi300x", "--model", "qwen3-32b", "--gpu",
                     "b200").output)
     assert "KV cache dtype bf16" in text and "fp16" not in text
+
+
+def test_a_question_names_the_cards_own_graphs(run: Run) -> None:
+    assert "activation peak and the HIP graphs" in flat(
+        run("show", "observed-concurrency-lower", "--gpu", "mi300x").output)
+    assert "and HPU graphs" in flat(run("show", "prefix-caching", "--gpu", "gaudi3").output)
