@@ -71,3 +71,11 @@ def test_a_question_names_the_cards_own_graphs(run: Run) -> None:
     assert "activation peak and the HIP graphs" in flat(
         run("show", "observed-concurrency-lower", "--gpu", "mi300x").output)
     assert "and HPU graphs" in flat(run("show", "prefix-caching", "--gpu", "gaudi3").output)
+
+
+def test_a_re_targeted_key_names_no_slip_of_the_drills_own_model(run: Run, tmp_path: Path) -> None:
+    out = tmp_path / "keys"
+    run("variants", "llama2-70b-mi300x", "--count", "1", "--model", "qwen3-32b", "--gpu",
+        "h200", "--out", str(out))
+    key = next(out.glob("*-key.md")).read_text(encoding="utf-8")
+    assert "Llama-2-70B's" not in key

@@ -559,6 +559,10 @@ def _variant_figures(key: AnswerKey) -> tuple[tuple[str, Fraction, str], ...]:
     base = key.base
     for names, choices in key.drill.vary.items():
         fields = [name.strip() for name in names.split(",")]
+        if key.retargeted and "model" in fields:
+            # a re-targeted sheet's model is the target's: the drill's own variants of it
+            # (Llama-2-70B's 138 GB beside Qwen3-32B) are figures the candidate never saw
+            continue
         for choice in choices:
             values = choice if isinstance(choice, tuple) else (choice,)
             givens = {**key.givens, **dict(zip(fields, values, strict=False))}
