@@ -79,3 +79,10 @@ def test_a_re_targeted_key_names_no_slip_of_the_drills_own_model(run: Run, tmp_p
         "h200", "--out", str(out))
     key = next(out.glob("*-key.md")).read_text(encoding="utf-8")
     assert "Llama-2-70B's" not in key
+
+
+def test_llama_4s_chunked_attention_is_not_called_a_window(run: Run) -> None:
+    text = _refusal(run, "llama31-8b-h100", "--model", "llama-4-scout", "--gpu", "h200")
+    assert "36 chunked-attention layers, which keep only the tokens of their current " \
+           "8,192-token chunk" in text
+    assert "windowed layers" not in text

@@ -77,6 +77,9 @@ class ModelPreset:
     rope_original_positions: int | None = None
     # Absolute positions learned as an embedding (OPT): no RoPE scaling stretches them
     learned_positions: bool = False
+    # Its `window` is an attention chunk (Llama-4's attention_chunk_size): a layer holds the
+    # tokens since its chunk began, at most the chunk, as a window of that size at most does
+    chunked_attention: bool = False
 
     @property
     def from_config(self) -> bool:

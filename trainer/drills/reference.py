@@ -534,7 +534,8 @@ class AnswerKey:
                                             else shown["bandwidth_tbs"])
         shown["weights_read_gb"] = format_number(
             value_of(d, "weights_read_per_step") / 10**9, sig=4)
-        shown.update(_window_text(d, shown["model_name"]))
+        shown.update(_window_text(d, shown["model_name"], bool(
+            model and model_of(model).chunked_attention)))
         reported = card.reported_mib if card else None
         shown["hbm_reported_mib"] = format_number(reported) if reported else "unknown"
         shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)
@@ -764,7 +765,7 @@ def vision_note(model: Any, d: Deployment) -> str:
             "here leave out: on a real card the KV cache is that much smaller.")
 
 
-def _window_text(d: Deployment, model_name: str) -> dict[str, str]:
+def _window_text(d: Deployment, model_name: str, chunked: bool = False) -> dict[str, str]:
     """What a prompt must say of a sliding window: that the model has one, how many layers use
     it (they keep only the window's KV), and the attention FLOPs it implies. Empty and the
     plain causal count for a model without one, so one situation serves every variant."""
@@ -777,6 +778,12 @@ def _window_text(d: Deployment, model_name: str) -> dict[str, str]:
     note = (f"{model_name} attends over a sliding window of the last {window} tokens on {layers}: "
             f"such a layer keeps only the window's KV (the engine frees what falls out of it), "
             f"so a longer sequence holds {window} tokens there, not all of them.")
+    if chunked:
+        # (Llama-4: attention within chunks of 8,192 tokens, a layer holding between 1 and
+        # 8,192 of them; sized at the most, as a window of that size)
+        note = (f"{model_name} attends within chunks of {window} tokens on {layers}: such a "
+                f"layer keeps only the tokens since its current chunk began, at most {window}, "
+                "so a longer sequence is sized at that most there, not at all its tokens.")
     windowed = "4 × layers × heads × head_dim × (W²/2 + (T − W) × W)"
     if d.windowed_layers != d.layers:
         windowed = ("4 × heads × head_dim × (full layers × T²/2 + windowed layers × "

@@ -757,9 +757,17 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
         # the hybrid one)
         raise UsageError(
             f"drill {drill.id} needs every layer to keep the whole context, and {model.name} "
-            f"has {model.windowed_layers} windowed layers, which keep only their window: choose "
+            f"has {model.windowed_layers} {_local_layers(model)}: choose "
             f"a model with full attention on every layer, or "
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+
+
+def _local_layers(model: ModelPreset) -> str:
+    """Its layers that keep part of the context, in its own terms."""
+    if model.chunked_attention:
+        return (f"chunked-attention layers, which keep only the tokens of their current "
+                f"{model.window:,}-token chunk")
+    return "windowed layers, which keep only their window"
 
 
 def _check_one_device(drill: Drill, model: ModelPreset | None, gpu: str) -> None:
