@@ -287,7 +287,7 @@ def _build_units() -> dict[str, Quantity]:
     add("token tokens tok toks", 1, TOKENS)
     add(
         "sequence sequences seq seqs session sessions user users request requests req reqs "
-        "conversation conversations chat chats stream streams",
+        "conversation conversations convo convos chat chats stream streams",
         1,
         SEQUENCES,
     )
@@ -333,6 +333,8 @@ CASELESS_UNITS: dict[str, str] = {
         "percent",
         "conversation",
         "conversations",
+        "convo",
+        "convos",
         "chat",
         "chats",
         "stream",
