@@ -237,3 +237,17 @@ def test_convos_count_conversations() -> None:
     # typed at 80 columns in practice: "about 256 convos" was refused as an unknown word
     mark = marked("multi-turn-growth", {"open-conversations": "about 256 convos"})
     assert mark["open-conversations"].verdict == "correct"
+
+
+def test_an_answer_said_about_carries_what_its_digits_allow() -> None:
+    # the eleventh blind review: "~34 GB" was the 33.86 GB of all of HBM, and 33.86 GB over
+    # 521.5 MiB a sequence is 61 sessions, not the 62 that 34 GB exactly gives
+    marks = marked("hybrid-state-kv", {"bytes-per-sequence": "521.5", "kv-budget": "~34 GB",
+                                       "sessions": "about 61 i think"})
+    assert marks["sessions"].carried_forward
+
+
+def test_an_exact_answer_carries_only_its_own_value() -> None:
+    marks = marked("hybrid-state-kv", {"bytes-per-sequence": "521.5", "kv-budget": "34 GB",
+                                       "sessions": "about 61 i think"})
+    assert not marks["sessions"].carried_forward

@@ -1023,6 +1023,12 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
         # again" of the prompt) is not the one the candidate worked from
         sets += [{earlier: values[0] for earlier, values in together.items() if earlier != left}
                  for left in together]
+    for earlier_id in forms:
+        # an answer said "about" stands for what its digits allow ("~34 GB" for the 33.86
+        # the candidate worked with): each end of that, alone
+        truth = key.reference(earlier_id).value
+        sets += [{earlier_id: value} for end in _loose_ends(key, earlier_id, marks[earlier_id])
+                 for value in _carried_forms(key, step, earlier_id, truth, end)]
     reference = key.reference(step.id)
     # an estimate of a count may be the quotient rounded (29.8 sessions typed as 30)
     relaxed = (False, True) if reference.whole_count is False and reference.value % 1 == 0 \
@@ -1042,6 +1048,22 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
 # Shares of a whole (of a peak, of the experts, of a sequence's blocks): never above 1
 AT_MOST_WHOLE = frozenset({"achieved_bandwidth_fraction", "block_waste_fraction",
                            "decode_expert_share", "spec_verify_expert_share"})
+
+
+def _loose_ends(key: AnswerKey, earlier_id: str, mark: Mark) -> tuple[Fraction, ...]:
+    """The two ends of what an answer said "about" can stand for, to its last digit ("~34 GB":
+    33.5 and 34.5 GB); () for an answer typed exactly."""
+    if not mark.shown.startswith("~") or mark.answer is None or mark.parsed is None:
+        return ()
+    try:
+        read = read_answer(mark.answer, key.reference(earlier_id).unit)
+    except AnswerParseError:
+        return ()
+    reading = next((r for r in read.readings if r.quantity.value == mark.parsed), None)
+    if reading is None or not reading.resolution:
+        return ()
+    half = reading.resolution / 2
+    return tuple(end for end in (mark.parsed - half, mark.parsed + half) if end > 0)
 
 
 def _stands_as_typed(key: AnswerKey, step: Step, earlier_id: str) -> bool:
