@@ -86,3 +86,10 @@ def test_llama_4s_chunked_attention_is_not_called_a_window(run: Run) -> None:
     assert "36 chunked-attention layers, which keep only the tokens of their current " \
            "8,192-token chunk" in text
     assert "windowed layers" not in text
+
+
+def test_fp8_kv_is_not_sold_as_more_running_sessions_past_the_cap(run: Run) -> None:
+    text = flat(run("solution", "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu",
+                    "h200").output)
+    assert "past vLLM's default max_num_seqs of 1,024, so it adds running sessions only once " \
+           "that is raised" in text

@@ -244,6 +244,7 @@ class AnswerKey:
         "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
         "session_kv_formula",
         "resident_weights_formula", "shared_experts_note", "routed", "active_table_note",
+        "max_num_seqs_default",
         "claimed_active_b",
         *SERVING_PLACEHOLDERS,
     )
@@ -530,6 +531,9 @@ class AnswerKey:
                                      f"{shown['weights_gb']} GB in all.")
         card = find_gpu(gpu) if gpu else None
         shown["hbm_marketed_gb"] = format_number(card.hbm_gb, sig=4) if card else shown["hbm_gb"]
+        # vLLM's default max_num_seqs on the card: the most sequences it runs at once
+        shown["max_num_seqs_default"] = format_number(card.default_max_num_seqs) if card \
+            else "unknown"
         shown["bandwidth_datasheet_tbs"] = (format_number(card.bandwidth_tbs, sig=4) if card
                                             else shown["bandwidth_tbs"])
         shown["weights_read_gb"] = format_number(
