@@ -251,3 +251,11 @@ def test_an_exact_answer_carries_only_its_own_value() -> None:
     marks = marked("hybrid-state-kv", {"bytes-per-sequence": "521.5", "kv-budget": "34 GB",
                                        "sessions": "about 61 i think"})
     assert not marks["sessions"].carried_forward
+
+
+def test_a_listed_mistake_rounded_to_two_figures_is_named_over_a_typo() -> None:
+    # the twelfth blind review: "1.3ms" is the 1.34 ms of 400 Gb/s read as 400 GB/s, not a
+    # context of 496 tokens
+    mark = marked("disaggregated-prefill", {"transfer-ib": "1.3ms"})["transfer-ib"]
+    assert mark.misconceptions == ("link-bits-as-bytes",)
+    assert "496 tokens" not in mark.feedback

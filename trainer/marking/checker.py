@@ -270,7 +270,8 @@ def check_numeric(
             # reserve left out of 1a and again of 4e): charged once, as an error carried
             _, where, what, path_id = again
             feedback = (f"read as {reading.shown}: expected {reference.display}. It is {where}, "
-                        f"made again here: {what}; carried forward."
+                        f"made again here: {what}. One mistake is charged once: this step "
+                        "earns what an answer carried forward earns."
                         + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback,
@@ -569,7 +570,12 @@ def _scoped(answer: str, per_gpu: bool) -> tuple[str, str]:
 def naming_band(value: Fraction, resolution: Fraction | None, tolerance: Fraction) -> Fraction:
     """How near a mistake's value an answer must lie for the mistake to be named."""
     typed = (resolution or Fraction(0)) / 2 / abs(value) if value else Fraction(0)
-    return min(tolerance, max(NAMING_BAND, typed))
+    # a mistake's value rounded to the figures typed is the answer as typed, even where the
+    # step's tolerance is tighter ("1.3 ms" for the 1.34 a link's bits read as bytes give)
+    return max(min(tolerance, max(NAMING_BAND, typed)), min(typed, TYPED_BAND))
+
+
+TYPED_BAND = Fraction(5, 100)  # the most two typed figures may stand for: 1.3 for 1.34
 
 
 WEIGHTS_ALONE = "forgot-kv"
