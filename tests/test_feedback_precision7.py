@@ -259,3 +259,9 @@ def test_a_listed_mistake_rounded_to_two_figures_is_named_over_a_typo() -> None:
     mark = marked("disaggregated-prefill", {"transfer-ib": "1.3ms"})["transfer-ib"]
     assert mark.misconceptions == ("link-bits-as-bytes",)
     assert "496 tokens" not in mark.feedback
+
+
+def test_of_two_claims_of_one_misconception_the_more_specific_is_flagged() -> None:
+    said = "The transfer is ~1% of the prefill here, 1.3 ms over 400 Gb/s, so it's basically free."
+    found = score("disaggregated-prefill", {"when-it-pays": said}).red_flags
+    assert [flag for flag, _ in found] == ["link-bits-as-bytes"]

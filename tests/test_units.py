@@ -579,7 +579,10 @@ def test_expression_like_text_is_read_or_refused_quickly(text: str) -> None:
     start = time.process_time()
     with contextlib.suppress(AnswerParseError):
         parse_answer(text, default_unit="B")
-    assert time.process_time() - start < 0.5
+    # (a read takes well under a millisecond: 0.2 ms at most in 20,000 random texts; a regular
+    # expression that backtracks takes seconds. The bound is far from both, so a process
+    # paused by the machine's other work once, as in stop 51's suite, does not fail it.)
+    assert time.process_time() - start < 2
 
 
 @settings(deadline=None, database=None)

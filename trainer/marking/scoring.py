@@ -429,14 +429,17 @@ def _claim_flags(made: Mapping[str, tuple[ClaimMade, ...]], retargeted: bool = F
     labels = {c.id: c.label for d in rubric.dimensions for c in d.concepts} if rubric else {}
     flags = []
     for claims in made.values():
-        said: set[frozenset[str]] = set()
+        # the same misconception in other words ("TP splits the latent", "each GPU holds an
+        # eighth of it"): one red flag, not two that say one thing; of those, the claim of the
+        # most parts, the most specific ("the link read in bytes" before "basically free")
+        kept: dict[frozenset[str], ClaimMade] = {}
         for c in claims:
-            # the same misconception in other words ("TP splits the latent", "each GPU holds
-            # an eighth of it"): one red flag, the first claim's, not two that say one thing
-            against = frozenset(c.claim.contradicts)
-            if against and against in said:
+            against = frozenset(c.claim.contradicts) or frozenset({f"({c.claim.id})"})
+            if against not in kept or len(c.claim.parts) > len(kept[against].claim.parts):
+                kept[against] = c
+        for c in claims:
+            if c not in kept.values():
                 continue
-            said.add(against)
             if not retargeted:
                 flags.append((c.claim.id, c.sentence))
                 continue
