@@ -333,6 +333,11 @@ def graded_text(graded: Graded, width: int | None = None) -> str:
     return "\n".join(lines)
 
 
+# How a text dimension is scored, said once under the rubric
+TEXT_SCORES = ("(A text dimension is half the ideas named and half how fully an answer explains "
+               "them: its reasoned clauses and the figures in them. The level reads the ideas.)")
+
+
 def score_text(score: RubricScore, width: int | None = None) -> str:
     """The rubric's scores and their evidence; on a terminal the evidence goes under its
     dimension, wrapped."""
@@ -347,6 +352,9 @@ def score_text(score: RubricScore, width: int | None = None) -> str:
         lines.append(f"  {d.title:<20} {format_number(d.score)}/{d.max}")
         if d.evidence:
             lines += wrap_words("; ".join(d.evidence), width, "      ", "      ")
+    if any(d.concepts_score is not None for d in score.dimensions):
+        said = TEXT_SCORES
+        lines += wrap_words(said, width, "  ", "  ") if width else [f"  {said}"]
     lines.append(f"Sounds like: {score.sounds_like}")
     for _, says in score.red_flags:
         lines.append(f"Red flag: {says}")

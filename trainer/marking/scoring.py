@@ -206,21 +206,15 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
             # read as an accusation of a claim nobody made)
             evidence.append(where)
     share = earned / len(concepts)
-    deep, deepest = max(((depth(text), text) for step_id, text in answered
-                         if step_id in earning and not made.get(step_id)),
-                        default=(Fraction(0), ""), key=lambda pair: pair[0])
+    deep = max((depth(text) for step_id, text in answered
+                if step_id in earning and not made.get(step_id)), default=Fraction(0))
     score = _round_fine(dimension.max * ((1 - DEPTH_SHARE) * share + DEPTH_SHARE * deep))
     concepts_alone = _round_fine(dimension.max * share)
     if not earned:
         evidence.append("nothing in the text answers earned this dimension")
     else:
-        clauses, numbers = depth_counts(deepest)
-        if deep < 1:
-            # half the score, said so a candidate can act on it: reason more, and quantify
-            evidence.append(
-                f"explained in {clauses} reasoned clause{'s' if clauses != 1 else ''} with "
-                f"{numbers} figure{'s' if numbers != 1 else ''} (half this score; full at "
-                f"{DEPTH_POINTS} of each)")
+        # (how fully the answers explain is half the score: said once under the rubric, not
+        # on every line, where three reviews read it as noise)
         if _round_half(concepts_alone) != _round_half(score):
             # the level reads the concepts alone: said where they and the score part ways,
             # so "Staff" beside a printed 1.33/4 is not a contradiction
@@ -384,7 +378,7 @@ def _short_of(first: Level, dimensions: tuple[DimensionScore, ...],
     depth_in = {d.id for d in dimensions if d.concepts_score is not None
                 and _round_half(d.score) != by_id[d.id]}
     needs = [f"{titles[dim][0]} {minimum}/{titles[dim][1]} (this attempt "
-             f"{float(by_id[dim]):g}{', its concepts alone' if dim in depth_in else ''})"
+             f"{float(by_id[dim]):g}{', its ideas alone' if dim in depth_in else ''})"
              for dim, minimum in first.requires.items()
              if dim in titles and by_id[dim] < minimum]
     needs += [f"{step_id} right" for step_id in not_right]
