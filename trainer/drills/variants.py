@@ -573,22 +573,21 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
         if drill_id in ("", besides):
             continue
         general = find_drill(drill_id)[0]
-        pinned = {str(step.with_.get("model")) for step in general.steps if "model" in step.with_}
+        # a drill that works this very model in a step of its own (Gemma-2-9B beside
+        # Mistral-7B in sliding-window-kv) is drilled as written
+        own = {str(general.givens.get("model"))} | {
+            str(step.with_.get("model")) for step in general.steps if "model" in step.with_}
+        as_written = model.id in own and not model.from_config
         for card in cards:
-            if model.id in pinned and not model.from_config and _runs(general, None, card):
-                # the drill works this very model in a step of its own (Gemma-2-9B beside
-                # Mistral-7B in sliding-window-kv): drilled as written
-                elsewhere = f" (that drill does not run on {find_gpu(gpu).name})" \
-                    if gpu is not None and card != gpu else ""
-                return (f"drill it with kvdrill practice {drill_id}"
-                        f"{_card_option(general, card)}{elsewhere}")
-            if _runs(general, model, card):
-                on = _card_option(general, card)
-                named = "" if model.id == str(general.givens.get("model")) and \
-                    not model.from_config else f" --model {_named(model)}"
-                elsewhere = f" (that drill does not run on {find_gpu(gpu).name})" \
-                    if gpu is not None and card != gpu else ""
-                return f"drill it with kvdrill practice {drill_id}{named}{on}{elsewhere}"
+            if not _runs(general, None if as_written else model, card):
+                continue
+            named = "" if as_written or (model.id == str(general.givens.get("model"))
+                                         and not model.from_config) \
+                else f" --model {_named(model)}"
+            elsewhere = f" (that drill does not run on {find_gpu(gpu).name})" \
+                if gpu is not None and card != gpu else ""
+            return (f"drill it with kvdrill practice {drill_id}{named}"
+                    f"{_card_option(general, card)}{elsewhere}")
     return None
 
 

@@ -217,7 +217,7 @@ def check_numeric(
                        feedback=f"read as at most {top.shown}: give the value, not a "
                                 "bound; not marked")
     if read.span is not None:
-        return _check_span(base, read.span, reference, targets, tolerance, carried_of(),
+        return _check_span(base, read.span, reference, targets, tolerance, carried_of,
                            repeated)
     zero = fitting[0]
     if step.accepts_bound and zero.quantity.value == 0:
@@ -754,7 +754,7 @@ def _two_mistakes(value: Fraction, tolerance: Fraction,
 
 def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: Reference,
                 targets: tuple[Fraction, ...], tolerance: Fraction,
-                carried: tuple[Fraction, ...] = (),
+                carried: Callable[[], tuple[Fraction, ...]] = tuple,
                 repeated: Repeated = tuple) -> Mark:
     low, high = (end.quantity.value for end in span)
     shown = f"{span[0].shown} to {span[1].shown}"
@@ -767,7 +767,7 @@ def _check_span(base: Mark, span: tuple[ParsedAnswer, ParsedAnswer], reference: 
     if not inside and narrow_span(low, high, tolerance):
         # a narrow range (850-855 GB) around what the candidate's own numbers give is that
         # number written loosely: carried forward as the number would be
-        holds = [(c, "what your earlier answers give") for c in carried]
+        holds = [(c, "what your earlier answers give") for c in carried()]
         holds += [(v, f"what {where} gives made again here ({what})")
                   for v, where, what, _ in repeated()]
         near = CARRY_TOLERANCE
@@ -1207,15 +1207,8 @@ def repeated_slips(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
         for slip in (diagnosis.slip, *diagnosis.others):
             value = value_with_slip(key, step.id, slip)
             if value is not None:
-                found.append((value, f"the slip named at {earlier_id}",
-                              f"{slip.input} = {_slip_figure(slip.implied, slip.unit)} "
-                              f"instead of {_slip_figure(slip.true, slip.unit)}", ""))
+                found.append((value, f"the slip named at {earlier_id}", slip.change, ""))
     return tuple(found)
-
-
-def _slip_figure(value: Fraction, unit: str) -> str:
-    number = format_number(value, sig=4)
-    return f"{number} {unit}" if unit and unit != "sequences" else number
 
 
 def _touches(d: Deployment, path: WrongPath, answered: Mapping[str, Fraction] | None) -> bool:

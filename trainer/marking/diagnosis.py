@@ -110,6 +110,12 @@ class Slip:
     why: str  # "an H200's", "'k' read as 1,000"
     exact: bool = True  # gives the answer to its last digit (else only to the figures typed)
 
+    @property
+    def change(self) -> str:
+        """The input as the answer implies it, against its true value ("hbm_gb = 80 GB
+        instead of 85.52 GB")."""
+        return f"{self.input} = {_value_text(self)} instead of {_true_text(self)}"
+
     def json(self) -> dict[str, Any]:
         return {"input": self.input, "implied": _plain(self.implied), "true": _plain(self.true),
                 "unit": self.unit or None, "why": self.why}
@@ -1498,8 +1504,7 @@ def _with_ties(found: list[_Found]) -> Diagnosis:
 
 def _also(others: Sequence[Slip]) -> str:
     """The other reading (a tie), in words, after the first."""
-    return "; ".join(f"or, as likely, with {s.input} = {_value_text(s)} instead of "
-                     f"{_true_text(s)} ({s.why})" for s in others)
+    return "; ".join(f"or, as likely, with {s.change} ({s.why})" for s in others)
 
 
 def _value_text(slip: Slip) -> str:
@@ -1594,8 +1599,8 @@ def _phrase(spec: _Input, slip: Slip) -> str:
     matches = "is" if slip.exact else "matches, to the figures you typed,"
     # "(another acceptance rate)", "(another model's)" say nothing the words do not
     why = "" if slip.why.startswith("another ") else f" ({slip.why})"
-    return (f"your answer {matches} what the formula gives with {spec.name} = {_value_text(slip)} "
-            f"instead of {_true_text(slip)}: as if {words}{why}")
+    return (f"your answer {matches} what the formula gives with {slip.change}: "
+            f"as if {words}{why}")
 
 
 def _batch_follows(problem: _Problem) -> bool:

@@ -61,14 +61,6 @@ DEPTH_SHARE = Fraction(1, 2)
 def depth(text: str) -> Fraction:
     """From 0 (a list of terms, or nothing reasoned) to 1 (sixteen or more reasoned clauses and
     sixteen distinct figures used in them)."""
-    reasoned, figures = depth_counts(text)
-    points = min(reasoned, DEPTH_POINTS) + min(figures, DEPTH_POINTS)
-    return Fraction(points, 2 * DEPTH_POINTS)
-
-
-def depth_counts(text: str) -> tuple[int, int]:
-    """The reasoned clauses of a text (items that reason and are not part of a list) and the
-    distinct figures used in them."""
     reading = read_text(text)
     reasoned: set[int] = set()
     figures: set[str] = set()
@@ -79,7 +71,8 @@ def depth_counts(text: str) -> tuple[int, int]:
         reasoned.add(item)
         if is_number(token):
             figures.add(token)
-    return len(reasoned), len(figures)
+    points = min(len(reasoned), DEPTH_POINTS) + min(len(figures), DEPTH_POINTS)
+    return Fraction(points, 2 * DEPTH_POINTS)
 
 
 @dataclass(frozen=True)
