@@ -15,7 +15,9 @@ drill and rubrics kept by another sheet's grade; and graded again, its grade kep
 is timed (the drill list, parsed drills and worked solutions are then kept in $KVDRILL_HOME, as
 for a user's second run). The sheets are made from the key of one variant (`variants --count
 1`): the right one is its answers file, the wrong one each number × 1.2345, typed to four
-figures. `import` takes three candidates' exported transcripts (each practised in a scratch
+figures; a third, the 8B drill's right sheet with its text answers, is graded after another
+candidate's shorter text answers to that drill (its rubric phrases then kept, not its words).
+`import` takes three candidates' exported transcripts (each practised in a scratch
 store, answered differently) into a store emptied before each run, untimed (its cache folder
 kept); `cohort` compares the three in a store that holds them.
 
@@ -60,6 +62,11 @@ WHOLE_SPACE_SECONDS = 15.0
 # Three candidates' attempts of one drill, answered differently (import refuses a copy).
 CANDIDATES = {"alice": "32\n8\n128\n", "bob": "30\n8\n128\n", "carol": "32\n4\n64\n"}
 COHORT_DRILL = "llama31-8b-h100"
+TEXT_SHEET = ROOT / "tests" / "sheets" / f"{COHORT_DRILL}-correct.yaml"
+# Another candidate's answers to the 8B drill's text steps, graded before the sheet above.
+OTHER_TEXTS = ("policy: cap max_model_len near the real p99 context and use an fp8 kv cache\n"
+               "followup-128k-policy: a separate pool for long contexts, priced higher\n"
+               "followup-observed-lower: look at kv usage and preemptions before buying\n")
 
 
 def commands(folder: Path) -> dict[str, list[str]]:
@@ -79,6 +86,10 @@ def commands(folder: Path) -> dict[str, list[str]]:
                                                str(folder / "wrong.yaml")],
         "grade: a right sheet, none kept": ["grade", DRILL, "--answers",
                                             str(folder / "right.yaml")],
+        # a candidate's sheet with text answers (the 8B drill's right sheet), graded for the
+        # first time after another candidate's sheet of the drill, worded otherwise
+        "grade: a sheet with text answers, none kept": ["grade", COHORT_DRILL, "--answers",
+                                                        str(TEXT_SHEET)],
         "grade: 24 wrong answers, graded again": ["grade", DRILL, "--answers",
                                                   str(folder / "wrong.yaml")],
         "grade: a right sheet, graded again": ["grade", DRILL, "--answers",
@@ -100,6 +111,7 @@ def homes(folder: Path) -> dict[str, str]:
             "variants: 20 with keys, none kept": str(folder / "cold-home"),
             "grade: 24 wrong answers, none kept": str(folder / "grade-cold-home"),
             "grade: a right sheet, none kept": str(folder / "grade-cold-home"),
+            "grade: a sheet with text answers, none kept": str(folder / "grade-text-home"),
             "cohort of three": str(folder / "cohort-home")}
 
 
@@ -203,6 +215,10 @@ def prepare(folder: Path, env: dict[str, str], cwd: Path) -> None:
     subprocess.run([*LAUNCH, "grade", DRILL, "--answers", str(folder / "one-answer.yaml")],
                    capture_output=True, cwd=cwd, check=False,
                    env=dict(env, KVDRILL_HOME=str(folder / "grade-template-home")))
+    (folder / "other-texts.yaml").write_text(OTHER_TEXTS, encoding="utf-8")
+    subprocess.run([*LAUNCH, "grade", COHORT_DRILL, "--answers",
+                    str(folder / "other-texts.yaml")], capture_output=True, cwd=cwd,
+                   check=False, env=dict(env, KVDRILL_HOME=str(folder / "grade-text-template")))
     imports = commands(folder)["import: three transcripts"]
     subprocess.run([*LAUNCH, *imports], capture_output=True, cwd=cwd, check=True,
                    env=dict(env, KVDRILL_HOME=homes(folder)["cohort of three"]))
@@ -248,8 +264,8 @@ def main() -> None:
             if label.startswith("import"):
                 before = functools.partial(fresh_store, Path(homes(folder)[label]))
             elif label.endswith("none kept"):
-                template = "grade-template-home" if label.startswith("grade") else \
-                    "drill-only-home"
+                template = "grade-text-template" if "text answers" in label else \
+                    "grade-template-home" if label.startswith("grade") else "drill-only-home"
                 before = functools.partial(drill_only, Path(homes(folder)[label]),
                                            folder / template)
             took, ratio = paired([*LAUNCH, *args],

@@ -21,7 +21,7 @@ from trainer.capacity.wrong_paths import (
 from trainer.drills.model import Step
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError, KvdrillError
-from trainer.marking import chance
+from trainer.marking import chance, kept_readings
 from trainer.marking.text_figures import Figure, figures_in
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
@@ -1127,6 +1127,7 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
     """Every step of the drill marked, in order, each with its carried-forward value. A step in
     `revealed` was answered after its reference was shown (a skip in practice shows it): its
     answer is read and shown, and earns nothing."""
+    kept_readings.use(key.drill.id)
     marks: dict[str, Mark] = {}
     # What each right answer so far rules out, by the model shape it was about: what one
     # model's answers show says nothing of another's (a follow-up on a bigger model).

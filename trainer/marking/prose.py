@@ -102,8 +102,24 @@ _LIST_RUN = 3  # bare items in a row: a list, even inside a sentence that reason
 _SHORT_LINE = 6  # words: a line this short ends an item, even without a comma
 
 
-@lru_cache(maxsize=4096)
+# Stems and phrase tokens worked out in this process or kept from an earlier one
+# (kept_readings): a word or rubric phrase found here is not stemmed or folded again, and
+# snowballstemmer (all its languages, some 12 ms) is imported only for a word never seen.
+STEMS: dict[str, str] = {}
+PHRASES: dict[str, tuple[str, ...]] = {}
+MAX_REMEMBERED = 60_000  # entries of either; past it the memory starts again
+
+
 def _stem(word: str) -> str:
+    stem = STEMS.get(word)
+    if stem is None:
+        if len(STEMS) >= MAX_REMEMBERED:
+            STEMS.clear()
+        stem = STEMS[word] = _snowball_stem(word)
+    return stem
+
+
+def _snowball_stem(word: str) -> str:
     import snowballstemmer  # type: ignore[import-untyped]  # pure Python, loaded on first use
 
     return str(snowballstemmer.stemmer("english").stemWord(_BRITISH.sub(r"iz\1", word)))
@@ -371,9 +387,14 @@ def _item_reasons(words: list[str]) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Finding a concept in a reading.
 
-@lru_cache(maxsize=8192)
 def _phrase_tokens(phrase: str) -> tuple[str, ...]:
-    return tuple(t for t in _lex(_fold(phrase)) if t not in _ITEM_BREAKS and t not in _ASIDES)
+    tokens = PHRASES.get(phrase)
+    if tokens is None:
+        if len(PHRASES) >= MAX_REMEMBERED:
+            PHRASES.clear()
+        tokens = PHRASES[phrase] = tuple(
+            t for t in _lex(_fold(phrase)) if t not in _ITEM_BREAKS and t not in _ASIDES)
+    return tokens
 
 
 def phrase_words(phrase: str) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from trainer.drills.model import Concept, Dimension, Drill, Level, Rubric, Step
 from trainer.errors import KvdrillError
+from trainer.marking import kept_readings
 from trainer.marking.checker import Mark
 from trainer.marking.claims import ClaimMade, asserts, claims_made, general_part
 from trainer.marking.prose import (
@@ -344,6 +345,7 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
         # Staff for the rest, read as Staff)
         level_title = f"{first.title} (a red flag holds it there; without it, {level_title})"
         level_id, next_level = first.id, None
+    kept_readings.keep_new()  # the stems and phrase tokens worked out for the next run
     return RubricScore(dimensions, level_id, level_title, flags, short_of,
                        tuple(c for claims in made.values() for c in claims), next_level)
 
