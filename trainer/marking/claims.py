@@ -35,6 +35,8 @@ _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconcepti
              "forgetting illusion untrue fantasy")
 
 
+_GOT = "got gets get guessed guesses guess predicted predicts"
+
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
 _COUNTERFACTUAL = "if were"
 # A sentence that opens with one of these supposes, it does not claim.
@@ -220,7 +222,10 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
               elsewhere: frozenset[int] = frozenset()) -> bool:
     positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
     words = {reading.tokens[p] for p in positions}
-    if words & _stems(_REPORTED) or words >= _stems(_COUNTERFACTUAL):
+    # "the tokens the draft got wrong" says what was guessed, not that a claim is a mistake
+    reports = {reading.tokens[p] for p in positions
+               if not (p and reading.tokens[p - 1] in _stems(_GOT))} & _stems(_REPORTED)
+    if reports or words >= _stems(_COUNTERFACTUAL):
         return True
     if positions and reading.tokens[positions[0]] in _stems(_SUPPOSE):
         return True  # "ignore the chunk's attention and you get 417": a what-if

@@ -377,6 +377,20 @@ _WORD_AFTER = re.compile(
 )
 
 
+def _trailing_group(body: str) -> tuple[int, str] | None:
+    """Where the parenthesised group that ends `body` opens (its spaces before included) and
+    what it holds, groups inside it included; None when `body` does not end in one."""
+    stripped = body.rstrip()
+    if not stripped.endswith(")"):
+        return None
+    depth = 0
+    for index in range(len(stripped) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(stripped[index], 0)
+        if depth == 0:
+            return len(body[:index].rstrip()), stripped[index + 1:-1]
+    return None  # unbalanced: the reader says so
+
+
 def read_answer(text: str, unit: str = "") -> Answer:
     """Read an answer typed at a step whose reference is in `unit` ("" for a plain number).
 
@@ -387,12 +401,12 @@ def read_answer(text: str, unit: str = "") -> Answer:
     screened = _SHORTHAND.sub("tokens/s", _screen(text))
     bounded = _UPPER_BOUND.match(screened.strip())
     body, approximate, notes = _tidy(bounded.group("rest") if bounded else screened)
-    aside = _TRAILING_PAREN.search(body)
-    if aside and re.search(r"\d", body[: aside.start()]) \
-            and not _ENDS_IN_OPERATOR.search(body[: aside.start()]):
-        # "3 (16 GiB each)": the answer comes first, the aside explains it.
-        notes.append(f"ignored the aside '({aside.group(1).strip()})'")
-        body, more_approx, _ = _tidy(body[: aside.start()])
+    aside = _trailing_group(body)
+    if aside and re.search(r"\d", body[: aside[0]]) \
+            and not _ENDS_IN_OPERATOR.search(body[: aside[0]]):
+        # "3 (16 GiB each)", "3.36 (=(1-.8^5)/.2)": the answer comes first, the aside explains
+        notes.append(f"ignored the aside '({aside[1].strip()})'")
+        body, more_approx, _ = _tidy(body[: aside[0]])
         approximate = approximate or more_approx
     # "2 * 8B * 4096 ~ 61.6 TFLOP": a "~" after working that computes is its "≈", not a range
     body = _APPROX_AFTER_WORKING.sub(r"\1 ≈ ", body)
