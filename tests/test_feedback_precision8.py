@@ -3,7 +3,8 @@ nested parentheses is read, not refused as unbalanced; two neighbouring figures 
 answer are the answer at the digits typed; working that goes on from the result before it is
 not said to come to its own total; two typed figures that match the GiB reading by chance are
 not called a unit mix for sure; a count of sessions past the band of what fits is wrong; and
-three wrong claims the review found unflagged are flagged. Each test failed before."""
+three wrong claims the review found unflagged are flagged. Each test of a fix failed before;
+the guards beside them (what must still be said, or still not) pass on both."""
 
 from __future__ import annotations
 

@@ -110,7 +110,16 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
 
     if d.weights_gb is not None:
         working = f"{n(d.weights_gb)} GB as stated ({d.native_weights_dtype})"
-        if d.weights_dtype != d.native_weights_dtype:
+        mixed = "mxfp4" in (d.weights_dtype, d.native_weights_dtype) \
+            and d.tables_dtype is not None and d.experts is not None
+        if mixed and d.weights_dtype != d.native_weights_dtype:
+            experts = s["routed_expert_bytes"] / d.weight_bytes_per_param
+            working += (
+                f" + {n(experts)} expert params × ({n(d.weight_bytes_per_param)} − "
+                f"{n(DTYPE_BYTES[d.native_weights_dtype])}) B (experts in {d.weights_dtype}; "
+                f"attention, router and tables stay {d.tables_dtype})"
+            )
+        elif d.weights_dtype != d.native_weights_dtype:
             working += (
                 f" × {n(d.weight_bytes_per_param)} B ÷ {n(DTYPE_BYTES[d.native_weights_dtype])} B"
                 f" ({d.weights_dtype})"

@@ -116,6 +116,12 @@ class GpuPreset:
             self.hbm_gb * 10**9 / 2**30
         return 1024 if gib >= 70 and "A100" not in self.name else 256
 
+    @property
+    def default_block_size(self) -> int:
+        """vLLM's default KV block, in tokens, on this card: 128 on Intel Gaudi (the HPU
+        backend: "On HPU devices, block size defaults to 128", vLLM PR #11259), else 16."""
+        return 128 if self.name.startswith("Intel Gaudi") else 16
+
 
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
@@ -455,6 +461,13 @@ def build_deployment(
         raise InvalidInput("--memory reported needs a GPU preset (--gpu) that carries the "
                            "driver's figure")
     _fill_shape_defaults(chosen, take)
+    experts, routed = chosen.get("experts"), chosen.get("experts_per_token")
+    if experts is not None and experts.value is not None and routed is not None \
+            and routed.value is not None and routed.value < experts.value:
+        # An MoE's step is priced by what a token reads (its experts and the shared weights),
+        # and a token reads one row of the embedding table, not the table: one rule with the
+        # MoE drill's, which names counting the table as a mistake
+        take("reads_embedding", 0, "default", "a token reads one row of an MoE's embedding")
     for name, value in SERVING_DEFAULTS.items():
         take(name, value, "default")
     if card_optional:

@@ -133,6 +133,11 @@ def _table_params(v: Any) -> Any:
 @_formula("weights_bytes", "weights", "B")
 def _weights_bytes(v: Any, ops: Any) -> Any:
     if v.weights_gb is not None:
+        if _mixed_mxfp4(v) and v.weights_dtype != "mxfp4" and v.experts is not None:
+            # Only the experts were MXFP4 (GPT-OSS): another dtype re-prices them alone, and
+            # the BF16 attention, router and tables stay as the checkpoint keeps them
+            return v.weights_gb * v.gb_bytes + _expert_params(v) * (
+                v.weight_bytes_per_param - v.native_bytes_per_param)
         scale = v.weight_bytes_per_param / v.native_bytes_per_param
         return v.weights_gb * v.gb_bytes * scale
     if v.tables_dtype is None:
@@ -243,9 +248,15 @@ def _expert_bytes_per_param(v: Any) -> Any:
     """Bytes of one routed expert parameter. An MXFP4 checkpoint quantizes the experts alone
     (GPT-OSS's modules_to_not_convert: attention, router, embedding and LM head stay BF16), so
     its experts are 17/32 B and the rest the tables' dtype; otherwise one price for all."""
-    if v.weights_dtype == "mxfp4" and v.tables_dtype is not None:
+    if _mixed_mxfp4(v):
         return v.weight_bytes_per_param
     return v.weight_bytes_per_param if v.weights_gb is None else v.weights_bytes / v.params
+
+
+def _mixed_mxfp4(v: Any) -> bool:
+    """An MXFP4 checkpoint of experts beside wider tables (GPT-OSS), served as it is or in
+    another dtype."""
+    return "mxfp4" in (v.weights_dtype, v.native_weights_dtype) and v.tables_dtype is not None
 
 
 def _other_bytes(v: Any) -> Any:

@@ -244,7 +244,7 @@ class AnswerKey:
         "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
         "session_kv_formula",
         "resident_weights_formula", "shared_experts_note", "routed", "active_table_note",
-        "max_num_seqs_default",
+        "max_num_seqs_default", "block_size_note",
         "claimed_active_b",
         *SERVING_PLACEHOLDERS,
     )
@@ -534,6 +534,13 @@ class AnswerKey:
         # vLLM's default max_num_seqs on the card: the most sequences it runs at once
         shown["max_num_seqs_default"] = format_number(card.default_max_num_seqs) if card \
             else "unknown"
+        # a block size the drill sets that is not the engine's default on this card is a
+        # launch flag the sheet says (Gaudi: 128)
+        shown["block_size_note"] = (
+            f" (set with --block-size {format_number(d.block_size)}: vLLM's default on "
+            f"{card.name} is {card.default_block_size})"
+            if card is not None and d.block_size > 1 and d.block_size != card.default_block_size
+            and card.default_block_size != 16 else "")
         shown["bandwidth_datasheet_tbs"] = (format_number(card.bandwidth_tbs, sig=4) if card
                                             else shown["bandwidth_tbs"])
         shown["weights_read_gb"] = format_number(
