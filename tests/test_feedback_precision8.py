@@ -8,10 +8,11 @@ the guards beside them (what must still be said, or still not) pass on both."""
 
 from __future__ import annotations
 
-from trainer.drills.loader import find_drill
+from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.claims import claims_made
+from trainer.marking.scoring import score_attempt
 from trainer.reading.reader import read_answer
 
 
@@ -115,3 +116,18 @@ def test_watching_memory_usage_alone_is_not_the_gpu_memory_claim() -> None:
 def test_watching_nvidia_smi_memory_is_still_the_gpu_memory_claim() -> None:
     said = "I'd watch GPU memory in nvidia-smi to see if the estimate is off."
     assert "watch-gpu-memory" in claims("llama31-8b-h100", "policy", said)
+
+
+FP8_BOTH = ("fp8 KV is the one I'd ship: it doubles to 8 with no latency change. fp8 KV is "
+            "also the option that improves both concurrency and per-token latency, since it "
+            "reads fewer bytes. int8 weights cost quality, MQA needs retraining, halving "
+            "context breaks the product, TP doubles hardware.")
+
+
+def test_one_answer_that_makes_two_claims_raises_one_red_flag() -> None:
+    drill = find_drill("llama2-70b-mi300x")[0]
+    made = claims("llama2-70b-mi300x", "4f", FP8_BOTH)
+    assert len(made) >= 2  # both claims are heard, and both cost their concepts
+    score = score_attempt(drill, load_rubric(drill.rubric), marked("llama2-70b-mi300x",
+                                                                   {"4f": FP8_BOTH}))
+    assert len([f for f in score.red_flags if "(a wrong claim in 4f)" in f[1]]) == 1

@@ -77,3 +77,23 @@ def test_a_gaudi_solution_does_not_call_16_tokens_the_engines_default(run: Run) 
 
 def test_a_gpu_sheet_names_no_block_size_flag(run: Run) -> None:
     assert "--block-size" not in flat(run("show", "prefix-caching").output)
+
+
+def test_a_small_model_is_not_asked_why_a_batch_costs_each_user_so_little(run: Run) -> None:
+    # Llama-3.2-1B on an A100 at 32k: 62 sequences' KV is 27× the 2.47 GB of weights
+    text = flat(run("show", "llama2-70b-mi300x", "--model", "llama-3.2-1b", "--gpu",
+                    "a100-80gb").output)
+    assert "costs each of them so little" not in text
+    assert "what serving many users at once shares among them and what it does not" in text
+
+
+def test_the_seeds_question_stays_where_the_weights_are_most_of_a_step(run: Run) -> None:
+    text = flat(run("show", "llama2-70b-mi300x").output)
+    assert "why serving many users at once costs each of them so little" in text
+
+
+def test_a_shared_prompt_that_is_a_sixth_of_the_budget_is_not_called_free(run: Run) -> None:
+    # L4: the 262 MB prompt copy is 16% of a 1.6 GB budget, a whole session
+    text = flat(run("solution", "prefix-caching", "--gpu", "l4").output)
+    assert "costs almost nothing against the budget" not in text
+    assert "takes 16% of the budget here" in text

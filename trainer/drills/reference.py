@@ -244,7 +244,7 @@ class AnswerKey:
         "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
         "session_kv_formula",
         "resident_weights_formula", "shared_experts_note", "routed", "active_table_note",
-        "max_num_seqs_default", "block_size_note",
+        "max_num_seqs_default", "block_size_note", "batch_cost_question",
         "claimed_active_b",
         *SERVING_PLACEHOLDERS,
     )
@@ -475,6 +475,25 @@ class AnswerKey:
             self._shown = self._display_givens()
         return dict(self._shown)
 
+    def _batch_cost_question(self) -> str:
+        """What a drill whose lesson is a shared weight read asks of batching: the seed's "why
+        it costs each user so little" where the weights are at least half of what a full
+        batch's step reads, else what batching shares and what it does not (Llama-3.2-1B on
+        an A100: the weights are 4% of the step, and each user gets a twentieth of the speed
+        of one alone)."""
+        if not self.drill.requires.weights_dominate:
+            return ""
+        d = self.base
+        try:
+            weights = value_of(d, "weights_read_per_step")
+            kv = value_of(d, "kv_bytes_per_sequence") * value_of(d, "max_concurrency")
+        except (KvdrillError, ZeroDivisionError):
+            return "why serving many users at once costs each of them so little"
+        if 2 * weights >= weights + kv:
+            return "why serving many users at once costs each of them so little"
+        return ("what serving many users at once shares among them and what it does not, "
+                "and so what each user costs here")
+
     def _display_givens(self) -> dict[str, str]:
         d = self.base
         model = self.givens.get("model")
@@ -541,6 +560,7 @@ class AnswerKey:
             f"{card.name} is {card.default_block_size})"
             if card is not None and d.block_size > 1 and d.block_size != card.default_block_size
             and card.default_block_size != 16 else "")
+        shown["batch_cost_question"] = self._batch_cost_question()
         shown["bandwidth_datasheet_tbs"] = (format_number(card.bandwidth_tbs, sig=4) if card
                                             else shown["bandwidth_tbs"])
         shown["weights_read_gb"] = format_number(

@@ -412,26 +412,21 @@ def _red_flags(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
 
 def _claim_flags(made: Mapping[str, tuple[ClaimMade, ...]], retargeted: bool = False,
                  rubric: Rubric | None = None) -> tuple[tuple[str, str], ...]:
-    """A wrong claim is a red flag to an interviewer: one per claim, with its correction. On
-    a re-targeted drill a correction written with the drill's own figures is cut to what holds
-    without them, or else said as the rubric's concept the claim contradicts."""
+    """A wrong claim is a red flag to an interviewer, with its correction. One answer's
+    claims are one thing heard (review 13: "fp8 KV improves both" said two ways in 4f read as
+    two red flags): its red flag is its most specific claim's, the one of the most parts; the
+    others still cost the concepts they contradict. On a re-targeted drill a correction
+    written with the drill's own figures is cut to what holds without them, or else said as
+    the rubric's concept the claim contradicts."""
     labels = {c.id: c.label for d in rubric.dimensions for c in d.concepts} if rubric else {}
     flags = []
     for claims in made.values():
-        # the same misconception in other words ("TP splits the latent", "each GPU holds an
-        # eighth of it"): one red flag, not two that say one thing; of those, the claim of the
-        # most parts, the most specific ("the link read in bytes" before "basically free")
-        kept: dict[frozenset[str], ClaimMade] = {}
-        for c in claims:
-            against = frozenset(c.claim.contradicts) or frozenset({f"({c.claim.id})"})
-            if against not in kept or len(c.claim.parts) > len(kept[against].claim.parts):
-                kept[against] = c
-        for c in claims:
-            if c not in kept.values():
-                continue
-            if not retargeted:
-                flags.append((c.claim.id, c.sentence))
-                continue
-            instead = next((labels[i] for i in c.claim.contradicts if i in labels), None)
-            flags.append((c.claim.id, c.retargeted_sentence(instead)))
+        if not claims:
+            continue
+        c = max(claims, key=lambda made: len(made.claim.parts))
+        if not retargeted:
+            flags.append((c.claim.id, c.sentence))
+            continue
+        instead = next((labels[i] for i in c.claim.contradicts if i in labels), None)
+        flags.append((c.claim.id, c.retargeted_sentence(instead)))
     return tuple(flags)
