@@ -161,6 +161,13 @@ MEASURED = {
     # after "got" ("the tokens the draft got wrong") stopped excusing a claim. Its bare
     # lists of terms are mostly equations with their figures (14 held above the mid): left
     "blind_claims_u.yaml": (40, 29, 35, 0),
+    # corpus V (stop 52), answers polished like a chat assistant's (bold, bullets, "In short"),
+    # written blind; measured unread: 39 / 42 / 40 / 6. Then the five right answers said to
+    # claim wrongly were read: a hedged "might" with heavier quantisation, a risk listed,
+    # "monitor GPU memory" (watching it is the claim, not monitoring), "Here the pitch holds"
+    # after its batch-1 figures, "n_kv × d_head (1,024)"; and two wrong answers left unheld got
+    # claims in general terms (K and V fused under GQA; preemptions as a target)
+    "blind_claims_v.yaml": (41, 43, 42, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

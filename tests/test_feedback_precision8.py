@@ -131,3 +131,51 @@ def test_one_answer_that_makes_two_claims_raises_one_red_flag() -> None:
     score = score_attempt(drill, load_rubric(drill.rubric), marked("llama2-70b-mi300x",
                                                                    {"4f": FP8_BOTH}))
     assert len([f for f in score.red_flags if "(a wrong claim in 4f)" in f[1]]) == 1
+
+
+def test_a_right_answer_that_is_a_listed_mistakes_value_says_so() -> None:
+    # 25.8 GB ÷ 6.7 TB/s = 3.85 ms leaves out the session's KV; the step takes 3.92 within 2%
+    mark = marked("mixtral-moe-decode", {"step-batch1": "3.85 ms"})["step-batch1"]
+    assert mark.verdict == "correct"
+    assert "what you get if you counted the weights alone" in mark.feedback
+
+
+def test_the_reference_rounded_is_not_said_to_be_a_mistake() -> None:
+    mark = marked("mixtral-moe-decode", {"step-batch1": "3.9 ms"})["step-batch1"]
+    assert mark.verdict == "correct"
+    assert "what you get if" not in mark.feedback
+
+
+def test_what_follows_from_answers_marked_right_is_right() -> None:
+    # 1 ÷ 3.85 ms = 260 tok/s: the step before forgave the slip, this one does not charge it
+    marks = marked("mixtral-moe-decode", {"step-batch1": "3.85 ms", "tps-batch1": "260"})
+    assert marks["tps-batch1"].verdict == "correct"
+    assert "each right within its tolerance" in marks["tps-batch1"].feedback
+
+
+def test_what_follows_from_a_wrong_answer_is_still_carried_forward() -> None:
+    marks = marked("mixtral-moe-decode", {"step-batch1": "4.2 ms", "tps-batch1": "238"})
+    assert marks["tps-batch1"].verdict == "wrong"
+    assert marks["tps-batch1"].carried_forward
+
+
+def test_a_sentence_opening_with_here_is_read_with_the_one_before() -> None:
+    said = ("Batch 1: a token reads only 25.8 GB (2 of 8 experts), about 3.9 ms a step. "
+            "Here the pitch holds.")
+    assert "pitch-is-right" not in claims("mixtral-moe-decode", "what-moe-saves", said)
+
+
+def test_a_head_dim_inside_a_product_is_not_a_head_dim_claim() -> None:
+    said = "Caveat: d_kv = n_kv × d_head (1,024), not hidden (8,192)."
+    assert "head-dim-from-kv-heads" not in claims("llama2-70b-mi300x", "1b", said)
+
+
+def test_k_and_v_fused_under_gqa_is_a_wrong_claim() -> None:
+    said = ("No factor 2 here: under GQA the K and V projections are shared within each "
+            "group, so one tensor serves both.")
+    assert "kv-shared-by-gqa" in claims("llama2-70b-mi300x", "1b", said)
+
+
+def test_preemptions_as_a_target_are_a_wrong_claim() -> None:
+    said = "Sizing signal: preemptions should be high. Target a preemption rate of 10-20%."
+    assert "preemptions-as-healthy" in claims("long-context-tier", "operations", said)

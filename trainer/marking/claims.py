@@ -22,6 +22,7 @@ from functools import lru_cache
 from trainer.drills.model import Step, WrongClaim
 from trainer.marking.prose import (
     Reading,
+    is_number,
     negated,
     occurrences,
     occurrences_of,
@@ -178,10 +179,11 @@ _OPERATORS = frozenset("×x÷/+-")
 
 
 def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
-    """Whether an equation the phrase states ("d_head = 1,024") is only the end of a longer
-    one the text states ("n_kv × d_head = 1,024"): its first name is an operand, not the
-    subject of the equality."""
-    return "=" in phrase and start > 0 and reading.tokens[start - 1] in _OPERATORS
+    """Whether an equation the phrase states ("d_head = 1,024", "d_head 1,024") is only the
+    end of a longer one the text states ("n_kv × d_head = 1,024", "n_kv × d_head (1,024)"):
+    its first name is an operand, not the subject of the equality."""
+    return ("=" in phrase or (len(phrase) > 1 and is_number(phrase[-1]))) and start > 0 \
+        and reading.tokens[start - 1] in _OPERATORS
 
 
 def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,

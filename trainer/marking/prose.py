@@ -46,7 +46,7 @@ _CONTRACTIONS = ((re.compile(r"\bwon't\b"), "will not"), (re.compile(r"\bcan't\b
                  (re.compile(r"'(s|re|ve|ll|d|m)\b"), ""))
 # A sentence opening with one of these carries on the sentence before it.
 _ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", "so", "thus",
-                       "henc", "therefor", "then", "both", "each", "also"})
+                       "henc", "therefor", "then", "both", "each", "also", "here", "there"})
 
 _NEGATORS = frozenset({"no", "not", "never", "without", "none", "nor", "neither", "dont",
                        "doesnt", "didnt", "isnt", "arent", "wont", "cant", "wouldnt",
