@@ -179,3 +179,12 @@ def test_k_and_v_fused_under_gqa_is_a_wrong_claim() -> None:
 def test_preemptions_as_a_target_are_a_wrong_claim() -> None:
     said = "Sizing signal: preemptions should be high. Target a preemption rate of 10-20%."
     assert "preemptions-as-healthy" in claims("long-context-tier", "operations", said)
+
+
+def test_a_slip_to_the_drills_own_model_figure_is_named_as_its_own() -> None:
+    # DeepSeek-V3's MHA baseline keys are 192 wide, values 128 (160 on average); 3.81 MiB is
+    # the keys taken 128 wide, its own head_dim, not Llama-3.1-8B's
+    feedback = marked("deepseek-v3-mla-h200", {"mha-bytes-per-token": "3.81 MiB"})[
+        "mha-bytes-per-token"].feedback
+    assert "Llama-3.1-8B" not in feedback
+    assert "head_dim were 128 (DeepSeek-V3's)" in feedback

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from trainer.capacity import presets, solver, wrong_paths
+from trainer.capacity.presets import find_model
 from trainer.capacity.wrong_paths import WRONG_PATHS
 from trainer.drills import loader
 from trainer.drills.reference import AnswerKey
 from trainer.errors import UnknownName
-from trainer.marking import diagnosis, grading
+from trainer.marking import diagnosis, grading, world
 from trainer.reading.exact import Fraction
 from trainer.views import keys
 
@@ -108,8 +109,11 @@ def _plain_own_figures(key: AnswerKey, d: Any) -> tuple[Any, ...]:
             value = getattr(other, spec.name)
             if value is not None and value != mine:
                 label = "the givens' value" if other is key.base else "another question's value"
-                found.append((spec.name, Fraction(value), f"{spec.label}: {label}",
-                              diagnosis.OWN, False))
+                why = f"{spec.label}: {label}"
+                if other is key.base and spec.family == "shape" and key.givens.get("model"):
+                    # a shape the givens take from their model is that model's
+                    why = world.model_label(find_model(str(key.givens["model"]))) + "'s"
+                found.append((spec.name, Fraction(value), why, diagnosis.OWN, False))
     found += ((name, value, why, diagnosis.OWN, True)
               for name, value, why in diagnosis._variant_figures(key))
     return tuple(dict.fromkeys(found))

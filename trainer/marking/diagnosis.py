@@ -541,6 +541,13 @@ def _question_values(key: AnswerKey
         if step.kind == "numeric" and step.answer is not None and step.with_:
             others.append(key.deployment(step.id))
     found = []
+    # a shape the givens take from a model preset is that model's (Mistral-7B's 32 layers in
+    # a question about Gemma-2-9B)
+    model = key.givens.get("model")
+    try:
+        owner = world.model_label(find_model(str(model))) + "'s" if model else None
+    except KvdrillError:
+        owner = None
     for spec in _INPUTS:
         if spec.slot != spec.name or spec.name == "kv_bytes_per_element":
             continue
@@ -549,6 +556,9 @@ def _question_values(key: AnswerKey
             value = getattr(other, spec.name)
             if value is not None:
                 label = "the givens' value" if other is key.base else "another question's value"
+                if other is key.base and owner and spec.family == "shape":
+                    values.setdefault((spec.name, Fraction(value), owner, OWN, False), value)
+                    continue
                 values.setdefault((spec.name, Fraction(value), f"{spec.label}: {label}", OWN,
                                    False), value)
         found.append((spec, tuple((value, figure) for figure, value in values.items())))
@@ -845,7 +855,10 @@ def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only:
     # an input a step sets from another given: the slot's own values (the givens' context
     # for the prompt it stands for) are as likely
     for _, value, why, tier, variant in _figures_of(problem.figures, spec.name, spec.slot):
-        generic = "another variant" in why or "value" in why
+        # a variant's or another question's figure is better named by what has it ("an
+        # H200's"); the givens' own is this drill's (DeepSeek-V3's head_dim of 128 is not
+        # Llama-3.1-8B's, though they share the number)
+        generic = "another variant" in why or "another question's value" in why
         add(value, world_why.get(value, why) if generic else why, tier,
             rare=variant and not common(value))
     _structural(problem, spec, true, add)
