@@ -365,6 +365,16 @@ def check_numeric(
                 # the mistake the step is about gives the number as typed: said alone; a slip
                 # of one input that gives it too makes it less than certain (no red flag)
                 certain = False
+            elif found is not None and paths[0].id not in ties:
+                # the mistake is only near the answer, a slip of one input gives it as typed
+                # (10.3 ms: the datasheet's 4.8 TB/s gives 10.29, the weights left out 10.1):
+                # the slip is said alone, a guess
+                slip = found.alone()
+                return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                               read_unit=reading.unit, diagnosis=slip,
+                               feedback=f"read as {reading.shown}: expected "
+                                        f"{reference.display}. {slip.sentence}"
+                                        + _working_note(read, reading, tolerance, unit, whole))
             elif found is not None:
                 beside = replace(found.alone(), tie=True)
                 feedback += f" {beside.sentence}"

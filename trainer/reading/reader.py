@@ -537,6 +537,12 @@ def _read_range(text: str, unit: str, expected: Dim,
         a_text, b_text = body[: m.start()].strip(), body[m.end():].strip()
         if not (_RANGE_END.match(a_text) and _RANGE_END.match(b_text)):
             continue
+        # "38-39k": the high end's thousands are the low end's too, where the low end's
+        # digits stand below the high end's own ("500-1k" runs from 500)
+        scaled = _SCALED_END.match(b_text)
+        if scaled and _PLAIN_END.match(a_text) \
+                and float(a_text.replace(",", "")) < float(scaled.group(1).replace(",", "")):
+            a_text = f"{a_text}{scaled.group(2)}"
         try:
             b = _read_value(b_text, unit, expected, approximate)[0]
             a_full = a_text if _has_unit(a_text) or not b.had_unit or b.unit is None \
@@ -552,6 +558,10 @@ def _read_range(text: str, unit: str, expected: Dim,
         low, high = sorted((a, b), key=lambda r: r.quantity.value)
         return low, high
     return None
+
+
+_SCALED_END = re.compile(r"^[~≈]?\s*(\d[\d,]*(?:\.\d+)?)\s*([kK]|M)(?![A-Za-z])")
+_PLAIN_END = re.compile(r"^\d[\d,]*(?:\.\d+)?$")
 
 
 def _has_unit(text: str) -> bool:

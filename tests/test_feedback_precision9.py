@@ -1,0 +1,60 @@
+"""The fourteenth blind feedback review (/tmp/w4/review14.md): the thousands of a range's high
+end are its low end's too ("38-39k"); a mistake only near a wrong answer gives way to the slip
+of one input that gives it as typed; a measured bandwidth of the drill said as "~2 TB/s" at
+batch 1 quantifies the plan. Each test of a fix failed before; the guards beside them pass on
+both."""
+
+from __future__ import annotations
+
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.scoring import score_attempt
+from trainer.reading.reader import read_answer
+
+
+def marked(drill_id: str, answers: dict[str, str]) -> dict[str, Mark]:
+    return mark_sheet(AnswerKey(find_drill(drill_id)[0]), answers)
+
+
+def test_the_thousands_of_a_ranges_high_end_are_its_low_ends_too() -> None:
+    span = read_answer("38-39k tokens", "tokens").span
+    assert span is not None
+    assert [end.quantity.value for end in span] == [38_000, 39_000]
+
+
+def test_a_low_end_above_the_high_ends_digits_keeps_its_own_scale() -> None:
+    span = read_answer("500-1k tokens", "tokens").span
+    assert span is not None
+    assert [end.quantity.value for end in span] == [500, 1_000]
+
+
+def test_a_thousands_range_around_the_answer_is_right() -> None:
+    # swap-or-recompute's MHA crossover is 38,590 tokens, ±2%
+    mark = marked("swap-or-recompute", {"mha-crossover": "38-39k tokens"})["mha-crossover"]
+    assert mark.verdict == "correct"
+
+
+def test_a_slip_that_gives_the_number_as_typed_leads_a_mistake_only_near_it() -> None:
+    # (15.01 + 34.36 GB) ÷ 4.8 TB/s = 10.29 ms; the weights left out give 34.36 ÷ 3.4 = 10.1
+    mark = marked("chunked-prefill-tpot", {"decode-step": "10.3 ms"})["decode-step"]
+    assert mark.misconceptions == ()
+    assert mark.diagnosis is not None and mark.diagnosis.slip.input == "bandwidth_tbs"
+    assert "left the model weights out" not in mark.feedback
+
+
+def test_a_mistake_that_gives_the_number_as_typed_is_still_named() -> None:
+    # the weights left out, typed to the figures they give: 34.36 GB ÷ 3.4 TB/s = 10.1 ms
+    mark = marked("chunked-prefill-tpot", {"decode-step": "10.1 ms"})["decode-step"]
+    assert "forgot-weights" in mark.misconceptions
+
+
+def test_the_measured_bandwidth_at_batch_1_quantifies_the_plan() -> None:
+    said = ("At batch 1 the kernels are GEMVs and many small kernels that can't keep HBM "
+            "busy; plan with a measured bandwidth per batch size (~2 TB/s at b1, ~3.5 at "
+            "large batch), not 4.8.")
+    drill = find_drill("decode-roofline-vs-measured")[0]
+    score = score_attempt(drill, load_rubric(drill.rubric),
+                          marked("decode-roofline-vs-measured", {"batch1-why": said}))
+    evidence = " ".join(e for d in score.dimensions for e in d.evidence)
+    assert "with figures that are not the drill's" not in evidence
