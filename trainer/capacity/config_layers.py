@@ -47,7 +47,15 @@ _UNREAD_LAYOUT = ("block_types", "layer_block_types", "attn_type_list", "layer_p
                   "hybrid_layer_ids", "full_attn_idxs", "swa_layers", "global_attn_layers",
                   "attention_layers", "mamba_layers", "ssm_layers", "linear_attn_layers",
                   "shared_attention_layers", "hybrid_layer_pattern", "block_type",
-                  "attention_pattern", "layer_configs")
+                  "attention_pattern", "layer_configs", "linear_attn_config")
+# Fields that change what the KV cache holds in ways kvdrill does not size, each with what it
+# is: refused by name rather than sized as the plain layout's cache.
+_UNREAD_CACHE = {
+    "index_head_dim": "a lightning indexer that keeps its own key cache beside the latent "
+                      "(DeepSeek-V3.2)",
+    "num_kv_shared_layers": "layers that reuse an earlier layer's K and V instead of caching "
+                            "their own (Gemma-3n)",
+}
 _RECURRENT_HINTS = ("mamba_", "ssm_", "linear_key_head_dim", "linear_num_value_heads",
                     "conv_L_cache", "time_step_", "rwkv", "recurrent_")
 
@@ -130,6 +138,10 @@ def _refuse_unread(f: Fields) -> None:
             raise f.error(f"{name} says how its layers differ, in a way kvdrill does not read: "
                           "it will not guess that every layer is attention (give the shape with "
                           "calc's options)")
+    for name, what in _UNREAD_CACHE.items():
+        if f.has(name) and f.raw(name) not in (None, 0):
+            raise f.error(f"{name} names {what}, which kvdrill does not size: it will not size "
+                          "the cache without it (give the shape with calc's options)")
 
 
 def _refuse_state_without_layout(f: Fields) -> None:

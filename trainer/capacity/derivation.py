@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from trainer.capacity.deployment import DTYPE_BYTES, Deployment
-from trainer.capacity.solver import FORMULAS, Solution
+from trainer.capacity.solver import FORMULAS, Solution, mixed_mxfp4, one_kind_of_page
 from trainer.reading.exact import Fraction
 
 # ---------------------------------------------------------------------------------------------
@@ -110,9 +110,8 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
 
     if d.weights_gb is not None:
         working = f"{n(d.weights_gb)} GB as stated ({d.native_weights_dtype})"
-        mixed = "mxfp4" in (d.weights_dtype, d.native_weights_dtype) \
-            and d.tables_dtype is not None and d.experts is not None
-        if mixed and d.weights_dtype != d.native_weights_dtype:
+        if mixed_mxfp4(d) and d.experts is not None \
+                and d.weights_dtype != d.native_weights_dtype:
             experts = s["routed_expert_bytes"] / d.weight_bytes_per_param
             working += (
                 f" + {n(experts)} expert params × ({n(d.weight_bytes_per_param)} − "
@@ -136,9 +135,11 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
     if d.dp_attention and d.attention_params is not None:
         embedding = (f" + {b(s['embedding_table_bytes'])} embedding table"
                      if s["embedding_table_bytes"] else "")
+        per_param = DTYPE_BYTES[d.tables_dtype] if mixed_mxfp4(d) and d.tables_dtype else \
+            d.weight_bytes_per_param
         add("replicated_attention_bytes",
             f"({n(d.gpus)} − 1) extra copies × ({n(d.attention_params)} attention params × "
-            f"{n(d.weight_bytes_per_param)} B{embedding})", b(s["replicated_attention_bytes"]))
+            f"{n(per_param)} B{embedding})", b(s["replicated_attention_bytes"]))
         add("weights_per_gpu_bytes",
             f"({b(s['weights_bytes'])} + {b(s['replicated_attention_bytes'])}) ÷ {gpus}",
             b(s["weights_per_gpu_bytes"]))
@@ -164,7 +165,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
             f"{b(s['kv_budget_bytes'])} ÷ {b(s['kv_bytes_per_sequence'])}, rounded down",
             plural(int(s["max_concurrency"]), "sequence"))
     try:
-        if d.block_size > 1:  # paged blocks: what vLLM logs at start-up
+        if d.block_size > 1 and one_kind_of_page(d):  # paged blocks: what vLLM logs
             add("num_blocks", f"{b(s['kv_budget_bytes'])} ÷ ({n(d.block_size)} tokens × "
                 f"{n(s['kv_bytes_per_token'])} B), rounded down", f"{n(s['num_blocks'])} blocks")
             add("engine_max_concurrency",
@@ -216,6 +217,12 @@ def warnings(deployment: Deployment, solution: Solution) -> list[str]:
         found.append(
             "no reserve: activations, CUDA graphs and fragmentation need a few GB per GPU, "
             "so this overstates capacity; pass --reserve-gb"
+        )
+    if d.block_size > 1 and not one_kind_of_page(d):
+        found.append(
+            "vLLM pages windowed and recurrent layers in KV-cache groups of their own (a "
+            "page padded to the largest): its block count and 'Maximum concurrency' are not "
+            "this budget over one page, so they are not shown"
         )
     if s["max_concurrency"] == 0:
         found.append(

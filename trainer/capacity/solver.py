@@ -133,7 +133,7 @@ def _table_params(v: Any) -> Any:
 @_formula("weights_bytes", "weights", "B")
 def _weights_bytes(v: Any, ops: Any) -> Any:
     if v.weights_gb is not None:
-        if _mixed_mxfp4(v) and v.weights_dtype != "mxfp4" and v.experts is not None:
+        if mixed_mxfp4(v) and v.weights_dtype != "mxfp4" and v.experts is not None:
             # Only the experts were MXFP4 (GPT-OSS): another dtype re-prices them alone, and
             # the BF16 attention, router and tables stay as the checkpoint keeps them
             return v.weights_gb * v.gb_bytes + _expert_params(v) * (
@@ -159,7 +159,9 @@ def _replicated_attention_bytes(v: Any, ops: Any) -> Any:
         return 0
     # Each DP rank embeds its own tokens, so the embedding table is whole on every GPU too
     # (SGLang: VocabParallelEmbedding(enable_tp=not dp_attention)); the LM head stays split.
-    copy = (v.attention_params * v.weight_bytes_per_param
+    # (GPT-OSS: the experts alone are MXFP4, its attention stays in the tables' BF16)
+    per_param = v.table_bytes_per_param if mixed_mxfp4(v) else v.weight_bytes_per_param
+    copy = (v.attention_params * per_param
             + v.dp_copies_embedding * v.embedding_table_bytes)
     return (v.gpus - 1) * copy
 
@@ -248,12 +250,12 @@ def _expert_bytes_per_param(v: Any) -> Any:
     """Bytes of one routed expert parameter. An MXFP4 checkpoint quantizes the experts alone
     (GPT-OSS's modules_to_not_convert: attention, router, embedding and LM head stay BF16), so
     its experts are 17/32 B and the rest the tables' dtype; otherwise one price for all."""
-    if _mixed_mxfp4(v):
+    if mixed_mxfp4(v):
         return v.weight_bytes_per_param
     return v.weight_bytes_per_param if v.weights_gb is None else v.weights_bytes / v.params
 
 
-def _mixed_mxfp4(v: Any) -> bool:
+def mixed_mxfp4(v: Any) -> bool:
     """An MXFP4 checkpoint of experts beside wider tables (GPT-OSS), served as it is or in
     another dtype."""
     return "mxfp4" in (v.weights_dtype, v.native_weights_dtype) and v.tables_dtype is not None
@@ -374,6 +376,14 @@ def _num_blocks(v: Any, ops: Any) -> Any:
 @_formula("blocks_per_sequence", "blocks one sequence holds", "")
 def _blocks_per_sequence(v: Any, ops: Any) -> Any:
     return ops.ceil(v.context / v.block_size)
+
+
+def one_kind_of_page(d: Any) -> bool:
+    """Whether every layer pages the same K and V (no window, no recurrent state): vLLM's
+    blocks and its 'Maximum concurrency' are then one budget over one page. A model with
+    windowed or recurrent layers is paged in KV-cache groups (hybrid page padding), which the
+    plain figures do not count: they are not shown for it."""
+    return not d.windowed_layers and d.attention_layers is None
 
 
 @_formula("engine_max_concurrency", "vLLM's 'Maximum concurrency' (blocks ÷ blocks per request)",

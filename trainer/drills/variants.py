@@ -594,8 +594,14 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
 def _check_lesson(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     for tag, (what, kind, examples, has) in LESSONS.items():
         if tag in drill.tags and not has(model):
-            raise UsageError(f"drill {drill.id} is a lesson in {what}, which {model.name} does "
-                             f"not have: choose {_lesson_models(drill, kind, examples, has, gpu)}")
+            # an MoE whose experts its preset does not describe (Jamba-1.5-Mini: 16 experts
+            # every other layer, 12B of 52B active) has them; kvdrill does not size them
+            undescribed = tag == "moe" and model.active_params is not None \
+                and model.params is not None and model.active_params < model.params
+            lacks = (f"whose experts kvdrill's {model.name} does not describe (only its "
+                     "active count)" if undescribed else f"which {model.name} does not have")
+            raise UsageError(f"drill {drill.id} is a lesson in {what}, {lacks}: choose "
+                             f"{_lesson_models(drill, kind, examples, has, gpu)}")
     if model.attention_layers is not None and "hybrid" not in drill.tags:
         # Its questions ask for "the layers" of KV per token; a hybrid or pruned model keeps KV
         # on only some of them, which no question of the drill says.

@@ -8,7 +8,7 @@ from typing import Any
 from trainer.capacity.deployment import GB, Deployment
 from trainer.capacity.derivation import derivation, warnings
 from trainer.capacity.presets import NO_CARD, ModelPreset, Setting
-from trainer.capacity.solver import Solution
+from trainer.capacity.solver import Solution, one_kind_of_page
 from trainer.reading.exact import Fraction
 from trainer.reading.formatting import format_bytes
 from trainer.reading.numbers import format_number
@@ -72,7 +72,10 @@ def calc_json(
 ) -> dict[str, Any]:
     """The calculator's JSON contract; `ids` are the model and GPU preset ids (or None)."""
     payload: dict[str, Any] = {"model": ids.get("model"), "gpu": ids.get("gpu")}
+    paged_as_one = one_kind_of_page(deployment)
     for name in JSON_QUANTITIES:
+        if name in ("num_blocks", "engine_max_concurrency") and not paged_as_one:
+            continue  # vLLM pages windowed and recurrent layers in groups: not this figure
         if name in solution:
             payload[name] = json_number(solution[name])
     payload["kv_bytes_per_token_one_copy"] = json_number(one_copy(deployment))
