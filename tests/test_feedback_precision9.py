@@ -67,3 +67,11 @@ def test_an_answer_inside_a_wide_tolerance_only_by_an_earlier_slip_is_carried() 
                                          "decode-step-measured-bw": "8.88 ms"})
     mark = marks["decode-step-measured-bw"]
     assert mark.verdict == "wrong" and mark.carried_forward
+
+
+def test_fragmentation_said_to_waste_a_tenth_is_a_wrong_claim() -> None:
+    # 6,826 tokens take 427 blocks of 16: 6 empty slots of 6,832, 0.09%, not 10-15%
+    from trainer.marking.claims import claims_made
+    step = find_drill("observed-concurrency-lower")[0].step("hypotheses")
+    said = "2) Block fragmentation with 16-token blocks wastes about 10-15% and adds to it."
+    assert "fragmentation-explains-the-gap" in [m.claim.id for m in claims_made(step, said)]
