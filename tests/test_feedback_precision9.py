@@ -9,6 +9,7 @@ from __future__ import annotations
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.claims import claims_made
 from trainer.marking.scoring import score_attempt
 from trainer.reading.reader import read_answer
 
@@ -71,7 +72,6 @@ def test_an_answer_inside_a_wide_tolerance_only_by_an_earlier_slip_is_carried() 
 
 def test_fragmentation_said_to_waste_a_tenth_is_a_wrong_claim() -> None:
     # 6,826 tokens take 427 blocks of 16: 6 empty slots of 6,832, 0.09%, not 10-15%
-    from trainer.marking.claims import claims_made
     step = find_drill("observed-concurrency-lower")[0].step("hypotheses")
     said = "2) Block fragmentation with 16-token blocks wastes about 10-15% and adds to it."
     assert "fragmentation-explains-the-gap" in [m.claim.id for m in claims_made(step, said)]
