@@ -75,3 +75,16 @@ def test_fragmentation_said_to_waste_a_tenth_is_a_wrong_claim() -> None:
     step = find_drill("observed-concurrency-lower")[0].step("hypotheses")
     said = "2) Block fragmentation with 16-token blocks wastes about 10-15% and adds to it."
     assert "fragmentation-explains-the-gap" in [m.claim.id for m in claims_made(step, said)]
+
+
+def test_a_share_over_the_whole_carried_from_a_named_slip_says_it_is_impossible() -> None:
+    # 32 query heads: 221 GB at batch 96 is 244% of the datasheet's bandwidth
+    marks = marked("decode-roofline-vs-measured", {"b1-bytes": "17.16 GB",
+                                                    "b96-bytes": "221.2 GB",
+                                                    "b96-fraction": "244%"})
+    assert "A share of a whole is at most 100%" in marks["b96-fraction"].feedback
+
+
+def test_rounding_up_a_count_of_shared_tokens_is_told_of_blocks_too() -> None:
+    mark = marked("prefix-caching", {"shared-tokens-256": "2048"})["shared-tokens-256"]
+    assert "blocks of a prompt shared" in mark.feedback

@@ -205,7 +205,8 @@ WRONG_PATHS: dict[str, WrongPath] = {
         WrongPath(
             "rounded-up",
             "rounded a count up (or kept its fraction)",
-            "Only whole sequences are served: take the floor of the quotient, never round up.",
+            "Only whole ones count (sequences served, blocks of a prompt shared): take the "
+            "floor of the quotient, never round up.",
             lambda d: None,  # a rounding of the answer, added by the answer key
         ),
         WrongPath(

@@ -298,6 +298,8 @@ def check_numeric(
             feedback = (f"read as {reading.shown}: expected {reference.display}. It is {where}, "
                         f"made again here: {what}. One mistake is charged once: this step "
                         "earns what an answer carried forward earns."
+                        # (244% of the datasheet's bandwidth: the slip shows in the physics)
+                        + (OVER_THE_WHOLE if step.answer in AT_MOST_WHOLE and value > 1 else "")
                         + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback,
@@ -418,8 +420,7 @@ def check_numeric(
               step.estimate, pairs, ruled_out)
     if step.answer in AT_MOST_WHOLE and value > 1:
         # more than the whole: no slip of one input, and no rounding, makes it right
-        feedback += (" A share of a whole is at most 100%: above it, the bytes or the time "
-                     "it is worked from cannot both be right.")
+        feedback += OVER_THE_WHOLE
         return replace(base, verdict="wrong", parsed=value, shown=first.shown,
                        read_unit=first.unit, feedback=feedback)
     if together:
@@ -1135,6 +1136,8 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
 
 
 # Shares of a whole (of a peak, of the experts, of a sequence's blocks): never above 1
+OVER_THE_WHOLE = (" A share of a whole is at most 100%: above it, the bytes or the time it is "
+                  "worked from cannot both be right.")
 AT_MOST_WHOLE = frozenset({"achieved_bandwidth_fraction", "block_waste_fraction",
                            "decode_expert_share", "spec_verify_expert_share"})
 
