@@ -203,16 +203,15 @@ def test_a_ratio_of_a_wrong_and_a_loosely_right_answer_is_theirs() -> None:
     assert marks["sessions-ratio"].carried_forward
 
 
-def test_a_wide_tolerance_carries_forward_an_answer_that_carries_an_earlier_slip() -> None:
+def test_a_wide_tolerance_says_when_a_right_answer_carries_an_earlier_slip() -> None:
     # 400 Gb/s read as 400 GB/s: 1.34 ms of transfer, then a TTFT of 113 ms, within the
-    # step's tolerance of 123 ms but only because of the slip. Stop 51 marked it right with
-    # a note; review 14 read full credit there beside half credit where the same slip falls
-    # outside a tolerance: carried forward since stop 52
+    # step's tolerance of 123 ms but only because of the slip. (Stop 52 tried a carried-forward
+    # verdict here, after review 14; review 15 read it as wrong ten times where the prompt
+    # promises its tolerance: the verdict is kept, the note says why.)
     marks = marked("disaggregated-prefill", {"transfer-ib": "1.34 ms", "ttft": "113 ms"})
-    assert marks["ttft"].verdict == "wrong"
-    assert marks["ttft"].carried_forward
-    assert "It follows from your earlier answers" in marks["ttft"].feedback
-
+    assert marks["ttft"].verdict == "correct"
+    assert "it follows from your earlier answers" in marks["ttft"].feedback
+    assert "from the reference figures it is 123 ms" in marks["ttft"].feedback
 
 def test_a_right_answer_near_the_reference_says_nothing_of_earlier_slips() -> None:
     marks = marked("disaggregated-prefill", {"transfer-ib": "1.34 ms", "ttft": "123 ms"})

@@ -1,8 +1,9 @@
 """The fourteenth blind feedback review (/tmp/w4/review14.md): the thousands of a range's high
 end are its low end's too ("38-39k"); a mistake only near a wrong answer gives way to the slip
 of one input that gives it as typed; a measured bandwidth of the drill said as "~2 TB/s" at
-batch 1 quantifies the plan. Each test of a fix failed before; the guards beside them pass on
-both."""
+batch 1 quantifies the plan. (A carried-forward verdict for an answer inside a wide tolerance
+by an earlier slip was tried and undone after review 15: the prompt promises the tolerance.)
+Each test of a fix failed before; the guards beside them pass on both."""
 
 from __future__ import annotations
 
@@ -61,14 +62,14 @@ def test_the_measured_bandwidth_at_batch_1_quantifies_the_plan() -> None:
     assert "with figures that are not the drill's" not in evidence
 
 
-def test_an_answer_inside_a_wide_tolerance_only_by_an_earlier_slip_is_carried() -> None:
-    # 32 query heads: 18.2 GB read ÷ 2.05 TB/s = 8.88 ms, 9.6% over 8.1 ms (inside ±10%);
-    # the step before, 3.79 ms from the same slip, is outside its tolerance and carried
+def test_an_answer_inside_a_wide_tolerance_by_an_earlier_slip_is_right_and_says_so() -> None:
+    # 32 query heads: 18.2 GB read ÷ 2.05 TB/s = 8.88 ms, 9.6% over 8.1 ms (inside ±10%): the
+    # tolerance the prompt promises holds (review 15), and the note names the slip carried
     marks = marked("prefill-vs-decode", {"decode-bytes": "18.2 GB",
                                          "decode-step-measured-bw": "8.88 ms"})
     mark = marks["decode-step-measured-bw"]
-    assert mark.verdict == "wrong" and mark.carried_forward
-
+    assert mark.verdict == "correct"
+    assert "it follows from your earlier answers" in mark.feedback
 
 def test_fragmentation_said_to_waste_a_tenth_is_a_wrong_claim() -> None:
     # 6,826 tokens take 427 blocks of 16: 6 empty slots of 6,832, 0.09%, not 10-15%
