@@ -89,3 +89,12 @@ def test_a_share_over_the_whole_carried_from_a_named_slip_says_it_is_impossible(
 def test_rounding_up_a_count_of_shared_tokens_is_told_of_blocks_too() -> None:
     mark = marked("prefix-caching", {"shared-tokens-256": "2048"})["shared-tokens-256"]
     assert "blocks of a prompt shared" in mark.feedback
+
+
+def test_another_models_slip_is_not_carried_past_a_right_answer_of_this_ones() -> None:
+    # review 15: Mistral's 512 MB a session (MB for MiB) carried to Gemma's sessions, though
+    # the Gemma step it depends on was answered right (6.34 GB): 8 is 7.81 rounded up, no more
+    marks = marked("sliding-window-kv", {"mistral-per-sequence": "512 MB",
+                                         "gemma-per-sequence": "6.34 GB",
+                                         "gemma-sessions": "8"})
+    assert "earlier answers" not in marks["gemma-sessions"].feedback

@@ -1066,8 +1066,16 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
     reference are twice it where the KV is fp8)."""
     if step.kind != "numeric":
         return ()
+    # a quantity an earlier answer gave right for this very step (Gemma's bytes per sequence,
+    # depended on): no other step's answer to it (Mistral's) stands for it here, converted
+    settled = {key.drill.step(earlier_id).answer for earlier_id, mark in marks.items()
+               if mark.verdict == "correct" and mark.is_numeric
+               and earlier_id in (step.ratio_of or step.depends_on)}
     forms: dict[str, tuple[Fraction, ...]] = {}
     for earlier_id, mark in marks.items():
+        if key.drill.step(earlier_id).answer in settled \
+                and earlier_id not in (step.ratio_of or step.depends_on):
+            continue
         # a right answer within its tolerance is the candidate's own number too (120 ms for
         # 112): what follows from it follows from the sheet
         if mark.parsed is None or mark.verdict not in ("wrong", "correct"):
