@@ -98,3 +98,11 @@ def test_another_models_slip_is_not_carried_past_a_right_answer_of_this_ones() -
                                          "gemma-per-sequence": "6.34 GB",
                                          "gemma-sessions": "8"})
     assert "earlier answers" not in marks["gemma-sessions"].feedback
+
+
+def test_speculation_said_to_help_more_the_bigger_the_batch_is_a_wrong_claim() -> None:
+    # review 15: verification turns compute-bound near 49 sequences and loses near 166
+    step = find_drill("speculative-decoding")[0].step("when-it-pays")
+    said = ("Speculation helps more the bigger the batch, since more drafted tokens are "
+            "verified per weight read.")
+    assert "gain-grows-with-batch" in [m.claim.id for m in claims_made(step, said)]
