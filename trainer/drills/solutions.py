@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 if TYPE_CHECKING:
     from trainer.drills.reference import AnswerKey
+from trainer.capacity.identity_cache import by_identity
 from trainer.errors import KvdrillError
 from trainer.files import parsed_cache
 from trainer.files.bounded_io import MAX_TEMPLATE_BYTES, read_bounded
@@ -42,7 +43,9 @@ def kept_for_key(key: AnswerKey, what: str, make: Callable[[], T], kind: type,
     a kept value not of `kind` is made again too."""
     try:
         givens = sorted((name, repr(value)) for name, value in key.givens.items())
-        stamp: str | None = "\n".join((what, package_digest(), *depends, repr(key.drill),
+        stamp: str | None = "\n".join((what, package_digest(), *depends,
+                                       by_identity(_DRILL_REPRS, key.drill,
+                                                   lambda: repr(key.drill), bound=64),
                                        repr(givens)))
     except (KvdrillError, OSError):
         stamp = None
@@ -54,6 +57,11 @@ def kept_for_key(key: AnswerKey, what: str, make: Callable[[], T], kind: type,
     if stamp is not None:
         parsed_cache.keep(stamp, made)
     return made
+
+
+# A drill's repr, made once per drill object (a drill is frozen once loaded): a key of many
+# variants stamps every kept row and solution with it, and it runs to many kilobytes.
+_DRILL_REPRS: dict[int, tuple[object, str]] = {}
 
 
 def templates_digest() -> str:

@@ -19,6 +19,7 @@ from trainer.capacity.wrong_paths import (
     changed_by,
 )
 from trainer.drills.model import Step
+from trainer.drills.placeholders import fill
 from trainer.drills.reference import AnswerKey, Reference, dim_of_unit, show
 from trainer.errors import AnswerParseError, KvdrillError
 from trainer.marking import chance, kept_readings
@@ -54,6 +55,7 @@ PAIR_TOLERANCE = Fraction(1, 100)
 # An answer follows from the candidate's own numbers when it agrees this well (or to the digits
 # typed): an estimate's wide band would take in answers that merely lie near them.
 CARRY_TOLERANCE = Fraction(2, 100)
+CARRY_GRAIN = Fraction(1, 10)  # the most the digits typed stand for, as a share of the answer
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ def check_numeric(
     fed_inputs: Mapping[str, Fraction] | None = None,
     repeated: Repeated = tuple,
     carried_right: Callable[[], tuple[Fraction, ...]] = tuple,
+    stated: Callable[[], tuple[tuple[Fraction, str], ...]] = tuple,
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -252,6 +255,9 @@ def check_numeric(
         # the carried value nearest the answer is the one quoted (each alone, or together)
         grain = _approximate_figure(reading, unit) or reading.resolution or \
             _last_digit(value, reading.unit or unit)
+        # one typed figure is a rough guess, not a result carried: "1 ms" does not follow
+        # from 0.568 ms because it is that rounded to one figure
+        grain = min(grain, abs(value) * CARRY_GRAIN) if grain is not None else None
         follows = None if kept_fraction else min(
             (c for c in carried_of()
              if _agrees(value, c, min(tolerance, CARRY_TOLERANCE), grain)),
@@ -393,6 +399,15 @@ def check_numeric(
     first = fitting[0]
     feedback = f"read as {first.shown}: expected {reference.display}."
     value = first.quantity.value
+    copied = None if fed_by else _copied(first, stated())
+    if copied is not None:
+        # a figure the drill shows (another step's answer, the situation's checkpoint size):
+        # copied, not a slip of some input that happens to come to it (16.06 GB is no context
+        # of 8,000 tokens)
+        return replace(base, verdict="wrong", parsed=value, shown=first.shown,
+                       read_unit=first.unit,
+                       feedback=f"{feedback} It is {copied}, not what this step asks for."
+                                + _working_note(read, first, tolerance, unit, whole))
     band = GUESS_BAND if _round_guess(first) else naming_band(value, first.resolution, tolerance)
     nearby = _mistakes(value, reference, band)
     crowded = len(nearby) > 2 or _ruled_out_tie(
@@ -456,7 +471,10 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
                   if 0 <= value - wrong <= 1 and path_id in {p.id for p in everything}}
     if WEIGHTS_ALONE in (exact or {p.id for p in everything}):
         # The weights alone: any other mistake that gives it does so by leaving out the KV.
-        if WEIGHTS_ALONE in ruled_out:
+        # A right answer elsewhere that counts the KV rules it out only where it is not the
+        # number as typed: leaving a term out is a slip of one step, not a belief ("15.01 /
+        # 4.8 = 3.1 ms" after a right 15.55 GB at batch 1).
+        if WEIGHTS_ALONE in ruled_out and WEIGHTS_ALONE not in exact:
             return [], False
         return [WRONG_PATHS[WEIGHTS_ALONE]], True
     found = [p for p in everything if p.id not in ruled_out]
@@ -889,7 +907,7 @@ def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit:
     it could mean (a number typed without a unit may be in any unit of its kind: bytes or
     KiB, seconds or ms). Working before '→' or "so" is the way to the result, not a claim that
     it equals it, and is left alone. Beside a `right` answer it is a remark, never a "not"."""
-    if not _claims_equality(read):
+    if not _claims_equality(read) or _adds_bare_to_units(_last_working_text(read)):
         return ""
     target = chosen.quantity.value
     for part in _last_working(read, chosen):
@@ -907,6 +925,71 @@ def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit:
         return (f" Your working ({working}) gives {part.shown}, not {chosen.shown}; the value "
                 "you ended with was marked.")
     return ""
+
+
+def _copied(reading: ParsedAnswer, stated: Iterable[tuple[Fraction, str]]) -> str | None:
+    """What the answer is, when it is a figure the drill shows (to the digits typed)."""
+    value, resolution = reading.quantity.value, reading.resolution
+    for figure, what in stated:
+        if figure == value or (resolution is not None and 2 * abs(figure - value) <= resolution
+                               and figure != 0):
+            return what
+    return None
+
+
+# A figure with its unit in a drill's situation: "a 16.06 GB checkpoint", "3.4 TB/s measured"
+_STATED = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?"
+                     r"(GB|GiB|MB|MiB|KB|KiB|TB|B|ms|TB/s|GB/s|tokens|sequences)(?![\w/])")
+MAX_STATED = 40  # figures of a situation compared
+
+
+def stated_figures(key: AnswerKey, step: Step) -> tuple[tuple[Fraction, str], ...]:
+    """The figures in the step's unit that the drill puts in front of the candidate: the
+    other numeric steps' answers, and the situation's figures (each with what it is)."""
+    unit = step.unit or ""
+    found: list[tuple[Fraction, str]] = []
+    for other in key.drill.steps:
+        if other.id == step.id or other.kind != "numeric" or (other.unit or "") != unit:
+            continue
+        try:
+            reference = key.reference(other.id)
+        except KvdrillError:
+            continue
+        found.append((reference.value, f"the answer to {other.id} ({reference.display})"))
+    if not unit:
+        return tuple(found)
+    try:
+        situation = fill(key.drill.situation, key.display_givens())
+    except KvdrillError:
+        return tuple(found)
+    for match in list(_STATED.finditer(situation))[:MAX_STATED]:
+        try:
+            read = read_answer(match.group(), unit)
+        except AnswerParseError:
+            continue
+        if read.readings and read.readings[0].quantity.dim == dim_of_unit(unit):
+            found.append((read.readings[0].quantity.value,
+                          f"a figure the situation gives ({match.group()})"))
+    return tuple(found)
+
+
+def _adds_bare_to_units(working: str) -> bool:
+    """Working that adds a bare number to a term with a unit ("15.01 + 4096 x 128 KiB"): the
+    bare number's unit is in the candidate's head (GB here), so what the line comes to as
+    typed says nothing about the working."""
+    depth, terms, term = 0, [], ""
+    for char in working:
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and char in "+-−" and term.strip() and term.rstrip()[-1:] not in "eE":
+            terms.append(term)
+            term = ""
+        else:
+            term += char
+    terms.append(term)
+    if len(terms) < 2:
+        return False
+    with_units = [bool(re.search(r"[A-Za-wyzµ]", re.sub(r"\([^()]*\)", "", t))) for t in terms]
+    return any(with_units) and not all(with_units)
 
 
 _EQUALS = ("=", "≈", "≃", "~=")
@@ -1251,7 +1334,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(repeated_slips, key, step, dict(marks)),
                              functools.partial(carried_values, key, step, {
                                  earlier: m for earlier, m in marks.items()
-                                 if m.verdict == "correct"}))
+                                 if m.verdict == "correct"}),
+                             functools.partial(stated_figures, key, step))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "

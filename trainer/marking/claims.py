@@ -22,6 +22,7 @@ from functools import lru_cache
 from trainer.drills.model import Step, WrongClaim
 from trainer.marking.prose import (
     Reading,
+    is_negator,
     is_number,
     negated,
     occurrences,
@@ -42,6 +43,15 @@ _GOT = "got gets get guessed guesses guess predicted predicts"
 _COUNTERFACTUAL = "if were"
 # A sentence that opens with one of these supposes, it does not claim.
 _SUPPOSE = "ignore suppose imagine pretend say assume"
+# A clause that attributes a belief to others reports it: "people assume TP=16 halves the KV",
+# "a common belief is that …", "you might think …". Only the clause it opens: "some say it is
+# the heads, but really it is X" still claims X.
+_OTHERS = "people many most some folks everyone others colleagues team vendors naive one you"
+_BELIEVE = "assume assumes think thinks believe believes say says claim claims expect expects"
+_HEDGE_BEFORE_BELIEF = "often usually might may would could tend tends to will"
+_COMMON = "common usual popular conventional standard"
+_BELIEF = "belief assumption wisdom view intuition"
+_ATTRIBUTION_REACH = 4  # a belief verb this near the clause's start, after its subject
 
 
 @lru_cache(maxsize=64)
@@ -154,16 +164,16 @@ def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
 
 def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
     # Every unnegated occurrence of each part, by the span it sits in.
-    by_part: list[dict[int, list[int]]] = []
+    by_part: list[dict[int, list[tuple[int, int]]]] = []
     for part in claim.parts:
-        found: dict[int, list[int]] = {}
+        found: dict[int, list[tuple[int, int]]] = {}
         for phrase in part:
             for variant in _variants(phrase):
                 for start, end in occurrences_of(reading, variant):
                     if not negated(reading, start, end, phrase) \
                             and spans[start] == spans[end - 1] \
                             and not _operand(reading, start, variant):
-                        found.setdefault(spans[start], []).append(start)
+                        found.setdefault(spans[start], []).append((start, end))
         by_part.append(found)
     if _said_in_one_span(reading, spans, claim, by_part, lead=None):
         return True
@@ -187,21 +197,57 @@ def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
 
 
 def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
-                      parts: list[dict[int, list[int]]], lead: dict[int, list[int]] | None) -> bool:
+                      parts: list[dict[int, list[tuple[int, int]]]],
+                      lead: dict[int, list[tuple[int, int]]] | None) -> bool:
     shared = set(parts[0])
     for found in parts[1:]:
         shared &= set(found)
     for span in sorted(shared):
-        sentence = reading.sentence[parts[0][span][0]]
-        if lead is not None:
-            first = min(min(found[span]) for found in parts)
-            if not any(reading.sentence[p] == sentence and p <= first
-                       and not _stems(_JOINS).intersection(reading.tokens[p:first])
-                       for positions in lead.values() for p in positions):
-                continue
+        sentence = reading.sentence[parts[0][span][0][0]]
+        first = min(start for found in parts for start, _ in found[span])
+        if lead is not None and not any(
+                reading.sentence[p] == sentence and p <= first
+                and not _stems(_JOINS).intersection(reading.tokens[p:first])
+                for places in lead.values() for p, _ in places):
+            continue
+        if _attributed(reading, spans, span, first) or _condition_of_denial(reading, spans,
+                                                                           span, first):
+            continue
         if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span)):
             return True
     return False
+
+
+def _span_before(reading: Reading, spans: list[int], span: int, first: int) -> list[str]:
+    """The tokens of the claim's span before its first word, the span's joining word left
+    out ("but people assume …")."""
+    before = [reading.tokens[p] for p in range(first) if spans[p] == span]
+    return before[1:] if before and before[0] in _stems(_JOINS) else before
+
+
+def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bool:
+    """Whether the claim's clause opens by giving it to others: "people (often) assume",
+    "you might think", "the common belief is"."""
+    before = _span_before(reading, spans, span, first)
+    head = before[:_ATTRIBUTION_REACH + 1]
+    if _stems(_COMMON) & set(head) and _stems(_BELIEF) & set(head):
+        return True
+    if not head or head[0] not in _stems(_OTHERS):
+        return False
+    rest = head[1:]
+    while rest and rest[0] in _stems(_HEDGE_BEFORE_BELIEF):
+        rest = rest[1:]
+    return bool(rest) and rest[0] in _stems(_BELIEVE)
+
+
+def _condition_of_denial(reading: Reading, spans: list[int], span: int, first: int) -> bool:
+    """Whether the claim sits in an "if" that gives the condition of a value just denied:
+    "C ≈ 320, … and not 630 if you give the chunk the whole 25 ms"."""
+    before = _span_before(reading, spans, span, first)
+    if "if" not in before:
+        return False
+    denial = before[: len(before) - 1 - before[::-1].index("if")]
+    return bool(denial) and is_negator(denial[0])
 
 
 _CONTRASTS = "while whereas"

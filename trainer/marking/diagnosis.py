@@ -376,10 +376,13 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
         if figure <= 0:
             continue
         # A figure that is another input's true value stands for that input: 128 in
-        # 2*80*64*128*1 is head_dim, not 128 KV heads, and the 2 of 28*4*128*2 the bytes.
-        if any(figure * spec.scale == x0 for spec, x0 in inputs):
+        # 2*80*64*128*1 is head_dim, not 128 KV heads, and the 2 of 28*4*128*2 the bytes;
+        # so does one of an input the step does not read (the 8 GPUs of 576*2*61/8).
+        if any(figure * spec.scale == x0 for spec, x0 in _settable(problem)):
             continue
         for spec, x0 in inputs:
+            if spec.whole and figure.denominator != 1:
+                continue  # 15.01 of 15.01 / 4.8 is no count of tokens
             result = _evaluate(problem, {spec.slot: figure * spec.scale}, relaxed=False)
             if result is None or abs(result - value) > tolerance * abs(value):
                 continue

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from trainer.drills.model import Concept
+from trainer.reading.emphasis import without_emphasis
 from trainer.reading.exact import Fraction
 
 MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to here
@@ -145,6 +146,7 @@ _SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement i
 
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
+    text = without_emphasis(text)
     text = _NAME_EQUALS.sub(" ", text)  # tp=8 is a name, not an equation
     text = text.replace("’", "'").replace("‘", "'")
     for pattern, replacement in _CONTRACTIONS:
@@ -451,6 +453,11 @@ def _as_float(token: str) -> float | None:
         return float(token.replace(",", ""))
     except ValueError:
         return None
+
+
+def is_negator(token: str) -> bool:
+    """Whether a token of a reading is a negation ("not", "no", "never", "without" …)."""
+    return token in _NEGATORS
 
 
 def negated(reading: Reading, start: int, end: int, phrase: str) -> bool:

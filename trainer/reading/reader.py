@@ -19,6 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from trainer.errors import AnswerParseError
+from trainer.reading.emphasis import without_emphasis
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import (
     _NUM,
@@ -373,7 +374,7 @@ _PLAIN_WORDS = frozenset((
 ))
 _MAX_CUTS = 16  # places to try cutting words off, so a long answer stays cheap to refuse
 _WORD_AFTER = re.compile(
-    r"(?:\s+|\s*[—–;,]\s*|\s+-\s+)(?=[A-Za-z(])|[;,]\s+(?=[\d~≈])|\s*—\s*(?=\S)"
+    r"(?:\s+|\s*[—–;,]\s*|\s+--?\s+)(?=[A-Za-z(])|[;,]\s+(?=[\d~≈])|\s*—\s*(?=\S)"
 )
 
 
@@ -398,7 +399,7 @@ def read_answer(text: str, unit: str = "") -> Answer:
     """
     _check_typed(text, MAX_ANSWER_CHARS)
     expected = unit_factor(unit).dim if unit else DIMENSIONLESS
-    screened = _SHORTHAND.sub("tokens/s", _screen(text))
+    screened = _SHORTHAND.sub("tokens/s", without_emphasis(_screen(text)))
     bounded = _UPPER_BOUND.match(screened.strip())
     body, approximate, notes = _tidy(bounded.group("rest") if bounded else screened)
     aside = _trailing_group(body)
@@ -408,9 +409,20 @@ def read_answer(text: str, unit: str = "") -> Answer:
         notes.append(f"ignored the aside '({aside[1].strip()})'")
         body, more_approx, _ = _tidy(body[: aside[0]])
         approximate = approximate or more_approx
+    denial = _TRAILING_DENIAL.search(body)
+    if denial and re.search(r"\d", body[: denial.start()]):
+        # "4096 (the window), not 32768": the figure it is not is a remark
+        notes.append(f"ignored '{denial.group().strip(' ,;')}'")
+        body, more_approx, more_notes = _tidy(body[: denial.start()])
+        approximate, notes = approximate or more_approx, notes + more_notes
     # "2 * 8B * 4096 ~ 61.6 TFLOP": a "~" after working that computes is its "≈", not a range
     body = _APPROX_AFTER_WORKING.sub(r"\1 ≈ ", body)
     parts = _WORKING_SEPARATOR.split(body)
+    final_figure = _FINAL_FIGURE.match(parts[-1].strip())
+    if final_figure and _WORKING_WORDS.search(final_figure.group("working")):
+        # "8 of 1008 slots empty, ~0.8%", "21 layers x 32768 …: 6.34 GB": working in words
+        # or arithmetic, then after a comma or colon the figure it comes to
+        parts[-1:] = [final_figure.group("working"), final_figure.group("final")]
     factor_then_result = _FACTOR_THEN_RESULT.match(parts[-1].strip())
     if factor_then_result:  # "so 2x, ~190": the factor is working, the figure after it the result
         parts[-1:] = [factor_then_result.group("factor"), factor_then_result.group("result")]
@@ -443,6 +455,18 @@ def read_answer(text: str, unit: str = "") -> Answer:
     raise AnswerParseError(
         f"no number found in {show_word(body)}: type a number, with its unit if any"
     )
+
+
+# A figure the answer says it is not, after it: "4096, not 32768", "12 rather than 13"
+_TRAILING_DENIAL = re.compile(r"\s*[,;]?\s*\b(?:not|rather\s+than|instead\s+of)\s+[~≈]?\s*\d[^=]*$",
+                              re.IGNORECASE)
+# Working, then a comma, colon or semicolon and the bare figure it comes to (a unit at most)
+_FINAL_FIGURE = re.compile(
+    r"^(?P<working>.*\d.*?)\s*[,:;]\s+(?P<final>(?:[~≈]\s*|(?:about|approx\.?|roughly|around)\s+)?"
+    r"\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?\s*(?:%|[kmgt]i?b|b|bytes|ms|µs|us|s|tok(?:en)?s?(?:/s)?"
+    r"|sequences|sessions|seqs|users|blocks|steps|x|×)?)$", re.IGNORECASE)
+# What makes the part before such a figure working, not a list of figures ("29, 30")
+_WORKING_WORDS = re.compile(r"[A-Za-z]{2,}|[-+*/×÷^]")
 
 
 # A "~" between an expression that computes (an operator in it) and a figure

@@ -1,0 +1,183 @@
+"""The sixteenth blind feedback review (24 sheets of 8 drills, 661 items) and the blind corpus
+W (candidates who name a belief to reject it): Markdown emphasis is no symbol between words;
+an answer followed by a dash and words, by the figure it is not, or after working in words
+and a colon, reads as the candidate meant it; a belief given to others, or the condition of
+a value denied, is no claim; a slip read from the working needs a figure that can be that
+input; a figure the drill shows is said to be copied; one typed figure carries nothing.
+Each test of a fix failed before; the guards beside them pass on both."""
+
+from __future__ import annotations
+
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import Mark, mark_sheet
+from trainer.marking.claims import claims_made
+from trainer.marking.scoring import score_attempt
+from trainer.reading.reader import read_answer
+
+
+def marked(drill_id: str, answers: dict[str, str]) -> dict[str, Mark]:
+    return mark_sheet(AnswerKey(find_drill(drill_id)[0]), answers)
+
+
+def claimed(drill_id: str, step_id: str, text: str) -> list[str]:
+    step = find_drill(drill_id)[0].step(step_id)
+    return [made.claim.id for made in claims_made(step, text)]
+
+
+def dimension(drill_id: str, step_id: str, text: str, dimension_id: str) -> float:
+    drill = find_drill(drill_id)[0]
+    score = score_attempt(drill, load_rubric(drill.rubric), marked(drill_id, {step_id: text}))
+    return float(next(d.score for d in score.dimensions if d.id == dimension_id))
+
+
+# --- Markdown emphasis ---------------------------------------------------------------------
+
+def test_a_bold_word_earns_what_the_plain_word_does() -> None:
+    plain = "MoE saves FLOPs always (~28% of dense)."
+    bold = "MoE saves **FLOPs** always (~28% of dense)."
+    earned = dimension("mixtral-moe-decode", "what-moe-saves", bold, "roofline")
+    assert earned > 0
+    assert earned == dimension("mixtral-moe-decode", "what-moe-saves", plain, "roofline")
+
+
+def test_a_bold_or_quoted_as_code_answer_reads_as_its_figure() -> None:
+    for typed in ("**52 GB**", "`52 GB`", "*52 GB*", "= **52 GB**"):
+        assert read_answer(typed, "B").readings[0].quantity.value == 52 * 10**9, typed
+
+
+def test_a_double_star_between_figures_is_still_a_power() -> None:
+    assert read_answer("2**10 B", "B").readings[0].quantity.value == 1024
+
+
+# --- answers with words and working around them ---------------------------------------------
+
+def test_words_after_a_double_dash_are_a_remark() -> None:
+    mark = marked("llama2-70b-mi300x", {
+        "2a-max-sequences": "0 -- not even one fits (85.9 > 44)"})["2a-max-sequences"]
+    assert mark.verdict == "correct"
+
+
+def test_the_figure_an_answer_says_it_is_not_is_a_remark() -> None:
+    read = read_answer("4096 (the window), not 32768", "tokens")
+    assert [r.quantity.value for r in read.readings] == [4096]
+
+
+def test_a_figure_after_working_in_words_and_a_comma_is_the_answer() -> None:
+    mark = marked("paged-blocks-vllm", {
+        "tail-waste": "8 of 1008 slots empty, ~0.8%"})["tail-waste"]
+    assert mark.verdict == "correct"
+
+
+def test_a_figure_after_working_and_a_colon_is_the_answer() -> None:
+    read = read_answer("21 layers x 32768 + 21 x 4096, 8 KiB per layer-token: 6.34 GB", "B")
+    assert [r.quantity.value for r in read.readings] == [6_340_000_000]
+
+
+def test_two_bare_figures_after_a_comma_are_not_working_and_result() -> None:
+    # "29, 30" is no working: the comma does not make 30 the answer
+    assert read_answer("29, 30 tok/s", "tokens/s").readings[0].quantity.value == 29
+
+
+def test_working_that_adds_a_bare_number_to_a_unit_gets_no_unit_note() -> None:
+    # 15.01 is the weights in GB; read as KiB the working "comes to 537 MB", which it does not
+    mark = marked("decode-roofline-vs-measured", {
+        "b1-bytes": "15.01 + 4096 x 128 KiB (0.537) = 15.55 GB"})["b1-bytes"]
+    assert mark.verdict == "correct"
+    assert "comes to" not in mark.feedback
+
+
+# --- claims: beliefs reported, denied conditions, figures sized against a budget -------------
+
+def test_a_belief_given_to_others_is_no_claim() -> None:
+    text = ("People assume TP=16 halves the KV per GPU, but there are only 8 KV heads: each "
+            "GPU still holds one head, so every head is stored twice.")
+    assert "tp16-halves-kv-per-gpu" not in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_a_claim_after_a_belief_given_to_others_is_still_made() -> None:
+    text = "Some say the heads are copied, but really TP=16 halves the KV per GPU."
+    assert "tp16-halves-kv-per-gpu" in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_the_condition_of_a_value_denied_is_no_claim() -> None:
+    text = ("C is about 320 tokens, not the 417 you get ignoring chunk attention, and not 630 "
+            "if you give the chunk the whole 25 ms.")
+    assert "chunk-gets-whole-target" not in claimed("chunked-prefill-tpot", "trade-off", text)
+
+
+def test_giving_the_chunk_the_whole_target_is_still_a_claim() -> None:
+    text = "Decode tokens ride along for free, so the chunk gets the whole 25 ms budget."
+    assert "chunk-gets-whole-target" in claimed("chunked-prefill-tpot", "trade-off", text)
+
+
+def test_a_sequence_nearly_double_the_budget_is_no_second_card() -> None:
+    text = "MHA needs 80 GB per sequence, nearly double the budget, so zero sessions fit."
+    assert "tp2-doubles-kv-budget" not in claimed("llama2-70b-mi300x", "2d", text)
+    assert "tp2-doubles-kv-budget" in claimed("llama2-70b-mi300x", "2d",
+                                              "A second card doubles the budget to 88 GB.")
+
+
+def test_chunks_free_for_the_decoders_is_not_the_users_ttft() -> None:
+    text = ("Because the step is memory-bound, adding chunk tokens is basically free until "
+            "the FLOPs exceed the weight read, so bigger chunks cost the decoders nothing.")
+    assert "chunking-costs-user-nothing" not in claimed("chunked-prefill-tpot", "trade-off",
+                                                        text)
+
+
+def test_an_output_different_from_the_targets_is_the_lossy_claim() -> None:
+    text = ("The trade-off is that the output is slightly different from the target alone "
+            "because the draft's tokens are kept when accepted.")
+    assert claimed("speculative-decoding", "when-it-pays", text) == ["speculation-changes-output"]
+
+
+# --- numeric diagnosis ----------------------------------------------------------------------
+
+def test_the_weights_alone_are_named_though_an_earlier_answer_counted_the_kv() -> None:
+    marks = marked("decode-roofline-vs-measured", {
+        "b1-bytes": "15.01 + 4096 x 128 KiB (0.537) = 15.55 GB",
+        "plan-roofline": "15.01 / 4.8 = 3.1 ms"})
+    assert marks["b1-bytes"].verdict == "correct"
+    assert marks["plan-roofline"].misconceptions == ("forgot-kv",)
+
+
+def test_a_working_figure_that_is_another_given_is_no_slip_of_the_step() -> None:
+    # the 8 of "/8" is the 8 GPUs, not an MLA latent 8 wide
+    mark = marked("deepseek-v3-mla-h200", {
+        "bytes-per-token-per-gpu": "576*2*61/8 = 8,784 B"})["bytes-per-token-per-gpu"]
+    assert mark.diagnosis is None or mark.diagnosis.slip.input != "mla_latent"
+    assert "the figure in your working" not in mark.feedback
+
+
+def test_a_working_figure_with_a_fraction_is_no_count_of_tokens() -> None:
+    mark = marked("decode-roofline-vs-measured", {
+        "plan-roofline": "15.01 / 4.8 = 3.1 ms"})["plan-roofline"]
+    assert "context = 15.01" not in mark.feedback
+
+
+def test_a_figure_the_situation_gives_is_said_to_be_copied() -> None:
+    # 16.06 GB is the checkpoint the situation names; a context of 8,000 tokens would give it
+    mark = marked("decode-roofline-vs-measured", {"b1-bytes": "16.06 GB"})["b1-bytes"]
+    assert mark.verdict == "wrong"
+    assert "a figure the situation gives (16.06 GB)" in mark.feedback
+    assert mark.diagnosis is None
+
+
+def test_another_steps_answer_is_said_to_be_that_answer() -> None:
+    mark = marked("multi-turn-growth", {
+        "prompt-only-sessions": "64 sequences"})["prompt-only-sessions"]
+    assert "the answer to sessions (64 sequences)" in mark.feedback
+
+
+def test_a_figure_the_drill_does_not_show_gets_no_copy_note() -> None:
+    mark = marked("decode-roofline-vs-measured", {"b1-bytes": "17.3 GB"})["b1-bytes"]
+    assert "not what this step asks for" not in mark.feedback
+
+
+def test_one_typed_figure_does_not_follow_from_an_earlier_answer() -> None:
+    # the draft's 1.2 GB and 128 KiB give a 0.568 ms draft step: "1 ms" is that to one figure
+    marks = marked("speculative-decoding", {"draft-weights": "1.2 GB",
+                                            "draft-kv-per-token": "128 KiB",
+                                            "draft-step": "1 ms"})
+    assert not marks["draft-step"].carried_forward
+    assert "follows from your earlier answers" not in marks["draft-step"].feedback
