@@ -181,10 +181,16 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
     except ZeroDivisionError:
         pass  # a deployment with no KV per token or no context has no blocks to count
     batch = int(s["batch_size"])
+    # under DP attention every busy rank reads its own copy of the attention weights
+    copies = min(batch, d.gpus) - 1 if d.dp_attention and d.attention_params else 0
+    also = f" + {plural(copies, 'more rank')}' own attention copies" if copies else ""
     if d.experts is not None:
         add("weights_read_per_step",
             f"shared weights + experts touched by {plural(batch, 'token')} × "
-            f"{n(d.experts_per_token)} of {n(d.experts)} experts", b(s["weights_read_per_step"]))
+            f"{n(d.experts_per_token)} of {n(d.experts)} experts{also}",
+            b(s["weights_read_per_step"]))
+    elif also:
+        add("weights_read_per_step", f"the weights{also}", b(s["weights_read_per_step"]))
     add("bytes_read_per_step",
         f"{b(s['weights_read_per_step'])} weights + {n(batch)} × "
         f"{b(s['kv_bytes_per_sequence'])} KV",

@@ -275,6 +275,16 @@ def _active_weights_bytes(v: Any, ops: Any) -> Any:
     return _other_bytes(v) - _unread_table(v) + used * _expert_bytes_per_param(v)
 
 
+def _attention_copies_read(v: Any, ops: Any, batch: Any) -> Any:
+    """Under DP attention every rank that serves a sequence reads its own whole copy of the
+    attention weights (the embedding copies give one row a token): the copies beyond the
+    one the weights count, as many as the ranks a batch of `batch` keeps busy."""
+    if not v.dp_attention or not v.attention_params:
+        return 0
+    per_param = v.table_bytes_per_param if mixed_mxfp4(v) else v.weight_bytes_per_param
+    return (ops.min(batch, v.gpus) - 1) * v.attention_params * per_param
+
+
 def _unread_table(v: Any) -> Any:
     # A step reads one embedding row per sequence, not the table (unless the table is also the
     # LM head). The seeds' roofline counts every weight once (reads_embedding = 1); a drill
@@ -307,7 +317,7 @@ def _weights_read_alone(v: Any, ops: Any) -> Any:
 
 def _weights_read(v: Any, ops: Any, batch: Any) -> Any:
     # a vision tower: memory, not read by a text token's step
-    unread = _unread_table(v) + serving.vision_bytes(v)
+    unread = _unread_table(v) + serving.vision_bytes(v) - _attention_copies_read(v, ops, batch)
     if v.experts is None:
         return v.weights_bytes - unread
     # Expected share of experts that at least one of `batch` tokens is routed to.
