@@ -182,8 +182,8 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
         pass  # a deployment with no KV per token or no context has no blocks to count
     batch = int(s["batch_size"])
     # under DP attention every busy rank reads its own copy of the attention weights
-    copies = min(batch, d.gpus) - 1 if d.dp_attention and d.attention_params else 0
-    also = f" + {plural(copies, 'more rank')}' own attention copies" if copies else ""
+    busy = min(batch, d.gpus) - 1 if d.dp_attention and d.attention_params else 0
+    also = f" + {plural(busy, 'more rank')}' own attention copies" if busy else ""
     if d.experts is not None:
         add("weights_read_per_step",
             f"shared weights + experts touched by {plural(batch, 'token')} × "
