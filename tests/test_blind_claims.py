@@ -115,11 +115,11 @@ MEASURED = {
     "blind_claims_g.yaml": (39, 43, 35, 0),
     "blind_claims_h.yaml": (35, 43, 43, 0),
     "blind_claims_i.yaml": (40, 43, 43, 0),
-    "blind_claims_j.yaml": (39, 43, 42, 0),
+    "blind_claims_j.yaml": (39, 43, 43, 0),
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
     "blind_claims_k.yaml": (34, 43, 43, 0),
-    "blind_claims_l.yaml": (35, 43, 42, 0),
+    "blind_claims_l.yaml": (36, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (33, 43, 38, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
@@ -131,7 +131,7 @@ MEASURED = {
     "blind_claims_o.yaml": (35, 42, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
-    "blind_claims_p.yaml": (41, 41, 32, 1),
+    "blind_claims_p.yaml": (41, 41, 34, 1),
     # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
@@ -142,7 +142,7 @@ MEASURED = {
     # weak figure. The three right answers said to claim wrongly were then read and fixed,
     # and a terse "saves: FLOPs" came to read as "saves flops" (12 → 13 ordered).
     # Then claims for its wrong answers left unheld, in general terms (36 → 39).
-    "blind_claims_r.yaml": (13, 43, 39, 0),
+    "blind_claims_r.yaml": (14, 43, 40, 0),
     # corpus S (stop 51), a shared doc typed by candidates whose first language is not
     # English, written blind; measured unread at the start of the stop: 37 / 42 / 36 / 2 (41 /
     # 42 / 35 / 2 after depth became half of a text dimension). Then a helper narrowed the two
@@ -167,7 +167,16 @@ MEASURED = {
     # "monitor GPU memory" (watching it is the claim, not monitoring), "Here the pitch holds"
     # after its batch-1 figures, "n_kv × d_head (1,024)"; and two wrong answers left unheld got
     # claims in general terms (K and V fused under GQA; preemptions as a target)
-    "blind_claims_v.yaml": (41, 43, 42, 1),
+    "blind_claims_v.yaml": (43, 43, 43, 1),
+    # corpus W (stop 53), candidates who name a belief to reject it ("people assume X, but",
+    # "not A, it's B"), written blind; measured unread: 38 / 42 / 34 / 5. Markdown emphasis
+    # read as the word it marks (V rose to 43 / 43 / 43 with it); a belief given to others,
+    # the condition of a denied value, a figure sized against the budget and a verdict said
+    # of the claim's own subject ("KV usage gauges are misleading") read as such; wrong
+    # answers left unheld got phrases in general terms. Left: a senior answer that denies the
+    # p99 "either:" before it sizes it, and "watch gpu memory" in a junior answer (vLLM's
+    # memory reads full whatever the load: the claim is right to flag it)
+    "blind_claims_w.yaml": (41, 43, 41, 2),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -181,3 +181,93 @@ def test_one_typed_figure_does_not_follow_from_an_earlier_answer() -> None:
                                             "draft-step": "1 ms"})
     assert not marks["draft-step"].carried_forward
     assert "follows from your earlier answers" not in marks["draft-step"].feedback
+
+
+# --- claims corpus W caught, in general terms -----------------------------------------------
+
+def test_shrinking_weights_said_to_barely_move_latency_is_the_int8_claim() -> None:
+    text = ("in decode the step is dominated by the KV read, not the weights, so shrinking "
+            "weights barely moves latency; it just frees a bit of memory.")
+    assert "int8-weights-no-latency" in claimed("llama2-70b-mi300x", "4f", text)
+
+
+def test_users_free_below_peak_compute_is_the_memory_bound_claim() -> None:
+    text = ("Adding concurrency is free as long as the batch's FLOPs stay below the GPU's peak "
+            "compute.")
+    assert "free-while-memory-bound" in claimed("llama2-70b-mi300x", "5c", text)
+
+
+def test_bytes_not_limiting_decode_is_a_claim() -> None:
+    text = "The weight-vs-KV comparison is a red herring: bytes don't limit decode, arithmetic does."
+    assert "decode-limited-by-arithmetic" in claimed("llama2-70b-mi300x", "5c", text)
+
+
+def test_the_kv_usage_gauge_called_misleading_is_the_claim_it_means_nothing() -> None:
+    text = ("KV usage gauges are misleading because vLLM pre-allocates the whole cache at "
+            "start-up, so they always read ~90%.")
+    assert "kv-usage-meaningless" in claimed("long-context-tier", "operations", text)
+
+
+def test_an_idea_called_misleading_is_still_reported_not_claimed() -> None:
+    text = "The idea that KV usage is meaningless is misleading: it counts live blocks."
+    assert claimed("long-context-tier", "operations", text) == []
+
+
+def test_busy_sms_as_the_clearest_signal_is_the_utilisation_claim() -> None:
+    text = ("The clearest signal is GPU compute utilisation: if the long pool's SMs are busy "
+            "above ~80% it's sized right.")
+    assert "compute-utilisation-as-signal" in claimed("long-context-tier", "operations", text)
+
+
+def test_sms_that_look_busy_with_the_cache_empty_is_no_claim() -> None:
+    text = "GPU utilisation can look busy while the cache is half empty: it says nothing."
+    assert claimed("long-context-tier", "operations", text) == []
+
+
+def test_fp8_kv_halving_a_kv_dominated_batch_one_step_is_a_claim() -> None:
+    text = ("The fastest win is FP8 KV: it halves the cache and, since decode is dominated by "
+            "KV reads, it halves the batch-1 step too.")
+    assert "fp8-kv-speeds-batch-1" in claimed("mixtral-moe-decode", "serving-levers", text)
+
+
+def test_a_subject_said_not_to_help_is_the_claim_it_does_not() -> None:
+    text = "Quantizing the weights doesn't help the batch-1 step much."
+    assert claimed("mixtral-moe-decode", "serving-levers", text) == [
+        "weight-quantization-only-memory"]
+    assert claimed("mixtral-moe-decode", "serving-levers",
+                   "Quantizing the weights does help the step: fewer bytes read.") == []
+
+
+def test_blocks_mapped_at_admission_is_the_reservation_claim() -> None:
+    text = ("Paging doesn't really remove fragmentation, it moves it: each request still gets "
+            "its max_model_len worth of blocks mapped at admission.")
+    assert "vllm-reserves-max-model-len" in claimed("paged-blocks-vllm", "why-paging", text)
+
+
+def test_that_after_a_dash_says_it_of_the_item_before() -> None:
+    text = ("The log says 53.05x — that's the actual number of concurrent requests the card "
+            "will run.")
+    assert "logged-x-is-the-real-concurrency" in claimed("paged-blocks-vllm", "why-paging", text)
+
+
+def test_and_before_a_verb_keeps_the_clauses_subject() -> None:
+    text = "I'd quantize the weights to FP8: that halves the model and doubles the KV capacity."
+    assert "fp8-weights-double-sessions" in claimed("llama31-8b-h100", "policy", text)
+
+
+def test_weights_cached_between_steps_is_a_claim() -> None:
+    text = "The 16 GB of weights are effectively cached after the first step."
+    assert "weights-cached-between-steps" in claimed("prefill-vs-decode", "why-two-regimes",
+                                                     text)
+    assert "weights-cached-between-steps" not in claimed(
+        "prefill-vs-decode", "why-two-regimes",
+        "The weights cannot be cached: 16 GB is far too big for the L2.")
+
+
+def test_splitting_the_compute_does_not_excuse_full_weights_on_each_gpu() -> None:
+    text = ("Tensor parallelism splits the compute, but each GPU still streams the full "
+            "70.6 GB of weights every decode step.")
+    assert "tp-copies-weights" in claimed("llama31-70b-tp2-h100", "tp-trade", text)
+    assert "tp-copies-weights" not in claimed(
+        "llama31-70b-tp2-h100", "tp-trade",
+        "The weights are split across the two GPUs: each holds half, not the full 70.6 GB.")

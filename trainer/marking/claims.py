@@ -129,11 +129,25 @@ def _spans(reading: Reading) -> list[int]:
     clauses ("97 sessions is right and the colleague double counts" is two statements)."""
     spans, span, last_item = [], -1, None
     for position, token in enumerate(reading.tokens):
-        if reading.item[position] != last_item or token in _stems(_JOINS):
+        new_item = reading.item[position] != last_item
+        # an item of the same sentence that opens with "that" or "which" says it of the
+        # item before ("the log says 53x — that's the real number of requests")
+        goes_on = new_item and position and token in _GOES_ON \
+            and reading.sentence[position] == reading.sentence[position - 1]
+        # "and" before a verb of its own shares the clause's subject: "FP8 weights halve the
+        # model and double the KV" says both of the weights
+        shared = token == "and" and position + 1 < len(reading.tokens) \
+            and reading.tokens[position + 1] in _stems(_SHARED_SUBJECT)
+        if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared):
             span += 1
+        if new_item:
             last_item = reading.item[position]
         spans.append(span)
     return spans
+
+
+_GOES_ON = frozenset({"that", "which"})
+_SHARED_SUBJECT = "halves doubles cuts reduces increases raises lowers shrinks grows frees"
 
 
 _JOINS = "and but while whereas although though however yet"
@@ -165,12 +179,16 @@ def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
 def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
     # Every unnegated occurrence of each part, by the span it sits in.
     by_part: list[dict[int, list[tuple[int, int]]]] = []
-    for part in claim.parts:
+    for index, part in enumerate(claim.parts):
+        # a later part that is itself a denial ("doesn't help the step") is the claim's
+        # predicate: its "not" after this part is what the claim says, not a dismissal of it
+        denied_later = any(is_negator(token) for later in claim.parts[index + 1:]
+                           for phrase in later for token in phrase_words(phrase))
         found: dict[int, list[tuple[int, int]]] = {}
         for phrase in part:
             for variant in _variants(phrase):
                 for start, end in occurrences_of(reading, variant):
-                    if not negated(reading, start, end, phrase) \
+                    if not negated(reading, start, end, phrase, after=not denied_later) \
                             and spans[start] == spans[end - 1] \
                             and not _operand(reading, start, variant):
                         found.setdefault(spans[start], []).append((start, end))
@@ -213,9 +231,29 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
         if _attributed(reading, spans, span, first) or _condition_of_denial(reading, spans,
                                                                            span, first):
             continue
-        if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span)):
+        said = _predicated(reading, parts[0][span] if lead is None else lead.get(span, []))
+        if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span),
+                         said):
             return True
     return False
+
+
+_COPULAS = frozenset({"is", "are", "was", "were", "be", "seem", "seems", "look", "looks"})
+_SUBJECT_REACH = 2  # words between a subject and its copula ("KV usage gauges are")
+
+
+def _predicated(reading: Reading, subjects: list[tuple[int, int]]) -> frozenset[int]:
+    """The report words said of the claim's own subject ("KV usage gauges are misleading"):
+    the candidate's verdict on it, not a claim reported as a mistake ("the idea that KV usage
+    is meaningless is misleading" says it of the idea)."""
+    tokens, found = reading.tokens, set()
+    for _, end in subjects:
+        for j in range(end, min(end + _SUBJECT_REACH + 1, len(tokens) - 1)):
+            if tokens[j] in _COPULAS:
+                if tokens[j + 1] in _stems(_REPORTED):
+                    found.add(j + 1)
+                break
+    return frozenset(found)
 
 
 def _span_before(reading: Reading, spans: list[int], span: int, first: int) -> list[str]:
@@ -267,12 +305,14 @@ def _contrasted(reading: Reading, spans: list[int], span: int) -> frozenset[int]
 
 
 def _reported(reading: Reading, sentence: int, unless: Iterable[str],
-              elsewhere: frozenset[int] = frozenset()) -> bool:
+              elsewhere: frozenset[int] = frozenset(), said: frozenset[int] = frozenset()
+              ) -> bool:
     positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
     words = {reading.tokens[p] for p in positions}
     # "the tokens the draft got wrong" says what was guessed, not that a claim is a mistake
     reports = {reading.tokens[p] for p in positions
-               if not (p and reading.tokens[p - 1] in _stems(_GOT))} & _stems(_REPORTED)
+               if p not in said and not (p and reading.tokens[p - 1] in _stems(_GOT))
+               } & _stems(_REPORTED)
     if reports or words >= _stems(_COUNTERFACTUAL):
         return True
     if positions and reading.tokens[positions[0]] in _stems(_SUPPOSE):

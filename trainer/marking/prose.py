@@ -460,11 +460,11 @@ def is_negator(token: str) -> bool:
     return token in _NEGATORS
 
 
-def negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
+def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = True) -> bool:
     """A negation in the clause just before the phrase ("no need for FP8 KV", "without prefix
     caching", "instead of raising max_model_len"), reaching across "or"/"nor" ("no FP8 KV or
-    prefix caching"), or a dismissal just after it ("prefix caching is not needed"). A phrase
-    that is itself negative ("does not fit") is read as is."""
+    prefix caching"), or (with `after`) a dismissal just after it ("prefix caching is not
+    needed"). A phrase that is itself negative ("does not fit") is read as is."""
     if any(t in _NEGATORS for t in _phrase_tokens(phrase)):
         return False
     tokens, clause = reading.tokens, reading.clause
@@ -481,6 +481,8 @@ def negated(reading: Reading, start: int, end: int, phrase: str) -> bool:
                                   ("declin", "to")):
             return True  # "instead of raising", "refuse to raise the cap for everyone"
         position -= 1
+    if not after:
+        return False
     last = len(tokens) - 1
     for position in range(end, min(last + 1, end + 4)):
         if clause[position] != clause[end - 1] and tokens[position] not in _CLAUSE_WORDS:
