@@ -198,7 +198,8 @@ def test_users_free_below_peak_compute_is_the_memory_bound_claim() -> None:
 
 
 def test_bytes_not_limiting_decode_is_a_claim() -> None:
-    text = "The weight-vs-KV comparison is a red herring: bytes don't limit decode, arithmetic does."
+    text = ("The weight-vs-KV comparison is a red herring: bytes don't limit decode, "
+            "arithmetic does.")
     assert "decode-limited-by-arithmetic" in claimed("llama2-70b-mi300x", "5c", text)
 
 
