@@ -493,9 +493,9 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
         if token in _NEGATORS:
             # "is not needed", "is not the fix": the dismissal's own clause, not the next
             # item's first words ("capacity doesn't change; the long users …").
-            following = [tokens[p] for p in range(position + 1, min(last + 1, position + 3))
-                         if clause[p] == clause[position]]
-            return any(t in _POST_NEGATED for t in following)
+            words_after = [tokens[p] for p in range(position + 1, min(last + 1, position + 3))
+                           if clause[p] == clause[position]]
+            return any(t in _POST_NEGATED for t in words_after)
     return False
 
 
