@@ -177,6 +177,12 @@ MEASURED = {
     # p99 "either:" before it sizes it, and "watch gpu memory" in a junior answer (vLLM's
     # memory reads full whatever the load: the claim is right to flag it)
     "blind_claims_w.yaml": (41, 43, 41, 2),
+    # corpus X (stop 53), whiteboard notes typed into a doc: Markdown tables, "Why:" lines,
+    # arrows, inline equations; written blind; measured unread: 36 / 41 / 34 / 4. Then its
+    # false claims were read: a figure spaced "38.4 / 4" read as two side by side (as a
+    # table's cells are), "vs 3 needed" beside the 2,000-slot figure, "the MoE version of
+    # forgot-weights". Left: "watch gpu memory" in a junior answer (the claim is right)
+    "blind_claims_x.yaml": (39, 42, 33, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -272,3 +272,31 @@ def test_splitting_the_compute_does_not_excuse_full_weights_on_each_gpu() -> Non
     assert "tp-copies-weights" not in claimed(
         "llama31-70b-tp2-h100", "tp-trade",
         "The weights are split across the two GPUs: each holds half, not the full 70.6 GB.")
+
+
+# --- review 17 and corpus X ------------------------------------------------------------------
+
+def test_a_carried_zero_share_is_no_band_for_any_answer() -> None:
+    # a live context of 6,800 tokens (a multiple of 16) leaves 0% of each session's blocks
+    # empty; "~35%" does not follow from it, and the reference is 0.0878%
+    marks = marked("observed-concurrency-lower", {
+        "live-tokens": "396,728", "estimate": "97", "implied-context": "~6,800 tokens",
+        "real-sessions": "~58", "fragmentation": "~35% (paged blocks, allocator holes)"})
+    assert marks["fragmentation"].verdict == "wrong"
+
+
+def test_a_carried_zero_count_still_stands_for_none_fit() -> None:
+    # the 70B's MHA sequence of 42.9 GB against a 44 GB budget minus nothing: 0 fit is right
+    mark = marked("llama2-70b-mi300x", {"2a-max-sequences": "0"})["2a-max-sequences"]
+    assert mark.verdict == "correct"
+
+
+def test_a_table_row_after_another_is_not_read_as_one_figure_divided() -> None:
+    text = "| batch | per seq |\n|---|---|\n| 1 | 38.4 tok/s | 38.4 |\n| 4 | 29.3 tok/s | 117 |"
+    assert "per-user-rate-split-evenly" not in claimed("llama2-70b-mi300x", "3c-explain", text)
+
+
+def test_an_analogy_to_forgot_weights_is_no_claim_of_it() -> None:
+    text = "Subtracting 37 GB is the MoE version of forgot-weights."
+    assert "only-active-experts-resident" not in claimed("deepseek-v3-mla-h200",
+                                                         "experts-and-levers", text)

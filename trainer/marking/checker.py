@@ -178,8 +178,16 @@ def check_numeric(
     it was (asked for a wrong answer only): an answer that one of them gives is carried
     forward, the one mistake charged once."""
     unit = reference.unit
+    counted = unit == "sequences" or reference.whole_count
+
+    def nonzero(values: Callable[[], tuple[Fraction, ...]]) -> Callable[[], tuple[Fraction, ...]]:
+        # a carried 0 stands for "none fit" only in a count: 0% of waste carried is no band
+        # that takes in 35% (close() reads any answer under a half as 0)
+        return functools.cache(lambda: tuple(v for v in values() if v != 0 or counted))
+
     # worked out where an answer needs them: a right sheet's answers never do
-    carried_of = functools.cache(carried if callable(carried) else lambda: carried)
+    carried_of = nonzero(carried if callable(carried) else lambda: carried)
+    carried_right = nonzero(carried_right)
     if fed_by:
         diagnose_slip = None
     base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
@@ -774,7 +782,8 @@ def _right(value: Fraction, reference: Reference, targets: tuple[Fraction, ...],
         return False  # the partial sequence (or the one after the floor) is not served
     if reference.ceiling and reference.value - 1 <= value < reference.value:
         return False  # part of one more block (or replica) needs all of it
-    return any((close(value, target, tolerance)
+    counted = reference.unit == "sequences" or reference.whole_count
+    return any(((close(value, target, tolerance) and (target != 0 or counted or value == 0))
                 or (resolution is not None and 2 * abs(value - target) <= resolution))
                and not _past_what_fits(value, reference, target)
                for target in targets)
