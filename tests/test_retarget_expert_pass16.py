@@ -93,8 +93,8 @@ def test_a_count_past_the_engines_default_cap_says_so(run: Run) -> None:
     assert "vLLM runs at most max_num_seqs sequences at once: by default 1,024 on an NVIDIA " \
            "H200" in text
     # every count past it named, not only the largest (expert pass 19)
-    assert "sessions (2,422), sessions-fp8 (4,844) and sessions-real-card (2,596) are past " \
-           "it" in " ".join(text.split())
+    assert "sessions (2,422 sequences), sessions-fp8 (4,844 sequences) and sessions-real-card " \
+           "(2,596 sequences) are past it" in " ".join(text.split())
 
 
 def test_an_a100_gets_the_smaller_default_cap(run: Run) -> None:

@@ -4,10 +4,18 @@ and the warnings a deployment deserves (a context past the model's, KV that does
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Literal
 
 from trainer.capacity.deployment import DTYPE_BYTES, Deployment
-from trainer.capacity.solver import FORMULAS, Solution, mixed_mxfp4, one_kind_of_page
+from trainer.capacity.solver import (
+    EXACT_OPS,
+    FORMULAS,
+    Solution,
+    mixed_mxfp4,
+    one_kind_of_page,
+)
+from trainer.capacity.solver import prefix_bytes as solver_prefix_bytes
 from trainer.reading.exact import Fraction
 
 # ---------------------------------------------------------------------------------------------
@@ -20,6 +28,18 @@ class DerivationStep:
     label: str
     working: str
     result: str
+
+
+def prefix_bytes(d: Deployment, shared: Fraction, s: Solution) -> tuple[Fraction, Fraction]:
+    """The prefix's bytes stored once and each sequence's own (solver.prefix_bytes), from a
+    solution's figures."""
+    figures = SimpleNamespace(
+        context=d.context, block_size=d.block_size, layers=d.layers,
+        windowed_layers=d.windowed_layers, shared_prefix_tokens=shared,
+        **{name: s[name] for name in ("kv_bytes_per_token", "recurrent_state_bytes_per_sequence",
+                                      "window_tokens_held_per_sequence")})
+    stored, own = solver_prefix_bytes(figures, EXACT_OPS)
+    return Fraction(stored), Fraction(own)
 
 
 def derivation(deployment: Deployment, solution: Solution | None = None) -> list[DerivationStep]:
@@ -131,6 +151,14 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
             wider = DTYPE_BYTES[d.tables_dtype] - d.weight_bytes_per_param
             working += (f" + {n(tables)} embedding and LM head params × {n(wider)} B more "
                         f"({d.tables_dtype})")
+        elif d.vocab is not None and d.hidden is not None and d.weights_dtype in ("fp8", "int8") \
+                and d.native_weights_dtype in ("bf16", "fp16"):
+            # a quantized serving of a 16-bit release: vLLM's FP8 and INT8 quantize the linear
+            # layers, and the embedding table and LM head stay in the release's dtype
+            tables = d.vocab * d.hidden * (1 if d.tied_embeddings else 2)
+            kept = tables * (DTYPE_BYTES[d.native_weights_dtype] - d.weight_bytes_per_param)
+            working += (f", the embedding and LM head included (vLLM keeps those two in "
+                        f"{d.native_weights_dtype}: {b(kept)} more)")
     add("weights_bytes", working, b(s["weights_bytes"]))
     if d.dp_attention and d.attention_params is not None:
         embedding = (f" + {b(s['embedding_table_bytes'])} embedding table"
@@ -153,8 +181,11 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
               if d.dp_attention else "")
     add("kv_budget_bytes", f"{b(s['usable_bytes'])} − {b(s['weights_bytes'])} weights{copies}",
         b(s["kv_budget_bytes"]))
-    add("max_tokens", f"{b(s['kv_budget_bytes'])} ÷ {n(s['kv_bytes_per_token'])} B, rounded down",
-        f"{n(s['max_tokens'])} tokens")
+    # a windowed layer keeps at most its window: the tokens of every layer bound nothing
+    every_layer = ", every layer keeping every token (a windowed layer keeps only its " \
+        "window: the sequences below hold more)" if d.windowed_layers else ""
+    add("max_tokens", f"{b(s['kv_budget_bytes'])} ÷ {n(s['kv_bytes_per_token'])} B{every_layer}, "
+        "rounded down", f"{n(s['max_tokens'])} tokens")
     if d.dp_attention:
         add("max_concurrency",
             f"{gpus} × ({b(s['kv_budget_bytes'] / d.gpus)} per GPU ÷ "
@@ -173,11 +204,13 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
                 "sequence", format_number(s["engine_max_concurrency"]))
         if d.prefix_tokens:  # a shared prefix stored once, in whole blocks
             shared = s["shared_prefix_tokens"]
-            own = s["kv_bytes_per_token"] * (d.context - shared)
+            stored, own = prefix_bytes(d, shared, s)
+            where = (f" on the {n(d.layers - d.windowed_layers)} full layers (a windowed "
+                     "layer keeps each sequence's own window)" if d.windowed_layers else "")
             add("max_concurrency_with_prefix",
-                f"({b(s['kv_budget_bytes'])} − {n(shared)} shared tokens × "
-                f"{n(s['kv_bytes_per_token'])} B) ÷ {b(own)} of each sequence's own, "
-                "rounded down", plural(int(s["max_concurrency_with_prefix"]), "sequence"))
+                f"({b(s['kv_budget_bytes'])} − {n(shared)} shared tokens{where}, "
+                f"{b(stored)}) ÷ {b(own)} of each sequence's own, rounded down",
+                plural(int(s["max_concurrency_with_prefix"]), "sequence"))
     except ZeroDivisionError:
         pass  # a deployment with no KV per token or no context has no blocks to count
     batch = int(s["batch_size"])

@@ -373,9 +373,23 @@ def _shared_prefix_tokens(v: Any, ops: Any) -> Any:
 
 @_formula("max_concurrency_with_prefix", "sequences that fit with the prefix shared", "sequences")
 def _max_concurrency_with_prefix(v: Any, ops: Any) -> Any:
+    shared, own = prefix_bytes(v, ops)
+    return ops.max(0, ops.floor((v.kv_budget_bytes - shared) / own))
+
+
+def prefix_bytes(v: Any, ops: Any) -> tuple[Any, Any]:
+    """(bytes of the prefix stored once, bytes each sequence holds of its own). Only layers
+    that keep every token share a prefix: a windowed layer holds each sequence's own window
+    (the prefix slides out of it), and a hybrid model's recurrent state is each sequence's."""
     own_tokens = ops.ceil((v.context - v.shared_prefix_tokens) / v.block_size) * v.block_size
-    shared = v.kv_bytes_per_token * v.shared_prefix_tokens
-    return ops.max(0, ops.floor((v.kv_budget_bytes - shared) / (v.kv_bytes_per_token * own_tokens)))
+    if v.windowed_layers == 0:
+        return (v.kv_bytes_per_token * v.shared_prefix_tokens,
+                v.kv_bytes_per_token * own_tokens + v.recurrent_state_bytes_per_sequence)
+    per_layer = v.kv_bytes_per_token / v.layers
+    full_layers = v.layers - v.windowed_layers
+    return (per_layer * full_layers * v.shared_prefix_tokens,
+            per_layer * (full_layers * own_tokens
+                         + v.windowed_layers * v.window_tokens_held_per_sequence))
 
 
 @_formula("num_blocks", "KV blocks the budget holds", "")

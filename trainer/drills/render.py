@@ -548,7 +548,7 @@ def engine_cap_note(key: AnswerKey, text: str) -> str:
     past = [(value, step_id) for value, step_id in counts if value > cap]
     if not past:
         return ""
-    named = [f"{step_id} ({int(value):,})" for value, step_id in past]
+    named = [f"{step_id} ({int(value):,} sequences)" for value, step_id in past]
     several = len(past) > 1
     listed = f"{', '.join(named[:-1])} and {named[-1]}" if several else named[0]
     compared = (" Counts past it are one and the same at the defaults: a lever that moves one "
@@ -556,8 +556,8 @@ def engine_cap_note(key: AnswerKey, text: str) -> str:
                 else "")
     return (f"\n\n**The engine's cap.** vLLM runs at most max_num_seqs sequences at once: by "
             f"default {default}. Past it the rest wait in the queue with memory to spare; the "
-            f"count{'s' if several else ''} of step{'s' if several else ''} {listed} "
-            f"{'are' if several else 'is'} past it.{compared} Raise --max-num-seqs to use the "
+            f"answer{'s' if several else ''} to {listed} {'are' if several else 'is'} past "
+            f"it.{compared} Raise --max-num-seqs to use the "
             "memory, and watch the step time it adds.\n")
 
 
