@@ -300,3 +300,32 @@ def test_an_analogy_to_forgot_weights_is_no_claim_of_it() -> None:
     text = "Subtracting 37 GB is the MoE version of forgot-weights."
     assert "only-active-experts-resident" not in claimed("deepseek-v3-mla-h200",
                                                          "experts-and-levers", text)
+
+
+def test_a_count_rounded_up_from_the_candidates_own_quotient_says_so() -> None:
+    # 641 GB ÷ (4,032 KiB × 32,768) = 4.74 sessions: "about 5" rounds the candidate's own
+    # quotient up, where only 4 fit
+    marks = marked("llama31-405b-h200-tp", {
+        "kv-heads-per-gpu-tp8": "1", "bytes-per-token-per-gpu-tp8": "504 KiB",
+        "bytes-per-token-tp8": "4032 KiB", "kv-budget-tp8": "641 GB",
+        "sessions-tp8": "about 5"})
+    feedback = marks["sessions-tp8"].feedback
+    assert "give 4.74 sequences here before the floor" in feedback
+    assert "only whole ones fit: 4 sequences" in feedback
+
+
+def test_one_figure_of_the_candidates_own_ratio_is_carried() -> None:
+    # recompute 15 ms ÷ swap 80 ms = 0.1875, typed to one figure
+    marks = marked("swap-or-recompute", {"recompute-time": "15 ms", "swap-time": "80 ms",
+                                         "recompute-vs-swap": "0.2"})
+    assert marks["recompute-vs-swap"].carried_forward
+
+
+def test_a_proposal_called_bad_is_no_claim_of_it() -> None:
+    text = "Raising max_model_len for everyone is bad: long sessions preempt chat users."
+    assert "raise-cap-for-everyone" not in claimed("long-context-tier", "pool-policy", text)
+
+
+def test_vllm_said_to_preallocate_max_model_len_is_a_claim_in_the_pool_policy() -> None:
+    text = "vLLM pre-allocates max_model_len worth of KV for every request."
+    assert "vllm-reserves-max-model-len" in claimed("long-context-tier", "pool-policy", text)

@@ -55,7 +55,7 @@ PAIR_TOLERANCE = Fraction(1, 100)
 # An answer follows from the candidate's own numbers when it agrees this well (or to the digits
 # typed): an estimate's wide band would take in answers that merely lie near them.
 CARRY_TOLERANCE = Fraction(2, 100)
-CARRY_GRAIN = Fraction(1, 10)  # the most the digits typed stand for, as a share of the answer
+CARRY_GRAIN = Fraction(1, 4)  # the most the digits typed stand for, as a share of the answer
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,7 @@ def check_numeric(
     repeated: Repeated = tuple,
     carried_right: Callable[[], tuple[Fraction, ...]] = tuple,
     stated: Callable[[], tuple[tuple[Fraction, str], ...]] = tuple,
+    quotients: Callable[[], tuple[Fraction, ...]] = tuple,
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -440,6 +441,11 @@ def check_numeric(
                      f"{other.mistake_in(d)}. {one.advice} {other.advice}")
     elif diagnosis is not None:
         feedback += f" {diagnosis.sentence}"
+    elif fed_by and (rounded := _rounded_up_own(value, quotients(), counted)) is not None:
+        # "about 5" from the candidate's own 4.74: their numbers, but a count rounded up
+        feedback += (f" Your earlier answers give {show(rounded, unit)} here before the "
+                     f"floor; {first.shown} rounds it up, but only whole ones fit: "
+                     f"{show(Fraction(math.floor(rounded)), unit)}.")
     elif fed_by:
         feedback += f" {_fed_note(fed_by)}"
     elif crowded:
@@ -1146,8 +1152,8 @@ def _dimension_words(dim: Dim) -> str:
     return "a plain number" if dim == DIMENSIONLESS else str(dim)
 
 
-def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
-                   ) -> tuple[Fraction, ...]:
+def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
+                   quotients: bool = False) -> tuple[Fraction, ...]:
     """The step's value recomputed from the candidate's own earlier answers, where those were
     wrong but not absurd (within CARRY_FACTOR of their references): from all of them
     together, and from each alone. An earlier step stands for its quantity here when it
@@ -1215,6 +1221,8 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
     # an estimate of a count may be the quotient rounded (29.8 sessions typed as 30)
     relaxed = (False, True) if reference.whole_count is False and reference.value % 1 == 0 \
         and tolerance_of(step) >= ESTIMATE_TOLERANCE else (False,)
+    if quotients:  # `quotients`: the counts before their floors, alone
+        relaxed = (True,)
     found: list[Fraction] = []
     for carried_set in sets:
         for floors_left_out in relaxed:
@@ -1344,7 +1352,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(carried_values, key, step, {
                                  earlier: m for earlier, m in marks.items()
                                  if m.verdict == "correct"}),
-                             functools.partial(stated_figures, key, step))
+                             functools.partial(stated_figures, key, step),
+                             functools.partial(carried_values, key, step, dict(marks), True))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -1413,6 +1422,14 @@ def _touches(d: Deployment, path: WrongPath, answered: Mapping[str, Fraction] | 
 
 def _value_of(d: Deployment, name: str) -> Fraction:
     return Fraction(value_of(d, name) if name in FORMULAS else getattr(d, name))
+
+
+def _rounded_up_own(value: Fraction, quotients: Iterable[Fraction], counted: bool
+                    ) -> Fraction | None:
+    """The candidate's own quotient (before a count's floor) that the answer rounds up."""
+    if not counted or value % 1:
+        return None
+    return next((q for q in quotients if q % 1 and math.floor(q) < value <= math.ceil(q)), None)
 
 
 def _fed_note(fed_by: tuple[str, ...]) -> str:

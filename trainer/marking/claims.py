@@ -34,7 +34,7 @@ from trainer.marking.prose import (
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconception fallacy "
              "incorrect incorrectly tempting false falsely misleading misread fooled forget "
-             "forgetting illusion untrue fantasy")
+             "forgetting illusion untrue fantasy bad")
 
 
 _GOT = "got gets get guessed guesses guess predicted predicts"
@@ -231,7 +231,8 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
         if _attributed(reading, spans, span, first) or _condition_of_denial(reading, spans,
                                                                            span, first):
             continue
-        said = _predicated(reading, parts[0][span] if lead is None else lead.get(span, []))
+        said = _predicated(reading, parts[0][span] if lead is None else lead.get(span, []),
+                           [place for found in parts[1:] for place in found[span]])
         if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span),
                          said):
             return True
@@ -242,15 +243,18 @@ _COPULAS = frozenset({"is", "are", "was", "were", "be", "seem", "seems", "look",
 _SUBJECT_REACH = 2  # words between a subject and its copula ("KV usage gauges are")
 
 
-def _predicated(reading: Reading, subjects: list[tuple[int, int]]) -> frozenset[int]:
-    """The report words said of the claim's own subject ("KV usage gauges are misleading"):
-    the candidate's verdict on it, not a claim reported as a mistake ("the idea that KV usage
-    is meaningless is misleading" says it of the idea)."""
+def _predicated(reading: Reading, subjects: list[tuple[int, int]],
+                predicates: list[tuple[int, int]]) -> frozenset[int]:
+    """The report words that are the claim's own predicate, said of its subject ("KV usage
+    gauges are misleading"): the candidate's verdict, not a claim reported as a mistake ("the
+    idea that KV usage is meaningless is misleading" says it of the idea; "raising it for
+    everyone is bad" of the proposal, in no words of the claim)."""
     tokens, found = reading.tokens, set()
     for _, end in subjects:
         for j in range(end, min(end + _SUBJECT_REACH + 1, len(tokens) - 1)):
             if tokens[j] in _COPULAS:
-                if tokens[j + 1] in _stems(_REPORTED):
+                if tokens[j + 1] in _stems(_REPORTED) and any(
+                        start <= j + 1 < stop for start, stop in predicates):
                     found.add(j + 1)
                 break
     return frozenset(found)
