@@ -329,3 +329,15 @@ def test_a_proposal_called_bad_is_no_claim_of_it() -> None:
 def test_vllm_said_to_preallocate_max_model_len_is_a_claim_in_the_pool_policy() -> None:
     text = "vLLM pre-allocates max_model_len worth of KV for every request."
     assert "vllm-reserves-max-model-len" in claimed("long-context-tier", "pool-policy", text)
+
+
+def test_a_word_respelled_in_the_remark_after_a_number_is_not_noted() -> None:
+    # "d_head" among the words after the dash is no unit read as "heads"
+    read = read_answer("8192 -- n_kv x d_head = 8 x 1024? no: 64 x 128 for MHA", "")
+    assert read.readings[0].quantity.value == 8192
+    assert read.readings[0].note == ""
+
+
+def test_a_misspelt_unit_that_is_read_is_still_noted() -> None:
+    read = read_answer("96 sesions at 4k", "sequences")
+    assert read.readings[0].note == "read 'sesions' as 'sessions'"

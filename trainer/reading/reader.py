@@ -607,6 +607,7 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
             raise AnswerParseError(f"'{m.group(0)}' is not a number; type it in digits")
         text = str(_NUMBER_WORDS[tens] + _NUMBER_WORDS[ones]) + text[m.end():]
     text, note = _respelled(text)
+    respelled = note
     if expected in (SEQUENCES, DIMENSIONLESS) and _NONE_FIT.match(text):
         note = f"read '{text}' as 0"
         text = "0"
@@ -637,6 +638,12 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
             text = labelled
     if not _reads(text):
         text, note = _without_extra_words(text, note)
+        if note.startswith(respelled) and respelled:
+            # a word respelled among the words cut off after the number was not read: its
+            # note goes with it ("8192 -- n_kv x d_head" read no "heads")
+            kept = [part for part in respelled.split("; ")
+                    if re.search(rf"\b{re.escape(part.rsplit(chr(39), 2)[-2])}\b", text)]
+            note = "; ".join([*kept, note[len(respelled):].lstrip("; ")]).strip("; ")
     v, toks = _evaluate_number(text)
     had_unit = any(t.kind == _UNIT for t in toks)
     readings: list[ParsedAnswer] = []
