@@ -118,8 +118,8 @@ MEASURED = {
     "blind_claims_j.yaml": (39, 43, 43, 0),
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
-    "blind_claims_k.yaml": (34, 43, 43, 0),
-    "blind_claims_l.yaml": (36, 43, 42, 0),
+    "blind_claims_k.yaml": (35, 43, 43, 0),
+    "blind_claims_l.yaml": (35, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (33, 43, 38, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
@@ -176,7 +176,7 @@ MEASURED = {
     # answers left unheld got phrases in general terms. Left: a senior answer that denies the
     # p99 "either:" before it sizes it, and "watch gpu memory" in a junior answer (vLLM's
     # memory reads full whatever the load: the claim is right to flag it)
-    "blind_claims_w.yaml": (41, 43, 41, 2),
+    "blind_claims_w.yaml": (42, 43, 41, 2),
     # corpus X (stop 53), whiteboard notes typed into a doc: Markdown tables, "Why:" lines,
     # arrows, inline equations; written blind; measured unread: 36 / 41 / 34 / 4. Then its
     # false claims were read: a figure spaced "38.4 / 4" read as two side by side (as a

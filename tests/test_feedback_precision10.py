@@ -341,3 +341,29 @@ def test_a_word_respelled_in_the_remark_after_a_number_is_not_noted() -> None:
 def test_a_misspelt_unit_that_is_read_is_still_noted() -> None:
     read = read_answer("96 sesions at 4k", "sequences")
     assert read.readings[0].note == "read 'sesions' as 'sessions'"
+
+
+# --- review 18 ------------------------------------------------------------------------------
+
+def test_a_value_with_its_unit_before_a_dash_and_its_working_is_the_answer() -> None:
+    read = read_answer("~93 GB — P(expert unused) = (6/8)^64 ≈ 1e-8, so every expert is read",
+                       "B")
+    assert [r.quantity.value for r in read.readings] == [93 * 10**9]
+
+
+def test_working_with_a_minus_sign_still_ends_in_its_result() -> None:
+    read = read_answer("192 - 138 - 10 = 44 GB", "B")
+    assert [r.quantity.value for r in read.readings] == [44 * 10**9]
+
+
+def test_users_not_slowed_down_much_is_no_claim_they_lose_nothing() -> None:
+    text = "Batching is efficient because GPUs are parallel, so each user is not slowed down much."
+    assert "no-per-user-slowdown" not in claimed("llama2-70b-mi300x", "3c-explain", text)
+    assert "no-per-user-slowdown" in claimed("llama2-70b-mi300x", "3c-explain",
+                                             "each user is not slowed down at all: full speed")
+
+
+def test_checking_the_drafted_tokens_for_one_step_earns_the_verify_concept() -> None:
+    text = ("At batch 1 the target is memory-bound: checking 5 tokens costs about the same as "
+            "one step.")
+    assert dimension("speculative-decoding", "when-it-pays", text, "mechanisms") > 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from click.testing import Result
@@ -61,8 +62,8 @@ def test_jamba_is_priced_as_the_moe_it_is(run: Run) -> None:
 def test_a_quantized_serving_says_the_tables_stay_sixteen_bit(run: Run) -> None:
     text = flat(run("calc", "--model", "llama-3.1-70b", "--gpu", "h100", "--weights-dtype",
                     "fp8").output)
-    assert "the embedding and LM head included (vLLM keeps those two in bf16: 2.1 GB more)" \
-        in text
+    assert "the embedding and LM head included (vLLM keeps those two in bf16, 2.1 GB more, " \
+        "not counted here)" in text
 
 
 def test_a_windowed_models_token_count_says_it_counts_every_layer(run: Run) -> None:
@@ -86,3 +87,14 @@ def test_the_engine_cap_names_the_answers_past_it(run: Run) -> None:
 def test_deepseeks_128_wide_mha_is_not_called_the_models_mha(run: Run) -> None:
     text = flat(run("solution", "deepseek-v3-mla-h200").output)
     assert "an MHA of 128-wide keys, below the model's own 624,640 B" in text
+
+
+def test_a_key_does_not_list_as_wrong_the_count_it_calls_as_right(run: Run, tmp_path: Path) -> None:
+    # variant 555592 of the 70B drill: 4c is 54 sequences, and 55 is as right (the quotient
+    # is 54.97); its row listed 55 as "rounded a count up" beside it (expert pass 25)
+    run("variants", "llama2-70b-mi300x", "--count", "2", "--seed", "1", "--out",
+        str(tmp_path / "v"))
+    key = next((tmp_path / "v").glob("*555592*key.md")).read_text(encoding="utf-8")
+    row = next(line for line in key.splitlines() if line.startswith("| 4c |"))
+    assert "55 is as right" in row
+    assert "55 sequences: rounded" not in row

@@ -158,7 +158,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
             tables = d.vocab * d.hidden * (1 if d.tied_embeddings else 2)
             kept = tables * (DTYPE_BYTES[d.native_weights_dtype] - d.weight_bytes_per_param)
             working += (f", the embedding and LM head included (vLLM keeps those two in "
-                        f"{d.native_weights_dtype}: {b(kept)} more)")
+                        f"{d.native_weights_dtype}, {b(kept)} more, not counted here)")
     add("weights_bytes", working, b(s["weights_bytes"]))
     if d.dp_attention and d.attention_params is not None:
         embedding = (f" + {b(s['embedding_table_bytes'])} embedding table"

@@ -409,6 +409,14 @@ def read_answer(text: str, unit: str = "") -> Answer:
         notes.append(f"ignored the aside '({aside[1].strip()})'")
         body, more_approx, _ = _tidy(body[: aside[0]])
         approximate = approximate or more_approx
+    dash = _DASH_REMARK.search(body)
+    head = None if dash is None or _WORKING_SEPARATOR.search(body[: dash.start()]) else \
+        _read_quietly(body[: dash.start()], unit, expected)
+    if dash and head is not None and head.had_unit:
+        # "~93 GB — P(expert unused) = (6/8)^64 ≈ 1e-8": a value with its unit, then a dash
+        # and a remark of its own working; the value is the answer, not the remark's last figure
+        notes.append(f"ignored the words after the dash: '{body[dash.end():].strip()}'")
+        body = body[: dash.start()]
     denial = _TRAILING_DENIAL.search(body)
     if denial and re.search(r"\d", body[: denial.start()]):
         # "4096 (the window), not 32768": the figure it is not is a remark
@@ -457,6 +465,8 @@ def read_answer(text: str, unit: str = "") -> Answer:
     )
 
 
+# A spaced dash before words (or a bracket): what follows is a remark on the value before it
+_DASH_REMARK = re.compile(r"\s+(?:—|–|--|-)\s+(?=[A-Za-z(])")
 # A figure the answer says it is not, after it: "4096, not 32768", "12 rather than 13"
 _TRAILING_DENIAL = re.compile(r"\s*[,;]?\s*\b(?:not|rather\s+than|instead\s+of)\s+[~≈]?\s*\d[^=]*$",
                               re.IGNORECASE)

@@ -195,10 +195,12 @@ def _key_rows(key: AnswerKey) -> list[dict[str, Any]]:
         tolerance = tolerance_of(step)
         # one row per value shown; none that would be marked right (an estimate's 215 for 214
         # is no mistake) or that shows as the reference does
+        # (nor the count on a knife edge the reference says is as right: 55 beside 54)
         shown = dict.fromkeys(
             (path, text) for path, value in reference.wrong
             if not close(value, reference.value, tolerance)
-            and (text := _show(value, reference.unit)) != reference.display)
+            and (text := _show(value, reference.unit)) != reference.display
+            and (reference.edge is None or text != _show(reference.edge, reference.unit)))
         deployment = key.deployment(step.id)
         wrong = [{"misconception": path, "value": value,
                   "mistake": WRONG_PATHS[path].mistake_in(deployment)}
