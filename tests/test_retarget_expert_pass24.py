@@ -98,3 +98,21 @@ def test_a_key_does_not_list_as_wrong_the_count_it_calls_as_right(run: Run, tmp_
     row = next(line for line in key.splitlines() if line.startswith("| 4c |"))
     assert "55 is as right" in row
     assert "55 sequences: rounded" not in row
+
+
+def test_a_crossover_in_tokens_lists_no_unit_mix_of_its_reference() -> None:
+    # N* = (F·2·KV/link − 2P) ÷ (2·L·H·d) is no plain ratio of bytes: the reference ÷ 1.0737
+    # is no slip anyone makes on the way (expert pass 25)
+    from trainer.drills.loader import find_drill
+    from trainer.drills.reference import AnswerKey
+
+    reference = AnswerKey(find_drill("swap-or-recompute")[0]).reference("mha-crossover")
+    assert not [path for path, _ in reference.wrong if path in ("gb-gib", "mb-mib", "kb-kib")]
+
+
+def test_a_budgets_tokens_still_list_the_unit_mixes() -> None:
+    from trainer.drills.loader import find_drill
+    from trainer.drills.reference import AnswerKey
+
+    reference = AnswerKey(find_drill("llama31-8b-h100")[0]).reference("live-tokens")
+    assert ("gb-gib", 425984) in [(path, int(value)) for path, value in reference.wrong]

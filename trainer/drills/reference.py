@@ -169,6 +169,7 @@ def _reads_bytes(deployment: Deployment, name: str) -> bool:
 
 # Times and rates that are bytes over a rate (or its inverse): a GB read as GiB on the way
 # rescales them by 1.0737.
+TOKENS_FROM_BYTES = frozenset({"max_tokens", "state_equivalent_tokens"})
 BYTES_OVER_A_RATE = frozenset({
     "decode_step_seconds", "tokens_per_second", "tokens_per_second_per_sequence",
     "batch1_ceiling_tokens_per_second", "kv_transfer_seconds", "draft_step_seconds",
@@ -366,7 +367,12 @@ class AnswerKey:
             # rate) along a wrong path is made a Fraction, as every reference is.
             found = [(path, v if isinstance(v, Fraction) else Fraction(v))
                      for path, v in self._wrong(step, deployment) if v >= 0]
-            found += unit_slips(value, unit, _reads_bytes(deployment, answer),
+            # a token count is rescaled by a prefix slip only where it is bytes over bytes per
+            # token (a budget's tokens, a state's worth): a crossover or a chunk is not
+            of_bytes = _reads_bytes(deployment, answer) and (
+                answer not in FORMULAS or dim_of_unit(unit) != TOKENS
+                or answer in TOKENS_FROM_BYTES)
+            found += unit_slips(value, unit, of_bytes,
                                 answer in BYTES_OVER_A_RATE)
             # the quotient one floor took away; not a count floored per rank and summed (DP
             # attention's 8 × 57 = 456 against 457.9 pooled: that is the pooling mistake)
