@@ -116,3 +116,14 @@ def test_a_budgets_tokens_still_list_the_unit_mixes() -> None:
 
     reference = AnswerKey(find_drill("llama31-8b-h100")[0]).reference("live-tokens")
     assert ("gb-gib", 425984) in [(path, int(value)) for path, value in reference.wrong]
+
+
+def test_a_modelled_pipeline_lists_no_slip_of_its_modelled_cards(run: Run, tmp_path: Path) -> None:
+    # TP8 × PP2 is modelled as 8 GPUs of twice the memory: "hbm_gb = 192 GB" there was one
+    # doubled GPU's figure, meaningless to an interviewer (expert pass 25)
+    run("variants", "llama31-405b-h200-tp", "--count", "2", "--seed", "1", "--out",
+        str(tmp_path / "v"))
+    rows = [line for path in (tmp_path / "v").glob("*key.md")
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| sessions-pp2 |")]
+    assert rows and all("hbm_gb =" not in row and "gpus =" not in row for row in rows)

@@ -47,6 +47,7 @@ from trainer.capacity.solver import (
     relaxed_value,
 )
 from trainer.capacity.wrong_paths import WRONG_PATHS
+from trainer.drills.model import Derived
 from trainer.drills.reference import AnswerKey
 from trainer.errors import KvdrillError
 from trainer.marking import chance, world
@@ -310,6 +311,10 @@ class _Problem:
     # it is a slip of that given, and is named so.
     aliases: tuple[tuple[str, str], ...] = ()
     card: str = ""  # the drill's GPU preset: its datasheet figure is "this card's"
+    # Inputs the step models rather than takes (`with: {hbm_gb: {of: hbm_gb, times: 2}}`: TP8
+    # × PP2 as 8 GPUs of twice the memory): their slots hold no figure a candidate typed, so
+    # no slip of them, or of the GPU count beside them, means anything.
+    modelled: frozenset[str] = frozenset()
 
     def __hash__(self) -> int:
         # Kept: a problem keys the caches below, and hashing its deployment field by field on
@@ -435,9 +440,15 @@ def _problem(key: AnswerKey, step_id: str, tolerance: Fraction | None = None) ->
     aliases = tuple((name, value) for name, value in step.with_.items()
                     if isinstance(value, str) and name in _BY_NAME and value in _BY_NAME)
     gpu = step.with_.get("gpu") or key.givens.get("gpu")
+    # (a card's memory or reserve scaled: a layout modelled, not a figure to slip on; a batch
+    # scaled, "twice your step 3a batch", is the candidate's own to work out)
+    modelled = frozenset(name for name, value in step.with_.items()
+                         if isinstance(value, Derived) and value.times != 1
+                         and name in _CARD_LAYOUT)
     return _Problem(deployment, step.answer, reference, relaxed, rounds,
                     _figures(key, deployment), has_unit, pins, tolerance, scale,
-                    aliases=aliases, card=_card_id(gpu))
+                    aliases=aliases, card=_card_id(gpu),
+                    modelled=modelled | {"gpus"} if modelled else modelled)
 
 
 def _card_id(gpu: object) -> str:
@@ -741,6 +752,9 @@ def _inputs_of(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
                  if _depends(problem, spec.slot, x0))
 
 
+_CARD_LAYOUT = frozenset({"hbm_gb", "reserve_gb", "bandwidth_tbs", "tflops"})
+
+
 @lru_cache(maxsize=4096)
 def _settable(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
     """The inputs the step's value may depend on (each with its true value, in slot units),
@@ -752,6 +766,8 @@ def _settable(problem: _Problem) -> tuple[tuple[_Input, Fraction], ...]:
     for spec, x0 in _positive_slots(problem.deployment):
         if spec.slot == problem.quantity:
             continue  # the step asks for this input: a wrong value of it is no slip of it
+        if spec.name in problem.modelled or spec.slot in problem.modelled:
+            continue
         given = _BY_NAME.get(aliases.get(spec.name, ""))
         # the given's name, words and candidates, set in this input's slot
         found.append((spec if given is None else
