@@ -367,3 +367,18 @@ def test_checking_the_drafted_tokens_for_one_step_earns_the_verify_concept() -> 
     text = ("At batch 1 the target is memory-bound: checking 5 tokens costs about the same as "
             "one step.")
     assert dimension("speculative-decoding", "when-it-pays", text, "mechanisms") > 0
+
+
+def test_ideas_held_to_nothing_beside_a_wrong_claim_are_said_not_nothing_earned() -> None:
+    # review 18: a wrong claim in the same answer held the trade-offs to nothing, and the
+    # feedback said "nothing in the text answers earned this dimension"
+    drill = find_drill("disaggregated-prefill")[0]
+    text = ("Disaggregation pays when prefill bursts would stall decode: prefill GPU time per "
+            "request is ~112 ms. The 100 GbE link moves 100 GB/s, so the transfer is free.")
+    score = score_attempt(drill, load_rubric(drill.rubric),
+                          marked("disaggregated-prefill", {"when-it-pays": text}))
+    held = [d for d in score.dimensions
+            if any("no credit beside a wrong claim in when-it-pays" in e for e in d.evidence)]
+    assert held
+    assert all("nothing in the text answers earned this dimension" not in d.evidence
+               for d in held)
