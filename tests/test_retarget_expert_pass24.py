@@ -127,3 +127,12 @@ def test_a_modelled_pipeline_lists_no_slip_of_its_modelled_cards(run: Run, tmp_p
             for line in path.read_text(encoding="utf-8").splitlines()
             if line.startswith("| sessions-pp2 |")]
     assert rows and all("hbm_gb =" not in row and "gpus =" not in row for row in rows)
+
+
+def test_a_key_names_no_slip_to_a_value_only_another_variant_gives(
+        run: Run, tmp_path: Path) -> None:
+    # "tpot_ms = 30 ms (another variant of this drill)": a value the candidate never saw
+    run("variants", "littles-law-capacity", "--count", "3", "--seed", "7", "--out",
+        str(tmp_path / "v"))
+    keys = " ".join(path.read_text(encoding="utf-8") for path in (tmp_path / "v").glob("*key.md"))
+    assert "another variant of this drill" not in keys

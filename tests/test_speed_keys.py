@@ -136,7 +136,8 @@ def _plain_slip_values(key: AnswerKey, step_id: str, limit: int = 4
                                                              scale=spec.scale)
         strongest += [(c.tier, order, named, c)
                       for c in diagnosis._candidates_of(problem, named, x0 / named.scale)
-                      if c.tier <= diagnosis.OWN]
+                      if c.tier <= diagnosis.OWN
+                      and not c.why.endswith(diagnosis._OTHER_VARIANT)]
         order += 1
     strongest.sort(key=lambda item: item[:2])
     taken = {reference.value, *(v for _, v in reference.wrong)}

@@ -639,6 +639,9 @@ def _built(key: AnswerKey, givens: dict[str, Any]) -> Deployment | None:
     return variant
 
 
+_OTHER_VARIANT = "another variant of this drill"
+
+
 def _variant_why(spec: _Input, value: Fraction, fields: list[str], values: Sequence[Any]
                  ) -> str:
     chosen = dict(zip(fields, values, strict=False))
@@ -649,7 +652,7 @@ def _variant_why(spec: _Input, value: Fraction, fields: list[str], values: Seque
             return world.model_label(find_model(str(chosen["model"]))) + "'s"
     except KvdrillError:
         pass
-    return f"{spec.label}: another variant of this drill"
+    return f"{spec.label}: {_OTHER_VARIANT}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1769,9 +1772,11 @@ def slip_values(key: AnswerKey, step_id: str, limit: int = 4,
             continue  # no classic slip, no value of the drill's own: no strong candidate
         if reads is not None and spec.slot not in reads:
             continue
+        # (a value only another variant of the drill gives means nothing to the interviewer
+        # reading this variant's key: the candidate never saw it)
         strongest += [(candidate.tier, order, spec, x0, candidate)
                       for candidate in _candidates(problem, spec, x0 / spec.scale, True)
-                      if candidate.tier <= OWN]
+                      if candidate.tier <= OWN and not candidate.why.endswith(_OTHER_VARIANT)]
     strongest.sort(key=lambda item: item[:2])
     depends: dict[str, bool] = {}
     taken = {reference.value, *(v for _, v in reference.wrong)}
