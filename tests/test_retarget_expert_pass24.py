@@ -136,3 +136,13 @@ def test_a_key_names_no_slip_to_a_value_only_another_variant_gives(
         str(tmp_path / "v"))
     keys = " ".join(path.read_text(encoding="utf-8") for path in (tmp_path / "v").glob("*key.md"))
     assert "another variant of this drill" not in keys
+
+
+def test_a_value_two_mistakes_give_is_said_once_with_both(run: Run, tmp_path: Path) -> None:
+    # disaggregated-prefill: a link read in bytes and a dtype's bits as bytes both give 85.9 ms
+    run("variants", "disaggregated-prefill", "--count", "1", "--seed", "7", "--out",
+        str(tmp_path / "v"))
+    key = next((tmp_path / "v").glob("*key.md")).read_text(encoding="utf-8")
+    rows = [line for line in key.splitlines() if "(link-bits-as-bytes), or used the dtype's "
+            "bits as bytes" in line]
+    assert rows and all(row.count("85.9 ms:") == 1 for row in rows)

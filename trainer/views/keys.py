@@ -223,8 +223,12 @@ def key_markdown(key: AnswerKey, variant: int | None) -> str:
               "| step | reference | a wrong value means | a slip's value means (likely) |",
               "|---|---|---|---|"]
     for row in key_rows(key):
-        wrong = "; ".join(f"{w['value']}: {w['mistake']} ({w['misconception']})"
-                          for w in row["wrong"]) or "—"
+        # one value that two mistakes give is said once, with both: "or", not two entries
+        by_value: dict[str, list[str]] = {}
+        for w in row["wrong"]:
+            by_value.setdefault(w["value"], []).append(f"{w['mistake']} ({w['misconception']})")
+        wrong = "; ".join(f"{value}: {', or '.join(meanings)}"
+                          for value, meanings in by_value.items()) or "—"
         slips = "; ".join(f"{s['value']}: {s['means']}" for s in row["slips"]) or "—"
         lines.append(f"| {row['id']} | {row['reference']} | {wrong} | {slips} |")
     lines += ["", "## Worked solution", "", worked_solution(key)]
