@@ -382,3 +382,4 @@ def test_ideas_held_to_nothing_beside_a_wrong_claim_are_said_not_nothing_earned(
     assert held
     assert all("nothing in the text answers earned this dimension" not in d.evidence
                for d in held)
+
