@@ -8,6 +8,8 @@ Each test of a fix failed before; the guards beside them pass on both."""
 
 from __future__ import annotations
 
+import pytest
+
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import Mark, mark_sheet
@@ -383,3 +385,13 @@ def test_ideas_held_to_nothing_beside_a_wrong_claim_are_said_not_nothing_earned(
     assert all("nothing in the text answers earned this dimension" not in d.evidence
                for d in held)
 
+
+
+@pytest.mark.parametrize(("typed", "gigabytes"), [
+    ("192 GB - (138 + 10) = 44 GB", 44), ("192 GB - (138 GB + 10 GB) = 44 GB", 44),
+    ("141 GB -- weights = 125 GB", 125)])
+def test_a_minus_or_a_dash_before_working_that_ends_in_a_unit_is_working(
+        typed: str, gigabytes: int) -> None:
+    # a spaced "-" is a minus, and a remark whose last figure has a unit is the working that
+    # ends in the answer: only a remark of something else after a dash is set aside
+    assert [r.quantity.value for r in read_answer(typed, "B").readings] == [gigabytes * 10**9]

@@ -412,7 +412,12 @@ def read_answer(text: str, unit: str = "") -> Answer:
     dash = _DASH_REMARK.search(body)
     head = None if dash is None or _WORKING_SEPARATOR.search(body[: dash.start()]) else \
         _read_quietly(body[: dash.start()], unit, expected)
-    if dash and head is not None and head.had_unit:
+    # (a remark whose own last figure has a unit is working that ends in the answer:
+    # "141 GB -- weights = 125 GB")
+    tail_result = None if dash is None else _read_quietly(
+        _WORKING_SEPARATOR.split(body[dash.end():])[-1], unit, expected)
+    if dash and head is not None and head.had_unit and not (
+            tail_result is not None and tail_result.had_unit):
         # "~93 GB — P(expert unused) = (6/8)^64 ≈ 1e-8": a value with its unit, then a dash
         # and a remark of its own working; the value is the answer, not the remark's last figure
         notes.append(f"ignored the words after the dash: '{body[dash.end():].strip()}'")
@@ -466,7 +471,7 @@ def read_answer(text: str, unit: str = "") -> Answer:
 
 
 # A spaced dash before words (or a bracket): what follows is a remark on the value before it
-_DASH_REMARK = re.compile(r"\s+(?:—|–|--|-)\s+(?=[A-Za-z(])")
+_DASH_REMARK = re.compile(r"\s+(?:—|–|--)\s+(?=[A-Za-z(])")  # (a spaced "-" is a minus)
 # A figure the answer says it is not, after it: "4096, not 32768", "12 rather than 13"
 _TRAILING_DENIAL = re.compile(r"\s*[,;]?\s*\b(?:not|rather\s+than|instead\s+of)\s+[~≈]?\s*\d[^=]*$",
                               re.IGNORECASE)
