@@ -395,3 +395,8 @@ def test_a_minus_or_a_dash_before_working_that_ends_in_a_unit_is_working(
     # a spaced "-" is a minus, and a remark whose last figure has a unit is the working that
     # ends in the answer: only a remark of something else after a dash is set aside
     assert [r.quantity.value for r in read_answer(typed, "B").readings] == [gigabytes * 10**9]
+
+
+@pytest.mark.parametrize("typed", ["44 GB, 8", "44 GB, 8 sessions"])
+def test_a_figure_after_a_comma_in_another_unit_or_none_is_a_remark(typed: str) -> None:
+    assert [r.quantity.value for r in read_answer(typed, "B").readings] == [44 * 10**9]

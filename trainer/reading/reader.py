@@ -432,7 +432,10 @@ def read_answer(text: str, unit: str = "") -> Answer:
     body = _APPROX_AFTER_WORKING.sub(r"\1 ≈ ", body)
     parts = _WORKING_SEPARATOR.split(body)
     final_figure = _FINAL_FIGURE.match(parts[-1].strip())
-    if final_figure and _WORKING_WORDS.search(final_figure.group("working")):
+    final_reading = None if final_figure is None else _read_quietly(
+        final_figure.group("final"), unit, expected)
+    if final_figure and _WORKING_WORDS.search(final_figure.group("working")) \
+            and final_reading is not None and final_reading.quantity.dim == expected:
         # "8 of 1008 slots empty, ~0.8%", "21 layers x 32768 …: 6.34 GB": working in words
         # or arithmetic, then after a comma or colon the figure it comes to
         parts[-1:] = [final_figure.group("working"), final_figure.group("final")]
@@ -479,7 +482,8 @@ _TRAILING_DENIAL = re.compile(r"\s*[,;]?\s*\b(?:not|rather\s+than|instead\s+of)\
 _FINAL_FIGURE = re.compile(
     r"^(?P<working>.*\d.*?)\s*[,:;]\s+(?P<final>(?:[~≈]\s*|(?:about|approx\.?|roughly|around)\s+)?"
     r"\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?\s*(?:%|[kmgt]i?b|b|bytes|ms|µs|us|s|tok(?:en)?s?(?:/s)?"
-    r"|sequences|sessions|seqs|users|blocks|steps|x|×)?)$", re.IGNORECASE)
+    r"|sequences|sessions|seqs|users|blocks|steps|x|×))$", re.IGNORECASE)  # (its unit: a
+# bare figure after a comma, "44 GB, 8", is a remark, as it always was)
 # What makes the part before such a figure working, not a list of figures ("29, 30")
 _WORKING_WORDS = re.compile(r"[A-Za-z]{2,}|[-+*/×÷^]")
 
