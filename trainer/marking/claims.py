@@ -179,11 +179,7 @@ def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
 def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
     # Every unnegated occurrence of each part, by the span it sits in.
     by_part: list[dict[int, list[tuple[int, int]]]] = []
-    for index, part in enumerate(claim.parts):
-        # a later part that is itself a denial ("doesn't help the step") is the claim's
-        # predicate: its "not" after this part is what the claim says, not a dismissal of it
-        denied_later = any(is_negator(token) for later in claim.parts[index + 1:]
-                           for phrase in later for token in phrase_words(phrase))
+    for part, denied_later in zip(claim.parts, _denied_later(claim), strict=True):
         found: dict[int, list[tuple[int, int]]] = {}
         for phrase in part:
             for variant in _variants(phrase):
@@ -201,6 +197,15 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
     # "but" between them that would start another statement.
     return len(by_part) > 2 and _said_in_one_span(reading, spans, claim, by_part[1:],
                                                   lead=by_part[0])
+
+
+@lru_cache(maxsize=1024)
+def _denied_later(claim: WrongClaim) -> tuple[bool, ...]:
+    """For each part, whether a later part is itself a denial ("doesn't help the step"): that
+    part's "not" after this one is the claim's predicate, not a dismissal of it."""
+    denials = [any(is_negator(token) for phrase in part for token in phrase_words(phrase))
+               for part in claim.parts]
+    return tuple(any(denials[index + 1:]) for index in range(len(denials)))
 
 
 _OPERATORS = frozenset("×x÷/+-")

@@ -168,6 +168,7 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
     for step_id, text in answered:
         if step_id not in budget and not depth(text):
             budget[step_id] = LIST_CAP
+    held_to_nothing = False  # a concept said but held to nothing beside a wrong claim
     for concept in concepts:
         best, where, source = Fraction(0), "", ""
         label = _without_figures(concept.label) if retargeted else concept.label
@@ -181,18 +182,23 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         # one written for it is the evidence, not a clause of another step's
         texts = dict(sorted(answered, key=lambda a: concept.id not in asks.get(a[0], ())))
         withheld = ""  # said, but held to nothing beside a wrong claim: said so, not "nothing"
+        capped = False  # the evidence is a credit a wrong claim beside it held down
         for step_id, text in texts.items():
             credit, note = concept_credit(concept, text, figures)
+            held_down = False
             if made.get(step_id):
                 cap = _junior_credit(drill, step_id, concept, figures)
                 if credit > cap:
                     held = "no credit" if cap == 0 else "held to the junior answer's credit"
                     if cap == 0 and not withheld:
                         withheld = f"{label}: {note}, no credit beside a wrong claim in {step_id}"
-                    credit, note = cap, f"{note}, {held} beside a wrong claim"
+                    credit, note, held_down = cap, f"{note}, {held} beside a wrong claim", True
             if credit > best:
                 best, where, source = credit, f"{label}: {note} in {step_id}", step_id
-        where = where or withheld
+                capped = held_down
+        if not where and withheld:
+            where, capped = withheld, True
+        held_to_nothing = held_to_nothing or (capped and bool(where))
         if source in budget:
             best = min(best, budget[source])
             budget[source] -= best
@@ -208,7 +214,7 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
                 if step_id in earning and not made.get(step_id)), default=Fraction(0))
     score = _round_fine(dimension.max * ((1 - DEPTH_SHARE) * share + DEPTH_SHARE * deep))
     concepts_alone = _round_fine(dimension.max * share)
-    if not earned and not any("beside a wrong claim" in line for line in evidence):
+    if not earned and not held_to_nothing:
         evidence.append("nothing in the text answers earned this dimension")
     else:
         # (how fully the answers explain is half the score: said once under the rubric, not
