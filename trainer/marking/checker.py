@@ -743,7 +743,10 @@ def _carried_within(reading: ParsedAnswer, reference: Reference,
         return ""
     if any(_agrees(value, c, CARRY_TOLERANCE, grain) for c in carried_right()):
         return ""
-    follows = next((c for c in carried() if _agrees(value, c, CARRY_TOLERANCE, grain)), None)
+    # the nearest of the values one's answers give (103 from one's 424k tokens, not the 105
+    # one's budget and bytes per token give)
+    follows = min((c for c in carried() if _agrees(value, c, CARRY_TOLERANCE, grain)),
+                  key=lambda c: abs(value - c), default=None)
     if follows is None:
         return ""
     return (f"right within the step's tolerance; it follows from your earlier answers "
@@ -757,8 +760,9 @@ def _before_rounding(reading: ParsedAnswer, reference: Reference, tolerance: Fra
     ratio of 36.3 and 4.61 sessions, 7.87, where the whole counts give 9): say so."""
     value = reading.quantity.value
     past = next((a for a in reference.alternatives if a < value), None)
-    if unit == "sequences" and past is not None and value > reference.value:
-        # 8 for 7.81: rounding a count up is no rounding the sheet did (7 whole ones fit)
+    if unit == "sequences" and past is not None and reference.value < value <= math.ceil(past):
+        # 8 for 7.81: rounding a count up is no rounding the sheet did (7 whole ones fit);
+        # 103 for 97.5 is no rounding at all, only a figure within the tolerance
         whole = math.floor(past)
         return (f"within the tolerance, though only {whole} whole "
                 f"{'sequence' if whole == 1 else 'sequences'} fit ({show(past, unit)} "
