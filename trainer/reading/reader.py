@@ -233,8 +233,9 @@ def _shown(q: Quantity, unit_text: str | None) -> str:
         return natural
     number = exact_text(typed_value)
     left = f"{number}%" if unit_text == "%" else f"{number} {_counted(unit_text, number)}"
-    if natural.split(" ")[0] == number:
-        return left
+    number_shown, _, unit_shown = natural.partition(" ")
+    if number_shown == number or (unit_shown and unit_shown == left.partition(" ")[2]):
+        return left  # (in the unit typed, its natural form is only the figure rounded)
     return f"{left} = {natural}"
 
 
