@@ -75,3 +75,18 @@ def test_every_token_seeing_the_whole_document_only_indirectly_is_no_claim() -> 
     text = ("through the stacked windows every token sees the whole document only indirectly, "
             "and recall fades past 4,096")
     assert claimed("sliding-window-kv", "what-windows-cost", text) == []
+
+
+def test_a_claim_asked_as_a_question_is_not_made() -> None:
+    text = "Maybe you could offload some experts to the CPU though?"
+    assert claimed("deepseek-v3-mla-h200", "experts-and-levers", text) == []
+
+
+def test_the_same_claim_said_is_made() -> None:
+    text = "You could offload some experts to the CPU."
+    assert claimed("deepseek-v3-mla-h200", "experts-and-levers", text) != []
+
+
+def test_a_question_answered_by_the_claim_is_still_the_claim() -> None:
+    text = "Does TP=16 halve the KV per GPU? Yes: at TP=16 the KV per GPU halves."
+    assert "tp16-halves-kv-per-gpu" in claimed("llama31-405b-h200-tp", "why-less", text)

@@ -236,6 +236,8 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
         if _attributed(reading, spans, span, first) or _condition_of_denial(reading, spans,
                                                                            span, first):
             continue
+        if reading.item[first] in reading.questions:
+            continue  # asked, not said: "maybe you could offload some experts to the CPU?"
         said = _predicated(reading, parts[0][span] if lead is None else lead.get(span, []),
                            [place for found in parts[1:] for place in found[span]])
         if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span),

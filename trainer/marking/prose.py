@@ -202,6 +202,7 @@ class Reading:
     listed_items: frozenset[int]
     starts: Mapping[str, tuple[int, ...]]
     numbers: tuple[tuple[int, float], ...]  # (position, value) of every number token
+    questions: frozenset[int] = frozenset()  # the items of sentences that end in "?"
 
 
 @lru_cache(maxsize=256)
@@ -246,13 +247,15 @@ def read_text(text: str) -> Reading:
         for name in ("sentence", "item", "clause")[("sentence", "item", "clause").index(level):]:
             state[name] += 1
 
+    questions: set[int] = set()
     for block in _sentences(_fold(text)):
-        for index, (lines, carries_on) in enumerate(block):
+        for index, (lines, carries_on, asked) in enumerate(block):
             if index == 0 or not carries_on:
                 new("sentence")
             else:
                 new("item")
                 joined.add(state["sentence"])  # two sentences read as one (a bullet's)
+            first_item = state["item"]
             for line_index, line in enumerate(lines):
                 if line_index and len(lines[line_index - 1].split()) <= _SHORT_LINE:
                     new("item")
@@ -274,6 +277,8 @@ def read_text(text: str) -> Reading:
                         sentence.append(state["sentence"])
                         item.append(state["item"])
                         clause.append(state["clause"])
+            if asked:
+                questions.update(range(first_item, state["item"] + 1))
     reasoned, listed = _reasoning(tokens, sentence, item, frozenset(joined))
     starts: dict[str, list[int]] = {}
     for position, token in enumerate(tokens):
@@ -281,26 +286,31 @@ def read_text(text: str) -> Reading:
     numbers = tuple((position, value) for position, token in enumerate(tokens)
                     if (value := _as_float(token)) is not None)
     return Reading(tuple(tokens), tuple(sentence), tuple(item), tuple(clause), reasoned, listed,
-                   {k: tuple(v) for k, v in starts.items()}, numbers)
+                   {k: tuple(v) for k, v in starts.items()}, numbers, frozenset(questions))
 
 
-def _sentences(text: str) -> Iterable[list[tuple[list[str], bool]]]:
-    """Blocks (a bullet or a paragraph), each a list of sentences; a sentence is its lines and
-    whether it carries on the sentence before (it opens with "it", "this", "so" ...)."""
+def _sentences(text: str) -> Iterable[list[tuple[list[str], bool, bool]]]:
+    """Blocks (a bullet or a paragraph), each a list of sentences; a sentence is its lines,
+    whether it carries on the sentence before (it opens with "it", "this", "so" ...) and
+    whether it ends in a question mark."""
     block: list[str] = []
     bulleted = False
 
-    def flush() -> list[tuple[list[str], bool]]:
+    def flush() -> list[tuple[list[str], bool, bool]]:
         joined = "\n".join(block)
         joined = _ABBREVIATIONS.sub(r"\1", joined)
-        out: list[tuple[list[str], bool]] = []
-        for piece in _SENTENCE_END.split(joined):
-            lines = [line for line in piece.split("\n") if line.strip()]
+        out: list[tuple[list[str], bool, bool]] = []
+        ends = list(_SENTENCE_END.finditer(joined))
+        starts = [0, *(end.end() for end in ends)]
+        for index, start in enumerate(starts):
+            stop = ends[index].start() if index < len(ends) else len(joined)
+            asked = index < len(ends) and "?" in ends[index].group()
+            lines = [line for line in joined[start:stop].split("\n") if line.strip()]
             if not lines:
                 continue
             first = lines[0].split()
             opener = _stem(re.sub(r"[^a-z]", "", first[0])) if first else ""
-            out.append((lines, bool(out) and (bulleted or opener in _ANAPHORA)))
+            out.append((lines, bool(out) and (bulleted or opener in _ANAPHORA), asked))
         return out
 
     for raw in text.split("\n"):
