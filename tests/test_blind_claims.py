@@ -125,7 +125,9 @@ MEASURED = {
     # corpus N, measured unread: 37 / 41 / 29 / 0
     # (and one wrong held less, 29 → 28, when "2 GPUs" stopped earning the TP-cost concept:
     # the junior it lifted had said "copied on two GPUs" of a KV head, no cost at all)
-    "blind_claims_n.yaml": (37, 41, 43, 0),
+    # (and one ordered less, 37 → 36, in stop 54: its mid answer's rejected hypothesis
+    # "max_model_len reserved per request" no longer earns the KV-levers concept of the action)
+    "blind_claims_n.yaml": (36, 41, 43, 0),
     # corpus O (stop 49), measured unread: 33 / 42 / 33 / 0; then a helper who never opened P
     # wrote claims for the unheld wrong answers of L, N and O in general terms
     "blind_claims_o.yaml": (35, 42, 43, 0),
@@ -182,7 +184,14 @@ MEASURED = {
     # false claims were read: a figure spaced "38.4 / 4" read as two side by side (as a
     # table's cells are), "vs 3 needed" beside the 2,000-slot figure, "the MoE version of
     # forgot-weights". Left: "watch gpu memory" in a junior answer (the claim is right)
-    "blind_claims_x.yaml": (39, 42, 33, 1),
+    "blind_claims_x.yaml": (39, 42, 34, 1),
+    # corpus Y (stop 54), terse experts and wordy juniors: seniors in one to four dense lines,
+    # juniors long and hedged; written blind; measured unread: 13 / 43 / 40 / 8. Its seniors
+    # match fewer concept phrases than its mids (as R's do): ordering is the weak figure. Of
+    # its false claims, two were questions ("maybe you could offload some experts to the
+    # CPU?"), now not read as said; the six left are junior answers that do say, hedged, what
+    # the claim says (fragmentation "could be a big one", K and V "for the 64 heads")
+    "blind_claims_y.yaml": (14, 43, 40, 6),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

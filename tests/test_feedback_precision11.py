@@ -4,10 +4,13 @@ the guards beside them pass on both."""
 
 from __future__ import annotations
 
-from trainer.drills.loader import find_drill
+import pytest
+
+from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.claims import claims_made
+from trainer.marking.scoring import score_attempt
 
 TP2 = "llama31-70b-tp2-h100"
 # the budget with the 4 GB reserve counted once for the pair (69.45 GB, not 65.4), carried
@@ -90,3 +93,158 @@ def test_the_same_claim_said_is_made() -> None:
 def test_a_question_answered_by_the_claim_is_still_the_claim() -> None:
     text = "Does TP=16 halve the KV per GPU? Yes: at TP=16 the KV per GPU halves."
     assert "tp16-halves-kv-per-gpu" in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+# --- review 19: slips read from the working --------------------------------------------------
+
+def test_a_working_figure_the_right_working_uses_names_no_slip() -> None:
+    # 15 is the weights a step reads (15.01 GB), not a checkpoint of 15 GB: the slip is the
+    # 0.512 GB per sequence (512 MiB written as GB), and no input slip is read from the 15
+    mark = marked("chunked-prefill-tpot", {
+        "decode-step": "(15 + 64 x 0.512)/3.4 = 47.8/3.4 ≈ 14.05 ms"})["decode-step"]
+    assert mark.verdict == "wrong"
+    assert "weights_gb" not in mark.feedback
+    assert mark.diagnosis is None
+
+
+def test_a_ceiling_in_the_working_rules_out_rounding_down() -> None:
+    mark = marked("littles-law-capacity", {"replicas": "238/166 = 1.4 → 2"})["replicas"]
+    assert mark.verdict == "wrong"
+    assert "rounded-down" not in mark.misconceptions
+    assert "rounded a count down" not in mark.feedback
+
+
+def test_a_floor_in_the_working_names_rounding_down_alone() -> None:
+    mark = marked("littles-law-capacity", {"replicas": "238/94 = 2.5 → 2"})["replicas"]
+    assert mark.misconceptions == ("rounded-down",)
+
+
+def test_a_bare_wrong_count_still_names_its_mistakes() -> None:
+    mark = marked("littles-law-capacity", {"replicas": "2"})["replicas"]
+    assert "rounded-down" in mark.misconceptions
+
+
+def test_a_session_count_is_not_carried_from_the_session_without_its_window() -> None:
+    # 107 is what leaving out the reserve gives; the 4 GB typed for the session without a
+    # window (4.29 GB) is no earlier answer this count follows from
+    mark = marked("sliding-window-kv", {
+        "mistral-per-sequence": "512 MB", "mistral-per-sequence-full": "4 GB",
+        "mistral-sessions": "~107 (72 - 14.5 = 57.5 GB / 0.537)"})["mistral-sessions"]
+    assert mark.verdict == "correct"
+    assert "follows from your earlier answers" not in mark.feedback
+    assert "left out the reserve" in mark.feedback
+
+
+# --- review 19: wrong claims credited or missed --------------------------------------------------
+
+@pytest.mark.parametrize(("drill_id", "step_id", "text", "claim"), [
+    ("prefix-caching", "when-not",
+     "A per-user line at the start doesn't matter much since the common text after it still "
+     "matches.", "shared-text-anywhere"),
+    ("prefix-caching", "when-not",
+     "Once cached, a prefix block is pinned and never evicted while the server runs, so the "
+     "hit rate only drops on restart.", "prefix-never-evicted"),
+    ("observed-concurrency-lower", "evidence",
+     "its 'Maximum concurrency' line is computed at our 4,096-token average, so it should "
+     "read 96.", "logged-concurrency-at-average-context"),
+    ("observed-concurrency-lower", "hypotheses",
+     "Each token stores K and V for all 32 attention heads, 512 KiB in bf16, so the card "
+     "holds about 99k live tokens", "kv-for-every-query-head"),
+    ("decode-roofline-vs-measured", "long-why",
+     "Flash-decoding fixes it by compressing the KV it reads, so a long sequence streams "
+     "fewer bytes per step.", "flash-decoding-reads-less"),
+    ("littles-law-capacity", "plan",
+     "Little's law only holds for Poisson arrivals, which chat traffic at peak roughly is.",
+     "littles-law-needs-poisson"),
+    ("sliding-window-kv", "what-windows-cost",
+     "Anything more than 4,096 tokens back is completely invisible to a windowed model: no "
+     "layer can reach it at all.", "beyond-window-invisible"),
+    ("sliding-window-kv", "what-windows-cost",
+     "Since both models window every layer they cost the same in quality.",
+     "both-models-window-every-layer"),
+    ("chunked-prefill-tpot", "trade-off",
+     "I price every step at the H200's HBM bandwidth of 4.8 TB/s: the 64 streams' KV read "
+     "takes about 7.2 ms", "size-on-datasheet-rates"),
+    ("chunked-prefill-tpot", "trade-off",
+     "In vLLM, max_num_batched_tokens counts only the prefill (chunk) tokens, so I'd set it "
+     "to 320", "batched-tokens-prefill-only"),
+    ("llama31-405b-h200-tp", "fix",
+     "TP=16 is fine for capacity since the heads are split evenly; if latency matters, run "
+     "TP8 x PP2 instead, which gives the same ~174 sessions.", "tp16-heads-split-evenly"),
+    ("llama31-405b-h200-tp", "why-less",
+     "The budget grows about 3x because the weights are stored only on the first node, so "
+     "the second node's memory is all KV", "weights-on-one-node"),
+])
+def test_the_reviewed_wrong_claim_is_caught(drill_id: str, step_id: str, text: str,
+                                            claim: str) -> None:
+    assert claim in claimed(drill_id, step_id, text)
+
+
+@pytest.mark.parametrize(("drill_id", "step_id", "text"), [
+    ("prefix-caching", "when-not",
+     "put the per-user line after the shared text, or nothing after it matches."),
+    ("prefix-caching", "when-not", "A prefix block is never evicted while a running request "
+                                   "uses it."),
+    ("observed-concurrency-lower", "evidence",
+     "the Maximum concurrency line is for max_model_len requests, not our average context: "
+     "about 13."),
+    ("observed-concurrency-lower", "hypotheses",
+     "K and V for the 8 KV heads, not the 32 query heads: 128 KiB per token."),
+    ("decode-roofline-vs-measured", "long-why",
+     "flash-decoding splits the KV of each sequence across thread blocks so 8 sequences fill "
+     "the SMs; it reads the same bytes, not fewer."),
+    ("littles-law-capacity", "plan",
+     "Little's law holds for any arrival process; Poisson only matters for the p99 spread."),
+    ("sliding-window-kv", "what-windows-cost",
+     "A single windowed layer never sees tokens more than 4,096 back directly; they reach it "
+     "only through the stack, fading."),
+    ("sliding-window-kv", "what-windows-cost",
+     "Mistral windows every layer, Gemma only 21 of 42: its global layers keep full recall."),
+    ("chunked-prefill-tpot", "trade-off",
+     "max_num_batched_tokens ~ 384: the 320-token chunk plus the 64 decode tokens"),
+    ("llama31-405b-h200-tp", "fix",
+     "TP8 x PP2: each node holds half the layers, one KV head per GPU, nothing replicated, "
+     "252 KiB per token on TP16's 1,479 GB budget: about 174 sessions."),
+    ("llama31-405b-h200-tp", "why-less",
+     "The budget grows about 3x because the weights are split over all 16 GPUs."),
+])
+def test_the_right_answer_beside_it_is_no_claim(drill_id: str, step_id: str,
+                                                text: str) -> None:
+    assert claimed(drill_id, step_id, text) == []
+
+
+def test_a_sentence_starting_inside_a_wrapped_line_keeps_its_claim_whole() -> None:
+    # "it⏎swaps": the sentence's first line is the tail of a longer one, not a short line
+    text = ("the copy runs on the DMA engines. vLLM V1 already does this: it\n"
+            "swaps preempted sequences to CPU memory by default.")
+    assert "vllm-swaps-by-default" in claimed("swap-or-recompute", "policy", text)
+
+
+# --- review 19: credit read from the right words ----------------------------------------------
+
+def evidence(drill_id: str, answers: dict[str, str], dimension_id: str) -> str:
+    drill = find_drill(drill_id)[0]
+    score = score_attempt(drill, load_rubric(drill.rubric), marked(drill_id, answers))
+    return " ".join(next(d for d in score.dimensions if d.id == dimension_id).evidence)
+
+
+def test_a_percentage_is_no_figure_of_a_count() -> None:
+    said = evidence("observed-concurrency-lower", {"hypotheses": (
+        "max_model_len reservation would give 3, far too few; a 10 GB reserve gives 21, "
+        "about 12% less, not enough alone.")}, "hypotheses")
+    assert "with '12'" not in said
+
+
+def test_a_rejected_reservation_hypothesis_is_no_lever() -> None:
+    said = evidence("observed-concurrency-lower", {
+        "hypotheses": "max_model_len reservation would give 12 (-88%), far too much.",
+        "action": "No purchase yet: pull FP8 KV, prefix caching and per-tier caps first."},
+        "action")
+    assert "'max_model_len'" not in said
+
+
+def test_a_contradicted_dimension_is_not_also_said_to_earn_nothing() -> None:
+    said = evidence("sliding-window-kv", {"what-windows-cost": (
+        "Since both models window every layer they cost the same in quality.")}, "levers")
+    assert "contradicted by the wrong claim" in said
+    assert "nothing in the text answers earned" not in said

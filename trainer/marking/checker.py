@@ -349,6 +349,17 @@ def check_numeric(
         paths, certain = _explaining(step, value, reading.resolution, reference, band,
                                      ruled_out, d, mixes_tie=converted,
                                      made_before=made_before)
+        # working that rounds its own quotient the other way rules the rounding slip out
+        # (239/166 = 1.4 → 2 took the ceiling: 2 is no count rounded down, whatever gives it)
+        # (and makes the value's other coincidences no surer: none is named)
+        if any(_rounded_otherwise(p.id, value, figures) for p in paths):
+            paths = []
+        # working that rounds its own quotient this way shows the rounding slip itself
+        # (238/94 = 2.5 → 2): named alone, not beside a coincidence that gives 2 too
+        shown_rounding = [p for p in paths if p.id in ROUNDINGS
+                          and _rounded_otherwise(_OTHER_ROUNDING[p.id], value, figures)]
+        if shown_rounding:
+            paths = shown_rounding
         if fed_by:
             # where the step is worked from an earlier answer that was wrong and moves it, a
             # mistake named on the key's figures blames one slip for two (8 KV heads per GPU
@@ -1168,10 +1179,11 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
     reference are twice it where the KV is fp8)."""
     if step.kind != "numeric":
         return ()
-    # a quantity an earlier answer gave right for this very step (Gemma's bytes per sequence,
-    # depended on): no other step's answer to it (Mistral's) stands for it here, converted
+    # a quantity an earlier answer gave for this very step (Gemma's bytes per sequence,
+    # depended on), right or wrong: no other step's answer to it (Mistral's, or the session
+    # without its window) stands for it here, converted
     settled = {key.drill.step(earlier_id).answer for earlier_id, mark in marks.items()
-               if mark.verdict == "correct" and mark.is_numeric
+               if mark.verdict in ("correct", "wrong") and mark.is_numeric
                and earlier_id in (step.ratio_of or step.depends_on)}
     forms: dict[str, tuple[Fraction, ...]] = {}
     for earlier_id, mark in marks.items():
@@ -1555,6 +1567,18 @@ def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, .
 
 
 _FIGURE = re.compile(r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\w.])")
+
+
+_OTHER_ROUNDING = {"rounded-down": "rounded-up", "rounded-up": "rounded-down"}
+
+
+def _rounded_otherwise(path_id: str, value: Fraction, figures: tuple[Fraction, ...]) -> bool:
+    """Whether the working shows a fraction the answer is the other rounding of: its ceiling
+    for "rounded-down", its floor for "rounded-up"."""
+    if path_id not in ROUNDINGS or value.denominator != 1:
+        return False
+    other = math.ceil if path_id == "rounded-down" else math.floor
+    return any(f.denominator != 1 and other(f) == value for f in figures)
 
 
 def _figures(working: str) -> tuple[Fraction, ...]:

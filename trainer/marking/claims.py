@@ -137,7 +137,10 @@ def _spans(reading: Reading) -> list[int]:
         # "and" before a verb of its own shares the clause's subject: "FP8 weights halve the
         # model and double the KV" says both of the weights
         shared = token == "and" and position + 1 < len(reading.tokens) \
-            and reading.tokens[position + 1] in _stems(_SHARED_SUBJECT)
+            and (reading.tokens[position + 1] in _stems(_SHARED_SUBJECT)
+                 # "K and V" names one thing, the cache: no second clause
+                 or (position and len(reading.tokens[position - 1]) == 1
+                     and len(reading.tokens[position + 1]) == 1))
         if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared):
             span += 1
         if new_item:

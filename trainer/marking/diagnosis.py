@@ -398,7 +398,39 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
     spec, slip = next(iter(found.values()))
     if (slip.input, slip.implied) in _listed_changes(problem, mistakes):
         return None
+    if _a_right_figure(key, problem, slip.implied):
+        # 0.839 in (172.8 − 4 − 29.3) / 0.839 is the KV of a request in GB, not a utilisation;
+        # 15 in (15 + 64 × 0.512) / 3.4 the weights a step reads: the working's figure is one
+        # the right working uses too, and it shows no slip of the input it happens to fit
+        return None
     return Diagnosis("input", (slip,), _phrase(spec, slip), shown=True)
+
+
+# The scales a figure of working may be typed at: GB, MB, KB, TB, ms, µs, GiB, MiB, KiB, %
+_FIGURE_SCALES = tuple(Fraction(10) ** k for k in (-6, -3, -2, 0, 3, 6, 9, 12)) + \
+    tuple(Fraction(2) ** k for k in (10, 20, 30, 40))
+_SAME_FIGURE = Fraction(1, 200)  # a figure typed to three digits
+
+
+def _a_right_figure(key: AnswerKey, problem: _Problem, figure: Fraction) -> bool:
+    """Whether `figure`, at some scale, is a value the right working uses: a quantity of the
+    step's deployment (the bytes a step reads, the KV of a request) or another step's key."""
+    assert problem.deployment is not None
+    values: list[Fraction] = []
+    solution = Solution(problem.deployment, shared=True)
+    for name in FORMULAS:
+        try:
+            values.append(Fraction(solution[name]))
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError, KvdrillError):
+            continue
+    for step in key.drill.steps:
+        if step.kind == "numeric" and step.answer is not None:
+            try:
+                values.append(key.reference(step.id).value)
+            except KvdrillError:
+                continue
+    return any(value and abs(figure * scale - value) <= _SAME_FIGURE * abs(value)
+               for value in values for scale in _FIGURE_SCALES)
 
 
 def value_with_slip(key: AnswerKey, step_id: str, slip: Slip) -> Fraction | None:

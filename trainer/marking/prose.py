@@ -101,6 +101,7 @@ _LONG_LIST = 5  # items in a sentence: with a third or fewer reasoning, it is a 
 _LONG_LIST_REASONING = 3
 _LIST_RUN = 3  # bare items in a row: a list, even inside a sentence that reasons elsewhere
 _SHORT_LINE = 6  # words: a line this short ends an item, even without a comma
+_TAIL = "\x00"  # marks a sentence's first line that is the tail of a longer one
 
 
 # Stems and phrase tokens worked out in this process or kept from an earlier one
@@ -257,8 +258,10 @@ def read_text(text: str) -> Reading:
                 joined.add(state["sentence"])  # two sentences read as one (a bullet's)
             first_item = state["item"]
             for line_index, line in enumerate(lines):
-                if line_index and len(lines[line_index - 1].split()) <= _SHORT_LINE:
+                if line_index and not lines[line_index - 1].startswith(_TAIL) \
+                        and len(lines[line_index - 1].split()) <= _SHORT_LINE:
                     new("item")
+                line = line.removeprefix(_TAIL)
                 for token in _lex(line):
                     if token in _ITEM_BREAKS or token == "—":
                         new("item")
@@ -310,6 +313,11 @@ def _sentences(text: str) -> Iterable[list[tuple[list[str], bool, bool]]]:
                 continue
             first = lines[0].split()
             opener = _stem(re.sub(r"[^a-z]", "", first[0])) if first else ""
+            # a sentence that starts inside a line: its first line is that line's tail, and a
+            # short tail is no short line ("… does this: it⏎swaps preempted sequences")
+            if start and joined[start - 1:start] != "\n" and \
+                    joined[start:stop].lstrip(" ")[:1] != "\n":
+                lines[0] = _TAIL + lines[0]
             out.append((lines, bool(out) and (bulleted or opener in _ANAPHORA), asked))
         return out
 
@@ -529,9 +537,12 @@ def _for_the_cache(reading: Reading, end: int) -> bool:
 
 def _in_sentence(reading: Reading, phrase: str, sentence: int,
                  span: tuple[int, int], item: int | None = None) -> bool:
+    bare = is_number(phrase) and phrase.replace(",", "").replace(".", "").isdigit()
     for start, end in occurrences(reading, phrase):
         if reading.sentence[start] != sentence or (start < span[1] and end > span[0]):
             continue
+        if bare and end < len(reading.tokens) and reading.tokens[end] == "%":
+            continue  # "12%" is no "12" of a count (12 sessions)
         if item is None or reading.item[start] == item:
             return True
     return False

@@ -177,6 +177,7 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
                         if concept.id in c.claim.contradicts)
             evidence.append(f"{label}: no credit, contradicted by the wrong claim in "
                             f"{said.step_id} (the red flag says why)")
+            held_to_nothing = True  # (said: no "nothing earned this dimension" after it)
             continue
         # The step that asks for the concept first: of two answers that earn it alike, the
         # one written for it is the evidence, not a clause of another step's
