@@ -325,9 +325,10 @@ def test_kv_heads_that_gpus_cannot_share_get_a_clear_message(run: Run) -> None:
     result = run("calc", "--model", "llama2-70b", "--gpu", "h100", "--kv-heads", "3",
                  "--gpus", "2", ok=False)
     assert result.exit_code == 2
+    # (Llama-2-70B's 64 query heads split over no multiple of 3: one GPU is what works)
     assert result.stderr == ("Error: 3 KV heads cannot be shared evenly by 2 GPUs: give "
-                             "--gpus 1 or 3 (each GPU holds a share of the heads) or a "
-                             "multiple of 3 (each holds a copy)\n")
+                             "--gpus 1 (each GPU holds a share of the KV heads, or a copy of "
+                             "one, and whole query heads)\n")
 
 
 def test_weights_that_do_not_fit_are_misuse(run: Run) -> None:

@@ -273,11 +273,11 @@ class Deployment:
                 "a model has at most one KV head per query head"
             )
         elif self.kv_heads % self.gpus and self.gpus % self.kv_heads:
-            divisors = [n for n in range(1, min(self.kv_heads, 64) + 1) if self.kv_heads % n == 0]
+            degrees = tp_degrees(self.heads, self.kv_heads)
             raise InvalidInput(
                 f"{self.kv_heads} KV heads cannot be shared evenly by {self.gpus} GPUs: give "
-                f"--gpus {' or '.join(map(str, divisors[:6]))} (each GPU holds a share of the "
-                f"heads) or a multiple of {self.kv_heads} (each holds a copy)"
+                f"--gpus {' or '.join(map(str, degrees))} (each GPU holds a share of the KV "
+                "heads, or a copy of one, and whole query heads)"
             )
         if not 0 <= self.windowed_layers <= self.layers:
             raise InvalidInput(
@@ -293,6 +293,17 @@ class Deployment:
             )
         serving.validate(self)
         return self
+
+
+MAX_TP_DEGREES = 8  # degrees a refusal lists
+
+
+def tp_degrees(heads: int, kv_heads: int | None = None) -> list[int]:
+    """The tensor-parallel degrees that work: each divides the query heads and divides, or is
+    a multiple of, the KV heads (None: MLA, no KV heads)."""
+    return [n for n in range(1, heads + 1)
+            if heads % n == 0 and (kv_heads is None or kv_heads % n == 0 or n % kv_heads == 0)
+            ][:MAX_TP_DEGREES]
 
 
 def _too_large(name: str, value: Fraction | int) -> None:

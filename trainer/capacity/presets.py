@@ -500,10 +500,11 @@ def _take_reported(gpu: GpuPreset, take: Any) -> None:
 def _take_checkpoint(model: ModelPreset | None, dtype: str, take: Any) -> None:
     released = (model.checkpoints or {}) if model is not None else {}
     if dtype not in released:
-        known = ", ".join(released) or "none"
+        known = (f" (it lists {', '.join(repr(d) for d in released)})" if released else
+                 " (it lists no released checkpoint)")
         name = model.id if model is not None else "no model preset"
         raise InvalidInput(
-            f"kvdrill's preset for {name} records no {dtype!r} checkpoint (known: {known}): "
+            f"kvdrill's preset for {name} records no {dtype!r} checkpoint{known}: "
             "give --weights-gb and --weights-dtype yourself"
         )
     assert model is not None

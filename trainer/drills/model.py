@@ -114,6 +114,7 @@ class Requires:
     within_positions: bool = False
     counts_positive: bool | tuple[str, ...] = False
     own_model: str | None = None
+    engine_starts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -766,8 +766,9 @@ def positions_notes(model: Any, context: int) -> dict[str, str]:
         # a config's trained length is not known here (Qwen3 states 40,960 for 32,768 trained)
         scaling = "YaRN, set in the config"
     else:
-        # rounded up, so the factor named reaches the context (16,896 ÷ 16,384 needs 1.04)
-        factor = format_number(Fraction(math.ceil(times * 100), 100))
+        # rounded up, so the factor named reaches the context (16,896 ÷ 16,384 = 1.031 needs
+        # 1.032)
+        factor = f"{math.ceil(times * 1000) / 1000:.3f}".rstrip("0").rstrip(".")
         scaling = (f"YaRN with a factor of at least {factor} over the "
                    f"{format_number(native)} trained positions, "
                    "original_max_position_embeddings") if native != positions else (

@@ -489,7 +489,12 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
     runtime = key.display_givens()
     # the L40S and L4: GDDR6 on PCIe boards
     gddr = card is not None and card.name.endswith(("L40S", "L4"))
+    # before Hopper, vLLM's MLA path is Triton MLA, which takes no FP8 cache (FlashMLA needs
+    # Hopper; the CUTLASS and FlashInfer MLA kernels, Blackwell)
+    triton_mla = card is not None and card.name.startswith("NVIDIA") and \
+        any(name in card.name for name in ("A100", "L40S", "L4"))
     return {"amd": amd,
+            "triton_mla": key.base.attention == "mla" and triton_mla,
             # a card with no FP8 arithmetic (Ampere) runs FP8 weights weight-only (W8A16)
             "fp8_compute": card is None or card.fp8_tflops is not None,
             # ... on NVIDIA only: vLLM's weight-only FP8 path (FP8 Marlin) is NVIDIA's, and

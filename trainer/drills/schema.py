@@ -286,6 +286,12 @@ class Requires(Strict):
         description="Why the lesson is its own model's and no other's (its prose compares "
                     "named models, or quotes that model's figures): any other --model is "
                     "refused with this reason; --gpu still re-targets it.")
+    engine_starts: tuple[Identifier, ...] = Field(
+        default=(), description="The steps that read a start-up line of a server that runs: "
+                                "its 'Maximum concurrency' X is at least 1 (below it vLLM "
+                                "refuses to start: one request of max_model_len does not fit). "
+                                "Variants where X falls below 1 are not drawn, and a target "
+                                "where it does is refused.")
     counts_positive: bool | tuple[Identifier, ...] = Field(
         default=False, description="Every count of sequences the lesson compares (with its "
                                    "history, without a cap, with a prefix shared), or those of "

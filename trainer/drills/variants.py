@@ -6,11 +6,13 @@ an interviewer's sheet, the candidate's practice and the grading all see one var
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from trainer.capacity.presets import (
+    DEFAULT_CONTEXT,
     GPU_FIELDS,
     MODEL_FIELDS,
     ModelPreset,
@@ -72,12 +74,29 @@ def sensible(drill: Drill, givens: dict[str, Any]) -> bool:
             return False
         if _batch_past_memory(key) is not None:
             return False
+        if _engine_refuses(key) is not None:
+            return False
         for step in drill.steps:
             if step.kind == "numeric":
                 key.reference(step.id)
     except (KvdrillError, ZeroDivisionError):
         return False
     return True
+
+
+def _engine_refuses(key: AnswerKey) -> str | None:
+    """Why a server whose start-up line a step reads would not start (X below 1: one request
+    of its max_model_len does not fit), or None."""
+    for step_id in key.drill.requires.engine_starts:
+        d = key.deployment(step_id)
+        if value_of(d, "engine_max_concurrency") < 1:
+            shown = key.display_givens()
+            return (f"its step {step_id} reads the start-up line of a server with "
+                    f"max_model_len {d.context:,}, and on {shown['gpus']} × "
+                    f"{shown['gpu_name']} one request of that length does not fit the KV "
+                    "cache (X < 1), so vLLM refuses to start: choose a larger card with "
+                    "--gpu, or a smaller model")
+    return None
 
 
 def space_size(drill: Drill, target: Any = None) -> int:
@@ -216,8 +235,8 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         # first: a drill that is its own model's has no other requirement worth naming
         _check_own_model(drill, model, gpu)
     _check_requirements(drill, model, gpu)
-    if gpu is not None:
-        _check_one_device(drill, model, gpu)
+    # what the model lacks for the lesson is said before what the card lacks: a card's
+    # advice ("choose a card that is one device") is no use where no card would do
     if model is not None:
         _check_lesson(drill, model, gpu)
     changed = replaced_givens(givens, model, gpu)
@@ -225,6 +244,8 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         _check_reach(drill, changed.get("context"), model, givens.get("model"))
     if model is not None:
         _check_same_tokenizer_draft(drill, model, changed, target)
+    if gpu is not None:
+        _check_one_device(drill, model, gpu)
     why = _not_sensible(drill, changed)
     if why is None and drill.requires.weights_dominate:
         _check_weights_dominate(drill, changed, target)
@@ -289,6 +310,11 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
         said = said.replace(released, f"choose a model whose preset lists that release, such "
                                       f"as {runs}, ") if runs else \
             said.replace(f"{released}or size it", "size it")
+    # calc needs the model named, and the drill the context it holds
+    model_id = next((m.group(1) for m in [re.search(r"preset for (\S+) records no", said)]
+                     if m), None)
+    if model_id and said.endswith("size it with kvdrill calc"):
+        said += f" --model {model_id}"
     return said
 
 
@@ -444,7 +470,8 @@ def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> No
         raise UsageError(
             f"drill {drill.id}'s {where} {tokens:,} tokens, more than {how_far}: choose a "
             f"model with a longer context, or size {model.name} with kvdrill calc --model "
-            f"{_named(model)}")
+            f"{_named(model)}"
+            + (f" --seq {model.max_context}" if model.max_context < DEFAULT_CONTEXT else ""))
 
 
 def _asks_reported(drill: Drill) -> bool:
@@ -535,6 +562,9 @@ def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str,
     # calc sizes what the model alone decides without a card; with one (only when the card is
     # what was asked about) its weights might not fit, and the suggestion would fail
     on = f" --gpu {find_gpu(gpu).id}" if gpu and card_only else ""
+    # calc's default context is 4,096 tokens: a model with fewer positions is sized at its own
+    if model.max_context and model.max_context < DEFAULT_CONTEXT:
+        on += f" --seq {model.max_context}"
     fallback = f"size {model.name} with kvdrill calc --model {_named(model)}{on}"
     if _SUGGESTING:
         return fallback  # a refusal met while trying a suggestion needs none of its own
@@ -569,7 +599,10 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
             if model.attention == "mla" else "hybrid-state-kv" if model.state_elements
             else "sliding-window-kv" if model.window and model.windowed_layers
             else "llama31-70b-tp2-h100" if model.params >= _TWO_CARD_PARAMS else "")
-    for drill_id in dict.fromkeys((kind, *_GENERAL_DRILLS)):
+    # a drill on the card asked about first, any drill; then the others on other cards
+    passes = ((gpu,), cards) if gpu is not None else (cards,)
+    for tried, drill_id in ((tried, drill_id) for tried in passes
+                            for drill_id in dict.fromkeys((kind, *_GENERAL_DRILLS))):
         if drill_id in ("", besides):
             continue
         general = find_drill(drill_id)[0]
@@ -578,7 +611,7 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
         own = {str(general.givens.get("model"))} | {
             str(step.with_.get("model")) for step in general.steps if "model" in step.with_}
         as_written = model.id in own and not model.from_config
-        for card in cards:
+        for card in tried:
             if not _runs(general, None if as_written else model, card):
                 continue
             named = "" if as_written or (model.id == str(general.givens.get("model"))
@@ -651,6 +684,21 @@ def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
     this model and card (said as its reason, never as "divides by zero")."""
     try:
         key = AnswerKey(drill, givens)
+        # a step the model cannot carry on any card (no release in FP8, no draft of its
+        # tokenizer) is said before the card's memory: a larger card would not help
+        model_reason = None
+        for step in drill.steps:
+            if step.kind == "numeric":
+                try:
+                    key.reference(step.id)
+                except KvdrillError as error:
+                    if not str(error).endswith("ratio of zero"):
+                        model_reason = error
+                        break
+                except ZeroDivisionError:
+                    continue
+        if model_reason is not None and _of_the_model(model_reason):
+            raise model_reason
         if (why := _does_not_fit(key)) is not None:
             return why
         for step in drill.steps:
@@ -667,6 +715,15 @@ def _not_sensible(drill: Drill, givens: dict[str, Any]) -> str | None:
     except ZeroDivisionError:
         return _zero_count(drill, givens)
     return None
+
+
+# What a reference's error says of the model, whatever the card (kept apart from errors of
+# memory and counts, which a larger card may cure)
+_MODEL_REASONS = ("records no", "no draft", "shares its tokenizer", "vocabulary of")
+
+
+def _of_the_model(error: KvdrillError) -> bool:
+    return any(reason in str(error) for reason in _MODEL_REASONS)
 
 
 def _zero_count(drill: Drill, givens: dict[str, Any]) -> str:
@@ -870,6 +927,8 @@ def _does_not_fit(key: AnswerKey) -> str | None:
                 f"{card}: choose a larger card with --gpu{smaller}")
     if (crowded := _batch_past_memory(key)) is not None:
         return crowded
+    if (refused := _engine_refuses(key)) is not None:
+        return refused
     for step in key.drill.steps:
         # the draft's weights and KV beside the target's: a speedup for no sequence is none
         if step.answer == "spec_max_concurrency" and \

@@ -107,6 +107,15 @@ def model_warnings(model: ModelPreset | None, deployment: Deployment) -> list[st
         found.append(f"context {format_number(d.context)} tokens is past the model's "
                      f"{format_number(model.max_context)} (max_position_embeddings and its "
                      "RoPE scaling): vLLM refuses a max_model_len beyond it")
+    if model is not None and model.chunked_attention and d.window is not None \
+            and d.windowed_layers and d.context > d.window:
+        # (vLLM frees a chunked layer's blocks before the current chunk's start)
+        held = d.context % d.window or d.window
+        found.append(f"{model.name}'s local layers attend within chunks of "
+                     f"{format_number(d.window)} tokens: each is counted at a whole chunk, the "
+                     f"most it holds; at {format_number(d.context)} tokens it holds "
+                     f"{format_number(held)} (those since its current chunk began), so the "
+                     "sequence's KV is at most what is shown")
     if d.attention == "mla" and d.gpus > 1 and not d.dp_attention:
         found.append(f"MLA on {d.gpus} GPUs: every GPU holds the whole latent, so the KV per "
                      "token summed over the GPUs is that many copies of one "

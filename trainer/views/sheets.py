@@ -53,7 +53,10 @@ def givens_lines(key: AnswerKey) -> list[str]:
     if shape and d.window is not None and d.windowed_layers:
         layers = "every layer" if d.windowed_layers == d.layers else \
             f"{d.windowed_layers} of {d.layers} layers"
-        shape += f", sliding window {g['window']} tokens on {layers}"
+        model = key.givens.get("model")
+        chunked = bool(model) and _chunked(str(model))
+        shape += (f", attention within {g['window']}-token chunks on {layers}" if chunked else
+                  f", sliding window {g['window']} tokens on {layers}")
     # A drill that gives a measured bandwidth shows the card's datasheet figure on the GPU
     # line and the measured rate as a given of its own, never one as the other.
     measured = g["bandwidth_tbs"] != g["bandwidth_datasheet_tbs"]
@@ -66,8 +69,9 @@ def givens_lines(key: AnswerKey) -> list[str]:
     lines = [
         f"model: {g['model_name']}{shape}",
         f"weights: {g['weights_gb']} GB ({g['weights_dtype']})" + (
-            f"; a decode step reads {g['weights_read_gb']} GB (not the embedding table)"
-            if not d.reads_embedding and g['weights_read_gb'] != g['weights_gb'] else ""),
+            f"; a decode step reads {g['weights_read_gb']} GB (not {unread})"
+            if (unread := _unread_by_a_step(key)) and g['weights_read_gb'] != g['weights_gb']
+            else ""),
         f"GPU: {g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
         # a drill that asks for the live context must not print it among the givens
         f"KV cache dtype {g['kv_dtype']}" if any(
@@ -123,3 +127,34 @@ def drill_text(key: AnswerKey, variant: int | None, width: int | None = None) ->
         for part in prompt_of(key, step.id).strip().splitlines():
             lines.append(f"    {part}")
     return "\n".join(lines)
+
+
+# below this share of experts touched, the untouched ones are said among what a step skips
+_ALL_EXPERTS = 0.9995
+
+
+def _unread_by_a_step(key: AnswerKey) -> str:
+    """What of the weights a decode step does not read, in words: the embedding table (one
+    row per sequence is gathered), a vision tower, experts the batch is not routed to."""
+    from trainer.capacity.solver import value_of
+
+    d = key.base
+    unread = [] if d.reads_embedding else ["the embedding table"]
+    if d.vision_params:
+        unread.append("the vision tower")
+    if d.experts is not None and float(value_of(d, "decode_expert_share")) < _ALL_EXPERTS:
+        unread.append("the experts its batch is not routed to")
+    return ", ".join(unread[:-1]) + (" or " if len(unread) > 1 else "") + unread[-1] \
+        if unread else ""
+
+
+def _chunked(model: str) -> bool:
+    """Whether the model's local layers attend within chunks (Llama-4), not a sliding window."""
+    from trainer.capacity.presets import model_of
+    from trainer.errors import KvdrillError
+
+    try:
+        return bool(model_of(model).chunked_attention)
+    except KvdrillError:
+        return False
+

@@ -243,11 +243,9 @@ def _refuse_uneven_query_split(deployment: Any) -> None:
     attention each GPU keeps whole heads."""
     heads, gpus = deployment.heads, deployment.gpus
     if gpus > 1 and not deployment.dp_attention and heads % gpus:
-        fits = [n for n in range(2, min(heads, 16) + 1)
-                if heads % n == 0 and (deployment.attention == "mla"
-                                       or deployment.kv_heads % n == 0
-                                       or n % deployment.kv_heads == 0)]
+        from trainer.capacity.deployment import tp_degrees
+
+        fits = tp_degrees(heads, None if deployment.attention == "mla" else deployment.kv_heads)
         raise InvalidInput(
             f"{heads} query heads cannot be split over {gpus} GPUs (tensor parallelism needs "
-            f"a degree that divides them): give --gpus 1"
-            + "".join(f" or {n}" for n in fits[:5]))
+            f"a degree that divides them): give --gpus {' or '.join(map(str, fits))}")
