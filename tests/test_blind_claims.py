@@ -127,7 +127,10 @@ MEASURED = {
     # the junior it lifted had said "copied on two GPUs" of a KV head, no cost at all)
     # (and one ordered less, 37 → 36, in stop 54: its mid answer's rejected hypothesis
     # "max_model_len reserved per request" no longer earns the KV-levers concept of the action)
-    "blind_claims_n.yaml": (36, 41, 43, 0),
+    # (and two more, 36 → 34, when numbers said in words were read as figures: N's spoken
+    # mids are as quantified as its typed seniors, "five twelve latent … seventy K bytes",
+    # and now count so; its buzzword lists held one more, 41 → 42)
+    "blind_claims_n.yaml": (34, 42, 43, 0),
     # corpus O (stop 49), measured unread: 33 / 42 / 33 / 0; then a helper who never opened P
     # wrote claims for the unheld wrong answers of L, N and O in general terms
     "blind_claims_o.yaml": (35, 42, 43, 0),
@@ -162,7 +165,9 @@ MEASURED = {
     # "doesn't show up", a bare "memory usage", "draft tokens"), and a word of reporting
     # after "got" ("the tokens the draft got wrong") stopped excusing a claim. Its bare
     # lists of terms are mostly equations with their figures (14 held above the mid): left
-    "blind_claims_u.yaml": (40, 29, 35, 0),
+    # (stop 54: numbers said in words read as figures, "forty percent", "five twelve": its
+    # buzzword lists held 29 → 35, wrong answers held 35 → 38)
+    "blind_claims_u.yaml": (40, 35, 38, 0),
     # corpus V (stop 52), answers polished like a chat assistant's (bold, bullets, "In short"),
     # written blind; measured unread: 39 / 42 / 40 / 6. Then the five right answers said to
     # claim wrongly were read: a hedged "might" with heavier quantisation, a risk listed,

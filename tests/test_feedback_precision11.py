@@ -248,3 +248,26 @@ def test_a_contradicted_dimension_is_not_also_said_to_earn_nothing() -> None:
         "Since both models window every layer they cost the same in quality.")}, "levers")
     assert "contradicted by the wrong claim" in said
     assert "nothing in the text answers earned" not in said
+
+
+# --- numbers said in words ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("said", "read"), [
+    ("about fifty-eight sessions, eighty eight percent down", "about 58 sessions, 88% down"),
+    ("six thousand eight hundred tokens", "6800 tokens"),
+    ("one point three gigs", "1.3 gigs"),
+    ("five twelve latent plus sixty-four rope", "512 latent plus 64 rope"),
+    ("about a hundred forty", "about 140"),
+    ("eighty-five point five times point four five", "85.5 times 0.45"),
+])
+def test_a_number_said_in_words_is_read_as_its_figure(said: str, read: str) -> None:
+    from trainer.marking.prose import _fold
+
+    assert _fold(said) == read
+
+
+@pytest.mark.parametrize("words", ["one card holds it", "the point is that", "tensor parallel"])
+def test_words_that_are_not_numbers_stay_words(words: str) -> None:
+    from trainer.marking.prose import _fold
+
+    assert _fold(words) == words

@@ -145,6 +145,55 @@ _SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement i
 ))
 
 
+# Numbers said rather than typed (a spoken answer, transcribed): "fifty-eight", "six thousand
+# eight hundred", "one point three", "forty percent". A lone "one" stays a word ("one card").
+_UNIT_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen "
+               "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_TEN_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SPOKEN_VALUE = {**{w: n + 1 for n, w in enumerate(_UNIT_WORDS)},
+                 **{w: 20 + 10 * n for n, w in enumerate(_TEN_WORDS)}}
+_SMALL = (r"(?:(?:" + "|".join(_TEN_WORDS) + r")(?:[- ](?:" + "|".join(_UNIT_WORDS[:9])
+          + r"))?|" + "|".join(sorted(_UNIT_WORDS, key=len, reverse=True)) + r")")
+_HUNDREDS = rf"(?:(?:{_SMALL}|a) hundred(?: (?:and )?{_SMALL})?)"
+_DIGIT_WORD = "(?:zero|" + "|".join(_UNIT_WORDS[:9]) + ")"
+# "five twelve", "three ninety-six": hundreds said as two numbers, as people say figures
+_TEENS_OR_TENS = (r"(?:(?:" + "|".join(_TEN_WORDS) + r")(?:[- ](?:" + "|".join(_UNIT_WORDS[:9])
+                  + r"))?|" + "|".join(_UNIT_WORDS[9:]) + ")")
+_SAID_HUNDREDS = rf"(?:(?:{'|'.join(_UNIT_WORDS[:9])}) {_TEENS_OR_TENS})"
+_SPOKEN = re.compile(
+    rf"\b(?P<whole>(?:(?:{_HUNDREDS}|{_SMALL}) thousand(?: (?:and )?(?:{_HUNDREDS}|{_SMALL}))?)"
+    rf"|{_HUNDREDS}|{_SAID_HUNDREDS}|{_SMALL})?(?:(?(whole) |(?<!\w))point "
+    rf"(?P<point>{_DIGIT_WORD}(?: {_DIGIT_WORD})*))?\b")
+_PERCENT = re.compile(r"\s*\bper ?cent\b")
+
+
+def _spoken_value(words: str) -> int:
+    parts = words.replace("-", " ").split()
+    if len(parts) >= 2 and parts[0] in _UNIT_WORDS[:9] and parts[1] in _SPOKEN_VALUE \
+            and _SPOKEN_VALUE[parts[1]] >= 10:
+        # "five twelve" is 512, "three ninety-six" 396
+        return _SPOKEN_VALUE[parts[0]] * 100 + _spoken_value(" ".join(parts[1:]))
+    total, current = 0, 0
+    for word in parts:
+        if word == "hundred":
+            current = (current or 1) * 100
+        elif word == "thousand":
+            total, current = total + current * 1000, 0
+        elif word not in ("and", "a"):
+            current += _SPOKEN_VALUE[word]
+    return total + current
+
+
+def _said_as_figure(match: re.Match[str]) -> str:
+    whole, point = match.group("whole"), match.group("point")
+    if not whole and not point:
+        return match.group()
+    if whole == "one" and not point:
+        return whole
+    digits = "".join("0" if w == "zero" else str(_SPOKEN_VALUE[w]) for w in (point or "").split())
+    return (str(_spoken_value(whole)) if whole else "0") + (f".{digits}" if digits else "")
+
+
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
     text = without_emphasis(text)
@@ -154,6 +203,7 @@ def _fold(text: str) -> str:
         text = pattern.sub(replacement, text)
     for pattern, replacement in _SHORTHAND:
         text = pattern.sub(replacement, text)
+    text = _PERCENT.sub("%", _SPOKEN.sub(_said_as_figure, text))
     return _THOUSANDS.sub("", text)
 
 
