@@ -147,8 +147,10 @@ _SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement i
 
 # Numbers said rather than typed (a spoken answer, transcribed): "fifty-eight", "six thousand
 # eight hundred", "one point three", "forty percent". A lone "one" stays a word ("one card").
-_UNIT_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
-_TEN_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_UNIT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+               "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+               "eighteen", "nineteen")
+_TEN_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _SPOKEN_VALUE = {**{w: n + 1 for n, w in enumerate(_UNIT_WORDS)},
                  **{w: 20 + 10 * n for n, w in enumerate(_TEN_WORDS)}}
 _SMALL = (r"(?:(?:" + "|".join(_TEN_WORDS) + r")(?:[- ](?:" + "|".join(_UNIT_WORDS[:9])
