@@ -271,3 +271,133 @@ def test_words_that_are_not_numbers_stay_words(words: str) -> None:
     from trainer.marking.prose import _fold
 
     assert _fold(words) == words
+
+
+# --- review 20: slips the working rules out ----------------------------------------------------
+
+def test_plain_working_that_leaves_out_the_reserve_is_not_an_earlier_unit_mix_again() -> None:
+    marks = marked("llama31-8b-h100", {
+        "kv-budget": "~52 GiB", "kv-budget-real-card": "85.5 x 0.9 = 76.95 - 16 = ~61 GB"})
+    mark = marks["kv-budget-real-card"]
+    assert mark.misconceptions == ("forgot-reserve",)
+    assert not mark.carried_forward
+
+
+def test_the_same_unit_mix_without_working_is_still_said_to_be_made_again() -> None:
+    marks = marked("llama31-8b-h100", {"kv-budget": "~52 GiB", "kv-budget-real-card": "61.2 GB"})
+    assert marks["kv-budget-real-card"].carried_forward
+
+
+def test_plain_working_names_the_reserve_alone_not_beside_a_unit_mix() -> None:
+    mark = marked("multi-turn-growth", {
+        "kv-budget": "80 x 0.9 = 72 - 16.06 = ~56 GB"})["kv-budget"]
+    assert mark.misconceptions == ("forgot-reserve",)
+
+
+def test_a_working_figure_far_from_any_input_is_no_slip_of_it() -> None:
+    # 172.8 is 0.9 × 192 GB, not a draft of 172.8 parameters
+    mark = marked("speculative-decoding", {
+        "sessions-with-draft": "172.8 - 6 - 141.1 - 2.5 = 23.2 GB / 1.34 GB = 17"})[
+        "sessions-with-draft"]
+    assert "draft_params" not in mark.feedback
+
+
+def test_a_latent_divided_over_the_gpus_is_said_as_such() -> None:
+    mark = marked("deepseek-v3-mla-h200", {"bytes-per-token-per-gpu": "8784 B"})[
+        "bytes-per-token-per-gpu"]
+    assert "split the MLA latent over the GPUs" in mark.feedback
+
+
+def test_a_count_just_under_the_next_is_not_shown_rounded_to_it() -> None:
+    # Qwen3-32B on an H200: 12.95 before the floor, not "13 sequences" beside "only 12 fit"
+    from trainer.capacity.presets import find_model
+    from trainer.drills.variants import make_target, retarget
+
+    drill = find_drill("multi-turn-growth")[0]
+    key = AnswerKey(drill, retarget(drill, dict(drill.givens),
+                                    make_target(find_model("qwen3-32b"), "h200")))
+    mark = mark_sheet(key, {"uncapped-sessions": "13"})["uncapped-sessions"]
+    assert "only 12 whole sequences fit (12.95 sequences before the floor)" in mark.feedback
+
+
+# --- review 20: wrong claims it did not flag ------------------------------------------------------
+
+@pytest.mark.parametrize(("drill_id", "step_id", "text", "claim"), [
+    ("deepseek-v3-mla-h200", "experts-and-levers",
+     "DP attention would cost capacity (94 instead of 134, because of the copied attention "
+     "weights), so keep TP and turn on an FP8 latent.", "dp-attention-costs-capacity"),
+    ("deepseek-v3-mla-h200", "why-mla",
+     "There is no factor 2 because MLA caches only the keys; the values are recomputed from "
+     "the query at attention time.", "mla-caches-only-keys"),
+    ("mixtral-moe-decode", "serving-levers",
+     "Since memory is already small, add FP8 KV for ~2x sessions and use a larger batch; "
+     "quantizing weights buys little.", "quantizing-weights-buys-little"),
+    ("mixtral-moe-decode", "serving-levers",
+     "FP8 KV: ~2x sessions, and it also halves the batch-1 weight read, so batch 1 gets ~2x "
+     "faster.", "fp8-kv-speeds-batch-1"),
+    ("llama2-70b-mi300x", "5a",
+     "Unchanged, because the step reads only the 138 GB of weights whatever the batch.",
+     "step-reads-only-the-weights"),
+    ("hybrid-state-kv", "how-concurrency-scales",
+     "At long context it holds ~8-9x as many sequences; at short contexts its advantage grows "
+     "even larger than 8x, because the state is tiny.", "short-context-advantage-grows"),
+    ("hybrid-state-kv", "how-concurrency-scales",
+     "every layer keeps keys and values for every token", "kv-in-every-layer"),
+    ("paged-blocks-vllm", "why-paging",
+     "vLLM hands out 16-token blocks on demand; the only waste left is external "
+     "fragmentation between the blocks.", "external-fragmentation-left"),
+    ("paged-blocks-vllm", "refusal",
+     "vLLM never refuses a config: if one request does not fit it silently clamps "
+     "max_model_len to what fits.", "vllm-never-refuses"),
+    ("multi-turn-growth", "why-overstated",
+     "The reply's tokens are not written to the cache until the reply finishes, so they do "
+     "not add while it is generated.", "reply-not-cached-until-done"),
+    ("speculative-decoding", "when-it-pays",
+     "The price is that the output distribution shifts slightly toward the draft's, a small "
+     "quality cost.", "speculation-changes-output"),
+])
+def test_review_20s_wrong_claim_is_caught(drill_id: str, step_id: str, text: str,
+                                          claim: str) -> None:
+    assert claim in claimed(drill_id, step_id, text)
+
+
+@pytest.mark.parametrize(("drill_id", "step_id", "text"), [
+    ("deepseek-v3-mla-h200", "experts-and-levers",
+     "First lever: DP attention, 16 to 88 sessions, for about 93 GB of copied weights."),
+    ("deepseek-v3-mla-h200", "why-mla",
+     "No factor 2: the one latent stands for both the keys and the values."),
+    ("mixtral-moe-decode", "serving-levers",
+     "Quantize the weights to fp8: half the resident bytes and half the read."),
+    ("llama2-70b-mi300x", "5a",
+     "34.1 ms: the step reads the 138 GB of weights plus 8 × 5.37 GB of fp8 KV, the same "
+     "bytes as before."),
+    ("hybrid-state-kv", "how-concurrency-scales",
+     "At short context the fixed state dominates, so the advantage shrinks to about 5x."),
+    ("paged-blocks-vllm", "why-paging",
+     "Paging removes external fragmentation; the waste left is internal, the tail of the last "
+     "block."),
+    ("paged-blocks-vllm", "refusal",
+     "X = 1.08, so it starts; vLLM would raise a ValueError only below 1."),
+    ("multi-turn-growth", "why-overstated",
+     "Each generated token's K and V are cached as it is produced, so the reply adds while it "
+     "is written."),
+])
+def test_the_right_answer_to_review_20s_claim_is_no_claim(drill_id: str, step_id: str,
+                                                          text: str) -> None:
+    assert claimed(drill_id, step_id, text) == []
+
+
+def test_a_lever_rejected_by_a_wrong_claim_earns_no_credit() -> None:
+    said = evidence("deepseek-v3-mla-h200", {"experts-and-levers": (
+        "All experts are resident because any token can go to any expert. DP attention would "
+        "cost capacity (94 instead of 134, because of the copied attention weights), so keep "
+        "TP and turn on an FP8 latent (~2x).")}, "levers")
+    assert "'dp attention' with" not in said
+
+
+def test_a_threshold_concept_is_not_said_to_have_other_figures_when_none_is_given() -> None:
+    said = evidence("llama31-8b-h100", {"policy": (
+        "Cap max_model_len near the p99 of real contexts, FP8 KV for about 2x, prefix caching; "
+        "watch KV-cache usage and preemptions, 48 sessions per card is tight.")},
+        "operational-close")
+    assert "figures that are not the drill's" not in said

@@ -139,3 +139,42 @@ def test_calc_offers_only_degrees_that_split_both_kinds_of_head(
     assert f"give --gpus {offered}" in result.stderr
     for degree in offered.split(" or "):
         run("calc", *args[:2], "--gpu", "h200", "--gpus", degree)  # each one works
+
+
+# --- the twenty-seventh pass: calc under DP attention, int4, the bar; a branch of prose --------
+
+def test_dp_attention_at_batch_one_waits_for_the_rank_that_reads_a_whole_copy(run: Run) -> None:
+    # one rank reads its attention copy, its sequence's KV and a quarter of the rest: 24.6 GB
+    # at 3.35 TB/s is 7.33 ms, not 67.7 GB over four cards (5.05 ms)
+    data = json.loads(run("calc", "--model", "qwen2.5-32b", "--gpu", "h100", "--gpus", "4",
+                          "--dp-attention", "--context", "8k", "--utilization", "0.9",
+                          "--reserve-gb", "4", "--batch", "1", "--json").output)
+    quantities = data.get("quantities", data)
+    assert round(float(quantities["decode_step_seconds"]) * 1000, 2) == 7.33
+    assert round(float(quantities["batch1_ceiling_tokens_per_second"])) == 149
+
+
+def test_dp_attention_that_saves_no_kv_is_said_to_lose(run: Run) -> None:
+    text = run("calc", "--model", "qwen2.5-32b", "--gpu", "h100", "--gpus", "4",
+               "--dp-attention", "--context", "8k", "--utilization", "0.9",
+               "--reserve-gb", "4").output
+    assert "which holds 96 sequences against 80" in flat(text)
+
+
+def test_an_int4_serving_says_what_its_count_leaves_out(run: Run) -> None:
+    text = flat(run("calc", "--model", "qwen2.5-32b", "--gpu", "l40s", "--weights-dtype",
+                    "int4", "--context", "8k").output)
+    assert "vLLM keeps those two in bf16" in text and "scale and zero point" in text
+
+
+def test_the_bar_calls_the_utilisation_cap_held_back_not_a_reserve(run: Run) -> None:
+    text = run("calc", "--model", "llama-3.1-8b", "--gpu", "h100", "--utilization", "0.9").output
+    assert "▒ held back 8 GB" in text and "▒ reserve" not in text
+
+
+def test_one_mha_session_beside_weights_that_leave_room_is_said_so(run: Run) -> None:
+    text = flat(run("solution", "llama2-70b-mi300x", "--model", "mistral-small-24b", "--gpu",
+                    "h100", "--format", "md").output)
+    assert "the weights leave room, but each MHA session is so large that one user fills it" \
+        in text
+    assert "almost entirely weights" not in text

@@ -3,7 +3,7 @@ and the warnings a deployment deserves (a context past the model's, KV that does
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any, Literal
 
@@ -12,6 +12,7 @@ from trainer.capacity.solver import (
     EXACT_OPS,
     FORMULAS,
     Solution,
+    busiest_rank,
     mixed_mxfp4,
     one_kind_of_page,
 )
@@ -151,14 +152,19 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
             wider = DTYPE_BYTES[d.tables_dtype] - d.weight_bytes_per_param
             working += (f" + {n(tables)} embedding and LM head params × {n(wider)} B more "
                         f"({d.tables_dtype})")
-        elif d.vocab is not None and d.hidden is not None and d.weights_dtype in ("fp8", "int8") \
+        elif d.vocab is not None and d.hidden is not None \
+                and d.weights_dtype in ("fp8", "int8", "int4") \
                 and d.native_weights_dtype in ("bf16", "fp16"):
             # a quantized serving of a 16-bit release: vLLM's FP8 and INT8 quantize the linear
             # layers, and the embedding table and LM head stay in the release's dtype
             tables = d.vocab * d.hidden * (1 if d.tied_embeddings else 2)
             kept = tables * (DTYPE_BYTES[d.native_weights_dtype] - d.weight_bytes_per_param)
-            working += (f", the embedding and LM head included (vLLM keeps those two in "
-                        f"{d.native_weights_dtype}, {b(kept)} more, not counted here)")
+            which = "that table" if d.tied_embeddings else "those two"
+            working += (f", the embedding and LM head included (vLLM keeps {which} in "
+                        f"{d.native_weights_dtype}, {b(kept)} more, not counted here"
+                        + ("; an int4 checkpoint (AWQ, GPTQ) also stores a scale and zero "
+                           "point per group of 128 weights" if d.weights_dtype == "int4"
+                           else "") + ")")
     add("weights_bytes", working, b(s["weights_bytes"]))
     if d.dp_attention and d.attention_params is not None:
         embedding = (f" + {b(s['embedding_table_bytes'])} embedding table"
@@ -228,18 +234,34 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
         f"{b(s['weights_read_per_step'])} weights + {n(batch)} × "
         f"{b(s['kv_bytes_per_sequence'])} KV",
         b(s["bytes_read_per_step"]))
-    add("decode_step_seconds",
-        f"{b(s['bytes_read_per_step'])} ÷ ({gpus} × {n(d.bandwidth_tbs)} TB/s)",
-        format_seconds(s["decode_step_seconds"]))
+    if d.dp_attention and d.gpus > 1 and d.attention_params:
+        # the busiest rank sets the step: its own attention copy and sequences' KV
+        busiest = busiest_rank(d)
+        per_rank = -(-batch // d.gpus)
+        add("decode_step_seconds",
+            f"the busiest rank: its attention copy + 1/{n(d.gpus)} of the other weights + "
+            f"the KV of {plural(per_rank, 'sequence')} = {b(busiest)} ÷ "
+            f"{n(d.bandwidth_tbs)} TB/s",
+            format_seconds(s["decode_step_seconds"]))
+    else:
+        add("decode_step_seconds",
+            f"{b(s['bytes_read_per_step'])} ÷ ({gpus} × {n(d.bandwidth_tbs)} TB/s)",
+            format_seconds(s["decode_step_seconds"]))
     step = format_seconds(s["decode_step_seconds"])
     add("tokens_per_second", f"{plural(batch, 'sequence')} ÷ {step}",
         f"{format_number(s['tokens_per_second'])} tokens/s")
     add("tokens_per_second_per_sequence", f"1 token ÷ {step}",
         f"{format_number(s['tokens_per_second_per_sequence'])} tokens/s")
     active = "active weights" if d.experts is not None else "weights"
-    add("batch1_ceiling_tokens_per_second",
-        f"{gpus} × {n(d.bandwidth_tbs)} TB/s ÷ {b(s['active_weights_bytes'])} {active}",
-        f"{format_number(s['batch1_ceiling_tokens_per_second'])} tokens/s")
+    if d.dp_attention and d.gpus > 1 and d.attention_params:
+        add("batch1_ceiling_tokens_per_second",
+            f"{n(d.bandwidth_tbs)} TB/s ÷ (one rank's attention copy + 1/{n(d.gpus)} of the "
+            f"other {active})",
+            f"{format_number(s['batch1_ceiling_tokens_per_second'])} tokens/s")
+    else:
+        add("batch1_ceiling_tokens_per_second",
+            f"{gpus} × {n(d.bandwidth_tbs)} TB/s ÷ {b(s['active_weights_bytes'])} {active}",
+            f"{format_number(s['batch1_ceiling_tokens_per_second'])} tokens/s")
     return steps
 
 
@@ -273,6 +295,18 @@ def warnings(deployment: Deployment, solution: Solution) -> list[str]:
             f"batch {d.batch} exceeds the {int(s['max_concurrency'])} sequences that fit: "
             "its KV cache would not fit in memory"
         )
+    if d.dp_attention and d.gpus > 1 and d.attention != "mla" and d.kv_heads % d.gpus == 0:
+        # GQA heads that split evenly are copied nowhere under TP: DP attention only adds copies
+        try:
+            plain = Solution(replace(d, dp_attention=False))["max_concurrency"]
+        except (ArithmeticError, ValueError):
+            plain = None
+        if plain is not None and plain > s["max_concurrency"]:
+            found.append(
+                f"DP attention copies the attention weights to every GPU and saves no KV here: "
+                f"{d.kv_heads} KV heads split over {d.gpus} GPUs with no copies under tensor "
+                f"parallelism, which holds {int(plain)} sequences against "
+                f"{int(s['max_concurrency'])}")
     if d.gpus > d.kv_heads and d.attention != "mla":
         found.append(
             f"{d.gpus} GPUs exceed {d.kv_heads} KV heads: each GPU keeps a replica, "

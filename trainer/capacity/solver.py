@@ -215,7 +215,39 @@ def _bytes_read_per_step(v: Any, ops: Any) -> Any:
 
 @_formula("decode_step_seconds", "decode step", "s")
 def _decode_step_seconds(v: Any, ops: Any) -> Any:
+    if _split_attention(v):
+        return busiest_rank_bytes(v, ops) / (v.bandwidth_tbs * TB)
     return v.bytes_read_per_step / (v.gpus * v.bandwidth_tbs * TB)
+
+
+def busiest_rank(deployment: Deployment) -> Fraction:
+    """The bytes the busiest DP-attention rank reads in one step (busiest_rank_bytes)."""
+    value: Fraction = busiest_rank_bytes(_base(deployment, EXACT_OPS, {}).space, EXACT_OPS)
+    return value
+
+
+def _split_attention(v: Any) -> bool:
+    return bool(v.dp_attention and v.gpus > 1 and v.attention_params)
+
+
+def attention_copy_bytes(v: Any) -> Any:
+    """One whole copy of the attention weights, as a DP-attention rank holds and reads it."""
+    return v.attention_params * (v.table_bytes_per_param if mixed_mxfp4(v)
+                                 else v.weight_bytes_per_param)
+
+
+def busiest_rank_bytes(v: Any, ops: Any, batch: Any = None) -> Any:
+    """Under DP attention each rank runs its own sequences' attention, and a step waits for
+    the busiest: its attention copy, the KV of ceil(B ÷ GPUs) sequences and its share of the
+    rest (one sequence on four GPUs: one rank reads a whole copy, the others a quarter)."""
+    batch = v.batch_size if batch is None else batch
+    busy = ops.min(batch, v.gpus)
+    read = _weights_read(v, ops, batch)
+    rest = v.read_weights * (read - busy * attention_copy_bytes(v))
+    busiest = (v.read_weights * attention_copy_bytes(v) + rest / v.gpus
+               + v.read_kv * ops.ceil(batch / v.gpus) * v.kv_bytes_per_sequence)
+    total = v.read_weights * read + v.read_kv * batch * v.kv_bytes_per_sequence
+    return ops.max(busiest, total / v.gpus)
 
 
 @_formula("tokens_per_second", "aggregate", "tokens/s")
@@ -234,6 +266,10 @@ def _tokens_per_second_per_sequence(v: Any, ops: Any) -> Any:
     "tokens/s",
 )
 def _batch1_ceiling(v: Any, ops: Any) -> Any:
+    if _split_attention(v):  # one sequence: one rank reads a whole attention copy
+        alone = attention_copy_bytes(v) + (v.active_weights_bytes - attention_copy_bytes(v)) \
+            / v.gpus
+        return v.bandwidth_tbs * TB / alone
     return v.gpus * v.bandwidth_tbs * TB / v.active_weights_bytes
 
 

@@ -260,6 +260,13 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "gave a per-GPU figure where the whole (or the whole where one GPU) was asked",
             "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",
             lambda d: None,  # a rescaling of the answer, handled in wrong_values
+            # under MLA a per-GPU figure divided again is the latent split as if by heads
+            describe=lambda d: (
+                "split the MLA latent over the GPUs as if it had heads (every GPU holds all "
+                "of it), or gave a per-GPU figure where the whole (or the whole where one "
+                "GPU) was asked" if d.attention == "mla" and d.gpus > 1 and not d.dp_attention
+                else "gave a per-GPU figure where the whole (or the whole where one GPU) was "
+                     "asked"),
         ),
         *(WrongPath(p.id, p.mistake, p.advice, _PRICED.get(p.id, p.change), p.also,
                     p.describe, p.not_for)

@@ -290,9 +290,15 @@ def check_numeric(
                         + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
+        # working that comes to the answer by plain arithmetic, with no conversion in it,
+        # mixed no unit here, whatever an earlier step mixed ("76.95 - 16 = ~61 GB" left the
+        # reserve out; it did not mix GB and GiB again)
+        plain = _by_arithmetic(read, reading, tolerance) and \
+            not any(f in CONVERSIONS for f in _figures(read.working_text))
         again = None if kept_fraction else next(
             (entry for entry in repeated()
-             if _agrees(value, entry[0], min(tolerance, CARRY_TOLERANCE), grain)), None)
+             if _agrees(value, entry[0], min(tolerance, CARRY_TOLERANCE), grain)
+             and not (plain and entry[3] in UNIT_MIX_IDS)), None)
         if again is not None:
             # a mistake already named, made again where this step reads the same thing (the
             # reserve left out of 1a and again of 4e): charged once, as an error carried
@@ -506,7 +512,8 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
     # A mistake the step does not list is named only when it gives the number as typed.
     found = [p for p in found if p.id in exact] or [p for p in found if _listed(step, p.id)]
     again = [p for p in everything
-             if p.id in exact and p.id in made_before and _listed(step, p.id)]
+             if p.id in exact and p.id in made_before and _listed(step, p.id)
+             and (mixes_tie or p.id not in UNIT_MIX_IDS)]  # (plain working mixed no unit)
     if len(again) == 1:
         # the step's own mistake, named for sure on an earlier step, gives this very number:
         # the same mistake again is likelier than another that happens to give it (4e's 22
@@ -775,8 +782,11 @@ def _before_rounding(reading: ParsedAnswer, reference: Reference, tolerance: Fra
         # 8 for 7.81: rounding a count up is no rounding the sheet did (7 whole ones fit);
         # 103 for 97.5 is no rounding at all, only a figure within the tolerance
         whole = math.floor(past)
+        unfloored = show(past, unit)
+        if unfloored.split()[0].replace(",", "") == str(whole + 1):  # 12.96 is not "13"
+            unfloored = f"{float(past):,.2f} {unit}"
         return (f"within the tolerance, though only {whole} whole "
-                f"{'sequence' if whole == 1 else 'sequences'} fit ({show(past, unit)} "
+                f"{'sequence' if whole == 1 else 'sequences'} fit ({unfloored} "
                 "before the floor)")
     if close(value, reference.value, tolerance) or (
             reading.resolution is not None
@@ -1042,7 +1052,7 @@ def _by_arithmetic(read: Answer, chosen: ParsedAnswer, tolerance: Fraction) -> b
 def _claims_equality(read: Answer) -> bool:
     """The working ends in an equals sign before the result ("72 - 16 - 4 = 52 GB"), not
     in "→" or "so" (a step of reasoning: "2*182-138 = 226 -> 21")."""
-    return read.working_text.rstrip().endswith(_EQUALS)
+    return read.working_text.rstrip().rstrip("~").rstrip().endswith(_EQUALS)  # "= ~61 GB"
 
 
 def _last_working_text(read: Answer) -> str:

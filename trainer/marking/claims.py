@@ -130,14 +130,18 @@ def _spans(reading: Reading) -> list[int]:
     spans, span, last_item = [], -1, None
     for position, token in enumerate(reading.tokens):
         new_item = reading.item[position] != last_item
+        verb_at = position + 1 + _pronoun_run(reading.tokens, position + 1)
         # an item of the same sentence that opens with "that" or "which" says it of the
         # item before ("the log says 53x — that's the real number of requests")
-        goes_on = new_item and position and token in _GOES_ON \
+        goes_on = new_item and position and (
+            token in _GOES_ON or (token == "and" and verb_at < len(reading.tokens)
+                                  and verb_at > position + 1
+                                  and reading.tokens[verb_at] in _stems(_SHARED_SUBJECT))) \
             and reading.sentence[position] == reading.sentence[position - 1]
         # "and" before a verb of its own shares the clause's subject: "FP8 weights halve the
         # model and double the KV" says both of the weights
-        shared = token == "and" and position + 1 < len(reading.tokens) \
-            and (reading.tokens[position + 1] in _stems(_SHARED_SUBJECT)
+        shared = token == "and" and verb_at < len(reading.tokens) \
+            and (reading.tokens[verb_at] in _stems(_SHARED_SUBJECT)
                  # "K and V" names one thing, the cache: no second clause
                  or (position and len(reading.tokens[position - 1]) == 1
                      and len(reading.tokens[position + 1]) == 1))
@@ -150,6 +154,15 @@ def _spans(reading: Reading) -> list[int]:
 
 
 _GOES_ON = frozenset({"that", "which"})
+# "and it also halves", "and also cuts": the clause's subject again, before its verb
+_SUBJECT_AGAIN = frozenset({"it", "also", "they"})
+
+
+def _pronoun_run(tokens: tuple[str, ...], start: int) -> int:
+    run = 0
+    while start + run < len(tokens) and run < 2 and tokens[start + run] in _SUBJECT_AGAIN:
+        run += 1
+    return run
 _SHARED_SUBJECT = "halves doubles cuts reduces increases raises lowers shrinks grows frees"
 
 
@@ -188,7 +201,7 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
             for variant in _variants(phrase):
                 for start, end in occurrences_of(reading, variant):
                     if not negated(reading, start, end, phrase, after=not denied_later) \
-                            and spans[start] == spans[end - 1] \
+                            and (spans[start] == spans[end - 1] or "and" in variant) \
                             and not _operand(reading, start, variant):
                         found.setdefault(spans[start], []).append((start, end))
         by_part.append(found)

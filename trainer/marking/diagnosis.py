@@ -388,6 +388,8 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
         for spec, x0 in inputs:
             if spec.whole and figure.denominator != 1:
                 continue  # 15.01 of 15.01 / 4.8 is no count of tokens
+            if x0 and not 1 / _FAR <= figure * spec.scale / x0 <= _FAR:
+                continue  # 172.8 is no count of a 1.2B draft's parameters
             result = _evaluate(problem, {spec.slot: figure * spec.scale}, relaxed=False)
             if result is None or abs(result - value) > tolerance * abs(value):
                 continue
@@ -410,6 +412,7 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
 _FIGURE_SCALES = tuple(Fraction(10) ** k for k in (-6, -3, -2, 0, 3, 6, 9, 12)) + \
     tuple(Fraction(2) ** k for k in (10, 20, 30, 40))
 _SAME_FIGURE = Fraction(1, 200)  # a figure typed to three digits
+_FAR = 1000  # a figure this far from an input's true value is no slip of it
 
 
 def _a_right_figure(key: AnswerKey, problem: _Problem, figure: Fraction) -> bool:
@@ -429,6 +432,9 @@ def _a_right_figure(key: AnswerKey, problem: _Problem, figure: Fraction) -> bool
                 values.append(key.reference(step.id).value)
             except KvdrillError:
                 continue
+    d = problem.deployment
+    if d.hbm_gb and d.utilization:  # the memory the cap leaves, before the reserve: 0.9 × 192
+        values += [d.hbm_gb * d.utilization * GB, d.gpus * d.hbm_gb * d.utilization * GB]
     return any(value and abs(figure * scale - value) <= _SAME_FIGURE * abs(value)
                for value in values for scale in _FIGURE_SCALES)
 

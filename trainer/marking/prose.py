@@ -91,7 +91,8 @@ _UNITS = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "byte", 
                     "%", "×", "k", "tflop", "flop", "block", "gpu", "card", "head", "layer"})
 # units of a measured figure (not a count of layers or GPUs): "~3.4 TB/s", "0.5 s", "25 seqs"
 _MEASURES = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "ms", "s", "%",
-                       "tflop", "token", "tok", "sequenc", "seq", "session"})
+                       "tflop", "token", "tok", "sequenc", "seq", "session", "chat", "user",
+                       "request", "convers"})
 _ITEM_BREAKS = frozenset({",", ";", "—", "/"})
 _ASIDES = frozenset({"(", ")", "[", "]"})  # a parenthesis is an aside, not a new item
 _LONG_ITEM = 9  # tokens: an item this long is a clause, not a term
@@ -667,9 +668,12 @@ def mentions(concept: Concept, text: str,
             credit = Fraction(1) if not concept.figures or figure else Fraction(1, 2)
             # a figure of its own in the sentence is no figure of the drill's: said as such,
             # not as "not quantified" ("~3.4 TB/s" where the drill measured 3.5)
+            # (of the kind the concept's figures are: "48 sessions" is no threshold of 85%)
+            kinds = _figure_measures(concept.figures)
             own = concept.figures and not figure and any(
                 reading.sentence[p] == sentence and is_number(reading.tokens[p])
-                and reading.tokens[p + 1] in _MEASURES for p in range(len(reading.tokens) - 1))
+                and reading.tokens[p + 1] in (kinds or _MEASURES)
+                for p in range(len(reading.tokens) - 1))
             note = f"'{said}'" + (f" with '{figure}'" if figure else
                                     " with figures that are not the drill's" if own else
                                     " but not quantified" if concept.figures else "")
@@ -698,6 +702,17 @@ _COPULAS = frozenset({"is", "are", "stay", "remain", "becom"})
 # saved", "halves the KV" as "KV halved" (stems, as _phrase_tokens makes them)
 _EFFECT_VERBS = frozenset({"save", "cut", "halv", "doubl", "reduc", "shrink", "lower", "raiz",
                            "boost", "trim", "free", "freed"})
+
+
+@lru_cache(maxsize=1024)
+def _figure_measures(figures: tuple[str, ...]) -> frozenset[str]:
+    """The measures a concept's figures are stated in ("85%": %, "16 gb": gb)."""
+    found = set()
+    for figure in figures:
+        tokens = _phrase_tokens(figure)
+        found |= {tokens[i + 1] for i in range(len(tokens) - 1)
+                  if is_number(tokens[i]) and tokens[i + 1] in _MEASURES}
+    return frozenset(found)
 
 
 def _occurrences_either_way(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:

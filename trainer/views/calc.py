@@ -285,7 +285,10 @@ def hbm_bar(deployment: Deployment, solution: Solution) -> str:
     cells = [round(BAR_WIDTH * part / total) for _, part in parts]
     cells[-1] = max(0, BAR_WIDTH - sum(cells[:-1]))
     bar = "".join(char * count for (char, _), count in zip(parts, cells, strict=True))
+    # what the utilisation cap holds back is no reserve the user gave: named as what it is
+    held = "held back" if not d.reserve_gb else "reserve and held back" \
+        if d.utilization != 1 else "reserve"
     return (
-        f"HBM [{bar}] █ weights {format_bytes(weights)} | ▒ reserve {format_bytes(reserve)} | "
+        f"HBM [{bar}] █ weights {format_bytes(weights)} | ▒ {held} {format_bytes(reserve)} | "
         f"▓ KV in use {format_bytes(in_use)} | ░ unused {format_bytes(unused)}"
     )
