@@ -197,6 +197,11 @@ MEASURED = {
     # CPU?"), now not read as said; the six left are junior answers that do say, hedged, what
     # the claim says (fragmentation "could be a big one", K and V "for the 64 heads")
     "blind_claims_y.yaml": (14, 43, 40, 6),
+    # corpus Z (stop 54), answers that argue with numbers (if/then, conversions, a senior
+    # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
+    # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
+    # fits: "one H200" left the one-card claim); the other is a bare term, "single-GPU fit"
+    "blind_claims_z.yaml": (34, 43, 38, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
