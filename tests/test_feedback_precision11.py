@@ -206,6 +206,22 @@ def test_a_session_count_is_not_carried_from_the_session_without_its_window() ->
     ("speculative-decoding", "when-it-pays",
      "The price is that the output distribution shifts slightly toward the draft's, a small "
      "quality cost.", "speculation-changes-output"),
+    ("long-context-tier", "pool-policy",
+     "Not for everyone: raising max_model_len makes vLLM reserve max_model_len worth of KV for "
+     "every request up front, so chat capacity would collapse.",
+     "vllm-reserves-max-model-len"),
+    ("prefill-vs-decode", "why-two-regimes",
+     "Both prefill and decode are matrix multiplies, so both are compute-bound: the ops:byte "
+     "ratio of the H200 is ~206.", "both-regimes-compute-bound"),
+    ("llama31-70b-tp2-h100", "per-gpu-vs-total-explain",
+     "vLLM's GiB there is the same as GB, so you can compare it directly with my 32.7 GB.",
+     "gib-same-as-gb"),
+    ("llama31-70b-tp2-h100", "per-gpu-vs-total-explain",
+     "Each GPU caches K and V for its 32 attention heads (64 heads split over 2), so each token "
+     "costs 640 KiB per GPU.", "per-gpu-caches-query-heads"),
+    ("swap-or-recompute", "policy",
+     "That's why vLLM's V1 engine swaps preempted KV to CPU by default.",
+     "vllm-swaps-by-default"),
 ])
 def test_the_reviewed_wrong_claim_is_caught(drill_id: str, step_id: str, text: str,
                                             claim: str) -> None:
@@ -258,6 +274,13 @@ def test_the_reviewed_wrong_claim_is_caught(drill_id: str, step_id: str, text: s
     ("multi-turn-growth", "why-overstated",
      "Each generated token's K and V are cached as it is produced, so the reply adds while it "
      "is written."),
+    ("long-context-tier", "pool-policy",
+     "Raising max_model_len won't work: a 128k session is 16 GiB of the 52 GB budget; the long "
+     "tier needs its own pool."),
+    ("prefill-vs-decode", "why-two-regimes",
+     "Prefill is compute-bound; decode at batch 1 is memory-bound, not both compute-bound."),
+    ("llama31-70b-tp2-h100", "per-gpu-vs-total-explain",
+     "The log's GiB are not the same as GB: 30.5 GiB is 32.7 GB, 7.4% more, so convert."),
 ])
 def test_the_right_answer_beside_it_is_no_claim(drill_id: str, step_id: str,
                                                 text: str) -> None:
@@ -387,3 +410,32 @@ def test_a_threshold_concept_is_not_said_to_have_other_figures_when_none_is_give
         "watch KV-cache usage and preemptions, 48 sessions per card is tight.")},
         "operational-close")
     assert "figures that are not the drill's" not in said
+
+
+# --- review 21 ----------------------------------------------------------------------------------
+
+def test_a_count_ones_own_answers_give_is_not_said_to_round_the_reference_up() -> None:
+    # 53.5 GB ÷ 4 GB (one's own GiB read as GB) = 13.4 → 13: no "only 12 fit (12.5 before the
+    # floor)", which reads as a rounding up the candidate never did
+    mark = marked("sliding-window-kv", {
+        "mistral-per-sequence-full": "4 GB", "mistral-sessions-full": "53.5/4 = 13"})[
+        "mistral-sessions-full"]
+    assert "it follows from your earlier answers (13 sequences)" in mark.feedback
+    assert "whole sequences fit" not in mark.feedback
+
+
+def test_an_idea_said_right_beside_a_wrong_claim_is_held_not_called_contradicted() -> None:
+    said = evidence("long-context-tier", {"operations": (
+        "Sized right when KV usage p95 stays under ~85% and preemptions under 1%; I'd also use "
+        "nvidia-smi GPU utilisation near 100% as the sign the pool is saturated.")},
+        "operational-close")
+    assert "'kv usage' with '85%', no credit beside the wrong claim in operations" in said
+    assert "contradicted" not in said
+
+
+def test_an_idea_whose_words_are_the_claims_own_is_still_contradicted() -> None:
+    said = evidence("prefill-vs-decode", {"why-two-regimes": (
+        "Both prefill and decode are matrix multiplies, so both are compute-bound: the ops:byte "
+        "ratio of the H200 is ~206.")}, "roofline")
+    assert "contradicted by the wrong claim in why-two-regimes" in said
+

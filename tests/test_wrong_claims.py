@@ -83,7 +83,10 @@ def test_a_contradicted_concept_earns_nothing(run: Run, tmp_path: Path) -> None:
     out = grade(run, tmp_path, "Past TP=8 the heads get replicated, but at TP=16 each GPU has "
                                "half the KV heads, so the KV per GPU halves.")
     evidence = " ".join(e for d in out["rubric"]["dimensions"].values() for e in d["evidence"])
-    assert "no credit, contradicted by the wrong claim in why-less" in evidence
+    # (the idea is said too, "the heads get replicated": held beside the claim, not credited)
+    replicated = next(e for d in out["rubric"]["dimensions"].values() for e in d["evidence"]
+                      if e.startswith("Past the KV-head count"))
+    assert "no credit beside the wrong claim in why-less" in replicated
 
 
 def test_a_fluent_wrong_answer_scores_at_most_the_junior_anchor() -> None:

@@ -241,11 +241,12 @@ def check_numeric(
                             f"about {zero.shown.lstrip('~')}, under {show(half, unit)}")
     for reading in fitting:
         if _right(reading.quantity.value, reference, targets, tolerance, reading.resolution):
+            own_figures = _carried_within(reading, reference, carried_of, carried_right)
             note = " ".join(_sentence(part) for part in (
                 _working_note(read, reading, tolerance, unit, whole, right=True).strip(),
-                _before_rounding(reading, reference, tolerance, unit), *read.notes,
-                reading.note,
-                _carried_within(reading, reference, carried_of, carried_right),
+                # a count one's own earlier answers give is no rounding up of the reference's
+                "" if own_figures else _before_rounding(reading, reference, tolerance, unit),
+                *read.notes, reading.note, own_figures,
                 _unit_guessed(reading, unit), _also_a_mistake(reading, reference))
                 if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,

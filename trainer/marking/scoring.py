@@ -175,8 +175,20 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         if concept.id in contradicted:
             said = next(c for claims in made.values() for c in claims
                         if concept.id in c.claim.contradicts)
-            evidence.append(f"{label}: no credit, contradicted by the wrong claim in "
-                            f"{said.step_id} (the red flag says why)")
+            # the idea itself said right beside the claim ("KV usage p95 under 85% … and
+            # nvidia-smi utilisation") is not "contradicted": it is held, as a claim holds all
+            claim_words = " ".join(phrase for part in said.claim.parts for phrase in part)
+            stated = [note for _, text in answered
+                      for credit, note in [concept_credit(concept, text, figures)]
+                      # (not the claim's own words: "both are compute-bound" states no
+                      # "decode is memory-bound")
+                      if credit and note.split("'")[1:2] != [""]
+                      and note.split("'")[1] not in claim_words]
+            evidence.append(
+                f"{label}: {stated[0]}, no credit beside the wrong claim in {said.step_id} "
+                "(the red flag says why)" if stated else
+                f"{label}: no credit, contradicted by the wrong claim in {said.step_id} "
+                "(the red flag says why)")
             held_to_nothing = True  # (said: no "nothing earned this dimension" after it)
             continue
         # The step that asks for the concept first: of two answers that earn it alike, the
