@@ -82,7 +82,6 @@ def test_grade_json_says_the_wrong_claim_and_raises_it_as_a_red_flag(run: Run,
 def test_a_contradicted_concept_earns_nothing(run: Run, tmp_path: Path) -> None:
     out = grade(run, tmp_path, "Past TP=8 the heads get replicated, but at TP=16 each GPU has "
                                "half the KV heads, so the KV per GPU halves.")
-    evidence = " ".join(e for d in out["rubric"]["dimensions"].values() for e in d["evidence"])
     # (the idea is said too, "the heads get replicated": held beside the claim, not credited)
     replicated = next(e for d in out["rubric"]["dimensions"].values() for e in d["evidence"]
                       if e.startswith("Past the KV-head count"))
