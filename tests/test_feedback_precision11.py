@@ -439,3 +439,23 @@ def test_an_idea_whose_words_are_the_claims_own_is_still_contradicted() -> None:
         "ratio of the H200 is ~206.")}, "roofline")
     assert "contradicted by the wrong claim in why-two-regimes" in said
 
+
+
+# --- review 22 ----------------------------------------------------------------------------------
+
+def test_plain_working_names_no_unit_mix_where_a_right_answer_rules_the_reserve_out() -> None:
+    # the reserve is in the right kv-budget, so leaving it out is ruled out there; "77 - 16"
+    # still mixed no GB and GiB: nothing is named rather than the unit mix
+    mark = marked("llama31-8b-h100", {
+        "kv-budget": "80 x 0.9 = 72, 72 - 4 - 16 = 52 GB",
+        "kv-budget-real-card": "85.5 x 0.9 = 77 - 16 = 61 GB"})["kv-budget-real-card"]
+    assert "gb-gib" not in mark.misconceptions
+
+
+def test_a_step_of_working_read_only_in_part_is_not_quoted_as_its_value() -> None:
+    # "8,814 blocks / 8,192" is not 8,814: the working note says nothing of it
+    mark = marked("paged-blocks-vllm", {
+        "colocated-x": "38.48 - 4 - 16 = 18.48 GB -> 8,814 blocks / 8,192 = 1.08x"})[
+        "colocated-x"]
+    assert mark.verdict == "correct"
+    assert "comes to 8,814" not in mark.feedback

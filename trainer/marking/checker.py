@@ -510,6 +510,11 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
             return [], False
         return [WRONG_PATHS[WEIGHTS_ALONE]], True
     found = [p for p in everything if p.id not in ruled_out]
+    if not mixes_tie and any(p.id not in UNIT_MIX_IDS for p in everything):
+        # plain working with no conversion in it mixed no unit where another mistake gives the
+        # number, even one an earlier right answer rules out (the reserve left out of "77 - 16
+        # = 61 GB"); a mix inside the working, "52e9/128000", has no other to give it
+        found = [p for p in found if p.id not in UNIT_MIX_IDS]
     # A mistake the step does not list is named only when it gives the number as typed.
     found = [p for p in found if p.id in exact] or [p for p in found if _listed(step, p.id)]
     again = [p for p in everything

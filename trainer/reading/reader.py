@@ -569,9 +569,12 @@ def _read_quietly(text: str, unit: str, expected: Dim) -> ParsedAnswer | None:
     if not body or not re.search(r"\d", body):
         return None
     try:
-        return _read_value(body, unit, expected, approximate)[0]
+        reading = _read_value(body, unit, expected, approximate)[0]
     except AnswerParseError:
         return None
+    # a step of working read only in part ("8,814 blocks / 8,192" as 8,814, the words and what
+    # follows them dropped) is no value of that step
+    return None if reading.note.startswith("read '") else reading
 
 
 def _read_range(text: str, unit: str, expected: Dim,
