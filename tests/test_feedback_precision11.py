@@ -1,16 +1,15 @@
-"""Stop 54: what a tired candidate's own practice at 80 columns, the nineteenth blind feedback
-review and the blind corpus Y showed the tool saying wrongly. Each test of a fix failed before;
-the guards beside them pass on both."""
+"""Stop 54: what a tired candidate's own practice at 80 columns, the nineteenth to twenty-second
+blind feedback reviews and the blind corpora Y and Z showed the tool saying wrongly. Each test
+of a fix failed before; the guards beside them pass on both."""
 
 from __future__ import annotations
 
 import pytest
+from feedback_probes import claimed, evidence, marked
 
-from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.loader import find_drill
 from trainer.drills.reference import AnswerKey
-from trainer.marking.checker import Mark, mark_sheet
-from trainer.marking.claims import claims_made
-from trainer.marking.scoring import score_attempt
+from trainer.marking.checker import mark_sheet
 
 TP2 = "llama31-70b-tp2-h100"
 # the budget with the 4 GB reserve counted once for the pair (69.45 GB, not 65.4), carried
@@ -22,15 +21,6 @@ CARRIED_SHEET = {
     "kv-budget": "144-70.55-4 = 69.45gb",
     "live-tokens": "about 424k tokens",
 }
-
-
-def marked(drill_id: str, answers: dict[str, str]) -> dict[str, Mark]:
-    return mark_sheet(AnswerKey(find_drill(drill_id)[0]), answers)
-
-
-def claimed(drill_id: str, step_id: str, text: str) -> list[str]:
-    step = find_drill(drill_id)[0].step(step_id)
-    return [made.claim.id for made in claims_made(step, text)]
 
 
 # --- a count within its tolerance --------------------------------------------------------------
@@ -295,12 +285,6 @@ def test_a_sentence_starting_inside_a_wrapped_line_keeps_its_claim_whole() -> No
 
 
 # --- review 19: credit read from the right words ----------------------------------------------
-
-def evidence(drill_id: str, answers: dict[str, str], dimension_id: str) -> str:
-    drill = find_drill(drill_id)[0]
-    score = score_attempt(drill, load_rubric(drill.rubric), marked(drill_id, answers))
-    return " ".join(next(d for d in score.dimensions if d.id == dimension_id).evidence)
-
 
 def test_a_percentage_is_no_figure_of_a_count() -> None:
     said = evidence("observed-concurrency-lower", {"hypotheses": (
