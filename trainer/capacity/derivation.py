@@ -15,6 +15,7 @@ from trainer.capacity.solver import (
     busiest_rank,
     mixed_mxfp4,
     one_kind_of_page,
+    split_attention,
 )
 from trainer.capacity.solver import prefix_bytes as solver_prefix_bytes
 from trainer.reading.exact import Fraction
@@ -234,7 +235,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
         f"{b(s['weights_read_per_step'])} weights + {n(batch)} × "
         f"{b(s['kv_bytes_per_sequence'])} KV",
         b(s["bytes_read_per_step"]))
-    if d.dp_attention and d.gpus > 1 and d.attention_params:
+    if split_attention(d):
         # the busiest rank sets the step: its own attention copy and sequences' KV
         busiest = busiest_rank(d)
         per_rank = -(-batch // d.gpus)
@@ -253,7 +254,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
     add("tokens_per_second_per_sequence", f"1 token ÷ {step}",
         f"{format_number(s['tokens_per_second_per_sequence'])} tokens/s")
     active = "active weights" if d.experts is not None else "weights"
-    if d.dp_attention and d.gpus > 1 and d.attention_params:
+    if split_attention(d):
         add("batch1_ceiling_tokens_per_second",
             f"{n(d.bandwidth_tbs)} TB/s ÷ (one rank's attention copy + 1/{n(d.gpus)} of the "
             f"other {active})",

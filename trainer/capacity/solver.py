@@ -215,7 +215,7 @@ def _bytes_read_per_step(v: Any, ops: Any) -> Any:
 
 @_formula("decode_step_seconds", "decode step", "s")
 def _decode_step_seconds(v: Any, ops: Any) -> Any:
-    if _split_attention(v):
+    if split_attention(v):
         return busiest_rank_bytes(v, ops) / (v.bandwidth_tbs * TB)
     return v.bytes_read_per_step / (v.gpus * v.bandwidth_tbs * TB)
 
@@ -226,7 +226,9 @@ def busiest_rank(deployment: Deployment) -> Fraction:
     return value
 
 
-def _split_attention(v: Any) -> bool:
+def split_attention(v: Any) -> bool:
+    """Whether the attention runs data-parallel over several ranks (a step waits for the
+    busiest)."""
     return bool(v.dp_attention and v.gpus > 1 and v.attention_params)
 
 
@@ -236,18 +238,15 @@ def attention_copy_bytes(v: Any) -> Any:
                                  else v.weight_bytes_per_param)
 
 
-def busiest_rank_bytes(v: Any, ops: Any, batch: Any = None) -> Any:
+def busiest_rank_bytes(v: Any, ops: Any) -> Any:
     """Under DP attention each rank runs its own sequences' attention, and a step waits for
     the busiest: its attention copy, the KV of ceil(B ÷ GPUs) sequences and its share of the
     rest (one sequence on four GPUs: one rank reads a whole copy, the others a quarter)."""
-    batch = v.batch_size if batch is None else batch
-    busy = ops.min(batch, v.gpus)
-    read = _weights_read(v, ops, batch)
-    rest = v.read_weights * (read - busy * attention_copy_bytes(v))
-    busiest = (v.read_weights * attention_copy_bytes(v) + rest / v.gpus
-               + v.read_kv * ops.ceil(batch / v.gpus) * v.kv_bytes_per_sequence)
-    total = v.read_weights * read + v.read_kv * batch * v.kv_bytes_per_sequence
-    return ops.max(busiest, total / v.gpus)
+    copy = attention_copy_bytes(v)
+    rest = v.read_weights * (v.weights_read_per_step - ops.min(v.batch_size, v.gpus) * copy)
+    busiest = (v.read_weights * copy + rest / v.gpus
+               + v.read_kv * ops.ceil(v.batch_size / v.gpus) * v.kv_bytes_per_sequence)
+    return ops.max(busiest, v.bytes_read_per_step / v.gpus)
 
 
 @_formula("tokens_per_second", "aggregate", "tokens/s")
@@ -266,7 +265,7 @@ def _tokens_per_second_per_sequence(v: Any, ops: Any) -> Any:
     "tokens/s",
 )
 def _batch1_ceiling(v: Any, ops: Any) -> Any:
-    if _split_attention(v):  # one sequence: one rank reads a whole attention copy
+    if split_attention(v):  # one sequence: one rank reads a whole attention copy
         alone = attention_copy_bytes(v) + (v.active_weights_bytes - attention_copy_bytes(v)) \
             / v.gpus
         return v.bandwidth_tbs * TB / alone
@@ -317,8 +316,7 @@ def _attention_copies_read(v: Any, ops: Any, batch: Any) -> Any:
     one the weights count, as many as the ranks a batch of `batch` keeps busy."""
     if not v.dp_attention or not v.attention_params:
         return 0
-    per_param = v.table_bytes_per_param if mixed_mxfp4(v) else v.weight_bytes_per_param
-    return (ops.min(batch, v.gpus) - 1) * v.attention_params * per_param
+    return (ops.min(batch, v.gpus) - 1) * attention_copy_bytes(v)
 
 
 def _unread_table(v: Any) -> Any:

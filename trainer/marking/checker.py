@@ -291,11 +291,13 @@ def check_numeric(
                         + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
-        # working that comes to the answer by plain arithmetic, with no conversion in it,
-        # mixed no unit here, whatever an earlier step mixed ("76.95 - 16 = ~61 GB" left the
-        # reserve out; it did not mix GB and GiB again)
+        # Working that comes to the answer by plain arithmetic, with no conversion in it,
+        # mixed no unit prefixes on its last step, whatever an earlier step mixed ("76.95 - 16
+        # = ~61 GB" left the reserve out; it did not mix GB and GiB again), and beside another
+        # mistake that gives the number a unit mix is no tie (80*.9 - 16 = 56 GB).
+        figures = _figures(read.working_text)
         plain = _by_arithmetic(read, reading, tolerance) and \
-            not any(f in CONVERSIONS for f in _figures(read.working_text))
+            not any(f in CONVERSIONS for f in figures)
         again = None if kept_fraction else next(
             (entry for entry in repeated()
              if _agrees(value, entry[0], min(tolerance, CARRY_TOLERANCE), grain)
@@ -329,7 +331,6 @@ def check_numeric(
                                     f"Your working ({_last_working_text(read)}) gives "
                                     f"{show(right_working, unit)}, which is right; the value "
                                     f"you ended with was marked.{said}")
-        figures = _figures(read.working_text)
         shown = None if working_slip is None or not figures else working_slip(
             reading, figures, min(tolerance, CARRY_TOLERANCE),
             tuple(p.id for p in _mistakes(value, reference, band)))
@@ -348,13 +349,8 @@ def check_numeric(
                                     f"{path.mistake_in(None)}. {path.advice}"
                                     + _working_note(read, reading, tolerance, unit, whole))
         d = deployment() if deployment is not None else None
-        # Working that comes to the result by plain arithmetic, with no conversion in it,
-        # mixed no unit prefixes on its last step: beside another mistake that gives the
-        # number, a unit mix is no tie (80*.9 - 16 = 56 GB left out the reserve).
-        converted = not _by_arithmetic(read, reading, tolerance) or \
-            any(f in CONVERSIONS for f in figures)
         paths, certain = _explaining(step, value, reading.resolution, reference, band,
-                                     ruled_out, d, mixes_tie=converted,
+                                     ruled_out, d, mixes_tie=not plain,
                                      made_before=made_before)
         # working that rounds its own quotient the other way rules the rounding slip out
         # (239/166 = 1.4 → 2 took the ceiling: 2 is no count rounded down, whatever gives it)
