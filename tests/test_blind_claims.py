@@ -202,6 +202,13 @@ MEASURED = {
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
     # fits: "one H200" left the one-card claim); the other is a bare term, "single-GPU fit"
     "blind_claims_z.yaml": (34, 43, 38, 1),
+    # corpus AA (stop 55), seniors dictating in long run-on sentences ("so", "which means",
+    # asides, "bw", "ctx", "→"); written blind; measured unread: 41 / 43 / 38 / 2. Both right
+    # answers said to claim wrongly are juniors that do make the claim (max_num_seqs set to
+    # the chunk; 64 heads in the KV formula); of the wrong answers left unheld, three were
+    # excused by a word of another clause ("far from" the roofline, "instead of" a sentence
+    # before) or said a phrase a little longer ("k + 1 full forward passes")
+    "blind_claims_aa.yaml": (41, 43, 41, 2),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from trainer.capacity.solver import FORMULAS, value_of
+from trainer.capacity.solver import FORMULAS, changed_inputs, value_of
 from trainer.capacity.wrong_paths import (
     UNIT_MIX_IDS,
     UNIT_MIXES,
@@ -26,7 +26,7 @@ from trainer.marking import chance, kept_readings
 from trainer.marking.text_figures import Figure, figures_in
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
-from trainer.reading.numbers import format_number
+from trainer.reading.numbers import format_number, typed_at_some_scale
 from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
 from trainer.reading.units import DIMENSIONLESS, Dim
 
@@ -352,6 +352,10 @@ def check_numeric(
         paths, certain = _explaining(step, value, reading.resolution, reference, band,
                                      ruled_out, d, mixes_tie=not plain,
                                      made_before=made_before)
+        if d is not None and figures and _working_comes_to(read, reading, value, tolerance,
+                                                            unit):
+            # (the value typed counts as shown: "3584/16 = 224" works out the 224 it slips)
+            paths = [p for p in paths if not _working_hides(d, p, (*figures, value))]
         # working that rounds its own quotient the other way rules the rounding slip out
         # (239/166 = 1.4 → 2 took the ceiling: 2 is no count rounded down, whatever gives it)
         # (and makes the value's other coincidences no surer: none is named)
@@ -389,7 +393,8 @@ def check_numeric(
         if diagnose_slip is not None and len(paths) == 1 and not floor_left_out \
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
-                diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures)
+                diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures,
+                _working_comes_to(read, reading, value, tolerance, unit), value)
             if found is not None and found.crowded:
                 certain = False  # the mistake is one of many ways to this number
                 feedback += f" {CROWDED_BESIDE}"
@@ -436,7 +441,8 @@ def check_numeric(
     crowded = len(nearby) > 2 or _ruled_out_tie(
         step, nearby, _same_number(value, first.resolution, reference, nearby), ruled_out)
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
-        diagnose_slip(first, tolerance, (), ()), _figures(read.working_text))
+        diagnose_slip(first, tolerance, (), ()), _figures(read.working_text),
+        _working_comes_to(read, first, value, tolerance, unit), value)
     if diagnosis is not None and diagnosis.crowded:
         diagnosis, crowded = None, True
     # A slip of one input is one thing wrong; two mistakes made together are two.
@@ -1070,6 +1076,12 @@ def _last_working(read: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
     return working_values(replace(read, working_parts=(text,)), chosen) if text else []
 
 
+def _working_comes_to(read: Answer, chosen: ParsedAnswer, value: Fraction,
+                      tolerance: Fraction, unit: str) -> bool:
+    """Whether the shown working's last step gives the value typed after it."""
+    return _working_gives_right(read, chosen, (value,), tolerance, unit) is not None
+
+
 def _working_gives_right(read: Answer, chosen: ParsedAnswer, targets: tuple[Fraction, ...],
                          tolerance: Fraction, unit: str) -> Fraction | None:
     """The right value the shown working's last step gives in some unit it could mean,
@@ -1364,7 +1376,7 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         shape = _shape(key.deployment(step.id))
         ruled_out = functools.partial(_union_of, tuple(ids for other, ids in ruled
                                                        if other == shape))
-        fed = fed_by_wrong(key, step, marks)
+        fed = _worked_from(fed_by_wrong(key, step, marks), marks, answer, reference.unit)
         fed_answers = {quantity: parsed for earlier_id in fed
                        if (quantity := key.drill.step(earlier_id).answer)
                        and (parsed := marks[earlier_id].parsed) is not None}
@@ -1458,6 +1470,39 @@ def _rounded_up_own(value: Fraction, quotients: Iterable[Fraction], counted: boo
     if not counted or value % 1:
         return None
     return next((q for q in quotients if q % 1 and math.floor(q) < value <= math.ceil(q)), None)
+
+
+def _worked_from(fed: tuple[str, ...], marks: Mapping[str, Mark], answer: str | None,
+                 unit: str) -> tuple[str, ...]:
+    """The earlier wrong answers shown working may be worked from: where the working is
+    shown, one whose value none of its figures is was not ("23.2/1.476" uses the right
+    1.476 GB, not the 1.236 GB answered before)."""
+    if not fed or not answer:
+        return fed
+    try:
+        figures = _figures(read_answer(answer, unit).working_text)
+    except KvdrillError:
+        return fed
+    if not figures:
+        return fed
+    return tuple(earlier for earlier in fed
+                 if (typed := marks[earlier].parsed) is None
+                 or any(typed_at_some_scale(f, Fraction(typed)) for f in figures))
+
+
+def _working_hides(d: Deployment, path: WrongPath, figures: tuple[Fraction, ...]) -> bool:
+    """Whether working that comes to the answer shows none of the values the mistake puts in
+    its inputs' places: "2*16*8*128*2 = 64 KiB" has no 4 B of fp32, so it is no fp32 cache,
+    whatever else gives 64 KiB. (A mistake that drops a factor, 1 or 0 in its place, or mixes
+    units shows nothing to look for.)"""
+    if path.id in UNIT_MIX_IDS or path.id in ROUNDINGS:
+        return False
+    changed = changed_by(d, path)
+    if changed is None:
+        return False
+    put = [v for v in changed_inputs(d, changed).values()
+           if isinstance(v, (int, Fraction)) and not isinstance(v, bool) and v not in (0, 1)]
+    return bool(put) and not any(typed_at_some_scale(f, Fraction(v)) for f in figures for v in put)
 
 
 def _fed_note(fed_by: tuple[str, ...]) -> str:
@@ -1566,14 +1611,20 @@ def _diagnose(key: AnswerKey, step_id: str, known: frozenset[str], reading: Pars
                     known)
 
 
-def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, ...]
+def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, ...],
+                         comes_to: bool = False, typed: Fraction = Fraction(0)
                          ) -> Diagnosis | None:
     """The diagnosis, unless the working shows the input's true value and not the one the
-    diagnosis reads (32 × 8 × 128 × 2 has its 32 layers: no "16 layers")."""
+    diagnosis reads (32 × 8 × 128 × 2 has its 32 layers: no "16 layers"), or, where the
+    working comes to the answer (`comes_to`), shows none of the values the slips read
+    (2*61*128*128*2 / 8 = 499,712 B has no latent 4,032 wide)."""
     if diagnosis is None or diagnosis.kind != "input" or not figures:
         return diagnosis
     slip = diagnosis.slip
     if slip.true in figures and slip.implied not in figures:
+        return None
+    if comes_to and not any(typed_at_some_scale(f, Fraction(s.implied)) for s in diagnosis.slips
+                            for f in (*figures, typed)):
         return None
     return diagnosis
 

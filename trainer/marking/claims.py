@@ -127,7 +127,8 @@ def claims_made(step: Step, text: str) -> tuple[ClaimMade, ...]:
 def _spans(reading: Reading) -> list[int]:
     """Each token's span: its item, cut again where "and", "but", "while" … join two
     clauses ("97 sessions is right and the colleague double counts" is two statements)."""
-    spans, span, last_item = [], -1, None
+    spans, span, fresh, last_item = [], -1, -1, None
+    opening: dict[int, int] = {}  # each sentence's first span
     for position, token in enumerate(reading.tokens):
         new_item = reading.item[position] != last_item
         verb_at = position + 1 + _pronoun_run(reading.tokens, position + 1)
@@ -146,7 +147,14 @@ def _spans(reading: Reading) -> list[int]:
                  or (position and len(reading.tokens[position - 1]) == 1
                      and len(reading.tokens[position + 1]) == 1))
         if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared):
-            span += 1
+            fresh += 1
+            span = fresh
+        opening.setdefault(reading.sentence[position], span)
+        if goes_on and token == "and":
+            # a list's last item "and it also cuts …" says it of the sentence's subject, not of
+            # the item before ("a big block buys less hashing, bigger tiles, and it also cuts
+            # tail waste")
+            span = opening[reading.sentence[position]]
         if new_item:
             last_item = reading.item[position]
         spans.append(span)
@@ -201,7 +209,8 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
             for variant in _variants(phrase):
                 for start, end in occurrences_of(reading, variant):
                     if not negated(reading, start, end, phrase, after=not denied_later) \
-                            and (spans[start] == spans[end - 1] or "and" in variant) \
+                            and (spans[start] == spans[end - 1] or "and" in variant
+                                 or "/" in phrase) \
                             and not _operand(reading, start, variant):
                         found.setdefault(spans[start], []).append((start, end))
         by_part.append(found)
@@ -256,8 +265,9 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
             continue  # asked, not said: "maybe you could offload some experts to the CPU?"
         said = _predicated(reading, parts[0][span] if lead is None else lead.get(span, []),
                            [place for found in parts[1:] for place in found[span]])
+        items = frozenset(reading.item[start] for found in parts for start, _ in found[span])
         if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span),
-                         said):
+                         said, items):
             return True
     return False
 
@@ -332,8 +342,8 @@ def _contrasted(reading: Reading, spans: list[int], span: int) -> frozenset[int]
 
 
 def _reported(reading: Reading, sentence: int, unless: Iterable[str],
-              elsewhere: frozenset[int] = frozenset(), said: frozenset[int] = frozenset()
-              ) -> bool:
+              elsewhere: frozenset[int] = frozenset(), said: frozenset[int] = frozenset(),
+              items: frozenset[int] = frozenset()) -> bool:
     positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
     words = {reading.tokens[p] for p in positions}
     # "the tokens the draft got wrong" says what was guessed, not that a claim is a mistake
@@ -347,6 +357,12 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
     # An excuse the sentence itself denies excuses nothing: "plan on the p99, not the mean"
     # makes the claim its `unless` ("the mean") would have excused.
     # (an excuse written with its own "while", "while the real constraint", is that clause)
+    # "instead of" and "rather than" set one thing against another in their own item: "Instead
+    # of a separate pool, prefix caching. Then raise it for everyone" excuses nothing after it
     return any(reading.sentence[start] == sentence and not negated(reading, start, end, phrase)
                and (start not in elsewhere or _stems(_CONTRASTS) & set(phrase_words(phrase)))
+               and not (items and phrase in _SET_AGAINST and reading.item[start] not in items)
                for phrase in unless for start, end in occurrences(reading, phrase))
+
+
+_SET_AGAINST = frozenset({"instead of", "rather than"})

@@ -53,7 +53,7 @@ from trainer.errors import KvdrillError
 from trainer.marking import chance, world
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
-from trainer.reading.numbers import format_number
+from trainer.reading.numbers import format_number, typed_at_some_scale
 
 # How strong a candidate's reason is, strongest first: the classic slips (the utilisation
 # applied after the weights, the reserve once per node, the TP degree twice, the hidden size
@@ -408,10 +408,6 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
     return Diagnosis("input", (slip,), _phrase(spec, slip), shown=True)
 
 
-# The scales a figure of working may be typed at: GB, MB, KB, TB, ms, µs, GiB, MiB, KiB, %
-_FIGURE_SCALES = tuple(Fraction(10) ** k for k in (-6, -3, -2, 0, 3, 6, 9, 12)) + \
-    tuple(Fraction(2) ** k for k in (10, 20, 30, 40))
-_SAME_FIGURE = Fraction(1, 200)  # a figure typed to three digits
 _FAR = 1000  # a figure this far from an input's true value is no slip of it
 
 
@@ -435,8 +431,7 @@ def _a_right_figure(key: AnswerKey, problem: _Problem, figure: Fraction) -> bool
     d = problem.deployment
     if d.hbm_gb and d.utilization:  # the memory the cap leaves, before the reserve: 0.9 × 192
         values += [d.hbm_gb * d.utilization * GB, d.gpus * d.hbm_gb * d.utilization * GB]
-    return any(value and abs(figure * scale - value) <= _SAME_FIGURE * abs(value)
-               for value in values for scale in _FIGURE_SCALES)
+    return any(typed_at_some_scale(figure, value) for value in values)
 
 
 def value_with_slip(key: AnswerKey, step_id: str, slip: Slip) -> Fraction | None:

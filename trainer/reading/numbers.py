@@ -117,3 +117,16 @@ def significant_figures(shown: Fraction) -> int:
         text = text.split("e")[0]
     digits = text.replace(".", "").lstrip("0").rstrip("0")
     return len(digits) if digits else 1
+
+
+# The scales a figure of working may be typed at: GB, MB, KB, TB, ms, µs, GiB, MiB, KiB, %
+FIGURE_SCALES = tuple(Fraction(10) ** k for k in (-6, -3, -2, 0, 3, 6, 9, 12)) + \
+    tuple(Fraction(2) ** k for k in (10, 20, 30, 40))
+SAME_FIGURE = Fraction(1, 200)  # a figure typed to three digits
+
+
+def typed_at_some_scale(figure: Fraction, value: Fraction) -> bool:
+    """Whether `figure`, as typed in working, is `value` at one of the scales a person types
+    it at (1.476 for 1.476 GB; 26.6 for 26.6 ms), to three digits."""
+    return bool(value) and any(abs(figure * scale - value) <= SAME_FIGURE * abs(value)
+                               for scale in FIGURE_SCALES)
