@@ -242,12 +242,19 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
 
 
 MANY_FLAGS = 2  # red flags that keep an attempt below the first level
-# A parenthesis of a concept's label that states the drill's own figures: "(12 sessions)"
+# A parenthesis of a concept's label that states the drill's own figures: "(12 sessions)",
+# "(~11% at 10 GB)"; not a formula's: "(1 − α^(k+1)) ÷ (1 − α)" keeps its parentheses
 _FIGURED_ASIDE = re.compile(r"\s*\([^()]*\d[^()]*\)")
+_FORMULA = re.compile(r"^\(\s*[\w\s+−\-×÷*/^α.]*\)$")
 
 
 def _without_figures(label: str) -> str:
-    return _FIGURED_ASIDE.sub("", label)
+    def aside(match: re.Match[str]) -> str:
+        text = match.group().strip()
+        formula = _FORMULA.match(text) and not re.search(r"[A-Za-z]{2,}|\d\d|\d\.\d", text)
+        after_power = label[: match.start()].endswith("^")
+        return match.group() if formula or after_power else ""
+    return _FIGURED_ASIDE.sub(aside, label)
 
 
 WRONG_CLAIM_CAP = Fraction(1, 4)  # a concept beside a wrong claim, where no junior anchor says

@@ -14,6 +14,7 @@ Nothing here evaluates code: every value comes from trainer/reading/expression.p
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -430,7 +431,7 @@ def read_answer(text: str, unit: str = "") -> Answer:
         body, more_approx, more_notes = _tidy(body[: denial.start()])
         approximate, notes = approximate or more_approx, notes + more_notes
     # "2 * 8B * 4096 ~ 61.6 TFLOP": a "~" after working that computes is its "≈", not a range
-    body = _APPROX_AFTER_WORKING.sub(r"\1 ≈ ", body)
+    body = _rounded_after(_APPROX_AFTER_WORKING.sub(r"\1 ≈ ", body))
     parts = _WORKING_SEPARATOR.split(body)
     final_figure = _FINAL_FIGURE.match(parts[-1].strip())
     final_reading = None if final_figure is None else _read_quietly(
@@ -490,7 +491,29 @@ _WORKING_WORDS = re.compile(r"[A-Za-z]{2,}|[-+*/×÷^]")
 
 
 # A "~" between an expression that computes (an operator in it) and a figure
-_APPROX_AFTER_WORKING = re.compile(r"([*×·/+]\s?[\w.,]{1,12})\s+~\s*(?=[\d.])")
+_APPROX_AFTER_WORKING = re.compile(
+    r"([*×·/+−-]\s?\d[\d.,]{0,11}(?:\s?[A-Za-z]{1,5})?|[*×·/+]\s?[\w.,]{1,12})\s+~\s*(?=[\d.])")
+# "94.9 ~ 95": a figure, then "~" and the same figure rounded: the rounding, not a range
+_ROUNDED_AFTER = re.compile(r"(?:^|(?<=[=≈→:]\s)|(?<=[=≈→:]))\s*(?P<exact>\d[\d,]*\.\d+)\s+~\s*"
+                            r"(?P<rounded>\d[\d,]*(?:\.\d+)?)\s*[A-Za-z%/]*\s*$")
+
+
+def _rounded_after(body: str) -> str:
+    """ "94.9 ~ 95 sequences" as "94.9 ≈ 95 sequences": the second figure is the first rounded
+    (a count of ten or more to a whole number either way, or within 0.5%: "1.5 ~ 2 GB" stays a
+    range)."""
+    match = _ROUNDED_AFTER.search(body)
+    if match is None:
+        return body
+    exact = float(match.group("exact").replace(",", ""))
+    rounded = float(match.group("rounded").replace(",", ""))
+    whole = rounded.is_integer() and exact >= 10 \
+        and math.floor(exact) <= rounded <= math.ceil(exact)
+    if not whole and abs(rounded - exact) > abs(exact) / 200:
+        return body
+    return f"{body[: match.end('exact')]} ≈ {body[match.start('rounded'):]}"
+
+
 # A factor, then after a comma the figure it gives: "2x, ~190", "×2, about 190 seqs".
 _FACTOR_THEN_RESULT = re.compile(
     r"^(?P<factor>(?:[x×]\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*[x×]))\s*,\s*(?P<result>\S.*\d.*)$",
