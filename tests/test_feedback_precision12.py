@@ -4,6 +4,7 @@ pass on both."""
 
 from __future__ import annotations
 
+import pytest
 from feedback_probes import claimed, marked
 
 SPEC = "speculative-decoding"
@@ -161,3 +162,75 @@ def test_compute_bound_batch_one_far_from_the_roofline_is_a_claim() -> None:
     said = ("Batch 1 is far from the bandwidth roofline because at batch 1 decode is "
             "compute-bound.")
     assert "decode-compute-bound" in claimed("decode-roofline-vs-measured", "batch1-why", said)
+
+
+# --- review 23's planted claims ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("drill", "step", "said", "claim"), [
+    ("deepseek-v3-mla-h200", "why-mla",
+     "Every decode step each GPU has to all-gather the other seven GPUs' latents over NVLink "
+     "before it can attend.", "latent-all-gathered"),
+    ("deepseek-v3-mla-h200", "why-mla",
+     "MLA compresses the KV so it is smaller. TP splits it 8 ways so each GPU has 1/8.",
+     "latent-split-eight-ways"),
+    ("deepseek-v3-mla-h200", "experts-and-levers",
+     "The 37B active figure is per token, but the router picks a sequence's 8 experts once at "
+     "prefill and the session keeps them for all of decode.", "routing-fixed-per-sequence"),
+    ("mixtral-moe-decode", "what-moe-saves",
+     "Batch 64: every expert is touched, and the FLOPs per token also rise to a dense 46.7B "
+     "model's.", "batch-raises-flops-per-token"),
+    ("mixtral-moe-decode", "serving-levers",
+     "Expert parallelism over more GPUs: each holds fewer experts, and it needs no inter-GPU "
+     "communication at all since each token just stays on the GPU that owns its experts.",
+     "ep-tokens-stay-put"),
+    ("hybrid-state-kv", "how-concurrency-scales",
+     "The Mamba state can also be shared across sessions by prefix caching just like KV "
+     "blocks.", "state-shared-by-prefix-caching"),
+    (SPEC, "when-it-pays",
+     "The catch is that the output is only approximately the target model's distribution, so "
+     "I would turn it off where exact sampling matters.", "output-only-approximate"),
+    ("disaggregated-prefill", "when-it-pays",
+     "The transfer can never be overlapped with the prefill, because the KV only exists once "
+     "the whole prompt has been processed.", "transfer-never-overlaps"),
+    ("observed-concurrency-lower", "hypotheses",
+     "Activations and CUDA graphs cost ~11% at start-up, but that memory keeps growing as "
+     "sessions get longer, so over months it could explain the 40% alone.",
+     "activation-memory-grows"),
+    ("observed-concurrency-lower", "evidence",
+     "vllm:num_preemptions_total counts requests rejected at admission when no blocks are "
+     "free.", "preemptions-are-rejections"),
+    ("observed-concurrency-lower", "action",
+     "FP8 KV (vLLM only allows an fp8 KV cache when the weights are fp8 too, so requantise "
+     "the weights first).", "fp8-kv-needs-fp8-weights"),
+    ("llama31-405b-h200-tp", "why-less",
+     "The replication is forced by NCCL: its all-reduce needs every rank to hold the full KV "
+     "of its head group.", "replication-forced-by-allreduce"),
+    ("llama31-405b-h200-tp", "why-less",
+     "It does double: TP16 gives twice the sessions; the only issue is the slower "
+     "interconnect.", "tp16-doubles-sessions"),
+])
+def test_a_planted_claim_of_review_23_is_flagged(drill: str, step: str, said: str,
+                                                 claim: str) -> None:
+    assert claim in claimed(drill, step, said)
+
+
+@pytest.mark.parametrize(("drill", "step", "said"), [
+    ("deepseek-v3-mla-h200", "why-mla",
+     "Under TP each GPU keeps the whole 576-wide latent; GQA splits its KV heads, each GPU "
+     "holding 1/8 of them."),
+    ("deepseek-v3-mla-h200", "experts-and-levers",
+     "Experts are picked per token and per layer, so with many sessions every expert is hit "
+     "and all 673 GB stay resident."),
+    (SPEC, "when-it-pays",
+     "Rejection sampling keeps the output exactly the target's distribution; a weak draft "
+     "costs speed, never quality."),
+    ("disaggregated-prefill", "when-it-pays",
+     "A layer-wise connector overlaps the transfer with the prefill, so only its tail lands "
+     "on TTFT."),
+    ("llama31-405b-h200-tp", "why-less",
+     "TP16 does not double the sessions: 8 KV heads on 16 GPUs are each held twice, so about "
+     "1.5x."),
+])
+def test_the_right_form_of_a_review_23_claim_is_not_flagged(drill: str, step: str,
+                                                            said: str) -> None:
+    assert claimed(drill, step, said) == []

@@ -352,8 +352,8 @@ def check_numeric(
         paths, certain = _explaining(step, value, reading.resolution, reference, band,
                                      ruled_out, d, mixes_tie=not plain,
                                      made_before=made_before)
-        if d is not None and figures and _working_comes_to(read, reading, value, tolerance,
-                                                            unit):
+        if d is not None and figures and _all_figures_read(read.working_text) \
+                and _working_comes_to(read, reading, value, tolerance, unit):
             # (the value typed counts as shown: "3584/16 = 224" works out the 224 it slips)
             paths = [p for p in paths if not _working_hides(d, p, (*figures, value))]
         # working that rounds its own quotient the other way rules the rounding slip out
@@ -394,7 +394,8 @@ def check_numeric(
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
                 diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures,
-                _working_comes_to(read, reading, value, tolerance, unit), value)
+                _all_figures_read(read.working_text)
+                and _working_comes_to(read, reading, value, tolerance, unit), value)
             if found is not None and found.crowded:
                 certain = False  # the mistake is one of many ways to this number
                 feedback += f" {CROWDED_BESIDE}"
@@ -442,7 +443,8 @@ def check_numeric(
         step, nearby, _same_number(value, first.resolution, reference, nearby), ruled_out)
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
         diagnose_slip(first, tolerance, (), ()), _figures(read.working_text),
-        _working_comes_to(read, first, value, tolerance, unit), value)
+        _all_figures_read(read.working_text)
+        and _working_comes_to(read, first, value, tolerance, unit), value)
     if diagnosis is not None and diagnosis.crowded:
         diagnosis, crowded = None, True
     # A slip of one input is one thing wrong; two mistakes made together are two.
@@ -1480,10 +1482,11 @@ def _worked_from(fed: tuple[str, ...], marks: Mapping[str, Mark], answer: str | 
     if not fed or not answer:
         return fed
     try:
-        figures = _figures(read_answer(answer, unit).working_text)
+        working = read_answer(answer, unit).working_text
     except KvdrillError:
         return fed
-    if not figures:
+    figures = _figures(working)
+    if not figures or not _all_figures_read(working):
         return fed
     return tuple(earlier for earlier in fed
                  if (typed := marks[earlier].parsed) is None
@@ -1642,6 +1645,15 @@ def _rounded_otherwise(path_id: str, value: Fraction, figures: tuple[Fraction, .
         return False
     other = math.ceil if path_id == "rounded-down" else math.floor
     return any(f.denominator != 1 and other(f) == value for f in figures)
+
+
+def _all_figures_read(working: str) -> bool:
+    """Whether `_figures` reads every number of the working: none is glued to a scale or a
+    unit ("12.9B*2", "4k", "2.47GB"), whose value it leaves out."""
+    return _GLUED_FIGURE.search(working) is None
+
+
+_GLUED_FIGURE = re.compile(r"\d[A-Za-z]")
 
 
 def _figures(working: str) -> tuple[Fraction, ...]:
