@@ -120,6 +120,19 @@ def test_list_presets_names_every_model_and_gpu(run: Run) -> None:
         assert name in out
 
 
+def test_list_presets_gives_an_mla_model_its_latent_not_kv_heads(run: Run) -> None:
+    line = next(x for x in run("calc", "--list-presets").output.splitlines()
+                if x.split()[:1] == ["deepseek-v3"])
+    assert "MLA latent 512 + 64" in line and "KV heads" not in line
+
+
+def test_dp_attention_on_a_preset_without_the_figure_copies_its_projections(
+        calc_json: CalcJson) -> None:
+    out = calc_json("--model", "llama-3.1-8b", "--gpu", "h100", "--dp-attention", "--gpus", "2")
+    # 32 layers × 4,096 × 128 × 2 × (32 + 8): the Q, K, V and O projections
+    assert out["assumptions"]["attention_params"]["value"] == 32 * 4096 * 128 * 2 * 40
+
+
 @pytest.mark.parametrize(
     ("args", "code", "line"),
     [

@@ -526,6 +526,14 @@ def _fill_shape_defaults(chosen: dict[str, Setting], take: Any) -> None:
         hidden, heads = value("hidden"), value("heads")
         if hidden % heads == 0:
             take("head_dim", hidden // heads, "default", "= hidden ÷ heads; check the config")
+    if value("dp_attention") and value("attention") in (None, "gqa") and value("hidden") \
+            and value("heads") and value("kv_heads") and value("head_dim"):
+        # what DP attention copies to every GPU, for a preset without the figure: the Q, K, V
+        # and O projections of every layer, from the shape (biases and norms left out)
+        hidden, head_dim = value("hidden"), value("head_dim")
+        per_layer = hidden * head_dim * (2 * value("heads") + 2 * value("kv_heads"))
+        take("attention_params", Fraction(value("layers") * per_layer), "default",
+             "Q, K, V and O projections: layers × hidden × head_dim × 2(heads + kv_heads)")
     take("native_weights_dtype", value("weights_dtype") or "bf16", "default", "= weights dtype")
     take("weights_dtype", value("native_weights_dtype"), "default", "as released")
     released = value("native_weights_dtype")

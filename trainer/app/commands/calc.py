@@ -228,8 +228,11 @@ def _print_presets(as_json: bool) -> None:
     echo("Models (the canonical name first; llama31-8b or Meta-Llama-3.1-8B also work):")
     for key, m in models.items():
         also = f" (also {', '.join(m.aliases)})" if m.aliases else ""
-        echo(f"  {key:<17} {m.layers:>3} layers, {m.kv_heads:>3} KV heads × "
-                   f"{m.head_dim} — {m.name}{also}")
+        # an MLA model caches one latent a layer, no KV heads (its 128 "heads" are the
+        # query heads): listing them as KV heads is the trap public presets fall into
+        shape = f"MLA latent {m.mla_latent} + {m.mla_rope}" if m.attention == "mla" else \
+            f"{m.kv_heads:>3} KV heads × {m.head_dim}"
+        echo(f"  {key:<17} {m.layers:>3} layers, {shape} — {m.name}{also}")
     echo("GPUs:")
     for key, g in gpus.items():
         reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
