@@ -234,3 +234,87 @@ def test_a_planted_claim_of_review_23_is_flagged(drill: str, step: str, said: st
 def test_the_right_form_of_a_review_23_claim_is_not_flagged(drill: str, step: str,
                                                             said: str) -> None:
     assert claimed(drill, step, said) == []
+
+
+# --- review 24 ----------------------------------------------------------------------------------
+
+def test_a_tilde_after_labelled_working_reads_the_result() -> None:
+    mark = marked("prefill-vs-decode", {"decode-bytes": "16.06GB weights + 537MB kv ~ 16.6 GB"})[
+        "decode-bytes"]
+    assert mark.verdict == "correct"
+    assert "comes to" not in mark.feedback  # the labelled working is not read as 16.06 GB
+
+
+def test_a_tilde_after_a_closing_bracket_reads_the_result() -> None:
+    mark = marked("prefill-vs-decode", {
+        "crossover-batch": "B* = 989e12*16.06e9/(2*8.03e9*4.8e12) ~ 206"})["crossover-batch"]
+    assert mark.verdict == "correct"
+
+
+def test_one_quantity_in_two_units_is_no_range() -> None:
+    mark = marked("sliding-window-kv", {"gemma-per-token": "2*42*8*224*2 = 301056 B ~ 294 KiB"})[
+        "gemma-per-token"]
+    assert mark.span is None and "range" not in mark.feedback
+
+
+def test_working_that_subtracts_the_reserve_is_not_told_it_left_it_out() -> None:
+    mark = marked("llama31-8b-h100", {"kv-budget": "80*.9 - 4 - 16 = 52 GiB = 55.8 GB"})[
+        "kv-budget"]
+    assert "forgot-reserve" not in mark.misconceptions
+
+
+def test_working_without_the_reserve_is_still_told_it_left_it_out() -> None:
+    mark = marked("llama31-8b-h100", {"kv-budget": "80*.9 - 16 = 56 GB"})["kv-budget"]
+    assert "forgot-reserve" in mark.misconceptions
+
+
+def test_swapping_above_a_link_speed_is_no_claim_that_it_always_wins() -> None:
+    said = ("Swap: 4 KV heads make the KV tiny, and swapping wins on any link above ~5 GB/s; "
+            "copies run on copy engines.")
+    assert "swap-always-wins" not in claimed("swap-or-recompute", "policy", said)
+
+
+@pytest.mark.parametrize(("drill", "step", "said", "claim"), [
+    ("swap-or-recompute", "policy",
+     "The PCIe copies are driven by the SMs, so a swap stalls the running batch about as much "
+     "as a recompute would.", "swap-copies-stall-like-recompute"),
+    ("long-context-tier", "pool-policy",
+     "Just raise max_model_len, vLLM pages the cache so it's fine for everyone.",
+     "raise-it-paging-covers-it"),
+    ("decode-roofline-vs-measured", "batch1-why",
+     "Batch 1 is compute bound so it's far from the memory roofline. Use the 989 TFLOPS in the "
+     "plan.", "plan-at-datasheet"),
+    ("decode-roofline-vs-measured", "batch1-why",
+     "For a capacity plan I would use about 86% of the datasheet, the copy ceiling.",
+     "plan-at-86-percent"),
+    ("decode-roofline-vs-measured", "long-why",
+     "vLLM's default FlashAttention backend does not do split-KV, so vLLM still has this "
+     "problem at 32k.", "vllm-has-no-split-kv"),
+    ("llama31-70b-tp2-h100", "per-gpu-vs-total-explain",
+     "vLLM computes it by applying gpu_memory_utilization to the memory left free after the "
+     "weights are loaded.", "utilization-of-what-is-free"),
+    ("llama31-70b-tp2-h100", "tp-trade",
+     "And it keeps scaling: going to TP=16 would halve the KV per GPU again.",
+     "tp16-halves-again"),
+    ("prefill-vs-decode", "stalls-and-levers",
+     "Chunked prefill is off by default in vLLM V1, so I would turn on enable_chunked_prefill.",
+     "chunked-prefill-off-in-v1"),
+    ("sliding-window-kv", "what-windows-cost",
+     "Because every layer in Mistral is windowed the model's effective reach is just 4,096 "
+     "tokens: nothing older can influence the output at all.", "beyond-window-invisible"),
+    ("llama31-8b-h100", "followup-128k-policy",
+     "Turn on chunked prefill in that pool too; it shrinks the 128k session's KV footprint "
+     "because only one chunk's KV is resident at a time.", "chunked-prefill-shrinks-kv"),
+    ("paged-blocks-vllm", "why-paging",
+     "What remains is internal waste of up to one partial block per layer, so at most 32 "
+     "blocks' worth per request.", "partial-block-per-layer"),
+])
+def test_a_planted_claim_of_review_24_is_flagged(drill: str, step: str, said: str,
+                                                 claim: str) -> None:
+    assert claim in claimed(drill, step, said)
+
+
+def test_a_quoted_proposal_answered_with_a_pool_is_no_claim() -> None:
+    said = ('"Just raise max_model_len" is a promise of 16 GiB per request on every replica. '
+            "My counter-proposal: a long pool of its own replicas, admitted by quota.")
+    assert "raise-it-paging-covers-it" not in claimed("long-context-tier", "pool-policy", said)

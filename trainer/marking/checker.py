@@ -1517,9 +1517,17 @@ def _working_hides(d: Deployment, path: WrongPath, figures: tuple[Fraction, ...]
     changed = changed_by(d, path)
     if changed is None:
         return False
-    put = [v for v in changed_inputs(d, changed).values()
-           if isinstance(v, (int, Fraction)) and not isinstance(v, bool) and v not in (0, 1)]
-    return bool(put) and not any(typed_at_some_scale(f, Fraction(v)) for f in figures for v in put)
+    inputs = {name: v for name, v in changed_inputs(d, changed).items()
+              if isinstance(v, (int, Fraction)) and not isinstance(v, bool)}
+    put = [v for v in inputs.values() if v not in (0, 1)]
+    if put:
+        return not any(typed_at_some_scale(f, Fraction(v)) for f in figures for v in put)
+    # a term the mistake drops that the working keeps: "80*.9 - 4 - 16" has its 4 GB reserve
+    kept = [before for name in inputs
+            if isinstance(before := getattr(d, name, None), (int, Fraction))
+            and not isinstance(before, bool) and before not in (0, 1, 2)]
+    return bool(kept) and all(any(typed_at_some_scale(f, Fraction(b)) for f in figures)
+                              for b in kept)
 
 
 def _fed_note(fed_by: tuple[str, ...]) -> str:

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from trainer.errors import AnswerParseError
+from trainer.errors import AnswerParseError, KvdrillError
 from trainer.reading.emphasis import without_emphasis
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import (
@@ -491,17 +491,33 @@ _WORKING_WORDS = re.compile(r"[A-Za-z]{2,}|[-+*/×÷^]")
 
 
 # A "~" between an expression that computes (an operator in it) and a figure
+# ("+ 537MB kv ~ 16.6 GB": an operand may carry its unit and a word; "…/(2*8.03e9) ~ 206")
 _APPROX_AFTER_WORKING = re.compile(
-    r"([*×·/+−-]\s?\d[\d.,]{0,11}(?:\s?[A-Za-z]{1,5})?|[*×·/+]\s?[\w.,]{1,12})\s+~\s*(?=[\d.])")
+    r"([*×·/+−-]\s?\d[\d.,]{0,11}(?:\s?[A-Za-z]{1,5}){0,2}|[*×·/+]\s?[\w.,]{1,12}|\d\))"
+    r"\s+~\s*(?=[\d.])")
 # "94.9 ~ 95": a figure, then "~" and the same figure rounded: the rounding, not a range
 _ROUNDED_AFTER = re.compile(r"(?:^|(?<=[=≈→:]\s)|(?<=[=≈→:]))\s*(?P<exact>\d[\d,]*\.\d+)\s+~\s*"
                             r"(?P<rounded>\d[\d,]*(?:\.\d+)?)\s*[A-Za-z%/]*\s*$")
 
 
+# "301056 B ~ 294 KiB": one quantity written in two units
+_SAME_IN_TWO_UNITS = re.compile(r"(?P<a>\d[\d,]*(?:\.\d+)?)\s?(?P<ua>[A-Za-z]{1,3})\s+~\s*"
+                                r"(?P<b>\d[\d,]*(?:\.\d+)?)\s?(?P<ub>[A-Za-z]{1,3})\s*$")
+
+
 def _rounded_after(body: str) -> str:
     """ "94.9 ~ 95 sequences" as "94.9 ≈ 95 sequences": the second figure is the first rounded
     (a count of ten or more to a whole number either way, or within 0.5%: "1.5 ~ 2 GB" stays a
-    range)."""
+    range); "301056 B ~ 294 KiB" as one quantity in two units, the last its result."""
+    two = _SAME_IN_TWO_UNITS.search(body)
+    if two is not None and two.group("ua") != two.group("ub"):
+        try:
+            a = float(two.group("a").replace(",", "")) * float(unit_factor(two.group("ua")).value)
+            b = float(two.group("b").replace(",", "")) * float(unit_factor(two.group("ub")).value)
+        except (KvdrillError, ValueError):
+            a = b = 0.0
+        if a and abs(a - b) <= abs(a) / 200:
+            return f"{body[: two.end('ua')]} ≈ {body[two.start('b'):]}"
     match = _ROUNDED_AFTER.search(body)
     if match is None:
         return body
@@ -596,8 +612,10 @@ def _read_quietly(text: str, unit: str, expected: Dim) -> ParsedAnswer | None:
     except AnswerParseError:
         return None
     # a step of working read only in part ("8,814 blocks / 8,192" as 8,814, the words and what
-    # follows them dropped) is no value of that step
-    return None if reading.note.startswith("read '") else reading
+    # follows them dropped; "16.06GB weights + 537MB kv" as 16.06 GB) is no value of that step
+    dropped = reading.note.startswith("read '") or (
+        reading.note.startswith("ignored the words") and re.search(r"\d", reading.note))
+    return None if dropped else reading
 
 
 def _read_range(text: str, unit: str, expected: Dim,
