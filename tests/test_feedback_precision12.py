@@ -67,23 +67,6 @@ def test_smaller_blocks_cutting_tail_waste_is_no_claim() -> None:
     assert claimed("prefix-caching", "block-size-why", said) == []
 
 
-def test_a_prefix_hit_does_not_make_decode_cheaper() -> None:
-    said = ("A hit skips the prefill of the shared tokens, so TTFT drops, and TPOT drops too "
-            "because the shared tokens no longer cost anything during decode.")
-    assert "prefix-hit-speeds-decode" in claimed("prefix-caching", "when-not", said)
-
-
-def test_tpot_said_to_stay_is_no_claim() -> None:
-    said = "TTFT drops but TPOT does not drop: decode still reads the prefix KV."
-    assert claimed("prefix-caching", "when-not", said) == []
-
-
-def test_each_session_still_writing_the_prompt_is_a_claim() -> None:
-    said = ("Memory is unaffected, because each session still writes the prompt's KV into its "
-            "own blocks after the cache hit.")
-    assert "session-keeps-own-prefix" in claimed("prefix-caching", "block-size-why", said)
-
-
 def test_a_divided_head_width_reads_across_the_slash() -> None:
     said = "d_head = hidden / n_kv heads = 128 per head."
     assert "head-dim-from-kv-heads" in claimed("llama2-70b-mi300x", "1b", said)
@@ -105,68 +88,58 @@ def test_instead_of_still_excuses_its_own_clause() -> None:
     assert claimed("long-context-tier", "pool-policy", said) == []
 
 
-def test_vllm_compacting_blocks_is_a_claim() -> None:
-    said = "It also periodically compacts live blocks to defragment the pool."
-    assert "vllm-compacts-blocks" in claimed("paged-blocks-vllm", "why-paging", said)
+PLANTED_REVIEW_22_OR_CORPUS_AA = [
+    ("prefix-caching", "when-not",
+     "A hit skips the prefill of the shared tokens, so TTFT drops, and TPOT drops too because "
+     "the shared tokens no longer cost anything during decode.", "prefix-hit-speeds-decode"),
+    ("prefix-caching", "block-size-why",
+     "Memory is unaffected, because each session still writes the prompt's KV into its own "
+     "blocks after the cache hit.", "session-keeps-own-prefix"),
+    ("paged-blocks-vllm", "why-paging",
+     "It also periodically compacts live blocks to defragment the pool.", "vllm-compacts-blocks"),
+    ("paged-blocks-vllm", "refusal",
+     "Or enable prefix caching, which would let the 131k request fit by sharing its blocks.",
+     "prefix-caching-makes-it-fit"),
+    ("llama2-70b-mi300x", "5a",
+     "Unchanged: the weight read dominates and the KV reads are negligible next to it.",
+     "kv-read-negligible"),
+    ("llama2-70b-mi300x", "5c",
+     "Long contexts make batching cheaper because the weight read is amortised.",
+     "long-context-makes-batching-cheaper"),
+    ("llama31-8b-h100", "policy",
+     "FP8 KV halves bytes/token: 96 -> 193 sessions, and it also doubles each user's decode "
+     "speed since the step reads half the bytes.", "fp8-kv-doubles-decode-speed"),
+    ("chunked-prefill-tpot", "trade-off",
+     "In vLLM set max_num_batched_tokens = 320, since that budget only counts the prefill "
+     "chunk's tokens.", "batched-tokens-prefill-only"),
+    ("llama2-70b-mi300x", "3c-explain",
+     "Each sequence's forward pass streams the 138 GB of weights for itself, so each extra "
+     "user slows everyone by a full weight read.", "weights-read-per-sequence"),
+    (SPEC, "when-it-pays",
+     "Verifying k + 1 tokens costs k + 1 full forward passes of the 70B.",
+     "verify-costs-a-step-per-token"),
+    ("decode-roofline-vs-measured", "batch1-why",
+     "Batch 1 is far from the bandwidth roofline because at batch 1 decode is compute-bound.",
+     "decode-compute-bound"),
+]
 
 
-def test_no_compaction_needed_is_no_claim() -> None:
-    said = "Blocks need not be contiguous, so there is no compaction: a block table maps them."
-    assert "vllm-compacts-blocks" not in claimed("paged-blocks-vllm", "why-paging", said)
-
-
-def test_prefix_caching_passing_the_start_up_check_is_a_claim() -> None:
-    said = "Or enable prefix caching, which would let the 131k request fit by sharing its blocks."
-    assert "prefix-caching-makes-it-fit" in claimed("paged-blocks-vllm", "refusal", said)
-
-
-def test_kv_reads_negligible_is_a_claim() -> None:
-    said = "Unchanged: the weight read dominates and the KV reads are negligible next to it."
-    assert "kv-read-negligible" in claimed("llama2-70b-mi300x", "5a", said)
-
-
-def test_long_contexts_making_batching_cheaper_is_a_claim() -> None:
-    said = "Long contexts make batching cheaper because the weight read is amortised."
-    assert "long-context-makes-batching-cheaper" in claimed("llama2-70b-mi300x", "5c", said)
-
-
-def test_fp8_kv_doubling_each_users_speed_is_a_claim() -> None:
-    said = ("FP8 KV halves bytes/token: 96 -> 193 sessions, and it also doubles each user's "
-            "decode speed since the step reads half the bytes.")
-    assert "fp8-kv-doubles-decode-speed" in claimed("llama31-8b-h100", "policy", said)
-
-
-def test_fp8_kv_doubling_the_sessions_alone_is_no_claim() -> None:
-    said = "FP8 KV halves bytes per token: 96 -> 193 sessions, each user's speed unchanged."
-    assert "fp8-kv-doubles-decode-speed" not in claimed("llama31-8b-h100", "policy", said)
-
-
-def test_the_token_budget_counting_only_the_chunk_is_a_claim() -> None:
-    said = ("In vLLM set max_num_batched_tokens = 320, since that budget only counts the "
-            "prefill chunk's tokens.")
-    assert "batched-tokens-prefill-only" in claimed("chunked-prefill-tpot", "trade-off", said)
-
-
-def test_each_sequence_streaming_the_weights_for_itself_is_a_claim() -> None:
-    said = ("Each sequence's forward pass streams the 138 GB of weights for itself, so each "
-            "extra user slows everyone by a full weight read.")
-    assert "weights-read-per-sequence" in claimed("llama2-70b-mi300x", "3c-explain", said)
-
-
-def test_verification_as_k_plus_one_full_passes_is_a_claim() -> None:
-    said = "Verifying k + 1 tokens costs k + 1 full forward passes of the 70B."
-    assert "verify-costs-a-step-per-token" in claimed(SPEC, "when-it-pays", said)
-
-
-def test_compute_bound_batch_one_far_from_the_roofline_is_a_claim() -> None:
-    said = ("Batch 1 is far from the bandwidth roofline because at batch 1 decode is "
-            "compute-bound.")
-    assert "decode-compute-bound" in claimed("decode-roofline-vs-measured", "batch1-why", said)
+@pytest.mark.parametrize(("drill", "step", "said"), [
+    ("prefix-caching", "when-not",
+     "TTFT drops but TPOT does not drop: decode still reads the prefix KV."),
+    ("paged-blocks-vllm", "why-paging",
+     "Blocks need not be contiguous, so there is no compaction: a block table maps them."),
+    ("llama31-8b-h100", "policy",
+     "FP8 KV halves bytes per token: 96 -> 193 sessions, each user's speed unchanged."),
+])
+def test_the_right_form_of_a_review_22_claim_is_not_flagged(drill: str, step: str,
+                                                            said: str) -> None:
+    assert claimed(drill, step, said) == []
 
 
 # --- review 23's planted claims ----------------------------------------------------------------
 
-@pytest.mark.parametrize(("drill", "step", "said", "claim"), [
+PLANTED_REVIEW_23 = [
     ("deepseek-v3-mla-h200", "why-mla",
      "Every decode step each GPU has to all-gather the other seven GPUs' latents over NVLink "
      "before it can attend.", "latent-all-gathered"),
@@ -208,10 +181,7 @@ def test_compute_bound_batch_one_far_from_the_roofline_is_a_claim() -> None:
     ("llama31-405b-h200-tp", "why-less",
      "It does double: TP16 gives twice the sessions; the only issue is the slower "
      "interconnect.", "tp16-doubles-sessions"),
-])
-def test_a_planted_claim_of_review_23_is_flagged(drill: str, step: str, said: str,
-                                                 claim: str) -> None:
-    assert claim in claimed(drill, step, said)
+]
 
 
 @pytest.mark.parametrize(("drill", "step", "said"), [
@@ -274,7 +244,7 @@ def test_swapping_above_a_link_speed_is_no_claim_that_it_always_wins() -> None:
     assert "swap-always-wins" not in claimed("swap-or-recompute", "policy", said)
 
 
-@pytest.mark.parametrize(("drill", "step", "said", "claim"), [
+PLANTED_REVIEW_24 = [
     ("swap-or-recompute", "policy",
      "The PCIe copies are driven by the SMs, so a swap stalls the running batch about as much "
      "as a recompute would.", "swap-copies-stall-like-recompute"),
@@ -308,13 +278,17 @@ def test_swapping_above_a_link_speed_is_no_claim_that_it_always_wins() -> None:
     ("paged-blocks-vllm", "why-paging",
      "What remains is internal waste of up to one partial block per layer, so at most 32 "
      "blocks' worth per request.", "partial-block-per-layer"),
-])
-def test_a_planted_claim_of_review_24_is_flagged(drill: str, step: str, said: str,
-                                                 claim: str) -> None:
-    assert claim in claimed(drill, step, said)
+]
 
 
 def test_a_quoted_proposal_answered_with_a_pool_is_no_claim() -> None:
     said = ('"Just raise max_model_len" is a promise of 16 GiB per request on every replica. '
             "My counter-proposal: a long pool of its own replicas, admitted by quota.")
     assert "raise-it-paging-covers-it" not in claimed("long-context-tier", "pool-policy", said)
+
+
+@pytest.mark.parametrize(("drill", "step", "said", "claim"),
+                         PLANTED_REVIEW_22_OR_CORPUS_AA + PLANTED_REVIEW_23 + PLANTED_REVIEW_24)
+def test_a_claim_a_review_planted_is_flagged(drill: str, step: str, said: str,
+                                             claim: str) -> None:
+    assert claim in claimed(drill, step, said)
