@@ -40,10 +40,12 @@ def solution(run: Run, drill_id: str) -> str:
 # (ROCm/legacy-rocm-build #4750).
 
 
+# The H200's is CUDA's own total, which vLLM multiplies (the reference: 150,109,880,320 B =
+# 143,155.9375 MiB; nvidia-smi shows 143,771 MiB)
 @pytest.mark.parametrize(("gpu", "marketed", "reported_mib"), [
-    ("h100", 80, 81_559), ("h200", 141, 143_771), ("mi300x", 192, 196_592)])
+    ("h100", 80, 81_559), ("h200", 141, Fraction("143155.9375")), ("mi300x", 192, 196_592)])
 def test_gpu_presets_carry_the_marketed_and_the_larger_reported_figure(
-        gpu: str, marketed: int, reported_mib: int) -> None:
+        gpu: str, marketed: int, reported_mib: int | Fraction) -> None:
     card = find_gpu(gpu)
     assert (card.hbm_gb, card.reported_mib) == (marketed, reported_mib)
     assert card.reported_gb is not None and card.reported_gb > marketed

@@ -98,6 +98,8 @@ class GpuPreset:
     fp8_tflops: Fraction | None = None
     reported_mib: Fraction | None = None  # the total the driver reports, MiB
     reported_source: str | None = None
+    # True where reported_mib is CUDA's own total (what vLLM multiplies), not nvidia-smi's
+    reported_by_cuda: bool = False
     note: str | None = None
     # Devices software sees on one card (MI250X: two GCDs, each its own GPU of half the memory
     # and bandwidth): kvdrill sizes a card as one device, so a card of more is not re-targeted.

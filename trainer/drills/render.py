@@ -494,6 +494,8 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
     triton_mla = card is not None and card.name.startswith("NVIDIA") and \
         any(name in card.name for name in ("A100", "L40S", "L4"))
     return {"amd": amd,
+            # the card's reported total is CUDA's own (what vLLM multiplies), not nvidia-smi's
+            "cuda_total": card is not None and card.reported_by_cuda,
             "triton_mla": key.base.attention == "mla" and triton_mla,
             # a card with no FP8 arithmetic (Ampere) runs FP8 weights weight-only (W8A16)
             "fp8_compute": card is None or card.fp8_tflops is not None,

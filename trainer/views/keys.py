@@ -109,7 +109,9 @@ def params_of(key: AnswerKey) -> dict[str, Any]:
         params[name] = in_step_unit(value, "") if not isinstance(value, str) else value
     card = find_gpu(str(key.givens["gpu"])) if key.givens.get("gpu") else None
     if card is not None and card.reported_mib is not None:
-        params["hbm_reported_mib"] = int(card.reported_mib)  # for the real-card steps
+        reported = Fraction(card.reported_mib)  # for the real-card steps, exact
+        params["hbm_reported_mib"] = int(reported) if reported.denominator == 1 else \
+            float(reported)
     # Every other given, varied or not (block_size, batch, memory, ...), so that the drill
     # file and these params alone re-derive every answer.
     for name, value in sorted(key.givens.items()):

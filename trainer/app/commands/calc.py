@@ -212,6 +212,7 @@ def _echo(text: str, model_preset: Any, deployment: Any) -> None:
 
 def _print_presets(as_json: bool) -> None:
     from trainer.capacity import presets
+    from trainer.reading.numbers import format_number
 
     models, gpus = presets.models(), presets.gpus()
     if as_json:
@@ -220,7 +221,9 @@ def _print_presets(as_json: bool) -> None:
                        for key, m in models.items()},
             "gpus": {key: {"name": g.name, "aliases": list(g.aliases), "source": g.source,
                            "hbm_gb": float(g.hbm_gb),
-                           "reported_mib": None if g.reported_mib is None else int(g.reported_mib),
+                           "reported_mib": None if g.reported_mib is None else (
+                               int(g.reported_mib) if g.reported_mib == int(g.reported_mib)
+                               else float(g.reported_mib)),
                            "reported_source": g.reported_source}
                      for key, g in gpus.items()},
         })
@@ -235,7 +238,8 @@ def _print_presets(as_json: bool) -> None:
         echo(f"  {key:<17} {m.layers:>3} layers, {shape} — {m.name}{also}")
     echo("GPUs:")
     for key, g in gpus.items():
-        reported = "" if g.reported_mib is None else f" (driver: {int(g.reported_mib):,} MiB)"
+        reported = "" if g.reported_mib is None else \
+            f" (driver: {format_number(g.reported_mib)} MiB)"
         echo(f"  {key:<17} {float(g.hbm_gb):>5g} GB, {float(g.bandwidth_tbs):g} TB/s — "
                    f"{g.name}{reported}")
 
