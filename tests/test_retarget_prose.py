@@ -62,11 +62,12 @@ def test_a_plan_at_the_datasheet_says_its_own_overstatement(run: Run) -> None:
 
 
 def test_moe_decode_on_qwen3_counts_its_own_experts(run: Run) -> None:
-    # 128 experts, 8 per token: 1 − (120/128)^16 = 64% at batch 16; 30.53B ÷ 3.35B = 9.1×
+    # 128 experts, 8 per token: 1 − (120/128)^16 = 64% at batch 16; FLOPs without the input
+    # embedding (151,936 × 2,048, a lookup): 30.22B ÷ 3.04B = 9.9×
     text = " ".join(run("solution", "mixtral-moe-decode", "--model", "qwen3-30b-a3b")
                     .output.split())
     assert "8 of 128 experts" in text and "(6/8)" not in text and "13B" not in text
-    assert "9.1× fewer" in text
+    assert "9.9× fewer FLOPs" in text
     assert "64% at batch 16" in text
 
 
@@ -119,3 +120,10 @@ def test_a_drill_that_asks_for_the_live_context_does_not_give_it(run: Run) -> No
 
 def test_a_drill_that_computes_a_new_context_still_gives_the_planned_one(run: Run) -> None:
     assert "context: 4,096 tokens" in run("show", "observed-concurrency-lower").output
+
+
+def test_moe_flops_leave_the_input_embedding_out(run: Run) -> None:
+    # GPT-OSS-20B: (20.91 − 0.58) ÷ (4.19 − 0.58) = 5.6×, the 3.61B its publisher quotes
+    text = " ".join(run("solution", "mixtral-moe-decode", "--model", "gpt-oss-20b", "--gpu",
+                        "l40s").output.split())
+    assert "runs 5.6× fewer FLOPs per token" in text and "2 × 3.61B" in text

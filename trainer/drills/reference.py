@@ -239,6 +239,7 @@ class AnswerKey:
         "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", "weights_read_gb",
         "window_note", "attention_flops_rule", "weights_note", "head_dim_hint", "experts",
         "experts_per_token", "active_params_b", "windowed_layers", "idle_experts",
+        "matmul_params_b", "matmul_active_b",
         "experts_read_batch64", "experts_noun", "active_weights_hint", "active_weights_formula",
         "graphs", "collectives", "memory",
         "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
@@ -582,6 +583,12 @@ class AnswerKey:
         # the count a team quoting the model would quote: its publisher's, where it has one
         shown["claimed_active_b"] = format_number(published / 10**9, sig=3) if published \
             else shown["active_params_b"]
+        # FLOPs per token multiply every weight but the input embedding, a lookup (unless it is
+        # also the LM head): GPT-OSS-20B runs 2 × 3.61B, not 2 × its 4.19B active
+        lookup = 0 if d.tied_embeddings or not d.vocab or not d.hidden else d.vocab * d.hidden
+        shown["matmul_params_b"] = format_number(((d.params or 0) - lookup) / 10**9, sig=4)
+        shown["matmul_active_b"] = format_number(
+            ((d.active_params or d.params or 0) - lookup) / 10**9, sig=3)
         if published and d.active_params and abs(published / d.active_params - 1) > 0.02:
             # a publisher's count that leaves out what kvdrill's includes: said, not hidden
             shown["active_read_note"] += (
