@@ -127,3 +127,11 @@ def test_moe_flops_leave_the_input_embedding_out(run: Run) -> None:
     text = " ".join(run("solution", "mixtral-moe-decode", "--model", "gpt-oss-20b", "--gpu",
                         "l40s").output.split())
     assert "runs 5.6× fewer FLOPs per token" in text and "2 × 3.61B" in text
+
+
+def test_the_released_70b_checkpoint_is_counted_where_it_moves_the_sessions(run: Run) -> None:
+    # 2 × L40S: 78.4 GB usable − 72.66 GB of the released FP8 weights = 5.74 GB of KV ÷ 671 MB
+    # a session = 8, not the 11 one byte per parameter leaves (expert pass 28)
+    text = " ".join(run("solution", "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "l40s")
+                    .output.split())
+    assert "about 2.1 GB less KV: 8 sessions, not 11" in text
