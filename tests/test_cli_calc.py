@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -168,3 +170,25 @@ def test_bad_input_is_one_error_line_with_an_exit_code(
     assert result.stderr.startswith(line)
     assert result.stderr.count("\n") == 1
     assert "Traceback" not in result.output + result.stderr
+
+
+def test_kv_heads_a_config_leaves_out_are_said_to_be_assumed(calc_json: CalcJson,
+                                                             tmp_path: Path) -> None:
+    # no num_key_value_heads: MHA, as vLLM defaults; not "from the config" (expert pass 28)
+    (tmp_path / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+        "num_attention_heads": 32, "num_hidden_layers": 32, "intermediate_size": 14336,
+        "vocab_size": 128256, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"}))
+    kv_heads = calc_json("--model", str(tmp_path), "--gpu", "h100")["assumptions"]["kv_heads"]
+    assert kv_heads["value"] == 32 and kv_heads["source"] == "default"
+
+
+def test_mxfp4_on_a_model_without_its_bf16_tables_warns(calc_json: CalcJson) -> None:
+    warned = " ".join(calc_json("--model", "llama-3.1-8b", "--gpu", "h100", "--weights-dtype",
+                                "mxfp4")["warnings"])
+    assert "embedding and LM head" in warned
+
+
+def test_an_mxfp4_release_with_its_tables_does_not_warn(calc_json: CalcJson) -> None:
+    warned = " ".join(calc_json("--model", "gpt-oss-20b", "--gpu", "h100")["warnings"])
+    assert "mxfp4 weights" not in warned

@@ -280,6 +280,14 @@ def warnings(deployment: Deployment, solution: Solution) -> list[str]:
             "no reserve: activations, CUDA graphs and fragmentation need a few GB per GPU, "
             "so this overstates capacity; pass --reserve-gb"
         )
+    if d.weights_dtype == "mxfp4" and d.tables_dtype is None:
+        # every weight at 17/32 B, where MXFP4 releases keep the embedding and LM head (and
+        # more: GPT-OSS keeps attention and the router) in BF16
+        found.append(
+            "mxfp4 weights: every weight is counted at 17/32 B, but MXFP4 checkpoints keep the "
+            "embedding and LM head (GPT-OSS: attention and router too) in bf16, so this "
+            "understates the weights; size from the release's config.json"
+        )
     if d.block_size > 1 and not one_kind_of_page(d):
         found.append(
             "vLLM pages windowed and recurrent layers in KV-cache groups of their own (a "

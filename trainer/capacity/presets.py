@@ -446,8 +446,15 @@ def build_deployment(
                           if model_preset.from_config else ("preset", model_preset.id))
         if model_preset.weights_unknown and "weights_gb" not in chosen:
             raise InvalidInput(model_preset.weights_unknown)
+        # a field the config leaves out and vLLM defaults is said so, not "from the config"
+        assumed = {"kv_heads": "no num_key_value_heads: = num_attention_heads (MHA), as vLLM "
+                               "defaults"} if any(note.startswith("no num_key_value_heads")
+                                                  for note in model_preset.config_notes) else {}
         for name in MODEL_FIELDS:
-            take(name, getattr(model_preset, name), source, detail)
+            if name in assumed:
+                take(name, getattr(model_preset, name), "default", assumed[name])
+            else:
+                take(name, getattr(model_preset, name), source, detail)
         take("native_weights_dtype", model_preset.weights_dtype, source, detail)
     memory = str(selected.get("memory", "marketed"))
     if memory not in MEMORY_FIGURES:

@@ -754,12 +754,12 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             instead = runnable_suggestion(model or model_of(shape or "llama-3.1-8b"), gpu,
                                           besides=drill.id, card_only=model is None)
             raise UsageError(
-                f"drill {drill.id} is built on decode steps measured on an {where} with "
+                f"drill {drill.id} is built on rates measured on an {where} with "
                 f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: {instead}")
         if model is not None and shape is not None and not _same_shape(model, model_of(shape)) \
                 and model.id not in drill.vary.get("model", ()):  # its variants' models carry
             raise UsageError(
-                f"drill {drill.id} is built on decode steps measured with {what}'s shape on an "
+                f"drill {drill.id} is built on rates measured with {what}'s shape on an "
                 f"{where}, which do not carry to {model.name}: "
                 f"{runnable_suggestion(model, gpu, besides=drill.id)}")
     if gpu is not None and find_gpu(gpu).reported_mib is None and _asks_reported(drill):
