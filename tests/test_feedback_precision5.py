@@ -135,7 +135,7 @@ followup-70b-tp-sessions: '97'
 
 def test_a_sheet_that_forgot_k_and_v_twice_is_not_solid(run: Run, tmp_path: Path) -> None:
     out = _graded(run, tmp_path, "llama31-8b-h100", FACTOR_ONCE)
-    assert "Sounds like: not yet Solid: it needs bytes-per-token right, sessions right" in out
+    assert "Sounds like: not yet Solid: it needs bytes-per-token and sessions answered right" in out
 
 
 def test_a_level_reached_says_what_the_next_needs(run: Run, tmp_path: Path) -> None:

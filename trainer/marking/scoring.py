@@ -406,8 +406,11 @@ def _short_of(first: Level, dimensions: tuple[DimensionScore, ...],
              f"{float(by_id[dim]):g}{', its ideas alone' if dim in depth_in else ''})"
              for dim, minimum in first.requires.items()
              if dim in titles and by_id[dim] < minimum]
-    needs += [f"{step_id} right" for step_id in not_right]
-    said = ", ".join(needs) or "what its rubric lists"
+    # "and bytes-per-token and sessions answered right": steps the level needs right, said
+    # apart from the scores so that they do not read as a list of what was right
+    steps = " and ".join(not_right)
+    said = ", ".join(needs) + (", and " if needs and steps else "") + \
+        (f"{steps} answered right" if steps else "") or "what its rubric lists"
     return f"{first.title} needs {said}" if reached else \
         f"not yet {first.title}: it needs {said}"
 
