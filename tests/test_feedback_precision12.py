@@ -238,6 +238,17 @@ def test_working_without_the_reserve_is_still_told_it_left_it_out() -> None:
     assert "forgot-reserve" in mark.misconceptions
 
 
+def test_working_that_comes_to_a_near_value_is_not_called_close() -> None:
+    # 80 × 0.9 − 16 = 56: the marketed 80 GB and no reserve, not a rounding of 57
+    mark = marked("paged-blocks-vllm", {"kv-budget": "80*0.9 - 16 = 56 GB"})["kv-budget"]
+    assert "Close" not in mark.feedback
+
+
+def test_a_bare_near_value_is_still_called_close() -> None:
+    assert "Close (1.7% off)" in marked("paged-blocks-vllm", {"kv-budget": "56 GB"})[
+        "kv-budget"].feedback
+
+
 def test_swapping_above_a_link_speed_is_no_claim_that_it_always_wins() -> None:
     said = ("Swap: 4 KV heads make the KV tiny, and swapping wins on any link above ~5 GB/s; "
             "copies run on copy engines.")

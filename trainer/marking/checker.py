@@ -473,7 +473,11 @@ def check_numeric(
     elif crowded:
         feedback += f" {CROWDED}"
     else:  # no slip explains it: if it is near, it is the rounding
-        near = _near_miss(value, reference, tolerance, step.unit or "")
+        # (not where shown working comes to it: "80*0.9 - 16 = 56 GB" is no rounding of 57,
+        # whatever it is, so "close" would hide what the working did)
+        worked = _figures(read.working_text) and _working_comes_to(read, first, value,
+                                                                   Fraction(0), unit)
+        near = None if worked else _near_miss(value, reference, tolerance, step.unit or "")
         feedback += f" {near}" if near else ""
     feedback += _working_note(read, first, tolerance, unit, whole)
     return replace(base, verdict="wrong", parsed=value, shown=first.shown,
