@@ -135,3 +135,11 @@ def test_the_released_70b_checkpoint_is_counted_where_it_moves_the_sessions(run:
     text = " ".join(run("solution", "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "l40s")
                     .output.split())
     assert "about 2.1 GB less KV: 8 sessions, not 11" in text
+
+
+def test_the_cards_a_short_fleet_needs_are_counted(run: Run) -> None:
+    # Qwen3-14B on an L40S: 14 sessions a card in BF16, 28 in FP8: 80 need 3 cards with FP8 KV
+    # (6 in BF16), not "a second card" (expert pass 29)
+    text = " ".join(run("solution", "llama31-8b-h100", "--model", "qwen3-14b", "--gpu", "l40s")
+                    .output.split())
+    assert "so 3 cards with FP8 KV (6 in BF16) carry the 80" in text
