@@ -249,6 +249,34 @@ def test_a_bare_near_value_is_still_called_close() -> None:
         "kv-budget"].feedback
 
 
+# --- review 25 ----------------------------------------------------------------------------------
+
+def test_a_tilde_after_an_x_product_reads_the_result() -> None:
+    assert marked("littles-law-capacity", {"in-flight": "30 x 7.94 ~ 238"})[
+        "in-flight"].verdict == "correct"
+
+
+def test_a_tilde_after_a_bracket_with_a_unit_reads_the_result() -> None:
+    # a per-GPU answer that was refused as "invalid" is marked, and its slip named
+    mark = marked("llama31-8b-h100", {
+        "followup-70b-tp-sessions": "per GPU: 32.7 GB / (4096*80 KiB) ~ 48 sessions"})[
+        "followup-70b-tp-sessions"]
+    assert mark.verdict == "wrong" and "per-gpu-vs-total" in mark.misconceptions
+
+
+def test_a_figure_of_kib_in_working_is_no_head_dim() -> None:
+    # "64 KiB" is a token's KV with K and V counted once, not head_dim = 64
+    mark = marked("llama31-8b-h100", {"sessions-32k": "52 GB / (32768 * 64 KiB) = 24 sessions"})[
+        "sessions-32k"]
+    assert "head_dim" not in mark.feedback
+
+
+def test_working_a_ceiling_step_rounds_up_is_not_said_to_disagree() -> None:
+    # replicas: 30/29 = 1.03, and a part of a replica is a whole one: 2
+    mark = marked("littles-law-capacity", {"replicas": "30/29 = 2"})["replicas"]
+    assert "Your working" not in mark.feedback
+
+
 def test_swapping_above_a_link_speed_is_no_claim_that_it_always_wins() -> None:
     said = ("Swap: 4 KV heads make the KV tiny, and swapping wins on any link above ~5 GB/s; "
             "copies run on copy engines.")

@@ -40,8 +40,8 @@ Diagnoser = Callable[[ParsedAnswer, Fraction, tuple[str, ...], tuple[str, ...]],
                      "Diagnosis | None"]
 # (the answer as read, the figures of the working shown before '=', the tolerance, the known
 # mistakes that give the answer)
-WorkingReader = Callable[[ParsedAnswer, tuple[Fraction, ...], Fraction, tuple[str, ...]],
-                         "Diagnosis | None"]
+WorkingReader = Callable[[ParsedAnswer, tuple[Fraction, ...], Fraction, tuple[str, ...],
+                          frozenset[Fraction]], "Diagnosis | None"]
 # (a value; where the mistake or slip it repeats was named; what it was; the mistake's id or "")
 Repeated = Callable[[], tuple[tuple[Fraction, str, str, str], ...]]
 Verdict = Literal["correct", "wrong", "invalid", "unanswered", "answered", "revealed"]
@@ -220,7 +220,8 @@ def check_numeric(
         )
     tolerance = tolerance_of(step)
     targets = (reference.value, *reference.alternatives)
-    whole = reference.whole_count or unit == "sequences"  # working may show it before its floor
+    # working may show it before its floor (or its ceiling)
+    whole = reference.whole_count or reference.ceiling or unit == "sequences"
     if read.bound and read.span is not None:
         if step.accepts_bound:
             return _check_bound(base, read.span[1], reference, targets, tolerance)
@@ -333,7 +334,8 @@ def check_numeric(
                                     f"you ended with was marked.{said}")
         shown = None if working_slip is None or not figures else working_slip(
             reading, figures, min(tolerance, CARRY_TOLERANCE),
-            tuple(p.id for p in _mistakes(value, reference, band)))
+            tuple(p.id for p in _mistakes(value, reference, band)),
+            _figures_of_bytes(read.working_text))
         if shown is not None:
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, diagnosis=shown,
@@ -968,8 +970,11 @@ def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit:
         if part.quantity.dim != chosen.quantity.dim:
             continue
         if any(_agrees(meant, target, tolerance, chosen.resolution)
-               or (whole and math.floor(meant) == target) for meant in _meanings(part, unit)):
-            continue  # (a whole count: the working's quotient, before its floor, gives it)
+               or (whole and target in (math.floor(meant), math.ceil(meant)))
+               for meant in _meanings(part, unit)):
+            # (a whole count: the working's quotient, before its floor, gives it, or before
+            # its ceiling: "30/29 = 2" replicas; a rounding the wrong way is said as such)
+            continue
         working = _last_working_text(read)
         if working.lstrip()[:1] in ("-", "+", "*", "/", "×", "÷", "−"):
             return ""  # "= 72, -16 -4 = 52": it goes on from the result before it
@@ -1624,10 +1629,22 @@ def _own_ratio(step: Step, marks: Mapping[str, Mark]) -> Fraction | None:
 
 def _working_slip(key: AnswerKey, step_id: str, reading: ParsedAnswer,
                   figures: tuple[Fraction, ...], tolerance: Fraction,
-                  mistakes: tuple[str, ...]) -> Diagnosis | None:
+                  mistakes: tuple[str, ...], of_bytes: frozenset[Fraction] = frozenset()
+                  ) -> Diagnosis | None:
     from trainer.marking.diagnosis import from_working
 
-    return from_working(key, step_id, reading.quantity.value, figures, tolerance, mistakes)
+    return from_working(key, step_id, reading.quantity.value, figures, tolerance, mistakes,
+                        of_bytes)
+
+
+# A figure typed with a unit of bytes ("64 KiB" in "32768 * 64 KiB"): an amount of memory, no
+# count of heads or layers
+_BYTES_AFTER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(?:[KMGT]i?B|B)\b")
+
+
+def _figures_of_bytes(working: str) -> frozenset[Fraction]:
+    return frozenset(Fraction(m.group(1).replace(",", "")) for m in _BYTES_AFTER.finditer(working)
+                     if m.group(1).count(".") <= 1)
 
 
 def _diagnose(key: AnswerKey, step_id: str, known: frozenset[str], reading: ParsedAnswer,

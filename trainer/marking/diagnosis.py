@@ -364,10 +364,12 @@ def diagnose(key: AnswerKey, step_id: str, value: Fraction,
 
 
 MAX_WORKING_FIGURES = 12  # figures of shown working tried, each in every input's place
+_BYTE_UNITS = frozenset({"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB"})
 
 
 def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[Fraction, ...],
-                 tolerance: Fraction, mistakes: tuple[str, ...] = ()) -> Diagnosis | None:
+                 tolerance: Fraction, mistakes: tuple[str, ...] = (),
+                 of_bytes: frozenset[Fraction] = frozenset()) -> Diagnosis | None:
     """The slip the candidate's own working shows: a figure of it, in exactly one input's
     place, gives the answer (2 × 60 × 8 × 128 × 2 = 240 KiB: layers = 60). None when no
     figure, or more than one reading, does, or when the reading is what one of `mistakes`
@@ -388,6 +390,8 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
         for spec, x0 in inputs:
             if spec.whole and figure.denominator != 1:
                 continue  # 15.01 of 15.01 / 4.8 is no count of tokens
+            if figure in of_bytes and spec.unit not in _BYTE_UNITS:
+                continue  # the 64 of "32768 * 64 KiB" is an amount of memory, no head_dim
             if x0 and not 1 / _FAR <= figure * spec.scale / x0 <= _FAR:
                 continue  # 172.8 is no count of a 1.2B draft's parameters
             result = _evaluate(problem, {spec.slot: figure * spec.scale}, relaxed=False)

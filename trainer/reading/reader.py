@@ -493,8 +493,8 @@ _WORKING_WORDS = re.compile(r"[A-Za-z]{2,}|[-+*/×÷^]")
 # A "~" between an expression that computes (an operator in it) and a figure
 # ("+ 537MB kv ~ 16.6 GB": an operand may carry its unit and a word; "…/(2*8.03e9) ~ 206")
 _APPROX_AFTER_WORKING = re.compile(
-    r"([*×·/+−-]\s?\d[\d.,]{0,11}(?:\s?[A-Za-z]{1,5}){0,2}|[*×·/+]\s?[\w.,]{1,12}|\d\))"
-    r"\s+~\s*(?=[\d.])")
+    r"((?:[*×·/+−-]|\s[xX])\s?\d[\d.,]{0,11}(?:\s?[A-Za-z]{1,5}){0,2}|[*×·/+]\s?[\w.,]{1,12}"
+    r"|\w\))\s+~\s*(?=[\d.])")
 # "94.9 ~ 95": a figure, then "~" and the same figure rounded: the rounding, not a range
 _ROUNDED_AFTER = re.compile(r"(?:^|(?<=[=≈→:]\s)|(?<=[=≈→:]))\s*(?P<exact>\d[\d,]*\.\d+)\s+~\s*"
                             r"(?P<rounded>\d[\d,]*(?:\.\d+)?)\s*[A-Za-z%/]*\s*$")
