@@ -283,6 +283,28 @@ def test_swapping_above_a_link_speed_is_no_claim_that_it_always_wins() -> None:
     assert "swap-always-wins" not in claimed("swap-or-recompute", "policy", said)
 
 
+PLANTED_REVIEW_25 = [
+    ("llama31-8b-h100", "policy",
+     "Turn on FP8 KV: since both K and V shrink to one byte, it roughly quadruples the "
+     "sessions per card.", "fp8-kv-more-than-doubles"),
+    ("llama31-8b-h100", "followup-128k-policy",
+     "Because vLLM reserves the full max_model_len up front for every request, raising it to "
+     "128k for all users would cut chat capacity about 32x.", "max-model-len-reserved-per-request"),
+    ("llama2-70b-mi300x", "2d",
+     "Options: tensor parallelism, since TP=2 halves the KV bytes each token costs so one MHA "
+     "sequence then fits.", "tp-halves-token-kv"),
+    ("prefix-caching", "block-size-why",
+     "A large block buys fewer block-table entries, less hashing work, bigger kernel tiles, and "
+     "it wastes less memory at the tail of each request.", "bigger-blocks-waste-less"),
+    ("multi-turn-growth", "why-overstated",
+     "The reply being generated doesn't occupy KV until the request finishes, so the only "
+     "thing missed is history.", "reply-not-cached-until-done"),
+    ("paged-blocks-vllm", "why-paging", "Paging compresses the KV so it uses less memory.",
+     "paging-compresses-kv"),
+    ("hybrid-state-kv", "how-concurrency-scales",
+     "Same as a transformer; Mamba just makes it faster.", "hybrid-scales-like-transformer"),
+    ("llama2-70b-mi300x", "2c-why", "the head_dim term", "head-dim-term-gives-ratio"),
+]
 PLANTED_REVIEW_24 = [
     ("swap-or-recompute", "policy",
      "The PCIe copies are driven by the SMs, so a swap stalls the running batch about as much "
@@ -327,7 +349,8 @@ def test_a_quoted_proposal_answered_with_a_pool_is_no_claim() -> None:
 
 
 @pytest.mark.parametrize(("drill", "step", "said", "claim"),
-                         PLANTED_REVIEW_22_OR_CORPUS_AA + PLANTED_REVIEW_23 + PLANTED_REVIEW_24)
+                         PLANTED_REVIEW_22_OR_CORPUS_AA + PLANTED_REVIEW_23 + PLANTED_REVIEW_24
+                         + PLANTED_REVIEW_25)
 def test_a_claim_a_review_planted_is_flagged(drill: str, step: str, said: str,
                                              claim: str) -> None:
     assert claim in claimed(drill, step, said)

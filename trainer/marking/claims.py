@@ -150,10 +150,13 @@ def _spans(reading: Reading) -> list[int]:
             fresh += 1
             span = fresh
         opening.setdefault(reading.sentence[position], span)
-        if goes_on and token == "and":
-            # a list's last item "and it also cuts …" says it of the sentence's subject, not of
-            # the item before ("a big block buys less hashing, bigger tiles, and it also cuts
-            # tail waste")
+        if (goes_on and token == "and") or (
+                new_item and token == "it" and position
+                and reading.sentence[position] == reading.sentence[position - 1]):
+            # a list's last item "and it also cuts …", or an item that opens with "it", says it
+            # of the sentence's subject, not of the item before ("a big block buys less
+            # hashing, bigger tiles, and it also cuts tail waste"; "FP8 KV: since K and V
+            # shrink to a byte, it quadruples the sessions")
             span = opening[reading.sentence[position]]
         if new_item:
             last_item = reading.item[position]
@@ -171,7 +174,8 @@ def _pronoun_run(tokens: tuple[str, ...], start: int) -> int:
     while start + run < len(tokens) and run < 2 and tokens[start + run] in _SUBJECT_AGAIN:
         run += 1
     return run
-_SHARED_SUBJECT = "halves doubles cuts reduces increases raises lowers shrinks grows frees"
+_SHARED_SUBJECT = ("halves doubles cuts reduces increases raises lowers shrinks grows frees "
+                   "wastes saves")
 
 
 _JOINS = "and but while whereas although though however yet"
