@@ -271,6 +271,13 @@ def test_a_figure_of_kib_in_working_is_no_head_dim() -> None:
     assert "head_dim" not in mark.feedback
 
 
+def test_a_bandwidth_in_tb_per_s_is_still_a_figure_of_its_input() -> None:
+    # "4.8 TB/s" is no amount of bytes: the working shows the datasheet bandwidth
+    mark = marked("chunked-prefill-tpot", {"decode-step": "(15.01 + 64*0.537)/4.8 TB/s = 10.3 ms"})[
+        "decode-step"]
+    assert "Your working shows the slip" in mark.feedback
+
+
 def test_working_a_ceiling_step_rounds_up_is_not_said_to_disagree() -> None:
     # replicas: 30/29 = 1.03, and a part of a replica is a whole one: 2
     mark = marked("littles-law-capacity", {"replicas": "30/29 = 2"})["replicas"]

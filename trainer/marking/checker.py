@@ -1639,7 +1639,7 @@ def _working_slip(key: AnswerKey, step_id: str, reading: ParsedAnswer,
 
 # A figure typed with a unit of bytes ("64 KiB" in "32768 * 64 KiB"): an amount of memory, no
 # count of heads or layers
-_BYTES_AFTER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(?:[KMGT]i?B|B)\b")
+_BYTES_AFTER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(?:[KMGT]i?B|B)(?![\w/])")
 
 
 def _figures_of_bytes(working: str) -> frozenset[Fraction]:
