@@ -354,8 +354,7 @@ def check_numeric(
         paths, certain = _explaining(step, value, reading.resolution, reference, band,
                                      ruled_out, d, mixes_tie=not plain,
                                      made_before=made_before)
-        if d is not None and figures and _all_figures_read(read.working_text) \
-                and _working_comes_to(read, reading, value, tolerance, unit):
+        if d is not None and _shown_working_comes_to(read, reading, value, tolerance, unit):
             # (the value typed counts as shown: "3584/16 = 224" works out the 224 it slips)
             paths = [p for p in paths if not _working_hides(d, p, (*figures, value))]
         # working that rounds its own quotient the other way rules the rounding slip out
@@ -396,8 +395,7 @@ def check_numeric(
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
                 diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures,
-                _all_figures_read(read.working_text)
-                and _working_comes_to(read, reading, value, tolerance, unit), value)
+                _shown_working_comes_to(read, reading, value, tolerance, unit), value)
             if found is not None and found.crowded:
                 certain = False  # the mistake is one of many ways to this number
                 feedback += f" {CROWDED_BESIDE}"
@@ -445,8 +443,7 @@ def check_numeric(
         step, nearby, _same_number(value, first.resolution, reference, nearby), ruled_out)
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
         diagnose_slip(first, tolerance, (), ()), _figures(read.working_text),
-        _all_figures_read(read.working_text)
-        and _working_comes_to(read, first, value, tolerance, unit), value)
+        _shown_working_comes_to(read, first, value, tolerance, unit), value)
     if diagnosis is not None and diagnosis.crowded:
         diagnosis, crowded = None, True
     # A slip of one input is one thing wrong; two mistakes made together are two.
@@ -1105,6 +1102,15 @@ def _working_comes_to(read: Answer, chosen: ParsedAnswer, value: Fraction,
                       tolerance: Fraction, unit: str) -> bool:
     """Whether the shown working's last step gives the value typed after it."""
     return _working_gives_right(read, chosen, (value,), tolerance, unit) is not None
+
+
+def _shown_working_comes_to(read: Answer, chosen: ParsedAnswer, value: Fraction,
+                            tolerance: Fraction, unit: str) -> bool:
+    """Whether working with every figure read ("12.9B*2" has one glued to its scale) comes to
+    the value typed: then it shows whatever the candidate did."""
+    working = read.working_text
+    return bool(_figures(working)) and _all_figures_read(working) \
+        and _working_comes_to(read, chosen, value, tolerance, unit)
 
 
 def _working_gives_right(read: Answer, chosen: ParsedAnswer, targets: tuple[Fraction, ...],
