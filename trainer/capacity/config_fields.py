@@ -33,6 +33,8 @@ class Fields:
                  defaults: Mapping[str, Any]) -> None:
         self.text, self.top, self.where, self.defaults = text, top, where, defaults
         self.notes: list[str] = []
+        # fields the config leaves out and the engine's default fills: name -> how
+        self.assumed: dict[str, str] = {}
 
     def error(self, message: str) -> ConfigError:
         return ConfigError(f"{self.where}: {message}")

@@ -134,6 +134,7 @@ class ConfigModel:
     fields: dict[str, Any]
     params: ParamCount
     notes: tuple[str, ...] = field(default=())
+    assumed: tuple[tuple[str, str], ...] = field(default=())  # (field, how a default filled it)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,7 +316,8 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
     model_name = name or _text(data.get("_name_or_path")) or _first_architecture(data) or \
         "config.json"
     fields["name"] = model_name
-    return ConfigModel(where, model_name, fields, params, tuple(dict.fromkeys(f.notes)))
+    return ConfigModel(where, model_name, fields, params, tuple(dict.fromkeys(f.notes)),
+                       tuple(f.assumed.items()))
 
 
 def _text(value: Any) -> str | None:
@@ -349,6 +351,7 @@ def _kv_heads(f: Fields, heads: int) -> int:
             return value
     f.notes.append(f"no num_key_value_heads: KV heads = num_attention_heads = {heads} (MHA), as "
                    "vLLM's get_total_num_kv_heads defaults")
+    f.assumed["kv_heads"] = "no num_key_value_heads: = num_attention_heads (MHA), as vLLM defaults"
     return heads
 
 
@@ -741,6 +744,11 @@ def _mixer_params(f: Fields, layout: Layout, hidden: int) -> int:
     return hidden * 3 * hidden + hidden * kernel + hidden * hidden + (hidden if bias else 0)
 
 
+def projection_params(hidden: int, heads: int, kv_heads: int, head_dim: int) -> int:
+    """One attention layer's Q, K, V and O projections (no biases or norms)."""
+    return hidden * head_dim * (2 * heads + 2 * kv_heads)
+
+
 def _attention_params(f: Fields, model_type: str, fields: dict[str, Any]) -> int:
     hidden, heads = fields["hidden"], fields["heads"]
     if fields["attention"] == "mla":
@@ -760,7 +768,7 @@ def _attention_params(f: Fields, model_type: str, fields: dict[str, Any]) -> int
         return int(query + kv + heads * v_dim * hidden)
     kv_heads, head_dim = fields["kv_heads"], fields["head_dim"]
     q_width, kv_width = heads * head_dim, kv_heads * head_dim
-    params = hidden * q_width + 2 * hidden * kv_width + q_width * hidden
+    params = projection_params(hidden, heads, kv_heads, head_dim)
     if model_type in ("qwen2", "qwen2_moe") or f.flag("qkv_bias", False):
         params += q_width + 2 * kv_width  # q, k and v carry biases; o does not
     elif f.flag("attention_bias", False):

@@ -66,6 +66,7 @@ class ModelPreset:
     # read, and why its weights cannot be sized when they cannot.
     config_path: str | None = None
     config_notes: tuple[str, ...] = ()
+    config_assumed: tuple[tuple[str, str], ...] = ()  # fields a config left to a default
     weights_unknown: str | None = None
     # A vision tower vLLM loads with the model that `params` leaves out (an estimate)
     uncounted_vision_params: Fraction | None = None
@@ -341,7 +342,7 @@ def preset_of_config(read: Any) -> ModelPreset:
         weights_source=None if weights_gb is None else f"{read.where}: quantization_config",
         active_params=None if f["active_params"] is None else Fraction(f.pop("active_params")),
         attention_params=Fraction(f.pop("attention_params")),
-        config_path=read.where, config_notes=tuple(read.notes),
+        config_path=read.where, config_notes=tuple(read.notes), config_assumed=read.assumed,
         uncounted_vision_params=Fraction(read.params.uncounted_vision)
         if read.params.uncounted_vision else None,
         vision_params=Fraction(read.params.vision) if read.params.vision else None,
@@ -447,9 +448,7 @@ def build_deployment(
         if model_preset.weights_unknown and "weights_gb" not in chosen:
             raise InvalidInput(model_preset.weights_unknown)
         # a field the config leaves out and vLLM defaults is said so, not "from the config"
-        assumed = {"kv_heads": "no num_key_value_heads: = num_attention_heads (MHA), as vLLM "
-                               "defaults"} if any(note.startswith("no num_key_value_heads")
-                                                  for note in model_preset.config_notes) else {}
+        assumed = dict(model_preset.config_assumed)
         for name in MODEL_FIELDS:
             if name in assumed:
                 take(name, getattr(model_preset, name), "default", assumed[name])
@@ -539,8 +538,10 @@ def _fill_shape_defaults(chosen: dict[str, Setting], take: Any) -> None:
             and value("heads") and value("kv_heads") and value("head_dim"):
         # what DP attention copies to every GPU, for a preset without the figure: the Q, K, V
         # and O projections of every layer, from the shape (biases and norms left out)
-        hidden, head_dim = value("hidden"), value("head_dim")
-        per_layer = hidden * head_dim * (2 * value("heads") + 2 * value("kv_heads"))
+        from trainer.capacity.model_config import projection_params
+
+        per_layer = projection_params(value("hidden"), value("heads"), value("kv_heads"),
+                                      value("head_dim"))
         take("attention_params", Fraction(value("layers") * per_layer), "default",
              "Q, K, V and O projections: layers × hidden × head_dim × 2(heads + kv_heads)")
     take("native_weights_dtype", value("weights_dtype") or "bf16", "default", "= weights dtype")

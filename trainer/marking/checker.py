@@ -999,26 +999,16 @@ _STATED = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?"
 MAX_STATED = 40  # figures of a situation compared
 
 
-def _dim_of(unit: str) -> Dim | None:
-    """The dimension of a step's unit; None for a plain number (a count of anything)."""
-    if not unit:
-        return None
-    try:
-        return unit_factor(unit).dim
-    except KvdrillError:
-        return None
-
-
 def stated_figures(key: AnswerKey, step: Step) -> tuple[tuple[Fraction, str], ...]:
     """The figures in the step's unit that the drill puts in front of the candidate: the
     other numeric steps' answers, and the situation's figures (each with what it is)."""
     unit = step.unit or ""
-    dim = _dim_of(unit)
     found: list[tuple[Fraction, str]] = []
     for other in key.drill.steps:
-        # (another step's answer in a unit of the same kind: 128 KiB typed for 2 B per element)
+        # (another step's answer in a unit of the same kind: 128 KiB typed for 2 B per element;
+        # a plain number is no kind of unit)
         same_kind = (other.unit or "") == unit or (
-            dim is not None and _dim_of(other.unit or "") == dim)
+            bool(unit and other.unit) and dim_of_unit(other.unit) == dim_of_unit(unit))
         if other.id == step.id or other.kind != "numeric" or not same_kind:
             continue
         try:
