@@ -25,7 +25,14 @@ class Derived:
     times: float = 1
 
 
-WithValue = int | float | str | Derived | None
+@dataclass(frozen=True, slots=True)
+class FitGpus:
+    """The fewest GPUs, of those listed, on which a step's deployment holds one sequence."""
+
+    fit: tuple[int, ...]
+
+
+WithValue = int | float | str | Derived | FitGpus | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +86,8 @@ class Step:
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Step:
-        with_ = {name: Derived(**value) if isinstance(value, dict) else value
+        with_ = {name: (FitGpus(tuple(value["fit"])) if "fit" in value else Derived(**value))
+                 if isinstance(value, dict) else value
                  for name, value in (data.get("with_") or {}).items()}
         ratio = data.get("ratio_of")
         return cls(**{

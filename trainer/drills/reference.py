@@ -30,7 +30,7 @@ from trainer.capacity.wrong_paths import (
     paired_wrong_values,
     wrong_values,
 )
-from trainer.drills.model import Derived, Drill, Step
+from trainer.drills.model import Derived, Drill, FitGpus, Step
 from trainer.drills.placeholders import fill
 from trainer.errors import DrillFileError, KvdrillError
 from trainer.reading.exact import Fraction
@@ -227,6 +227,22 @@ def _runtime_words(card_name: str) -> dict[str, str]:
             "memory": "GDDR6" if card_name.endswith(("L40S", "L4")) else "HBM"}
 
 
+_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 6: "six", 8: "eight", 16: "sixteen"}
+_SHARES = {1: "all", 2: "half", 4: "a quarter", 8: "an eighth", 16: "a sixteenth"}
+
+
+def _split_words(gpus: int | None) -> dict[str, str]:
+    """How a step that chooses its GPU count (gpus: {fit: [2, 4, 8]}) says it: "two" GPUs,
+    "half" of every token's KV on each, "across the pair"."""
+    if gpus is None:
+        return {"split_gpus": "unknown", "split_gpus_word": "unknown",
+                "split_share": "unknown", "split_across": "unknown"}
+    word = _COUNT_WORDS.get(gpus, format_number(gpus))
+    return {"split_gpus": format_number(gpus), "split_gpus_word": word,
+            "split_share": _SHARES.get(gpus, f"1/{gpus}"),
+            "split_across": "across the pair" if gpus == 2 else f"across the {word} GPUs"}
+
+
 class AnswerKey:
     """Reference values of one drill for one set of givens (the drill's own or a variant's)."""
 
@@ -247,7 +263,7 @@ class AnswerKey:
         "session_kv_formula",
         "resident_weights_formula", "shared_experts_note", "routed", "active_table_note",
         "max_num_seqs_default", "block_size_note", "batch_cost_question",
-        "claimed_active_b",
+        "claimed_active_b", "split_gpus", "split_gpus_word", "split_share", "split_across",
         *SERVING_PLACEHOLDERS,
     )
 
@@ -296,11 +312,36 @@ class AnswerKey:
             elif isinstance(value, Derived):
                 base = self._base_value(value.of, step)
                 givens[key] = base * Fraction(str(value.times))
+            elif isinstance(value, FitGpus):
+                givens[key] = value.fit[-1]  # chosen below, once the other changes are in
             elif isinstance(value, str) and key not in LITERAL_GIVENS:
                 givens[key] = self._base_value(value, step)
             else:
                 givens[key] = value
+        fit = step.with_.get("gpus")
+        if isinstance(fit, FitGpus):
+            givens["gpus"] = self._fewest_gpus(step, givens, fit.fit)
         return givens
+
+    def _fewest_gpus(self, step: Step, givens: dict[str, Any], counts: tuple[int, ...]) -> int:
+        """The fewest of `counts` GPUs on which the step's deployment has memory for the KV
+        cache and holds one sequence; the most, when none does (the drill then refuses the
+        target, naming that many GPUs)."""
+        for count in counts[:-1]:
+            d = self._build({**givens, "gpus": count}, f"step {step.id}")
+            try:
+                if value_of(d, "kv_budget_bytes") > 0 and value_of(d, "max_concurrency") >= 1:
+                    return count
+            except (KvdrillError, ZeroDivisionError):
+                continue
+        return counts[-1]
+
+    def step_gpus(self) -> int | None:
+        """The GPU count a step that chooses one (gpus: {fit: ...}) settled on."""
+        for step in self.drill.steps:
+            if isinstance(step.with_.get("gpus"), FitGpus):
+                return int(self.deployment(step.id).gpus)
+        return None
 
     def _base_value(self, name: str, step: Step) -> Fraction:
         if name in FORMULAS:
@@ -540,6 +581,7 @@ class AnswerKey:
             "window": _count_or(d.window, "no window"),
             "windowed_layers": format_number(d.windowed_layers if d.window is not None else 0),
             **serving_display(d, format_number),
+            **_split_words(self.step_gpus()),
         }
         released = (model_of(model).checkpoints or {}) if model else {}
         fp8 = released.get("fp8")

@@ -69,7 +69,23 @@ class Derived(Strict):
     times: float = Field(default=1, gt=0, le=1000, description="A factor applied to it.")
 
 
-WithValue = int | float | str | Derived | None
+class FitGpus(Strict):
+    """The fewest GPUs, of those listed, on which a step's deployment holds one sequence: a
+    follow-up that moves to a bigger model keeps its lesson on a smaller card (Llama-3.1-70B in
+    FP8 on two H100s, on four A100 40GBs)."""
+
+    fit: tuple[int, ...] = Field(min_length=1, max_length=8,
+                                 description="GPU counts to try, fewest first.")
+
+    @field_validator("fit")
+    @classmethod
+    def _counts(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if any(not 1 <= n <= 64 for n in value) or list(value) != sorted(set(value)):
+            raise ValueError("fit: GPU counts between 1 and 64, fewest first, each once")
+        return value
+
+
+WithValue = int | float | str | Derived | FitGpus | None
 
 
 def parse_tolerance(value: float | str) -> float:
@@ -154,7 +170,8 @@ class Step(Strict):
     with_: dict[str, WithValue] = Field(
         default_factory=dict, alias="with",
         description="This step's changes to the givens: a value, the name of another given "
-                    "(kv_heads: heads), {of: quantity, times: 2}, or null to drop a given.",
+                    "(kv_heads: heads), {of: quantity, times: 2}, null to drop a given, or "
+                    "gpus: {fit: [2, 4, 8]}, the fewest GPUs that hold one sequence.",
     )
     unit: str | None = Field(default=None, description="Unit the reference is shown in: GB, B, ms…")
     tolerance: float = Field(default=0.01, description="Relative tolerance: 0.02 or '2%'.")
@@ -196,6 +213,9 @@ class Step(Strict):
             for name, item in value.items():
                 if not isinstance(item, dict):
                     check_given(str(name), item, names_allowed=True)
+                elif "fit" in item and name != "gpus":
+                    raise ValueError(f"with: {name}: 'fit' chooses a GPU count: use it "
+                                     "for gpus only")
         return value
 
     @field_validator("tolerance", mode="before")
