@@ -332,8 +332,9 @@ def check_numeric(
                                     f"Your working ({_last_working_text(read)}) gives "
                                     f"{show(right_working, unit)}, which is right; the value "
                                     f"you ended with was marked.{said}")
-        shown = None if working_slip is None or not figures else working_slip(
-            reading, figures, min(tolerance, CARRY_TOLERANCE),
+        operands = _operands(read.working_text)
+        shown = None if working_slip is None or not operands else working_slip(
+            reading, operands, min(tolerance, CARRY_TOLERANCE),
             tuple(p.id for p in _mistakes(value, reference, band)),
             _figures_of_bytes(read.working_text))
         if shown is not None:
@@ -1706,6 +1707,19 @@ def _figures(working: str) -> tuple[Fraction, ...]:
         if text.count(".") <= 1:
             found[Fraction(text)] = None
     return tuple(found)
+
+
+def _operands(working: str) -> tuple[Fraction, ...]:
+    """The figures of shown working that go into its arithmetic, not those that come out of
+    it: in "51.6/18 = 2.9" the 2.9 is a quotient, no weights of 2.9 GB."""
+    results = {match.start() for match in _FIGURE.finditer(working)
+               if _RESULT_BEFORE.search(working[: match.start()])}
+    return tuple(f for f in _figures(working)
+                 if not any(Fraction(m.group().replace(",", "")) == f and m.start() in results
+                            for m in _FIGURE.finditer(working) if m.group().count(".") <= 1))
+
+
+_RESULT_BEFORE = re.compile(r"[\d)]\s*(?:[A-Za-z]+\s*)?(?:=|≈|~|→|->)\s*$")
 
 
 def known_inputs(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> frozenset[str]:

@@ -580,7 +580,11 @@ def _lexed(words: str) -> frozenset[str]:
     return frozenset(_lex(words))
 
 
-def _for_the_cache(reading: Reading, end: int) -> bool:
+def _for_the_cache(reading: Reading, start: int, end: int) -> bool:
+    """A generic term that names the cache's own memory: "memory for the KV cache", or "KV
+    cache memory:" as a log line prints it."""
+    if start > 0 and reading.tokens[start - 1] in _lexed("cache"):
+        return True
     position = end
     while position < len(reading.tokens) and reading.tokens[position] in _lexed(_FILLERS):
         position += 1
@@ -646,7 +650,7 @@ def mentions(concept: Concept, text: str,
                 said = phrase
             if generic and (not any(_in_sentence(reading, term, sentence, (start, end))
                                     for term in concept.about)
-                            or _for_the_cache(reading, end)):
+                            or _for_the_cache(reading, start, end)):
                 continue
             if negated(reading, start, end, phrase):
                 found.append(Mention(phrase, Fraction(0), f"'{said}' negated, no credit"))
@@ -804,11 +808,22 @@ def _shown(reading: Reading, position: int) -> str:
 def _figure_elsewhere(reading: Reading, concept: Concept) -> str | None:
     """A listed figure of the concept anywhere in the answer, in an item that reasons."""
     for figure in concept.figures:
-        for start, _ in occurrences(reading, figure):
+        for start, end in occurrences(reading, figure):
             item = reading.item[start]
+            if _counting_verb(reading, start, end):
+                continue
             if item in reading.reasoned_items and item not in reading.listed_items:
                 return _as_typed(reading, figure, reading.sentence[start])
     return None
+
+
+# "double-counts", "double-checks", "double-charges": a verb of counting, not a factor of two
+_COUNTING_VERBS = frozenset({"count", "check", "charg", "book", "bill"})
+
+
+def _counting_verb(reading: Reading, start: int, end: int) -> bool:
+    return end - start == 1 and reading.tokens[start] in ("doubl", "tripl") and \
+        end < len(reading.tokens) and reading.tokens[end] in _COUNTING_VERBS
 
 
 def _as_typed(reading: Reading, figure: str, sentence: int) -> str:

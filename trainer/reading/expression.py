@@ -75,6 +75,10 @@ def show_word(w: str) -> str:
 
 _NUM, _UNIT, _MULT, _OP, _END = "number", "unit", "multiplier", "operator", "end"
 
+# Binary prefixes written before a count rather than bytes
+_BINARY_COUNTS = {"Ki": 2**10, "Mi": 2**20}
+_COUNTED = re.compile(r"\s*(?:tokens?|toks?|sequences?|seqs?)\b", re.IGNORECASE)
+
 
 @dataclass(frozen=True, slots=True)
 class _Tok:
@@ -186,7 +190,10 @@ class _Lexer:
         low = w.lower()
         prev = self.toks[-1] if self.toks else None
         after_number = prev is not None and prev.kind == _NUM
-        if w in UNITS:
+        if w in _BINARY_COUNTS and _COUNTED.match(s, j):
+            # "128 Ki tokens" is 131,072 tokens, not 128 KiB
+            self.push(_Tok(_MULT, w, i, j, value=Fraction(_BINARY_COUNTS[w])))
+        elif w in UNITS:
             self.push(_Tok(_UNIT, w, i, j, unit=UNITS[w]))
         elif low == "per":
             self.push(_Tok(_OP, w, i, j, op="/"))

@@ -271,6 +271,9 @@ _TRAILING_APPROX = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)$")
+# "8× (64/8)": a × glued to its number and spaced from the group is the ratio's sign, as
+# "8x (64/8)" is; "8 × (64/8)" and "8×(64/8)" multiply
+_RATIO_BEFORE_ASIDE = re.compile(r"\d×$")
 _ENDS_IN_OPERATOR = re.compile(r"(?:[-+*/×÷^(·−]|\bper|\bx|\bof)\s*$", re.IGNORECASE)
 _SHORTHAND = re.compile(r"(?<=[\d\s])(?:tps|t/s|tok/sec|tokens/sec)\b", re.IGNORECASE)
 _LEADING_LABEL = re.compile(r"^[A-Za-z][A-Za-z _/'’.()-]{0,40}:\s*(?=\S)")
@@ -406,7 +409,9 @@ def read_answer(text: str, unit: str = "") -> Answer:
     body, approximate, notes = _tidy(bounded.group("rest") if bounded else screened)
     aside = _trailing_group(body)
     if aside and re.search(r"\d", body[: aside[0]]) \
-            and not _ENDS_IN_OPERATOR.search(body[: aside[0]]):
+            and (not _ENDS_IN_OPERATOR.search(body[: aside[0]])
+                 or (_RATIO_BEFORE_ASIDE.search(body[: aside[0]])
+                     and body[aside[0]].isspace())):
         # "3 (16 GiB each)", "3.36 (=(1-.8^5)/.2)": the answer comes first, the aside explains
         notes.append(f"ignored the aside '({aside[1].strip()})'")
         body, more_approx, _ = _tidy(body[: aside[0]])

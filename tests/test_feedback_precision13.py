@@ -1,0 +1,134 @@
+"""Stop 56: what the blind corpus AB (terse bullet points, read once unread and then opened) and
+the twenty-sixth feedback review showed the tool saying wrongly. Each test of a fix failed
+before; the guards beside them pass on both."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from feedback_probes import claimed, evidence, marked
+
+Run = Callable[..., Result]
+TP2 = "llama31-70b-tp2-h100"
+MI300X = "llama2-70b-mi300x"
+LITTLE = "littles-law-capacity"
+
+
+# --- credit the words did not earn ---------------------------------------------------------------
+
+def test_a_quoted_kv_cache_memory_line_is_not_what_tensor_parallelism_buys() -> None:
+    text = ('- the "KV cache memory: 30.5 GiB" line is per gpu\n'
+            "- the tokens line is the whole job, so 97 sessions is right; he double-counts")
+    assert evidence(TP2, {"per-gpu-vs-total-explain": text}, "levers") == \
+        "nothing in the text answers earned this dimension"
+
+
+def test_double_counting_is_no_factor_of_two() -> None:
+    text = ("TP=2 gives both cards' memory to the job.\n"
+            "Halving 97 again double-counts the split.")
+    said = evidence(TP2, {"per-gpu-vs-total-explain": text}, "levers")
+    assert "'double'" not in said
+
+
+def test_little_s_law_written_with_its_figures_is_explained() -> None:
+    text = "only requests in flight hold KV\nL = 30 req/s × 8 s ≈ 240 in flight, so 3 GPUs"
+    said = evidence(LITTLE, {"plan": text}, "mechanisms")
+    assert "Little's law" in said and "listed, not explained" not in said
+    assert "a user thinking holds no KV" in said
+
+
+# --- wrong claims the corpus planted --------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "GQA only saves attention compute; the cache still stores the full hidden width",
+    "- KV = 2 × L × hidden × 2 B × tokens, hidden 8192 is the KV width",
+])
+def test_the_hidden_width_as_the_cache_width_is_flagged(text: str) -> None:
+    assert "hidden-size-in-the-formula" in claimed(MI300X, "1b", text)
+
+
+def test_the_hidden_size_that_gives_head_dim_is_no_claim() -> None:
+    text = "head_dim = hidden / heads = 8192 / 64 = 128; KV = 2 × 80 × 8 × 128 × 2 B per token"
+    assert claimed(MI300X, "1b", text) == []
+
+
+def test_tp2_as_the_only_option_that_improves_both_is_flagged() -> None:
+    text = "recommend TP=2 - the only option that improves both, it halves weights per gpu"
+    assert "only-tp-improves-both" in claimed(MI300X, "4f", text)
+
+
+def test_tp2_beside_int8_weights_is_no_claim() -> None:
+    text = ("fp8 kv first. int8 weights improve both on the same card; with a second card "
+            "TP=2 would too, at double the hardware")
+    assert claimed(MI300X, "4f", text) == []
+
+
+def test_fp8_kv_doubling_the_latency_is_flagged() -> None:
+    text = "fp8 kv → 2x seqs, but the step reads 2x as many seqs so latency doubles"
+    assert "fp8-kv-doubles-latency" in claimed(MI300X, "4f", text)
+
+
+def test_mqa_that_costs_nothing_is_flagged() -> None:
+    assert "mqa-is-a-config-change" in claimed(
+        MI300X, "4f", "Go with MQA; it costs nothing and quadruples the sessions.")
+
+
+# --- the reader -------------------------------------------------------------------------------
+
+def test_a_ratio_sign_before_its_working_in_parentheses_reads_the_ratio() -> None:
+    mark = marked(MI300X, {"2c-ratio": "8× (64/8)"})["2c-ratio"]
+    assert mark.verdict == "correct"
+
+
+def test_a_spaced_times_before_a_group_still_multiplies() -> None:
+    assert marked(MI300X, {"2c-ratio": "8 × (64/8)"})["2c-ratio"].verdict == "wrong"
+
+
+def test_ki_before_tokens_counts_tokens_in_working() -> None:
+    # 128 KiB × 131,072 tokens = 16 GiB: the working comes to the answer, nothing to say of it
+    mark = marked("long-context-tier",
+                  {"long-session-bytes": "128 KiB × 128 Ki tokens = 16 GiB"})["long-session-bytes"]
+    assert mark.verdict == "correct" and "comes to" not in mark.feedback
+
+
+def test_ki_alone_is_still_kib() -> None:
+    mark = marked("long-context-tier", {"long-session-bytes": "16777216 Ki"})["long-session-bytes"]
+    assert mark.verdict == "correct"
+
+
+# --- review 26 ------------------------------------------------------------------------------------
+
+def test_the_query_heads_said_not_to_enter_are_no_claim_that_they_do() -> None:
+    text = ("KV = 2 × 80 layers × n_kv (8 KV heads) × 128 × 2 B × N. The 64 query heads do not "
+            "enter: only KV heads are cached.")
+    assert claimed(MI300X, "1b", text) == []
+
+
+def test_generated_tokens_left_out_of_the_cache_is_flagged() -> None:
+    text = ("N is the prompt length only: the tokens generated during decode are not written to "
+            "the cache, since they are recomputed each step.")
+    assert "generated-tokens-not-cached" in claimed(MI300X, "1b", text)
+
+
+def test_a_reservation_rejected_for_giving_too_few_is_no_claim() -> None:
+    text = "Reserving 32k per request gives 5 sessions, way too few: not the cause."
+    assert claimed("observed-concurrency-lower", "hypotheses", text) == []
+
+
+def test_a_reservation_said_to_happen_is_still_flagged() -> None:
+    text = "vLLM reserves 32k per request, so we get 5 sessions."
+    assert "vllm-reserves-max-model-len" in claimed("observed-concurrency-lower", "hypotheses",
+                                                    text)
+
+
+def test_the_quotient_of_working_is_no_input_it_replaced(run: Run, tmp_path: Path) -> None:
+    # Qwen3-8B on an A100 80GB: 51.6 GB ÷ 18 GB = 2.9 → 3, where 2 is keyed; the 2.9 is what the
+    # working came to, no weights of 2.9 GB
+    sheet = tmp_path / "d.yaml"
+    sheet.write_text("long-sessions: 51.6/18 = 2.9 → 3\n", encoding="utf-8")
+    out = run("grade", "long-context-tier", "--answers", str(sheet), "--model", "qwen3-8b",
+              "--gpu", "a100-80gb", ok=False).output
+    assert "weights_gb = 2.9" not in out and "the figure in your working" not in out
