@@ -132,3 +132,93 @@ def test_the_quotient_of_working_is_no_input_it_replaced(run: Run, tmp_path: Pat
     out = run("grade", "long-context-tier", "--answers", str(sheet), "--model", "qwen3-8b",
               "--gpu", "a100-80gb", ok=False).output
     assert "weights_gb = 2.9" not in out and "the figure in your working" not in out
+
+
+# Review 26's planted claims (one wrong sentence inside each senior c answer): 1 of 21 was
+# flagged when the review graded; these are the claims written for them, each with a right
+# statement beside it that must stay unflagged.
+PLANTED_REVIEW_26 = [
+    (MI300X, "2c-why", "ratio-changes-with-context",
+     "The ratio is 64/8 = 8 at short context and shrinks at longer contexts, since attention "
+     "grows quadratically with N."),
+    (MI300X, "2d", "tp-does-not-help-mha-kv",
+     "Tensor parallelism adds compute but no cache room: every GPU must hold a full replica "
+     "of each sequence's KV."),
+    (MI300X, "3c-explain", "cost-falls-without-limit",
+     "The weights are read once per step, so the per-user cost keeps falling as 1/B with no "
+     "limit however large the batch grows."),
+    (MI300X, "4f", "fp8-kv-improves-both",
+     "fp8 KV also cuts per-token latency at the doubled batch, since each sequence's KV read "
+     "is halved."),
+    (MI300X, "5a", "fp8-kernels-slower",
+     "In practice an fp8 KV step is about twice as slow as fp16, because fp8 attention "
+     "kernels run at half the throughput."),
+    (MI300X, "5c", "step-reads-only-new-token-kv",
+     "kv_seq is one token of KV per sequence: a decode step only reads the newest token's "
+     "K and V."),
+    ("sliding-window-kv", "what-windows-cost", "rope-scaling-restores-recall",
+     "Since Mistral was trained with the window, RoPE scaling restores full-context recall "
+     "at no extra cost."),
+    ("speculative-decoding", "when-it-pays", "acceptance-independent-of-temperature",
+     "The speed-up doesn't depend on temperature: rejection sampling keeps the acceptance "
+     "rate the same at any temperature."),
+    ("observed-concurrency-lower", "evidence", "nvidia-smi-shows-the-kv",
+     "nvidia-smi's memory-used figure is the most direct gauge of KV occupancy, as vLLM "
+     "grows its allocation while the cache fills."),
+    ("observed-concurrency-lower", "action", "fp8-kv-halves-weights",
+     "FP8 KV also halves the memory the weights take, which is where the room comes from."),
+    ("deepseek-v3-mla-h200", "why-mla", "latent-decompressed-per-step",
+     "The saving is only in capacity: each decode step must decompress the latent into full "
+     "per-head K and V and read those."),
+    ("deepseek-v3-mla-h200", "experts-and-levers", "int4-experts-free",
+     "Routed experts in int4 cost nothing in quality, since experts are insensitive to "
+     "quantization."),
+    ("long-context-tier", "pricing", "long-token-32x-slower",
+     "Each long-session token is about 32× slower to generate than a chat token."),
+    ("long-context-tier", "operations", "preemptions-are-normal",
+     "Target 100% KV usage for the long pool, with preemptions allowed to run freely."),
+    ("mixtral-moe-decode", "what-moe-saves", "moe-shrinks-the-kv",
+     "MoE does save KV: the cache scales with the active parameters, about a quarter of a "
+     "dense 47B's."),
+    ("mixtral-moe-decode", "what-moe-saves", "moe-saves-at-every-batch",
+     "MoE saves memory and bandwidth at every batch size."),
+    ("mixtral-moe-decode", "serving-levers", "more-tp-same-step",
+     "Going from TP=2 to TP=4 leaves the batch-1 step unchanged: each token still reads the "
+     "same 25.8 GB."),
+    (MI300X, "3c-explain", "no-per-user-slowdown",
+     "Each user gets full speed no matter how many users share the card."),
+]
+
+RIGHT_BESIDE_26 = [
+    (MI300X, "2c-why", "The ratio is 8 at any context: N does not enter bytes per token."),
+    (MI300X, "3c-explain",
+     "The per-user cost falls with B only until each user's KV read dominates the step."),
+    (MI300X, "5c", "Each step writes only the new token's K and V but reads the whole "
+                   "context's."),
+    ("sliding-window-kv", "what-windows-cost",
+     "RoPE scaling stretches positions but does not restore recall beyond the window."),
+    ("speculative-decoding", "when-it-pays",
+     "Rejection sampling keeps the output distribution at any temperature; acceptance falls "
+     "as the temperature rises."),
+    ("deepseek-v3-mla-h200", "why-mla",
+     "With the up-projections absorbed, the kernel reads the latent and never materialises "
+     "per-head K and V."),
+    ("deepseek-v3-mla-h200", "experts-and-levers",
+     "int4 experts are often fine but must be evaluated before they ship."),
+    ("mixtral-moe-decode", "what-moe-saves", "MoE saves FLOPs at every batch size, not memory."),
+    ("mixtral-moe-decode", "serving-levers",
+     "TP=4 halves what each GPU reads per step, less the all-reduce communication."),
+    ("observed-concurrency-lower", "action",
+     "FP8 KV halves the cache's bytes per token and leaves the weights as they are."),
+]
+
+
+@pytest.mark.parametrize(("drill", "step", "claim", "text"), PLANTED_REVIEW_26)
+def test_a_planted_claim_of_review_26_is_flagged(drill: str, step: str, claim: str,
+                                                 text: str) -> None:
+    assert claim in claimed(drill, step, text)
+
+
+@pytest.mark.parametrize(("drill", "step", "text"), RIGHT_BESIDE_26)
+def test_the_right_statement_beside_it_is_not(drill: str, step: str, text: str) -> None:
+    assert claimed(drill, step, text) == []

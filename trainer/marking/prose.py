@@ -560,13 +560,21 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
         token = tokens[position]
         if token in _ONLY_AFTER:
             return True
-        if token in _NEGATORS:
+        if token in _NEGATORS and not _no_matter_how(tokens, position):
             # "is not needed", "is not the fix": the dismissal's own clause, not the next
             # item's first words ("capacity doesn't change; the long users …").
             words_after = [tokens[p] for p in range(position + 1, min(last + 1, position + 3))
                            if clause[p] == clause[position]]
             return any(t in _POST_NEGATED for t in words_after)
     return False
+
+
+def _no_matter_how(tokens: tuple[str, ...], position: int) -> bool:
+    """"full speed no matter how many users": a concession, no dismissal of what precedes
+    it (as "speed does not matter" is)."""
+    return tokens[position] == "no" and tokens[position + 1: position + 2] == ("matter",) \
+        and tokens[position + 2: position + 3] in (("how",), ("what",), ("which",),
+                                                  ("whether",), ("when",), ("where",))
 
 
 # What a generic "room for", "margin for", "buffer for" is kept for when it is the cache and
