@@ -64,3 +64,73 @@ def test_fit_chooses_gpus_only() -> None:
     with pytest.raises(ValidationError, match="for gpus only"):
         StepSchema.model_validate({"id": "s", "prompt": "p", "answer": "max_concurrency",
                                    "unit": "sequences", "with": {"context": {"fit": [2, 4]}}})
+
+
+# --- expert pass 30 ------------------------------------------------------------------------------
+
+def test_a_twin_of_the_measured_model_keeps_the_measured_ratio(run: Run) -> None:
+    # Meta-Llama-3-8B is Llama-3.1-8B weight for weight: the measured 4k pair is its own
+    text = flat(run("solution", "prefill-vs-decode", "--model", "llama-3-8b").output)
+    assert "The measured pair gives 111.3 ms ÷ 7.60 ms ≈ 15" in text
+    assert "that model's ratio, not this one's" not in text
+
+
+def test_another_shape_is_still_told_the_ratio_is_not_its_own(run: Run) -> None:
+    text = flat(run("solution", "prefill-vs-decode", "--model", "qwen2.5-7b").output)
+    assert "that model's ratio, not this one's" in text
+
+
+def test_weights_that_fill_the_card_put_fp8_weights_first(run: Run) -> None:
+    # 70B in BF16 on an MI300X: 141.1 of 168.8 GB usable; the released FP8 checkpoint
+    # (72.66 GB) leaves 96.1 GB, floor(96.1 GB ÷ 1.342 GB) = 71 sessions in BF16 KV
+    text = flat(run("solution", "llama31-8b-h100", "--model", "llama-3.1-70b", "--gpu",
+                    "mi300x").output)
+    assert "so smaller weights come first: the released FP8 checkpoint (72.66 GB) leaves " \
+           "room for 71 sessions in BF16 KV" in text
+
+
+def test_a_card_with_room_keeps_fp8_kv_first(run: Run) -> None:
+    text = flat(run("solution", "llama31-8b-h100", "--model", "qwen3-8b", "--gpu",
+                    "l40s").output)
+    assert "FP8 KV (below) is the first thing to try" in text
+    assert "smaller weights come first" not in text
+
+
+def test_a_128k_tier_the_weights_leave_no_room_for_names_fp8_weights(run: Run) -> None:
+    # (68 − 30.5) GB ÷ (12.9 GB ÷ 2) = 5 sessions of 128k with FP8 weights and FP8 KV
+    text = flat(run("solution", "llama31-8b-h100", "--model", "qwen3-30b-a3b", "--gpu",
+                    "h100").output)
+    assert "with FP8 weights as well, one card holds 5" in text
+
+
+def test_a_tpot_target_that_leaves_one_sequence_is_refused(run: Run) -> None:
+    # 16.38 GB of weights ÷ 0.864 TB/s = 19 ms of a 20 ms step: one sequence, no batch
+    result = run("solution", "littles-law-capacity", "--model", "qwen3-8b", "--gpu", "l40s",
+                 ok=False)
+    assert result.exit_code == 2
+    assert "the weights alone take 19 ms of each step" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_counts_past_the_engines_default_cap_are_said(run: Run) -> None:
+    # 153.57 GB ÷ (56 KiB × 2,560) = 1,046 chats with a running summary; MI300X runs 1,024
+    text = flat(run("solution", "multi-turn-growth", "--model", "qwen2.5-7b", "--gpu",
+                    "mi300x").output)
+    assert "vLLM's default max_num_seqs on this card is 1,024: the counts above it (1,046;" \
+        in text
+    assert "fit in memory, not in the scheduler" in text
+
+
+def test_moe_step_times_are_called_floors(run: Run) -> None:
+    text = flat(run("solution", "mixtral-moe-decode", "--model", "gpt-oss-20b", "--gpu",
+                    "mi300x").output)
+    assert "step floor: 3.82 GB ÷ (2 GPUs × 5.3 TB/s) = **0.36 ms**" in text
+    assert "A step under a millisecond is bounded by those all-reduces" in text
+
+
+def test_dp_attention_that_does_not_load_is_said_not_refused(run: Run) -> None:
+    # 16 × H100: (406 GB + 15 copies of 74 GB) ÷ 16 = 94.7 GB per GPU against 68 GB usable
+    text = flat(run("solution", "llama31-405b-h200-tp", "--gpu", "h100").output)
+    assert "sessions: **0 sequences**. Each GPU's 68.0 GB usable is less than its 94.7 GB of " \
+           "weights" in text
+    assert "TP=16" in text

@@ -97,7 +97,10 @@ def test_the_interview_cards_figures_stay_on_the_drills_own_card(run: Run) -> No
 # ---- W5: Little's law when the p99 meets the TPOT on no GPU --------------------------------
 
 def test_a_p99_no_gpu_meets_is_not_said_to_buy_8x_the_gpus(run: Run) -> None:
-    text = _flat(_solution(run, "littles-law-capacity", "--model", "qwen3-8b", "--gpu", "l40s"))
+    # (Qwen3-8B on an L40S, this test's first target, is refused since expert pass 30: its
+    # 20 ms TPOT leaves one sequence; Llama-3.1-8B there keeps two and no 32k request)
+    text = _flat(_solution(run, "littles-law-capacity", "--model", "llama-3.1-8b", "--gpu",
+                           "l40s"))
     assert "buys about 8× the GPUs" not in text
     assert "no number of NVIDIA L40S GPUs would serve that mix" in text
 
@@ -247,10 +250,11 @@ def test_a_card_whose_uncapped_row_holds_no_chat_is_refused(run: Run) -> None:
            "NVIDIA L4" in result.output
 
 
-def test_one_sequence_of_kv_reads_as_english(run: Run) -> None:
-    text = _flat(_solution(run, "littles-law-capacity", "--model", "qwen3-8b", "--gpu", "l40s"))
-    assert "sequence** requests' KV" not in text
-    assert "the KV of **1 sequence**" in text
+def test_a_few_sequences_of_kv_read_as_english(run: Run) -> None:
+    text = _flat(_solution(run, "littles-law-capacity", "--model", "llama-3.1-8b", "--gpu",
+                           "l40s"))
+    assert "sequences** requests' KV" not in text
+    assert "the KV of **2 sequences**" in text
 
 
 def test_no_step_id_leaks_and_equal_counts_are_not_contrasted(run: Run) -> None:

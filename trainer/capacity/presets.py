@@ -357,6 +357,24 @@ def model_of(value: Any) -> ModelPreset:
     return find_model(str(value))
 
 
+def same_shape(model: ModelPreset, other: ModelPreset) -> bool:
+    """The same decoder as measured: attention shape, parameters (Mixtral-8x7B has
+    Llama-3.1-8B's attention and six times its weights), experts and windows."""
+    def shape(m: ModelPreset) -> tuple[Any, ...]:
+        return (m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.attention, m.experts,
+                m.window, m.attention_layers)
+
+    return shape(model) == shape(other) and \
+        abs(model.params - other.params) <= other.params / 100
+
+
+def same_weights(model: ModelPreset, other: ModelPreset) -> bool:
+    """The same decoder weight for weight (Meta-Llama-3-8B and Llama-3.1-8B): the same shape,
+    parameters, vocabulary and release dtype; only the positions served may differ."""
+    return same_shape(model, other) and model.params == other.params and \
+        model.vocab == other.vocab and model.weights_dtype == other.weights_dtype
+
+
 def find_gpu(name: str) -> GpuPreset:
     preset: GpuPreset = _find("GPU", name, gpus())
     return preset

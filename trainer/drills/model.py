@@ -120,6 +120,8 @@ class Requires:
     weights_dominate: bool = False
     dense: bool = False
     within_positions: bool = False
+    may_not_fit: tuple[str, ...] = ()
+    latency_batch: int = 0
     counts_positive: bool | tuple[str, ...] = False
     own_model: str | None = None
     engine_starts: tuple[str, ...] = ()

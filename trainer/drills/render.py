@@ -456,18 +456,22 @@ def _calc_target(key: AnswerKey) -> dict[str, Any]:
     --model and --gpu that name its model and card (shell-quoted; a config's path as given)."""
     import shlex
 
-    from trainer.capacity.presets import ModelPreset
+    from trainer.capacity.presets import ModelPreset, model_of, same_weights
 
     model = key.givens.get("model")
     if isinstance(model, ModelPreset):
         model = model.config_path if model.from_config else model.id
     preset = key.givens.get("model")
     if not isinstance(preset, ModelPreset):
-        from trainer.capacity.presets import model_of
-
         preset = model_of(str(preset)) if preset else None
     positions = preset.max_context if preset is not None else 0
+    measured = key.drill.requires.measured_on
     return {"retargeted": key.retargeted is not None,
+            # the model whose rates the drill measured, or its twin weight for weight
+            # (Meta-Llama-3-8B for Llama-3.1-8B): the measurements are this model's own
+            "measured_model": measured is not None and preset is not None and (
+                preset.id == measured.get("model")
+                or same_weights(preset, model_of(measured.get("model")))),
             "calc_model": shlex.quote(str(model or "")),
             "calc_gpu": shlex.quote(str(key.givens.get("gpu") or "")),
             # grouped-query attention: fewer KV heads than query heads (not MHA, not MLA)

@@ -312,6 +312,16 @@ class Requires(Strict):
                                 "refuses to start: one request of max_model_len does not fit). "
                                 "Variants where X falls below 1 are not drawn, and a target "
                                 "where it does is refused.")
+    may_not_fit: tuple[Identifier, ...] = Field(
+        default=(), description="Steps whose own setting may leave no memory for the KV cache "
+                                "because that is their lesson (DP attention's copies of the "
+                                "attention weights on a smaller card): they say so instead of "
+                                "refusing the target.")
+    latency_batch: int = Field(
+        default=0, ge=0, le=64,
+        description="The lesson shares one weight read among a batch under a TPOT target: a "
+                    "model and card where the target admits fewer sequences than this (the "
+                    "weights alone take nearly all of the step) are refused.")
     counts_positive: bool | tuple[Identifier, ...] = Field(
         default=False, description="Every count of sequences the lesson compares (with its "
                                    "history, without a cap, with a prefix shared), or those of "

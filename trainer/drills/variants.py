@@ -20,6 +20,8 @@ from trainer.capacity.presets import (
     model_from_spec,
     model_of,
     model_spec,
+    same_shape,
+    same_weights,
 )
 from trainer.capacity.solver import value_of
 from trainer.drills.model import Drill, linked_names
@@ -408,7 +410,8 @@ def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
     if model is not None:
         own = changed.get("model")
         released = model_of(own).weights_dtype if own else None
-        if own and not model.from_config and (own == model.id or _twin(model, model_of(own))):
+        if own and not model.from_config and (own == model.id
+                                              or same_weights(model, model_of(own))):
             # the drill's own model named again (or its twin, weight for weight): its release,
             # stated size and checkpoint stay (a measured step's 15.01 GB read is the twin's)
             own_givens = {name: changed[name] for name in _MODEL_GIVENS if name in changed}
@@ -499,7 +502,7 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     # step reads)
     drawn = tuple(str(m) for m in drill.vary.get("model", ()))
     # (Meta-Llama-3-8B is Llama-3.1-8B's decoder, layer for layer and weight for weight)
-    kin = model.id == str(own) or model.id in drawn or _same_shape(model, model_of(str(own)))
+    kin = model.id == str(own) or model.id in drawn or same_shape(model, model_of(str(own)))
     if needs.own_model and not kin:
         gpu_only = not needs.measured_on and _own_runs_on(drill, gpu)
         others = [m for m in drawn if m != str(own)]
@@ -756,7 +759,7 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             raise UsageError(
                 f"drill {drill.id} is built on rates measured on an {where} with "
                 f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: {instead}")
-        if model is not None and shape is not None and not _same_shape(model, model_of(shape)) \
+        if model is not None and shape is not None and not same_shape(model, model_of(shape)) \
                 and model.id not in drill.vary.get("model", ()):  # its variants' models carry
             raise UsageError(
                 f"drill {drill.id} is built on rates measured with {what}'s shape on an "
@@ -856,22 +859,25 @@ def _check_one_device(drill: Drill, model: ModelPreset | None, gpu: str) -> None
         + (f", such as {instead}" if instead else ""))
 
 
-def _twin(model: ModelPreset, other: ModelPreset) -> bool:
-    """The same decoder weight for weight (Meta-Llama-3-8B and Llama-3.1-8B): the same shape,
-    parameters, vocabulary and release dtype; only the positions served may differ."""
-    return _same_shape(model, other) and model.params == other.params and \
-        model.vocab == other.vocab and model.weights_dtype == other.weights_dtype
-
-
-def _same_shape(model: ModelPreset, other: ModelPreset) -> bool:
-    """The same decoder as measured: attention shape, parameters (Mixtral-8x7B has
-    Llama-3.1-8B's attention and six times its weights), experts and windows."""
-    def shape(m: ModelPreset) -> tuple[Any, ...]:
-        return (m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.attention, m.experts,
-                m.window, m.attention_layers)
-
-    return shape(model) == shape(other) and \
-        abs(model.params - other.params) <= other.params / 100
+def _batch_under_target(key: AnswerKey, card: str) -> str | None:
+    """Why a lesson of a batch sharing one weight read under a TPOT target has no batch on
+    the target: the weights alone take nearly all of the step (Qwen3-8B on an L40S: 19 of
+    20 ms, one sequence); None when it has. (A tail that fits no request is said by the
+    solution, not refused: the lesson is what the tail costs.)"""
+    least = key.drill.requires.latency_batch
+    if not least:
+        return None
+    shown = key.display_givens()
+    batch = value_of(key.base, "latency_bound_batch")
+    if batch < least:
+        weights_ms = value_of(key.base, "weights_read_per_step") / (
+            key.base.bandwidth_tbs * key.base.gpus * 10**9)
+        return (f"at the {shown['tpot_ms']} ms TPOT target the weights alone take "
+                f"{format_number(weights_ms, sig=3)} ms of each step on {card}, so "
+                f"{int(batch)} sequence{'s' if batch != 1 else ''} fit{'' if batch != 1 else 's'} "
+                "under it and no batch shares the weight read: choose a faster card with "
+                "--gpu, or a smaller model")
+    return None
 
 
 def _batch_past_memory(key: AnswerKey) -> str | None:
@@ -946,10 +952,13 @@ def _does_not_fit(key: AnswerKey) -> str | None:
             context = key.deployment(step.id).context
             return (f"its step {step.id} holds not one sequence of {context:,} tokens on "
                     f"{card}: choose a larger card with --gpu{smaller}")
+    if (slow := _batch_under_target(key, card)) is not None:
+        return slow
     for step in key.drill.steps:
         # A step's own setting (a second engine at half the memory, fewer GPUs) must leave
         # room too: no step of the drill has a budget at or below zero as written.
         if step.kind == "numeric" and step.with_ and \
+                step.id not in key.drill.requires.may_not_fit and \
                 value_of(key.deployment(step.id), "kv_budget_bytes") <= 0:
             pinned = step.with_.get("model")
             model_name = model_of(str(pinned)).name if isinstance(pinned, str) else \
@@ -967,7 +976,7 @@ def _does_not_fit(key: AnswerKey) -> str | None:
                      "leave") if own_reserve else "whose weights leave"
             return (f"its step {step.id} sizes {model_name} on {gpus} × {card_name}, {whose} "
                     "no memory for the KV cache there: choose a larger card "
-                    f"with --gpu{'' if pinned else ', or a smaller model'}")
+                    f"with --gpu{'' if pinned else smaller}")
     return None
 
 
