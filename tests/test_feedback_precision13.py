@@ -222,3 +222,28 @@ def test_a_planted_claim_of_review_26_is_flagged(drill: str, step: str, claim: s
 @pytest.mark.parametrize(("drill", "step", "text"), RIGHT_BESIDE_26)
 def test_the_right_statement_beside_it_is_not(drill: str, step: str, text: str) -> None:
     assert claimed(drill, step, text) == []
+
+
+# --- numeric feedback (review 26) ---------------------------------------------------------------
+
+def test_a_bare_product_with_two_byte_elements_is_no_bits_for_bytes() -> None:
+    # 2*80*64*128*2: the 64 query heads, not 16 bits, give 2.5 MiB
+    mark = marked(MI300X, {"2b-bytes-per-token": "2*80*64*128*2"})["2b-bytes-per-token"]
+    assert mark.misconceptions == ("query-heads",)
+
+
+def test_a_bare_number_still_names_both_ways_to_it() -> None:
+    mark = marked(MI300X, {"2b-bytes-per-token": "2621440"})["2b-bytes-per-token"]
+    assert set(mark.misconceptions) == {"query-heads", "bits-for-bytes"}
+
+
+def test_a_bare_product_that_shows_the_layers_is_no_layer_slip() -> None:
+    # 2*16*32*64*2: the draft's 16 layers are there; its 64 is the head_dim
+    mark = marked("speculative-decoding",
+                  {"draft-kv-per-token": "2*16*32*64*2 B"})["draft-kv-per-token"]
+    assert "64 layers" not in mark.feedback
+
+
+def test_a_carried_answer_names_the_step_it_follows_from() -> None:
+    mark = marked("llama31-8b-h100", {"kv-budget": "30 GB", "sessions": "55"})["sessions"]
+    assert "carried forward from your answer to kv-budget." in mark.feedback

@@ -287,9 +287,11 @@ def check_numeric(
         if follows is not None:
             # The candidate's own earlier numbers give this answer: that is the explanation,
             # before any mistake of this step.
+            source = (f" from your answer{'s' if len(fed_by) > 1 else ''} to "
+                      f"{' and '.join(fed_by)}") if fed_by else ""
             feedback = (f"read as {reading.shown}: expected {reference.display}. It follows "
-                        f"from your earlier answers ({show(follows, unit)}): carried forward."
-                        + _working_note(read, reading, tolerance, unit, whole))
+                        f"from your earlier answers ({show(follows, unit)}): carried "
+                        f"forward{source}." + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
         # Working that comes to the answer by plain arithmetic, with no conversion in it,
@@ -355,9 +357,14 @@ def check_numeric(
         paths, certain = _explaining(step, value, reading.resolution, reference, band,
                                      ruled_out, d, mixes_tie=not plain,
                                      made_before=made_before)
-        if d is not None and _shown_working_comes_to(read, reading, value, tolerance, unit):
+        # a bare product ("2*80*64*128*2") is working that shows every figure it multiplies
+        bare = None if read.working_text else _BARE_PRODUCT.match(answer)
+        shown = _figures(bare.group("expression")) if bare else figures
+        comes_to = bare is not None or _shown_working_comes_to(read, reading, value, tolerance,
+                                                               unit)
+        if d is not None and comes_to:
             # (the value typed counts as shown: "3584/16 = 224" works out the 224 it slips)
-            paths = [p for p in paths if not _working_hides(d, p, (*figures, value))]
+            paths = [p for p in paths if not _working_hides(d, p, (*shown, value))]
         # working that rounds its own quotient the other way rules the rounding slip out
         # (239/166 = 1.4 → 2 took the ceiling: 2 is no count rounded down, whatever gives it)
         # (and makes the value's other coincidences no surer: none is named)
@@ -395,8 +402,8 @@ def check_numeric(
         if diagnose_slip is not None and len(paths) == 1 and not floor_left_out \
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
-                diagnose_slip(reading, tolerance, (paths[0].id,), ties), figures,
-                _shown_working_comes_to(read, reading, value, tolerance, unit), value)
+                diagnose_slip(reading, tolerance, (paths[0].id,), ties), shown, comes_to, value,
+                product=bare is not None)
             if found is not None and found.crowded:
                 certain = False  # the mistake is one of many ways to this number
                 feedback += f" {CROWDED_BESIDE}"
@@ -442,9 +449,12 @@ def check_numeric(
     nearby = _mistakes(value, reference, band)
     crowded = len(nearby) > 2 or _ruled_out_tie(
         step, nearby, _same_number(value, first.resolution, reference, nearby), ruled_out)
+    bare = None if read.working_text else _BARE_PRODUCT.match(answer)
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
-        diagnose_slip(first, tolerance, (), ()), _figures(read.working_text),
-        _shown_working_comes_to(read, first, value, tolerance, unit), value)
+        diagnose_slip(first, tolerance, (), ()),
+        _figures(bare.group("expression")) if bare else _figures(read.working_text),
+        bare is not None or _shown_working_comes_to(read, first, value, tolerance, unit), value,
+        product=bare is not None)
     if diagnosis is not None and diagnosis.crowded:
         diagnosis, crowded = None, True
     # A slip of one input is one thing wrong; two mistakes made together are two.
@@ -1655,8 +1665,8 @@ def _diagnose(key: AnswerKey, step_id: str, known: frozenset[str], reading: Pars
 
 
 def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, ...],
-                         comes_to: bool = False, typed: Fraction = Fraction(0)
-                         ) -> Diagnosis | None:
+                         comes_to: bool = False, typed: Fraction = Fraction(0),
+                         product: bool = False) -> Diagnosis | None:
     """The diagnosis, unless the working shows the input's true value and not the one the
     diagnosis reads (32 × 8 × 128 × 2 has its 32 layers: no "16 layers"), or, where the
     working comes to the answer (`comes_to`), shows none of the values the slips read
@@ -1664,7 +1674,9 @@ def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, .
     if diagnosis is None or diagnosis.kind != "input" or not figures:
         return diagnosis
     slip = diagnosis.slip
-    if slip.true in figures and slip.implied not in figures:
+    if slip.true in figures and (slip.implied not in figures or product):
+        # (a bare product has one figure per input: 2*16*32*64*2 has its 16 layers, and its
+        # 64 is the head_dim, no layer count)
         return None
     if comes_to and not any(typed_at_some_scale(f, Fraction(s.implied)) for s in diagnosis.slips
                             for f in (*figures, typed)):
@@ -1672,6 +1684,9 @@ def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, .
     return diagnosis
 
 
+# A bare product of plain figures, a unit after it at most: "2*80*64*128*2", "2 x 16 x 8 B"
+_BARE_PRODUCT = re.compile(
+    r"^\s*(?P<expression>\d[\d,.]*(?:\s*[*×x]\s*\d[\d,.]*){2,})\s*[A-Za-z]{0,3}\s*$")
 _FIGURE = re.compile(r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\w.])")
 
 
