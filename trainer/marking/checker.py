@@ -359,12 +359,12 @@ def check_numeric(
                                      made_before=made_before)
         # a bare product ("2*80*64*128*2") is working that shows every figure it multiplies
         bare = None if read.working_text else _BARE_PRODUCT.match(answer)
-        shown = _figures(bare.group("expression")) if bare else figures
+        in_sight = _figures(bare.group("expression")) if bare else figures
         comes_to = bare is not None or _shown_working_comes_to(read, reading, value, tolerance,
                                                                unit)
         if d is not None and comes_to:
             # (the value typed counts as shown: "3584/16 = 224" works out the 224 it slips)
-            paths = [p for p in paths if not _working_hides(d, p, (*shown, value))]
+            paths = [p for p in paths if not _working_hides(d, p, (*in_sight, value))]
         # working that rounds its own quotient the other way rules the rounding slip out
         # (239/166 = 1.4 → 2 took the ceiling: 2 is no count rounded down, whatever gives it)
         # (and makes the value's other coincidences no surer: none is named)
@@ -402,7 +402,7 @@ def check_numeric(
         if diagnose_slip is not None and len(paths) == 1 and not floor_left_out \
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
-                diagnose_slip(reading, tolerance, (paths[0].id,), ties), shown, comes_to, value,
+                diagnose_slip(reading, tolerance, (paths[0].id,), ties), in_sight, comes_to, value,
                 product=bare is not None)
             if found is not None and found.crowded:
                 certain = False  # the mistake is one of many ways to this number
