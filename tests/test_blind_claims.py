@@ -209,6 +209,13 @@ MEASURED = {
     # excused by a word of another clause ("far from" the roofline, "instead of" a sentence
     # before) or said a phrase a little longer ("k + 1 full forward passes")
     "blind_claims_aa.yaml": (41, 43, 41, 2),
+    # corpus AB (stop 56), terse bullet points typed under time pressure ("→", "w/", "b/c",
+    # typos); written blind; measured unread: 40 / 43 / 41 / 1. Its senior < mid failures were
+    # a union-of-experts argument for residency and a mid earning tensor-parallel credit from a
+    # quoted "KV cache memory:" log line; its unheld wrong answers, the hidden width as the
+    # cache width and "TP is the only option that improves both". The one right answer said to
+    # claim wrongly is a junior that does watch "gpu memory usage"
+    "blind_claims_ab.yaml": (42, 43, 43, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
