@@ -288,7 +288,7 @@ def check_numeric(
             # The candidate's own earlier numbers give this answer: that is the explanation,
             # before any mistake of this step.
             source = (f" from your answer{'s' if len(fed_by) > 1 else ''} to "
-                      f"{' and '.join(fed_by)}") if fed_by else ""
+                      f"{_in_words(fed_by)}") if fed_by else ""
             feedback = (f"read as {reading.shown}: expected {reference.display}. It follows "
                         f"from your earlier answers ({show(follows, unit)}): carried "
                         f"forward{source}." + _working_note(read, reading, tolerance, unit, whole))
@@ -1662,6 +1662,11 @@ def _diagnose(key: AnswerKey, step_id: str, known: frozenset[str], reading: Pars
     return diagnose(key, step_id, reading.quantity.value, reading.resolution, tolerance,
                     named, ties, _typed_exactly(reading), key.drill.step(step_id).misconceptions,
                     known)
+
+
+def _in_words(names: tuple[str, ...]) -> str:
+    """"1a", "1a and 2b", "1a, 2b and 3a"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, ...],
