@@ -247,3 +247,68 @@ def test_a_bare_product_that_shows_the_layers_is_no_layer_slip() -> None:
 def test_a_carried_answer_names_the_step_it_follows_from() -> None:
     mark = marked("llama31-8b-h100", {"kv-budget": "30 GB", "sessions": "55"})["sessions"]
     assert "carried forward from your answer to kv-budget." in mark.feedback
+
+
+# --- review 27 ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("drill", "step", "answer"), [
+    ("disaggregated-prefill", "prefill-time",
+     "≈112 ms: (5.72e13 + 4.4e12 + 1e9) FLOP / 550 TFLOP/s"),
+    ("littles-law-capacity", "latency-batch", "94 seqs: (20 ms × 3.35 TB/s − 16.06 GB)/0.537 GB"),
+    ("llama31-405b-h200-tp", "kv-heads-per-gpu-tp16", "1, heads get duplicated"),
+])
+def test_a_value_then_its_working_or_a_remark_is_read(drill: str, step: str,
+                                                       answer: str) -> None:
+    assert marked(drill, {step: answer})[step].verdict == "correct"
+
+
+def test_a_model_names_numbers_are_no_figures() -> None:
+    from trainer.marking.prose import read_text
+
+    reading = read_text("Llama-3.1-8B reads 16 GB; Qwen3-30B-A3B and gpt-oss-120b too")
+    assert [value for _, value in reading.numbers] == [16.0]
+
+
+PLANTED_REVIEW_27 = [
+    ("decode-roofline-vs-measured", "embedding-why", "lm-head-reads-top-k",
+     "The LM head only reads the rows for the top-k candidate tokens, so it adds almost "
+     "nothing."),
+    ("decode-roofline-vs-measured", "batch1-why", "batch1-above-ridge",
+     "At batch 1 a GEMV has an arithmetic intensity above the ridge, so it is compute-bound."),
+    ("decode-roofline-vs-measured", "long-why", "softmax-is-linear",
+     "Softmax is linear, so the partial outputs can simply be summed without any rescaling."),
+    ("littles-law-capacity", "plan", "vllm-reserves-max-model-len",
+     "vLLM reserves max_model_len worth of KV blocks for each request, so cap it at 4k."),
+    ("llama31-405b-h200-tp", "fix", "pipeline-is-free",
+     "PP adds no latency at all, the stages run in parallel on the same token."),
+    ("llama31-70b-tp2-h100", "per-gpu-vs-total-explain", "tokens-line-in-blocks",
+     "N is printed in blocks of 16 tokens, so multiply it by 16 to get tokens."),
+    ("llama31-8b-h100", "followup-observed-lower", "default-cap-256",
+     "max_num_seqs defaults to 256 on an H100, which caps you below the estimate."),
+    ("hybrid-state-kv", "how-concurrency-scales", "state-grows",
+     "The Mamba state grows linearly with the sequence too, just with a smaller constant."),
+]
+
+RIGHT_BESIDE_27 = [
+    ("decode-roofline-vs-measured", "embedding-why",
+     "The LM head is read in full every step: every row, 1.05 GB."),
+    ("decode-roofline-vs-measured", "long-why",
+     "Softmax is not linear: the partials are rescaled by their running max and sum."),
+    ("llama31-70b-tp2-h100", "per-gpu-vs-total-explain",
+     "The tokens line is already in tokens for the whole job, not in blocks."),
+    ("hybrid-state-kv", "how-concurrency-scales",
+     "The Mamba state is constant, while the attention KV grows linearly with context."),
+    ("llama31-70b-tp2-h100", "tp-trade",
+     "Not one H100; an H200 or MI300X single card would hold it with room for KV."),
+]
+
+
+@pytest.mark.parametrize(("drill", "step", "claim", "text"), PLANTED_REVIEW_27)
+def test_a_planted_claim_of_review_27_is_flagged(drill: str, step: str, claim: str,
+                                                 text: str) -> None:
+    assert claim in claimed(drill, step, text)
+
+
+@pytest.mark.parametrize(("drill", "step", "text"), RIGHT_BESIDE_27)
+def test_the_right_statement_beside_review_27s_is_not(drill: str, step: str, text: str) -> None:
+    assert claimed(drill, step, text) == []

@@ -128,9 +128,42 @@ def test_moe_step_times_are_called_floors(run: Run) -> None:
     assert "A step under a millisecond is bounded by those all-reduces" in text
 
 
-def test_dp_attention_that_does_not_load_is_said_not_refused(run: Run) -> None:
-    # 16 × H100: (406 GB + 15 copies of 74 GB) ÷ 16 = 94.7 GB per GPU against 68 GB usable
-    text = flat(run("solution", "llama31-405b-h200-tp", "--gpu", "h100").output)
-    assert "sessions: **0 sequences**. Each GPU's 68.0 GB usable is less than its 94.7 GB of " \
-           "weights" in text
-    assert "TP=16" in text
+def test_a_card_where_twice_the_gpus_buy_more_than_twice_is_refused(run: Run) -> None:
+    # 8 × H100: (544 − 487.2) GB holds 6 sessions at TP=8, (1,088 − 487.2) GB 35 at TP=16:
+    # the title's "more GPUs buy less KV" is false there (expert pass 31, F1)
+    result = run("solution", "llama31-405b-h200-tp", "--gpu", "h100", ok=False)
+    assert result.exit_code == 2
+    assert "twice the GPUs buy less than twice the sessions" in result.stderr
+    assert "(35 against 6 sequences, 5.83×)" in result.stderr
+    assert "a smaller model" not in result.stderr
+
+
+def test_the_drills_lesson_still_renders_where_it_holds(run: Run) -> None:
+    assert "Why TP=16 disappoints" in run("solution", "llama31-405b-h200-tp", "--gpu",
+                                          "mi300x").output
+
+
+# --- expert pass 31 ------------------------------------------------------------------------------
+
+def test_an_estimate_past_the_engines_cap_names_the_cap_first(run: Run) -> None:
+    # Qwen2.5-3B on an A100 80GB: 409 sessions estimated, vLLM runs 256 there by default
+    text = flat(run("solution", "observed-concurrency-lower", "--model", "qwen2.5-3b", "--gpu",
+                    "a100-80gb").output)
+    assert "| vLLM's default max_num_seqs on this card | 256, 37% below | **yes**, alone" in text
+    assert "The engine's cap comes first here." in text
+
+
+def test_requests_in_flight_past_the_cap_say_what_runs(run: Run) -> None:
+    # 368 fit in memory; 256 run at once: 256 × (45 + 15) ÷ 15 = 1,024 open conversations
+    text = flat(run("solution", "multi-turn-growth", "--model", "qwen2.5-1.5b", "--gpu",
+                    "a100-80gb").output)
+    assert "vLLM runs 256 at once on this card (its default), which is about 1,024 open " \
+           "conversations" in text
+
+
+def test_a_window_on_every_layer_is_refused_where_halving_the_context_is_a_lever(
+        run: Run) -> None:
+    result = run("solution", "llama2-70b-mi300x", "--model", "mistral-7b-v0.1", "--gpu", "b200",
+                 ok=False)
+    assert result.exit_code == 2
+    assert "keeps only its 4,096-token window" in result.stderr

@@ -114,13 +114,14 @@ class Requires:
     measured_on: dict[str, str] | None = None
     tokenizer_of: str | None = None
     full_attention: bool = False
+    global_layers: bool = False
     kv_heads: bool = False
     tp_within_kv_heads: bool = False
     several_kv_heads: bool = False
     weights_dominate: bool = False
     dense: bool = False
     within_positions: bool = False
-    may_not_fit: tuple[str, ...] = ()
+    ratio_below: dict[str, str | float] | None = None
     latency_batch: int = 0
     counts_positive: bool | tuple[str, ...] = False
     own_model: str | None = None

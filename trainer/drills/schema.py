@@ -275,6 +275,10 @@ class Requires(Strict):
         default=False, description="The lesson needs every layer to keep the whole context "
                                    "(prefix sharing, growth of a conversation): a model with "
                                    "windowed or recurrent layers is refused.")
+    global_layers: bool = Field(
+        default=False, description="The lesson grows a session's cache with its context "
+                                   "(halving the context halves it): a model windowed on every "
+                                   "layer, whose cache stops at the window, is refused.")
     kv_heads: bool = Field(
         default=False, description="The lesson is about KV heads split or copied across GPUs: "
                                    "a model with multi-head latent attention (no KV heads) is "
@@ -312,11 +316,11 @@ class Requires(Strict):
                                 "refuses to start: one request of max_model_len does not fit). "
                                 "Variants where X falls below 1 are not drawn, and a target "
                                 "where it does is refused.")
-    may_not_fit: tuple[Identifier, ...] = Field(
-        default=(), description="Steps whose own setting may leave no memory for the KV cache "
-                                "because that is their lesson (DP attention's copies of the "
-                                "attention weights on a smaller card): they say so instead of "
-                                "refusing the target.")
+    ratio_below: dict[str, str | float] | None = Field(
+        default=None, description="A ratio step the lesson needs below a bound, and the lesson "
+                                  "in words: {step: sessions-ratio, below: 2, lesson: 'twice "
+                                  "the GPUs buy less than twice the sessions'}; a target where "
+                                  "the ratio reaches the bound is refused with that lesson.")
     latency_batch: int = Field(
         default=0, ge=0, le=64,
         description="The lesson shares one weight read among a batch under a TPOT target: a "

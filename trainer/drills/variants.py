@@ -27,6 +27,7 @@ from trainer.capacity.solver import value_of
 from trainer.drills.model import Drill, linked_names
 from trainer.drills.reference import ROPE_SCALING_REACH, AnswerKey, rope_base
 from trainer.errors import KvdrillError, UsageError
+from trainer.reading.exact import Fraction
 from trainer.reading.numbers import format_number
 
 MAX_SEED = 2**63 - 1
@@ -817,6 +818,7 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             f"{model.kv_heads} KV heads, already copied {gpus // model.kv_heads}× at TP={gpus}: "
             f"choose a model with at least {gpus} KV heads, or "
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+    _check_global_layers(drill, model, gpu)
     if needs.full_attention and model is not None and model.window and model.windowed_layers:
         # (a model with layers that keep no KV is refused by _check_lesson for every drill but
         # the hybrid one)
@@ -825,6 +827,19 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             f"has {model.windowed_layers} {_local_layers(model)}: choose "
             f"a model with full attention on every layer, or "
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+
+
+def _check_global_layers(drill: Drill, model: ModelPreset | None, gpu: str | None) -> None:
+    """A lesson whose session cache grows with the context refuses a model windowed on every
+    layer (Mistral-7B-v0.1): its cache stops at the window, and halving the context buys
+    nothing."""
+    if not drill.requires.global_layers or model is None or not model.window:
+        return
+    if model.windowed_layers >= (model.attention_layers or model.layers):
+        raise UsageError(
+            f"drill {drill.id} grows each session's cache with its context, and every layer "
+            f"of {model.name} keeps only its {model.window:,}-token window: choose a model "
+            f"with full-attention layers, or {runnable_suggestion(model, gpu, besides=drill.id)}")
 
 
 def _local_layers(model: ModelPreset) -> str:
@@ -857,6 +872,24 @@ def _check_one_device(drill: Drill, model: ModelPreset | None, gpu: str) -> None
         f"gpu_memory_utilization cap and reserve, so one replica on it is {card.devices}-way "
         f"parallel{fp8}: choose a card that is one device"
         + (f", such as {instead}" if instead else ""))
+
+
+def _lesson_lost(key: AnswerKey, card: str) -> str | None:
+    """Why a lesson stated as a ratio below a bound (TP=16 buys less than twice TP=8's
+    sessions) does not hold on the target (8 × H100: 6 sessions at TP=8, 35 at TP=16);
+    None when it does."""
+    bound = key.drill.requires.ratio_below
+    if not bound:
+        return None
+    step = key.drill.step(str(bound["step"]))
+    ratio = key.reference(step.id).value
+    if ratio < Fraction(str(bound["below"])):
+        return None
+    top, bottom = (key.reference(other).value for other in step.ratio_of or ())
+    unit = key.drill.step(step.ratio_of[0]).unit if step.ratio_of else ""
+    return (f"its lesson is that {bound['lesson']}, and on {card} it does not hold "
+            f"({format_number(top)} against {format_number(bottom)} {unit}, "
+            f"{format_number(ratio, sig=3)}×): choose a card with more memory with --gpu")
 
 
 def _batch_under_target(key: AnswerKey, card: str) -> str | None:
@@ -954,11 +987,12 @@ def _does_not_fit(key: AnswerKey) -> str | None:
                     f"{card}: choose a larger card with --gpu{smaller}")
     if (slow := _batch_under_target(key, card)) is not None:
         return slow
+    if (lost := _lesson_lost(key, card)) is not None:
+        return lost
     for step in key.drill.steps:
         # A step's own setting (a second engine at half the memory, fewer GPUs) must leave
         # room too: no step of the drill has a budget at or below zero as written.
         if step.kind == "numeric" and step.with_ and \
-                step.id not in key.drill.requires.may_not_fit and \
                 value_of(key.deployment(step.id), "kv_budget_bytes") <= 0:
             pinned = step.with_.get("model")
             model_name = model_of(str(pinned)).name if isinstance(pinned, str) else \

@@ -338,10 +338,37 @@ def read_text(text: str) -> Reading:
     starts: dict[str, list[int]] = {}
     for position, token in enumerate(tokens):
         starts.setdefault(token, []).append(position)
+    named = _in_model_names(tokens)
     numbers = tuple((position, value) for position, token in enumerate(tokens)
-                    if (value := _as_float(token)) is not None)
+                    if (value := _as_float(token)) is not None and position not in named)
     return Reading(tuple(tokens), tuple(sentence), tuple(item), tuple(clause), reasoned, listed,
                    {k: tuple(v) for k, v in starts.items()}, numbers, frozenset(questions))
+
+
+# The families whose names carry numbers: "Llama-3.1-8B" states no figure of 3.1 or 8
+_MODEL_FAMILIES = ("llama", "qwen", "gemma", "mistral", "mixtral", "phi", "deepseek", "oss",
+                   "jamba", "granit", "falcon", "nemotron")
+
+
+def _in_model_names(tokens: list[str]) -> frozenset[int]:
+    """The positions of the numbers that are part of a model's name (the 3.1 and 8 of
+    "Llama-3.1-8B", the 30 of "Qwen3-30B-A3B", the 120 of "gpt-oss-120b"), not figures."""
+    named: set[int] = set()
+    for position, token in enumerate(tokens):
+        if _as_float(token) is None:
+            continue
+        before = position - 1
+        while before >= 0 and tokens[before] == "-":
+            before -= 1
+        if before < 0:
+            continue
+        after = tokens[position + 1] if position + 1 < len(tokens) else ""
+        family = tokens[before].startswith(_MODEL_FAMILIES) and tokens[before].rstrip(
+            "0123456789") in _MODEL_FAMILIES
+        sized = after in ("b", "m") or (after.startswith("x") and after.endswith("b"))
+        if family or (before in named and sized):
+            named.add(position)
+    return frozenset(named)
 
 
 def _sentences(text: str) -> Iterable[list[tuple[list[str], bool, bool]]]:

@@ -416,6 +416,12 @@ def read_answer(text: str, unit: str = "") -> Answer:
         notes.append(f"ignored the aside '({aside[1].strip()})'")
         body, more_approx, _ = _tidy(body[: aside[0]])
         approximate = approximate or more_approx
+    remark = _VALUE_THEN_WORKING.match(body) or _VALUE_THEN_WORDS.match(body)
+    if remark and _read_quietly(remark.group("head"), unit, expected) is not None:
+        # "112 ms: (5.72e13 + …) / 550 TFLOP/s", "1, heads get duplicated": the value first,
+        # then how it came or what it means
+        notes.append(f"ignored what follows the value: '{remark.group('rest').strip()}'")
+        body = remark.group("head").strip()
     dash = _DASH_REMARK.search(body)
     head = None if dash is None or _WORKING_SEPARATOR.search(body[: dash.start()]) else \
         _read_quietly(body[: dash.start()], unit, expected)
@@ -481,6 +487,9 @@ def read_answer(text: str, unit: str = "") -> Answer:
 
 
 # A spaced dash before words (or a bracket): what follows is a remark on the value before it
+_VALUE_THEN_WORKING = re.compile(r"^(?P<head>[^:=]*\d[^:=]*?)\s*:\s+(?P<rest>.+)$", re.DOTALL)
+_VALUE_THEN_WORDS = re.compile(r"^(?P<head>[^,=]*\d[^,=]*?),\s+(?P<rest>[A-Za-z].*)$",
+                               re.DOTALL)
 _DASH_REMARK = re.compile(r"\s+(?:—|–|--)\s+(?=[A-Za-z(])")  # (a spaced "-" is a minus)
 # A figure the answer says it is not, after it: "4096, not 32768", "12 rather than 13"
 _TRAILING_DENIAL = re.compile(r"\s*[,;]?\s*\b(?:not|rather\s+than|instead\s+of)\s+[~≈]?\s*\d[^=]*$",
