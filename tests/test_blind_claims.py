@@ -216,6 +216,14 @@ MEASURED = {
     # cache width and "TP is the only option that improves both". The one right answer said to
     # claim wrongly is a junior that does watch "gpu memory usage"
     "blind_claims_ab.yaml": (42, 43, 43, 1),
+    # corpus AC (stop 56), thinking aloud in the first person, hedged and self-correcting;
+    # written blind, its wrong answers chosen off the solutions' headline misconceptions;
+    # measured unread: 40 / 42 / 30 / 3. Its wrong answers are the weak figure: misconceptions
+    # no claim listed (TP sequential across cards, the whole conversation prefix-cached, CUDA
+    # graphs eating 20 GB) or listed but said another way ("won't run more than X", whose own
+    # "not" read as a denial of the X); a right mid said to blame the system prompt ("I'd
+    # explain it") was the false claim that went
+    "blind_claims_ac.yaml": (41, 43, 33, 2),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

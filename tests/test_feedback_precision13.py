@@ -312,3 +312,14 @@ def test_a_planted_claim_of_review_27_is_flagged(drill: str, step: str, claim: s
 @pytest.mark.parametrize(("drill", "step", "text"), RIGHT_BESIDE_27)
 def test_the_right_statement_beside_review_27s_is_not(drill: str, step: str, text: str) -> None:
     assert claimed(drill, step, text) == []
+
+
+def test_a_claims_own_denial_does_not_deny_its_subject() -> None:
+    # "won't run more than" is the claim; its "not" is no dismissal of the X after it
+    assert "x-is-the-admission-limit" in claimed(
+        "paged-blocks-vllm", "why-paging", "the scheduler won't run more than X requests at once")
+
+
+def test_a_denial_of_its_own_still_excuses() -> None:
+    assert claimed("paged-blocks-vllm", "why-paging",
+                   "the scheduler caps concurrency at 1,024, not X") == []

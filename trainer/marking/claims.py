@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from trainer.drills.model import Step, WrongClaim
 from trainer.marking.prose import (
+    NEGATION_WINDOW,
     Reading,
     is_negator,
     is_number,
@@ -207,16 +208,22 @@ def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
 def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
     # Every unnegated occurrence of each part, by the span it sits in.
     by_part: list[dict[int, list[tuple[int, int]]]] = []
+    denials: set[int] = set()  # positions of the negators earlier parts' phrases hold
     for part, denied_later in zip(claim.parts, _denied_later(claim), strict=True):
         found: dict[int, list[tuple[int, int]]] = {}
         for phrase in part:
             for variant in _variants(phrase):
                 for start, end in occurrences_of(reading, variant):
-                    if not negated(reading, start, end, phrase, after=not denied_later) \
+                    # (an earlier part that is itself a denial, "won't run more than", is the
+                    # claim's predicate: its "not" does not negate the X after it)
+                    if (not negated(reading, start, end, phrase, after=not denied_later)
+                            or _negated_only_by(reading, start, denials)) \
                             and (spans[start] == spans[end - 1] or "and" in variant
                                  or "/" in phrase) \
                             and not _operand(reading, start, variant):
                         found.setdefault(spans[start], []).append((start, end))
+                        denials.update(p for p in range(start, end)
+                                       if is_negator(reading.tokens[p]))
         by_part.append(found)
     if _said_in_one_span(reading, spans, claim, by_part, lead=None):
         return True
@@ -235,6 +242,14 @@ def _denied_later(claim: WrongClaim) -> tuple[bool, ...]:
     denials = [any(is_negator(token) for phrase in part for token in phrase_words(phrase))
                for part in claim.parts]
     return tuple(any(denials[index + 1:]) for index in range(len(denials)))
+
+
+def _negated_only_by(reading: Reading, start: int, denials: set[int]) -> bool:
+    """Whether every negator just before `start` (within the negation window) belongs to an
+    earlier part's phrase: the claim's own "won't", no dismissal of this part."""
+    window = range(max(0, start - NEGATION_WINDOW), start)
+    before = [p for p in window if is_negator(reading.tokens[p])]
+    return bool(before) and all(p in denials for p in before)
 
 
 _OPERATORS = frozenset("×x÷/+-")

@@ -56,7 +56,7 @@ _NEGATORS = frozenset({"no", "not", "never", "without", "none", "nor", "neither"
 # "not only", "no matter", "no-op" (a hyphen makes a word of it), "if not it raises …" (otherwise)
 _NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less",
                                 "-", "it"})
-_NEGATION_WINDOW = 5
+NEGATION_WINDOW = 5
 _POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
                            "option", "applic", "relev", "fix", "solv", "an", "the"})
 _ONLY_AFTER = frozenset({"unnecessari", "useless", "pointless", "irrelev", "overkil"})
@@ -565,13 +565,13 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
     if any(t in _NEGATORS for t in _phrase_tokens(phrase)):
         return False
     tokens, clause = reading.tokens, reading.clause
-    window = _NEGATION_WINDOW
+    window = NEGATION_WINDOW
     position = start - 1
     while position >= 0 and start - position <= window and clause[position] == clause[start]:
         token = tokens[position]
         following = tokens[position + 1]
         if token in ("or", "nor"):
-            window = min(window + _NEGATION_WINDOW, 3 * _NEGATION_WINDOW)
+            window = min(window + NEGATION_WINDOW, 3 * NEGATION_WINDOW)
         if token in _NEGATORS and following not in _NOT_NEGATING_NEXT:
             return True
         if (token, following) in (("instead", "of"), ("rather", "than"), ("refus", "to"),
