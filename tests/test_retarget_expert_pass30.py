@@ -167,3 +167,15 @@ def test_a_window_on_every_layer_is_refused_where_halving_the_context_is_a_lever
                  ok=False)
     assert result.exit_code == 2
     assert "keeps only its 4,096-token window" in result.stderr
+
+
+def test_large_counts_in_prose_carry_separators(run: Run) -> None:
+    text = flat(run("solution", "paged-blocks-vllm", "--model", "qwen3-30b-a3b", "--gpu",
+                    "mi300x").output)
+    assert "the same memory holds 1,215 requests" in text
+
+
+def test_long_sessions_that_take_every_chat_place_take_all(run: Run) -> None:
+    # 3 long sessions × 32 chat places each = all 96 of the card's chat places
+    text = flat(run("solution", "long-context-tier").output)
+    assert "the 3 that fit take all 96 chat places on a card" in text
