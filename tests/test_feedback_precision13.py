@@ -213,8 +213,6 @@ RIGHT_BESIDE_26 = [
 ]
 
 
-
-
 # --- numeric feedback (review 26) ---------------------------------------------------------------
 
 def test_a_bare_product_with_two_byte_elements_is_no_bits_for_bytes() -> None:
@@ -228,16 +226,10 @@ def test_a_bare_number_still_names_both_ways_to_it() -> None:
     assert set(mark.misconceptions) == {"query-heads", "bits-for-bytes"}
 
 
-def test_a_bare_product_that_shows_the_layers_is_no_layer_slip() -> None:
-    # 2*16*32*64*2: the draft's 16 layers are there; its 64 is the head_dim
-    mark = marked("speculative-decoding",
-                  {"draft-kv-per-token": "2*16*32*64*2 B"})["draft-kv-per-token"]
-    assert "64 layers" not in mark.feedback
-
-
 def test_a_carried_answer_names_the_step_it_follows_from() -> None:
     mark = marked("llama31-8b-h100", {"kv-budget": "30 GB", "sessions": "55"})["sessions"]
-    assert "carried forward from your answer to kv-budget." in mark.feedback
+    assert "It follows from your answer to kv-budget (55 sequences): carried forward." in \
+        mark.feedback
 
 
 # --- review 27 ------------------------------------------------------------------------------------
@@ -315,3 +307,29 @@ def test_a_claims_own_denial_does_not_deny_its_subject() -> None:
 def test_a_denial_of_its_own_still_excuses() -> None:
     assert claimed("paged-blocks-vllm", "why-paging",
                    "the scheduler caps concurrency at 1,024, not X") == []
+
+
+# --- guards the self-review asked for: working then its result is still read as before ---------
+
+@pytest.mark.parametrize(("answer", "read"), [
+    ("72 - 16: 52 GB", "read as 52 GB"),
+    ("72 GB usable, so after weights and reserve 52 GB", "read as 52 GB"),
+])
+def test_working_then_its_result_is_read_as_the_result(answer: str, read: str) -> None:
+    assert read in marked("llama31-8b-h100", {"kv-budget": answer})["kv-budget"].feedback
+
+
+@pytest.mark.parametrize("answer", ["Step 2: 52 GB", "70B: 140 GB"])
+def test_a_label_with_a_figure_before_a_colon_is_not_read_as_the_value(answer: str) -> None:
+    assert marked("llama31-8b-h100", {"kv-budget": answer})["kv-budget"].verdict != "wrong"
+
+
+def test_a_ratio_sign_glued_to_a_number_on_a_gb_step_still_multiplies() -> None:
+    assert marked("llama31-8b-h100", {"kv-budget": "2× (26 GB)"})["kv-budget"].verdict == \
+        "correct"
+
+
+def test_a_number_after_a_family_name_that_is_a_quantity_is_a_figure() -> None:
+    from trainer.marking.prose import read_text
+
+    assert [v for _, v in read_text("For Llama, 80 layers; Qwen3 4 GPUs").numbers] == [80.0, 4.0]

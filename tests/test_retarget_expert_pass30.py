@@ -108,7 +108,8 @@ def test_a_tpot_target_that_leaves_one_sequence_is_refused(run: Run) -> None:
     result = run("solution", "littles-law-capacity", "--model", "qwen3-8b", "--gpu", "l40s",
                  ok=False)
     assert result.exit_code == 2
-    assert "the weights alone take 19 ms of each step" in result.stderr
+    assert "reading the weights alone takes 19 ms of each step" in result.stderr
+    assert "only 1 sequence meets it" in result.stderr
     assert result.stderr.count("\n") == 1
 
 
@@ -134,7 +135,7 @@ def test_a_card_where_twice_the_gpus_buy_more_than_twice_is_refused(run: Run) ->
     result = run("solution", "llama31-405b-h200-tp", "--gpu", "h100", ok=False)
     assert result.exit_code == 2
     assert "twice the GPUs buy less than twice the sessions" in result.stderr
-    assert "(35 against 6 sequences, 5.83×)" in result.stderr
+    assert "(35 sequences at TP=16 against 6 at TP=8, 5.83×)" in result.stderr
     assert "a smaller model" not in result.stderr
 
 

@@ -36,6 +36,17 @@ WithValue = int | float | str | Derived | FitGpus | None
 
 
 @dataclass(frozen=True, slots=True)
+class RatioBelow:
+    """A lesson stated as a ratio step below a bound (schema: RatioBelow)."""
+
+    step: str
+    below: float
+    lesson: str
+    top: str
+    bottom: str
+
+
+@dataclass(frozen=True, slots=True)
 class WrongClaim:
     """A claim an interviewer would flag on a text step: said when every part (any one of its
     phrases) is in one item of a sentence, none of them negated; `says` corrects it, and the
@@ -121,7 +132,7 @@ class Requires:
     weights_dominate: bool = False
     dense: bool = False
     within_positions: bool = False
-    ratio_below: dict[str, str | float] | None = None
+    ratio_below: RatioBelow | None = None
     latency_batch: int = 0
     counts_positive: bool | tuple[str, ...] = False
     own_model: str | None = None
@@ -157,7 +168,7 @@ class Drill:
                      for name, choices in (data.get("vary") or {}).items()},
             "tags": tuple(data.get("tags") or ()),
             "red_flags": tuple(data.get("red_flags") or ()),
-            "requires": Requires(**(data.get("requires") or {})),
+            "requires": _requires(data.get("requires") or {}),
         })
 
     @property
@@ -247,6 +258,11 @@ class Rubric:
                 if concept.id == concept_id:
                     return concept
         return None
+
+
+def _requires(data: dict[str, Any]) -> Requires:
+    ratio = data.get("ratio_below")
+    return Requires(**{**data, "ratio_below": RatioBelow(**ratio) if ratio else None})
 
 
 def _with_tuples(data: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:

@@ -328,8 +328,8 @@ class AnswerKey:
         cache and holds one sequence; the most, when none does (the drill then refuses the
         target, naming that many GPUs)."""
         for count in counts[:-1]:
-            d = self._build({**givens, "gpus": count}, f"step {step.id}")
             try:
+                d = self._build({**givens, "gpus": count}, f"step {step.id}")
                 if value_of(d, "kv_budget_bytes") > 0 and value_of(d, "max_concurrency") >= 1:
                     return count
             except (KvdrillError, ZeroDivisionError):

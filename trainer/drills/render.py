@@ -469,7 +469,8 @@ def _calc_target(key: AnswerKey) -> dict[str, Any]:
     return {"retargeted": key.retargeted is not None,
             # the model whose rates the drill measured, or its twin weight for weight
             # (Meta-Llama-3-8B for Llama-3.1-8B): the measurements are this model's own
-            "measured_model": measured is not None and preset is not None and (
+            "measured_model": measured is not None and preset is not None
+            and measured.get("model") is not None and (
                 preset.id == measured.get("model")
                 or same_weights(preset, model_of(measured.get("model")))),
             "calc_model": shlex.quote(str(model or "")),

@@ -80,12 +80,23 @@ class FitGpus(Strict):
     @field_validator("fit")
     @classmethod
     def _counts(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if any(not 1 <= n <= 64 for n in value) or list(value) != sorted(set(value)):
-            raise ValueError("fit: GPU counts between 1 and 64, fewest first, each once")
+        if any(not 2 <= n <= 64 for n in value) or list(value) != sorted(set(value)):
+            raise ValueError("fit: GPU counts between 2 and 64, fewest first, each once")
         return value
 
 
 WithValue = int | float | str | Derived | FitGpus | None
+
+
+class RatioBelow(Strict):
+    """A lesson stated as a ratio step below a bound (TP=16 buys less than twice TP=8's
+    sessions): `top` and `bottom` say what the ratio's two steps are ("at TP=16")."""
+
+    step: Identifier
+    below: float = Field(gt=0, le=1000)
+    lesson: str = Field(min_length=1, max_length=200)
+    top: str = Field(min_length=1, max_length=40)
+    bottom: str = Field(min_length=1, max_length=40)
 
 
 def parse_tolerance(value: float | str) -> float:
@@ -316,11 +327,9 @@ class Requires(Strict):
                                 "refuses to start: one request of max_model_len does not fit). "
                                 "Variants where X falls below 1 are not drawn, and a target "
                                 "where it does is refused.")
-    ratio_below: dict[str, str | float] | None = Field(
-        default=None, description="A ratio step the lesson needs below a bound, and the lesson "
-                                  "in words: {step: sessions-ratio, below: 2, lesson: 'twice "
-                                  "the GPUs buy less than twice the sessions'}; a target where "
-                                  "the ratio reaches the bound is refused with that lesson.")
+    ratio_below: RatioBelow | None = Field(
+        default=None, description="A ratio step the lesson needs below a bound: a target where "
+                                  "the ratio reaches it is refused with the lesson in words.")
     latency_batch: int = Field(
         default=0, ge=0, le=64,
         description="The lesson shares one weight read among a batch under a TPOT target: a "

@@ -879,17 +879,17 @@ def _lesson_lost(key: AnswerKey, card: str) -> str | None:
     sessions) does not hold on the target (8 × H100: 6 sessions at TP=8, 35 at TP=16);
     None when it does."""
     bound = key.drill.requires.ratio_below
-    if not bound:
+    if bound is None:
         return None
-    step = key.drill.step(str(bound["step"]))
+    step = key.drill.step(bound.step)
     ratio = key.reference(step.id).value
-    if ratio < Fraction(str(bound["below"])):
+    if ratio < Fraction(str(bound.below)) or step.ratio_of is None:
         return None
-    top, bottom = (key.reference(other).value for other in step.ratio_of or ())
-    unit = key.drill.step(step.ratio_of[0]).unit if step.ratio_of else ""
-    return (f"its lesson is that {bound['lesson']}, and on {card} it does not hold "
-            f"({format_number(top)} against {format_number(bottom)} {unit}, "
-            f"{format_number(ratio, sig=3)}×): choose a card with more memory with --gpu")
+    top, bottom = (key.reference(other).value for other in step.ratio_of)
+    unit = f" {key.drill.step(step.ratio_of[0]).unit}".rstrip()
+    return (f"its lesson is that {bound.lesson}, and on {card} it does not hold "
+            f"({format_number(top)}{unit} {bound.top} against {format_number(bottom)} "
+            f"{bound.bottom}, {format_number(ratio, sig=3)}×): choose a larger card with --gpu")
 
 
 def _batch_under_target(key: AnswerKey, card: str) -> str | None:
@@ -905,11 +905,12 @@ def _batch_under_target(key: AnswerKey, card: str) -> str | None:
     if batch < least:
         weights_ms = value_of(key.base, "weights_read_per_step") / (
             key.base.bandwidth_tbs * key.base.gpus * 10**9)
-        return (f"at the {shown['tpot_ms']} ms TPOT target the weights alone take "
-                f"{format_number(weights_ms, sig=3)} ms of each step on {card}, so "
-                f"{int(batch)} sequence{'s' if batch != 1 else ''} fit{'' if batch != 1 else 's'} "
-                "under it and no batch shares the weight read: choose a faster card with "
-                "--gpu, or a smaller model")
+        meets = "no sequence meets it" if batch < 1 else "only 1 sequence meets it" \
+            if batch == 1 else f"only {int(batch)} sequences meet it"
+        return (f"reading the weights alone takes {format_number(weights_ms, sig=3)} ms of each "
+                f"step on {card} against the {shown['tpot_ms']} ms TPOT target, so {meets} "
+                "and no batch shares the weight read: choose a faster card with --gpu, or a "
+                "smaller model")
     return None
 
 

@@ -287,11 +287,11 @@ def check_numeric(
         if follows is not None:
             # The candidate's own earlier numbers give this answer: that is the explanation,
             # before any mistake of this step.
-            source = (f" from your answer{'s' if len(fed_by) > 1 else ''} to "
-                      f"{_in_words(fed_by)}") if fed_by else ""
+            source = (f"your answer{'s' if len(fed_by) > 1 else ''} to {_in_words(fed_by)}"
+                      if fed_by else "your earlier answers")
             feedback = (f"read as {reading.shown}: expected {reference.display}. It follows "
-                        f"from your earlier answers ({show(follows, unit)}): carried "
-                        f"forward{source}." + _working_note(read, reading, tolerance, unit, whole))
+                        f"from {source} ({show(follows, unit)}): carried forward."
+                        + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
         # Working that comes to the answer by plain arithmetic, with no conversion in it,
@@ -402,8 +402,7 @@ def check_numeric(
         if diagnose_slip is not None and len(paths) == 1 and not floor_left_out \
                 and not (paths[0].id == WEIGHTS_ALONE and ties):
             found = _unless_contradicted(
-                diagnose_slip(reading, tolerance, (paths[0].id,), ties), in_sight, comes_to, value,
-                product=bare is not None)
+                diagnose_slip(reading, tolerance, (paths[0].id,), ties), in_sight, comes_to, value)
             if found is not None and found.crowded:
                 certain = False  # the mistake is one of many ways to this number
                 feedback += f" {CROWDED_BESIDE}"
@@ -453,8 +452,7 @@ def check_numeric(
     diagnosis = None if diagnose_slip is None or crowded else _unless_contradicted(
         diagnose_slip(first, tolerance, (), ()),
         _figures(bare.group("expression")) if bare else _figures(read.working_text),
-        bare is not None or _shown_working_comes_to(read, first, value, tolerance, unit), value,
-        product=bare is not None)
+        bare is not None or _shown_working_comes_to(read, first, value, tolerance, unit), value)
     if diagnosis is not None and diagnosis.crowded:
         diagnosis, crowded = None, True
     # A slip of one input is one thing wrong; two mistakes made together are two.
@@ -1670,8 +1668,8 @@ def _in_words(names: tuple[str, ...]) -> str:
 
 
 def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, ...],
-                         comes_to: bool = False, typed: Fraction = Fraction(0),
-                         product: bool = False) -> Diagnosis | None:
+                         comes_to: bool = False, typed: Fraction = Fraction(0)
+                         ) -> Diagnosis | None:
     """The diagnosis, unless the working shows the input's true value and not the one the
     diagnosis reads (32 × 8 × 128 × 2 has its 32 layers: no "16 layers"), or, where the
     working comes to the answer (`comes_to`), shows none of the values the slips read
@@ -1679,9 +1677,7 @@ def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, .
     if diagnosis is None or diagnosis.kind != "input" or not figures:
         return diagnosis
     slip = diagnosis.slip
-    if slip.true in figures and (slip.implied not in figures or product):
-        # (a bare product has one figure per input: 2*16*32*64*2 has its 16 layers, and its
-        # 64 is the head_dim, no layer count)
+    if slip.true in figures and slip.implied not in figures:
         return None
     if comes_to and not any(typed_at_some_scale(f, Fraction(s.implied)) for s in diagnosis.slips
                             for f in (*figures, typed)):
@@ -1689,9 +1685,10 @@ def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, .
     return diagnosis
 
 
-# A bare product of plain figures, a unit after it at most: "2*80*64*128*2", "2 x 16 x 8 B"
+# A bare product of plain figures, a spaced unit after it at most: "2*80*64*128*2",
+# "2 x 16 x 8 B" (not "2*80*8k", whose last figure is glued to its scale)
 _BARE_PRODUCT = re.compile(
-    r"^\s*(?P<expression>\d[\d,.]*(?:\s*[*×x]\s*\d[\d,.]*){2,})\s*[A-Za-z]{0,3}\s*$")
+    r"^\s*(?P<expression>\d[\d,.]*(?:\s*[*×x]\s*\d[\d,.]*){2,})(?:\s+[A-Za-z]{1,3})?\s*$")
 _FIGURE = re.compile(r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\w.])")
 
 
@@ -1736,7 +1733,7 @@ def _operands(working: str) -> tuple[Fraction, ...]:
                if _RESULT_BEFORE.search(working[: match.start()])}
     return tuple(f for f in _figures(working)
                  if not any(Fraction(m.group().replace(",", "")) == f and m.start() in results
-                            for m in _FIGURE.finditer(working) if m.group().count(".") <= 1))
+                            for m in _FIGURE.finditer(working)))
 
 
 _RESULT_BEFORE = re.compile(r"[\d)]\s*(?:[A-Za-z]+\s*)?(?:=|≈|~|→|->)\s*$")

@@ -153,6 +153,13 @@ def _lint_requires(drill: Drill, where: str, report: Report) -> None:
         except KvdrillError:
             report.errors.append(f"{where}: {field_name} names {preset!r}, which is no "
                                  f"{kind} preset: see kvdrill calc --list-presets")
+    if needs.ratio_below is not None:
+        ids = {step.id: step for step in drill.steps}
+        named_step = ids.get(needs.ratio_below.step)
+        if named_step is None or named_step.ratio_of is None:
+            report.errors.append(f"{where}: requires.ratio_below names "
+                                 f"{needs.ratio_below.step!r}, which is no ratio step of the "
+                                 "drill (one with ratio_of)")
     if needs.tokenizer_of and not any(name.startswith("draft_") for name in drill.givens):
         report.errors.append(f"{where}: requires.tokenizer_of is for a drill with a draft "
                              "model (draft_params in its givens)")

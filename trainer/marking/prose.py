@@ -362,13 +362,29 @@ def _in_model_names(tokens: list[str]) -> frozenset[int]:
             before -= 1
         if before < 0:
             continue
-        after = tokens[position + 1] if position + 1 < len(tokens) else ""
-        family = tokens[before].startswith(_MODEL_FAMILIES) and tokens[before].rstrip(
-            "0123456789") in _MODEL_FAMILIES
-        sized = after in ("b", "m") or (after.startswith("x") and after.endswith("b"))
-        if family or (before in named and sized):
+        family = tokens[before].rstrip("0123456789") in _MODEL_FAMILIES
+        if (family or before in named) and _names_a_model(tokens, position):
             named.add(position)
     return frozenset(named)
+
+
+def _names_a_model(tokens: list[str], position: int) -> bool:
+    """Whether the number at `position` goes on naming a model: a size after it ("8 b",
+    "8 x7b"), a version with its point ("3.1"), or another number of the name ("3 8 b");
+    not "Llama, 80 layers"."""
+    after = tokens[position + 1] if position + 1 < len(tokens) else ""
+    if after in ("b", "m") or (after.startswith("x") and after.endswith("b")):
+        return True
+    if "." in tokens[position] and _as_float(after) is None and after not in _QUANTITY_WORDS:
+        return True
+    nxt = position + 2 if after == "-" else position + 1
+    return nxt < len(tokens) and _as_float(tokens[nxt]) is not None and \
+        nxt + 1 < len(tokens) and tokens[nxt + 1] in ("b", "m")
+
+
+# words that make the number before them a quantity, not a version ("Llama 3.1 GB" is none)
+_QUANTITY_WORDS = frozenset({"gb", "gib", "mb", "mib", "kb", "kib", "tb", "ms", "s", "layer",
+                             "token", "sequenc", "session", "gpu", "card", "head"})
 
 
 def _sentences(text: str) -> Iterable[list[tuple[list[str], bool, bool]]]:

@@ -76,8 +76,9 @@ def show_word(w: str) -> str:
 _NUM, _UNIT, _MULT, _OP, _END = "number", "unit", "multiplier", "operator", "end"
 
 # Binary prefixes written before a count rather than bytes
-_BINARY_COUNTS = {"Ki": 2**10, "Mi": 2**20}
-_COUNTED = re.compile(r"\s*(?:tokens?|toks?|sequences?|seqs?)\b", re.IGNORECASE)
+_BINARY_COUNTS = {"ki": 2**10, "mi": 2**20, "gi": 2**30}
+_COUNTED = re.compile(r"\s*(?:tokens?|toks?|sequences?|seqs?|sessions?|requests?|users?)\b",
+                      re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,9 +191,9 @@ class _Lexer:
         low = w.lower()
         prev = self.toks[-1] if self.toks else None
         after_number = prev is not None and prev.kind == _NUM
-        if w in _BINARY_COUNTS and _COUNTED.match(s, j):
+        if low in _BINARY_COUNTS and _COUNTED.match(s, j):
             # "128 Ki tokens" is 131,072 tokens, not 128 KiB
-            self.push(_Tok(_MULT, w, i, j, value=Fraction(_BINARY_COUNTS[w])))
+            self.push(_Tok(_MULT, w, i, j, value=Fraction(_BINARY_COUNTS[low])))
         elif w in UNITS:
             self.push(_Tok(_UNIT, w, i, j, unit=UNITS[w]))
         elif low == "per":

@@ -411,13 +411,14 @@ def read_answer(text: str, unit: str = "") -> Answer:
     if aside and re.search(r"\d", body[: aside[0]]) \
             and (not _ENDS_IN_OPERATOR.search(body[: aside[0]])
                  or (_RATIO_BEFORE_ASIDE.search(body[: aside[0]])
-                     and body[aside[0]].isspace())):
+                     and body[aside[0]].isspace() and expected == DIMENSIONLESS)):
         # "3 (16 GiB each)", "3.36 (=(1-.8^5)/.2)": the answer comes first, the aside explains
         notes.append(f"ignored the aside '({aside[1].strip()})'")
         body, more_approx, _ = _tidy(body[: aside[0]])
         approximate = approximate or more_approx
     remark = _VALUE_THEN_WORKING.match(body) or _VALUE_THEN_WORDS.match(body)
-    if remark and _read_quietly(remark.group("head"), unit, expected) is not None:
+    if remark and (head := _read_quietly(remark.group("head"), unit, expected)) is not None \
+            and head.quantity.dim == expected:
         # "112 ms: (5.72e13 + …) / 550 TFLOP/s", "1, heads get duplicated": the value first,
         # then how it came or what it means
         notes.append(f"ignored what follows the value: '{remark.group('rest').strip()}'")
@@ -487,8 +488,14 @@ def read_answer(text: str, unit: str = "") -> Answer:
 
 
 # A spaced dash before words (or a bracket): what follows is a remark on the value before it
-_VALUE_THEN_WORKING = re.compile(r"^(?P<head>[^:=]*\d[^:=]*?)\s*:\s+(?P<rest>.+)$", re.DOTALL)
-_VALUE_THEN_WORDS = re.compile(r"^(?P<head>[^,=]*\d[^,=]*?),\s+(?P<rest>[A-Za-z].*)$",
+# One figure, with its unit at most ("≈112 ms", "94 seqs", "1"), then a colon and working that
+# computes, with no result of its own ("112 ms: (5.72e13 + …) / 550 TFLOP/s"), or a comma and
+# words with no figure ("1, heads get duplicated"); "72 - 16: 52 GB" and "4096 tokens each, so
+# about 96" are working and its result, read as such elsewhere
+_ONE_FIGURE = r"[~≈]?\s*\d[\d,]*(?:\.\d+)?(?:\s*[A-Za-z][A-Za-z/]{0,12})?"
+_VALUE_THEN_WORKING = re.compile(
+    rf"^(?P<head>\s*{_ONE_FIGURE})\s*:\s+(?P<rest>[^=]*[-+*/×÷][^=]*)$", re.DOTALL)
+_VALUE_THEN_WORDS = re.compile(rf"^(?P<head>\s*{_ONE_FIGURE}),\s+(?P<rest>[A-Za-z][^\d]*)$",
                                re.DOTALL)
 _DASH_REMARK = re.compile(r"\s+(?:—|–|--)\s+(?=[A-Za-z(])")  # (a spaced "-" is a minus)
 # A figure the answer says it is not, after it: "4096, not 32768", "12 rather than 13"
