@@ -560,16 +560,16 @@ def engine_cap_note(key: AnswerKey, text: str) -> str:
     past = [(value, step_id) for value, step_id in counts if value > cap]
     if not past:
         return ""
-    named = [f"{step_id} ({int(value):,} sequences)" for value, step_id in past]
+    named = [f"{int(value):,}" for value, _ in sorted(past)]
     several = len(past) > 1
     listed = f"{', '.join(named[:-1])} and {named[-1]}" if several else named[0]
     compared = (" Counts past it are one and the same at the defaults: a lever that moves one "
                 "to another adds no running sequences until the cap is raised." if several
                 else "")
     return (f"\n\n**The engine's cap.** vLLM runs at most max_num_seqs sequences at once: by "
-            f"default {default}. Past it the rest wait in the queue with memory to spare; the "
-            f"answer{'s' if several else ''} to {listed} {'are' if several else 'is'} past "
-            f"it.{compared} Raise --max-num-seqs to use the "
+            f"default {default}. Past it the rest wait in the queue with memory to spare; "
+            f"{'the counts' if several else 'the count'} of {listed} sequences above "
+            f"{'are' if several else 'is'} past it.{compared} Raise --max-num-seqs to use the "
             "memory, and watch the step time it adds.\n")
 
 
