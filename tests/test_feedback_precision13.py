@@ -333,3 +333,14 @@ def test_a_number_after_a_family_name_that_is_a_quantity_is_a_figure() -> None:
     from trainer.marking.prose import read_text
 
     assert [v for _, v in read_text("For Llama, 80 layers; Qwen3 4 GPUs").numbers] == [80.0, 4.0]
+
+
+def test_a_follow_up_on_another_model_is_not_fed_by_the_first_models_shape() -> None:
+    # the 70B follow-up states its own 8 KV heads: the 32 typed for the 8B does not feed it,
+    # and the total counted twice is named (review 27)
+    mark = marked("llama31-8b-h100", {
+        "shape-kv-heads": "32",
+        "followup-70b-tp-sessions": "65.4GB / 671 MB = 97 per GPU, so 194 total",
+    })["followup-70b-tp-sessions"]
+    assert mark.misconceptions == ("per-gpu-vs-total",)
+    assert "shape-kv-heads" not in mark.feedback

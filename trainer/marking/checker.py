@@ -1586,6 +1586,8 @@ def _feeds(key: AnswerKey, step: Step, earlier_id: str, mark: Mark) -> bool:
         return False
     if step.ratio_of is not None:
         return earlier_id in step.ratio_of
+    if "model" in step.with_ and earlier.answer in _SHAPE:
+        return False  # a follow-up on another model states that model's shape in its prompt
     try:
         reads = exact_reads(key.deployment(step.id), step.answer) or frozenset()
     except (KvdrillError, ArithmeticError, ValueError, AttributeError, TypeError):
@@ -1593,6 +1595,9 @@ def _feeds(key: AnswerKey, step: Step, earlier_id: str, mark: Mark) -> bool:
     return (earlier_id in step.depends_on or (
         earlier.answer in reads and earlier.answer != step.answer
         and _same_here(key, earlier_id, step))) and _moves(key, step, earlier_id, mark)
+
+
+_SHAPE = frozenset({"layers", "kv_heads", "heads", "head_dim", "hidden"})
 
 
 def _moves(key: AnswerKey, step: Step, earlier_id: str, mark: Mark) -> bool:
