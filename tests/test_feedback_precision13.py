@@ -344,3 +344,10 @@ def test_a_follow_up_on_another_model_is_not_fed_by_the_first_models_shape() -> 
     })["followup-70b-tp-sessions"]
     assert mark.misconceptions == ("per-gpu-vs-total",)
     assert "shape-kv-heads" not in mark.feedback
+
+
+def test_a_head_on_two_gpus_and_each_token_stored_twice_is_replication() -> None:
+    text = ("Only 8 KV heads, so at TP16 every head sits on 2 GPUs: the whole job stores each "
+            "token twice (504 KiB).")
+    assert "replicates KV heads" in evidence("llama31-405b-h200-tp", {"why-less": text},
+                                             "assumptions")
