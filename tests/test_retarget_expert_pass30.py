@@ -86,7 +86,8 @@ def test_weights_that_fill_the_card_put_fp8_weights_first(run: Run) -> None:
     text = flat(run("solution", "llama31-8b-h100", "--model", "llama-3.1-70b", "--gpu",
                     "mi300x").output)
     assert "so smaller weights come first: the released FP8 checkpoint (72.66 GB) leaves " \
-           "room for 71 sessions in BF16 KV" in text
+           "room for 71 sessions in BF16 KV and 143 with FP8 KV as well, the 80 on one card" \
+        in text
 
 
 def test_a_card_with_room_keeps_fp8_kv_first(run: Run) -> None:
@@ -100,7 +101,7 @@ def test_a_128k_tier_the_weights_leave_no_room_for_names_fp8_weights(run: Run) -
     # (68 − 30.5) GB ÷ (12.9 GB ÷ 2) = 5 sessions of 128k with FP8 weights and FP8 KV
     text = flat(run("solution", "llama31-8b-h100", "--model", "qwen3-30b-a3b", "--gpu",
                     "h100").output)
-    assert "with FP8 weights as well, one card holds 5" in text
+    assert "With FP8 weights as well, which halve the 61.1 GB of weights, one card holds 5" in text
 
 
 def test_a_tpot_target_that_leaves_one_sequence_is_refused(run: Run) -> None:
@@ -180,3 +181,26 @@ def test_long_sessions_that_take_every_chat_place_take_all(run: Run) -> None:
     # 3 long sessions × 32 chat places each = all 96 of the card's chat places
     text = flat(run("solution", "long-context-tier").output)
     assert "the 3 that fit take all 96 chat places on a card" in text
+
+
+# --- expert pass 32 ------------------------------------------------------------------------------
+
+def test_a_cap_above_the_concurrency_seen_is_not_the_limit(run: Run) -> None:
+    # Llama-3.2-1B on an MI300X: 1,239 estimated, 40% below is ~743, under the 1,024 cap
+    text = flat(run("solution", "observed-concurrency-lower", "--model", "llama-3.2-1b",
+                    "--gpu", "mi300x").output)
+    assert "| 1,024, 17% below | no: above the ~743 seen, so not the limit |" in text
+    assert "The engine's cap comes first here." not in text
+
+
+def test_a_cap_below_the_concurrency_seen_was_raised(run: Run) -> None:
+    text = flat(run("solution", "observed-concurrency-lower", "--model", "llama-3.2-1b",
+                    "--gpu", "a100-80gb").output)
+    assert "no: the ~293 seen is past it, so it was raised" in text
+
+
+def test_a_128k_session_that_fits_only_with_fp8_weights_says_so(run: Run) -> None:
+    # Qwen3-4B on an L4: (17.6 − 4.02) GB ÷ 9.66 GB = 1.4 with FP8 weights and FP8 KV
+    text = flat(run("solution", "llama31-8b-h100", "--model", "qwen3-4b", "--gpu", "l4").output)
+    assert "With FP8 weights as well, which halve the 8.0 GB of weights, one card holds 1." \
+        in text

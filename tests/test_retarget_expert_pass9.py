@@ -102,7 +102,7 @@ def test_a_p99_no_gpu_meets_is_not_said_to_buy_8x_the_gpus(run: Run) -> None:
     text = _flat(_solution(run, "littles-law-capacity", "--model", "llama-3.1-8b", "--gpu",
                            "l40s"))
     assert "buys about 8× the GPUs" not in text
-    assert "no number of NVIDIA L40S GPUs would serve that mix" in text
+    assert "no number of one-GPU NVIDIA L40S replicas would serve that mix" in text
 
 
 def test_the_drills_own_p99_buys_its_count_of_gpus(run: Run) -> None:
