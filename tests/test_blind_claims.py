@@ -147,7 +147,9 @@ MEASURED = {
     # weak figure. The three right answers said to claim wrongly were then read and fixed,
     # and a terse "saves: FLOPs" came to read as "saves flops" (12 → 13 ordered).
     # Then claims for its wrong answers left unheld, in general terms (36 → 39).
-    "blind_claims_r.yaml": (14, 43, 40, 0),
+    # (stop 57: 13 ordered, its 2c-why mid now credited for the statement that opens its list
+    # of unchanged terms, above its four-word senior)
+    "blind_claims_r.yaml": (13, 43, 40, 0),
     # corpus S (stop 51), a shared doc typed by candidates whose first language is not
     # English, written blind; measured unread at the start of the stop: 37 / 42 / 36 / 2 (41 /
     # 42 / 35 / 2 after depth became half of a text dimension). Then a helper narrowed the two
@@ -224,8 +226,30 @@ MEASURED = {
     # "not" read as a denial of the X); a right mid said to blame the system prompt ("I'd
     # explain it") was the false claim that went
     "blind_claims_ac.yaml": (41, 43, 33, 2),
+    # corpus AD (stop 57), candidates whose first language is not English (short sentences,
+    # missing articles, glued units), a third of the wrong answers wrong in a figure said in
+    # prose; written blind; measured unread: 40 / 41 / 37 / 4. A mistake named in an earlier
+    # sentence joined by "Both …" excused the claim after it ("the colleague is wrong. Both
+    # lines are per GPU"); a statement opening a list of unchanged terms was read as a term;
+    # its unheld wrong answers got claims in general terms (90% of the datasheet, decode gone
+    # compute-bound in a stall, chunking making the stall worse, a latency multiple as the
+    # price). The right answer left said to claim wrongly is a junior that watches GPU memory
+    "blind_claims_ad.yaml": (43, 43, 42, 1),
+    # corpus AE (stop 57), transcribed speech ("um", numbers spoken as words), its wrong
+    # answers right in every word but one reversed claim (a direction, a mechanism, a lever);
+    # written blind; measured unread (after AD's fixes): 39 / 43 / 22 / 3. The honest figure
+    # of the stop: a reversal said in the right vocabulary is what the claims catch least.
+    # Its three right seniors said to claim wrongly were narrowed ("would be half a head,
+    # but … replicated", "heads wider than", "planning on the datasheet promises 1.6×");
+    # eight of its 21 unheld wrong answers got claims in general terms
+    "blind_claims_ae.yaml": (40, 42, 30, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
+
+
+# A corpus's four tests run on one worker (pytest-xdist's loadgroup), which reads it once.
+_ONE_WORKER_EACH = [pytest.param(name, marks=pytest.mark.xdist_group(name))
+                    for name in sorted(MEASURED)]
 
 
 @cache
@@ -233,27 +257,27 @@ def rows(name: str) -> tuple[dict[str, Any], ...]:
     return tuple(report([name]))
 
 
-@pytest.mark.parametrize("name", sorted(MEASURED))
+@pytest.mark.parametrize("name", _ONE_WORKER_EACH)
 def test_junior_mid_senior_are_ordered(name: str) -> None:
     ordered = [r for r in rows(name) if r["ordered"]]
     assert len(ordered) >= MEASURED[name][0], [
         (r["drill"], r["step"]) for r in rows(name) if not r["ordered"]]
 
 
-@pytest.mark.parametrize("name", sorted(MEASURED))
+@pytest.mark.parametrize("name", _ONE_WORKER_EACH)
 def test_a_bare_list_of_terms_stays_below_the_mid_answer(name: str) -> None:
     held = [r for r in rows(name) if r["buzzwords_held"]]
     assert len(held) >= MEASURED[name][1]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MEASURED if MEASURED[n][2]))
+@pytest.mark.parametrize("name", [p for p in _ONE_WORKER_EACH if MEASURED[p.values[0]][2]])
 def test_a_fluent_wrong_answer_scores_at_most_the_junior_one(name: str) -> None:
     held = [r for r in rows(name) if r["wrong_held"]]
     assert len(held) >= MEASURED[name][2], [
         (r["drill"], r["step"]) for r in rows(name) if not r["wrong_held"]]
 
 
-@pytest.mark.parametrize("name", sorted(MEASURED))
+@pytest.mark.parametrize("name", _ONE_WORKER_EACH)
 def test_right_answers_are_seldom_said_to_make_a_wrong_claim(name: str) -> None:
     said = [(r["drill"], r["step"], level) for r in rows(name)
             for level in ("junior", "mid", "senior") if r["claimed"].get(level)]

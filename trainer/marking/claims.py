@@ -286,7 +286,7 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
                            [place for found in parts[1:] for place in found[span]])
         items = frozenset(reading.item[start] for found in parts for start, _ in found[span])
         if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span),
-                         said, items):
+                         said, items, first):
             return True
     return False
 
@@ -362,12 +362,16 @@ def _contrasted(reading: Reading, spans: list[int], span: int) -> frozenset[int]
 
 def _reported(reading: Reading, sentence: int, unless: Iterable[str],
               elsewhere: frozenset[int] = frozenset(), said: frozenset[int] = frozenset(),
-              items: frozenset[int] = frozenset()) -> bool:
+              items: frozenset[int] = frozenset(), at: int | None = None) -> bool:
     positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
     words = {reading.tokens[p] for p in positions}
+    # A mistake named in a sentence written before the claim's ("the colleague is wrong. Both
+    # lines are per GPU") is another's: the claim's own sentence, and those after it, report.
+    own = -1 if at is None or not reading.written else reading.written[at]
     # "the tokens the draft got wrong" says what was guessed, not that a claim is a mistake
     reports = {reading.tokens[p] for p in positions
                if p not in said and not (p and reading.tokens[p - 1] in _stems(_GOT))
+               and (own < 0 or reading.written[p] >= own)
                } & _stems(_REPORTED)
     if reports or words >= _stems(_COUNTERFACTUAL):
         return True

@@ -100,6 +100,7 @@ _STRONG_ITEM = 5  # tokens: a reasoning item shorter than this is a term ("weigh
 _SHORT_ITEM_WORDS = 4  # words: an item with fewer is a term, whatever numbers it carries
 _LONG_LIST = 5  # items in a sentence: with a third or fewer reasoning, it is a list
 _LONG_LIST_REASONING = 3
+_STATEMENT_WORDS = 5  # words of three letters or more: a list's opening clause that states
 _LIST_RUN = 3  # bare items in a row: a list, even inside a sentence that reasons elsewhere
 _SHORT_LINE = 6  # words: a line this short ends an item, even without a comma
 _TAIL = "\x00"  # marks a sentence's first line that is the tail of a longer one
@@ -256,6 +257,9 @@ class Reading:
     starts: Mapping[str, tuple[int, ...]]
     numbers: tuple[tuple[int, float], ...]  # (position, value) of every number token
     questions: frozenset[int] = frozenset()  # the items of sentences that end in "?"
+    # each token's sentence as written, before one opening with "both", "so" ... was read as
+    # carrying on the one before it
+    written: tuple[int, ...] = ()
 
 
 @lru_cache(maxsize=256)
@@ -293,6 +297,8 @@ def read_text(text: str) -> Reading:
     sentence: list[int] = []
     item: list[int] = []
     clause: list[int] = []
+    written: list[int] = []
+    as_written = -1
     state = {"sentence": -1, "item": -1, "clause": -1}
     joined: set[int] = set()
 
@@ -303,6 +309,7 @@ def read_text(text: str) -> Reading:
     questions: set[int] = set()
     for block in _sentences(_fold(text)):
         for index, (lines, carries_on, asked) in enumerate(block):
+            as_written += 1
             if index == 0 or not carries_on:
                 new("sentence")
             else:
@@ -324,6 +331,7 @@ def read_text(text: str) -> Reading:
                         sentence.append(state["sentence"])
                         item.append(state["item"])
                         clause.append(state["clause"])
+                        written.append(as_written)
                         new("clause")
                     else:
                         if token in _CLAUSE_WORDS:
@@ -332,6 +340,7 @@ def read_text(text: str) -> Reading:
                         sentence.append(state["sentence"])
                         item.append(state["item"])
                         clause.append(state["clause"])
+                        written.append(as_written)
             if asked:
                 questions.update(range(first_item, state["item"] + 1))
     reasoned, listed = _reasoning(tokens, sentence, item, frozenset(joined))
@@ -342,7 +351,8 @@ def read_text(text: str) -> Reading:
     numbers = tuple((position, value) for position, token in enumerate(tokens)
                     if (value := _as_float(token)) is not None and position not in named)
     return Reading(tuple(tokens), tuple(sentence), tuple(item), tuple(clause), reasoned, listed,
-                   {k: tuple(v) for k, v in starts.items()}, numbers, frozenset(questions))
+                   {k: tuple(v) for k, v in starts.items()}, numbers, frozenset(questions),
+                   tuple(written))
 
 
 # The families whose names carry numbers: "Llama-3.1-8B" states no figure of 3.1 or 8
@@ -463,7 +473,14 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
             continue
         if sentence_id not in joined and len(item_ids) >= _LONG_LIST and \
                 _LONG_LIST_REASONING * sum(i in reasoned for i in item_ids) <= len(item_ids):
-            listed.update(item_ids)  # a long list with a verb in one of its terms
+            # a long list with a verb in one of its terms; a long clause of words that reasons
+            # before it ("only n_kv changes: 64 KV heads vs 8 in GQA, …, everything else
+            # (layers, dtype) same") is the statement the list qualifies
+            opening = item_ids[0]
+            stated = opening in strong and len(items[opening]) >= _LONG_ITEM and sum(
+                len(tokens[p]) >= 3 and tokens[p][:1].isalpha() for p in items[opening]
+            ) >= _STATEMENT_WORDS
+            listed.update(i for i in item_ids if not (stated and i == opening))
             continue
         run: list[int] = []
         for item_id in [*item_ids, -1]:

@@ -1,0 +1,89 @@
+"""Expert pass 33 (146 outputs recomputed: 3 WRONG, 3 MISLEADING): sentences whose truth
+depends on the target's numbers are chosen by them. Each test of a fix fails on what was
+printed before; its guards pass on both."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from click.testing import Result
+from retarget_text import flat
+
+Run = Callable[..., Result]
+
+
+def test_a_40k_model_evicts_ten_chat_users_not_dozens(run: Run) -> None:
+    # 40,960 ÷ 4,096 = 10 chat sessions' worth of KV
+    text = flat(run("solution", "llama31-8b-h100", "--model", "qwen3-30b-a3b",
+                    "--gpu", "a100-80gb").output)
+    assert "evicts 10 chat users" in text and "dozens" not in text
+
+
+def test_the_default_128k_model_evicts_thirty_two(run: Run) -> None:
+    text = flat(run("solution", "llama31-8b-h100").output)
+    assert "evicts 32 chat users" in text
+
+
+def test_a_long_request_beside_heavy_weights_costs_its_share_not_32x(run: Run) -> None:
+    # Mixtral on a Gaudi 3: a full batch's KV is 16% of the step; the long request's share is
+    # (93.4/2 + 17.2) ÷ (93.4/2 + 0.54) ≈ 1.4× a chat request's
+    text = flat(run("solution", "long-context-tier", "--model", "mixtral-8x7b",
+                    "--gpu", "gaudi3").output)
+    assert "where the KV reads dominate the step" not in text
+    assert "84% of the bytes a step reads here" in text
+    assert "about 1.4× a chat request's, not 32×" in text
+
+
+def test_seventy_b_on_an_mi325x_costs_about_eight_times(run: Run) -> None:
+    # 63 chat sessions; beside the long one 32 requests: (141.1/32 + 42.95) ÷ (141.1/32 + 1.34)
+    text = flat(run("solution", "long-context-tier", "--model", "llama-3.1-70b",
+                    "--gpu", "mi325x").output)
+    assert "about 8.2× a chat request's, not 32×" in text
+
+
+def test_the_default_long_tier_keeps_the_kv_dominated_sentence(run: Run) -> None:
+    text = flat(run("solution", "long-context-tier").output)
+    assert "where the KV reads dominate the step, that it costs about 32×" in text
+
+
+def test_fp8_kv_that_alone_carries_the_80_comes_before_fp8_weights(run: Run) -> None:
+    # Qwen3-32B on an H200: FP8 KV alone 57.4 GB ÷ 537 MB = 106 ≥ 80; FP8 weights alone 83
+    text = flat(run("solution", "llama31-8b-h100", "--model", "qwen3-32b", "--gpu", "h200").output)
+    assert "FP8 KV (below) alone reaches 106, the 80 on one card" in text
+    assert "smaller weights come first" not in text
+
+
+def test_heavy_weights_that_fp8_kv_cannot_carry_still_put_fp8_weights_first(run: Run) -> None:
+    text = flat(run("solution", "llama31-8b-h100", "--model", "llama-3.1-70b",
+                    "--gpu", "mi300x").output)
+    assert "smaller weights come first" in text and "FP8 KV alone reaches 41" in text
+
+
+def test_the_70b_follow_up_on_an_a100_says_fp8_runs_weight_only(run: Run) -> None:
+    text = flat(run("solution", "llama31-8b-h100", "--gpu", "a100-40gb").output)
+    assert "has no FP8 arithmetic: vLLM runs FP8 weights there weight-only" in text
+
+
+def test_the_70b_follow_up_on_an_h100_has_no_such_note(run: Run) -> None:
+    assert "no FP8 arithmetic" not in flat(run("solution", "llama31-8b-h100").output)
+
+
+def test_an_h200s_reported_total_is_cudas_not_nvidia_smis(run: Run) -> None:
+    # 150,109,880,320 B = 143,156 MiB is CUDA's total; nvidia-smi shows 143,771 MiB
+    text = flat(run("solution", "llama2-70b-mi300x", "--model", "qwen3-32b",
+                    "--gpu", "h200").output)
+    assert "143,156 MiB = 150 GB (the total CUDA reports to the engine)" in text
+    assert "as nvidia-smi prints it" not in text
+
+
+def test_fp8_mla_on_an_amd_card_is_hedged_as_the_deepseek_drill_hedges_it(run: Run) -> None:
+    text = flat(run("solution", "observed-concurrency-lower", "--model", "deepseek-v2-lite",
+                    "--gpu", "mi300x").output)
+    assert "if the engine's MLA path on this card takes an FP8 cache" in text
+    assert "FP8 KV halves the bytes per token" not in text
+
+
+def test_fp8_mla_on_a_hopper_card_is_said_plainly(run: Run) -> None:
+    text = flat(run("solution", "observed-concurrency-lower", "--model", "deepseek-v2-lite",
+                    "--gpu", "h100").output)
+    assert "FP8 KV halves the bytes per token and about doubles the sessions" in text
