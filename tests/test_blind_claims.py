@@ -241,8 +241,8 @@ MEASURED = {
     # of the stop: a reversal said in the right vocabulary is what the claims catch least.
     # Its three right seniors said to claim wrongly were narrowed ("would be half a head,
     # but … replicated", "heads wider than", "planning on the datasheet promises 1.6×");
-    # eight of its 21 unheld wrong answers got claims in general terms
-    "blind_claims_ae.yaml": (40, 42, 30, 0),
+    # ten of its 21 unheld wrong answers got claims in general terms
+    "blind_claims_ae.yaml": (40, 42, 32, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -79,6 +79,15 @@ PLANTED = [
     ("mixtral-moe-decode", "what-moe-saves", "batch-reads-the-active-share",
      "Each token only ever reads its two experts per layer, so a step reads 25.8 GB of weights "
      "whether the batch is one or sixty-four."),
+    ("llama2-70b-mi300x", "1b", "generated-tokens-not-cached",
+     "N is the prompt length you prefilled, because generated tokens get streamed back to the "
+     "client, they don't need to sit in the cache."),
+    ("llama31-8b-h100", "followup-observed-lower", "fragmentation-explains-gap",
+     "My top suspect is block fragmentation in the paged cache: partially filled blocks "
+     "everywhere."),
+    ("sliding-window-kv", "why-different", "hidden-over-heads-overstates",
+     "Hidden over heads gives 224, which is wider than the per-head width Gemma caches, so it "
+     "overstates every Gemma figure."),
     ("chunked-prefill-tpot", "trade-off", "chunking-costs-user-nothing",
      "The document is prefilled in 2 mixed steps, so the pasting user also wins, nobody pays."),
 ]
@@ -115,6 +124,12 @@ RIGHT = [
      "31.5 KiB."),
     ("prefill-vs-decode", "why-two-regimes",
      "KV reads add bytes with few FLOPs, so at long context the crossover comes later."),
+    ("sliding-window-kv", "why-different",
+     "Hidden over heads gives 224, which understates Gemma's cache by 12.5%: its heads are 256 "
+     "wide, so 224 promises more sessions than the card holds."),
+    ("llama2-70b-mi300x", "1b",
+     "Generated tokens are streamed back to the client and also stay in the cache, so N is "
+     "the prompt plus the output."),
     ("multi-turn-growth", "why-overstated",
      "Size on the average live context, not the peak: a request is at 6,400 only at its end."),
 ]
