@@ -87,3 +87,19 @@ def test_fp8_mla_on_a_hopper_card_is_said_plainly(run: Run) -> None:
     text = flat(run("solution", "observed-concurrency-lower", "--model", "deepseek-v2-lite",
                     "--gpu", "h100").output)
     assert "FP8 KV halves the bytes per token and about doubles the sessions" in text
+
+
+def test_a_32k_row_on_an_8k_model_says_what_vllm_needs(run: Run) -> None:
+    text = flat(run("solution", "decode-roofline-vs-measured", "--model", "llama-3-8b").output)
+    assert "Meta-Llama-3-8B has 8,192 positions (max_position_embeddings): vLLM refuses a " \
+        "max_model_len of 32,768 unless" in text
+
+
+def test_gemma_2_at_32k_says_what_vllm_needs(run: Run) -> None:
+    text = flat(run("solution", "sliding-window-kv").output)
+    assert "Gemma-2-9B has 8,192 positions" in text
+
+
+def test_the_drills_own_8b_at_32k_has_no_such_note(run: Run) -> None:
+    assert "max_position_embeddings" not in flat(
+        run("solution", "decode-roofline-vs-measured").output)
