@@ -24,6 +24,16 @@ def test_a_claim_called_naive_in_the_sentence_after_it_is_still_reported() -> No
     assert claimed(TP2, "per-gpu-vs-total-explain", text) == []
 
 
+@pytest.mark.parametrize("text", [
+    "Here is the mistake in the colleague's note. Both lines are per GPU, he says, but they "
+    "are job totals.",
+    "The colleague's reading is wrong. Both lines are per GPU in his view; really only the "
+    "memory line is.",
+])
+def test_a_claim_given_to_someone_by_a_speech_tag_is_reported(text: str) -> None:
+    assert claimed(TP2, "per-gpu-vs-total-explain", text) == []
+
+
 # --- a statement before a list of what stays the same --------------------------------------------
 
 def test_a_statement_that_opens_a_list_of_unchanged_terms_is_explained() -> None:
@@ -130,6 +140,21 @@ RIGHT = [
     ("llama2-70b-mi300x", "1b",
      "Generated tokens are streamed back to the client and also stay in the cache, so N is "
      "the prompt plus the output."),
+    ("llama2-70b-mi300x", "1b",
+     "Tokens get streamed back to the client as they are produced, but each one's K and V is "
+     "cached, so N counts them."),
+    ("long-context-tier", "operations",
+     "Alert when preemptions exceed 1%; it's fine if they fall to zero."),
+    ("long-context-tier", "operations",
+     "A healthy sign is preemptions at zero and KV usage below 85%."),
+    ("long-context-tier", "pricing",
+     "A multiplier from latency misses the point; charge in KV-seconds."),
+    ("decode-roofline-vs-measured", "batch1-why",
+     "Planning at 90% of peak would be far too optimistic."),
+    ("paged-blocks-vllm", "refusal",
+     "Both processes sit on the card's 80 GB HBM, each with 16 GB weights."),
+    ("prefill-vs-decode", "stalls-and-levers",
+     "Chunked prefill fixes it, though a chunk size set too high makes it worse again."),
     ("multi-turn-growth", "why-overstated",
      "Size on the average live context, not the peak: a request is at 6,400 only at its end."),
 ]

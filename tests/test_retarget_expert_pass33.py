@@ -19,6 +19,15 @@ def test_a_40k_model_evicts_ten_chat_users_not_dozens(run: Run) -> None:
     assert "evicts 10 chat users" in text and "dozens" not in text
 
 
+def test_a_long_user_the_card_cannot_hold_is_not_said_to_evict_more_than_it_holds(
+        run: Run) -> None:
+    # Mistral-Nemo-12B on an A100 40GB holds 11 chat sessions; a 128k session is 32 of them
+    text = flat(run("solution", "llama31-8b-h100", "--model", "mistral-nemo-12b",
+                    "--gpu", "a100-40gb").output)
+    assert "needs the KV of 32 chat users, more than this card holds" in text
+    assert "evicts 32" not in text
+
+
 def test_the_default_128k_model_evicts_thirty_two(run: Run) -> None:
     text = flat(run("solution", "llama31-8b-h100").output)
     assert "evicts 32 chat users" in text
@@ -41,9 +50,18 @@ def test_seventy_b_on_an_mi325x_costs_about_eight_times(run: Run) -> None:
     assert "about 8.2× a chat request's, not 32×" in text
 
 
-def test_the_default_long_tier_keeps_the_kv_dominated_sentence(run: Run) -> None:
+def test_the_default_long_tier_says_its_share_of_a_kv_dominated_step(run: Run) -> None:
+    # 96 chat sessions; 65 requests beside the long one: (15/65 + 17.18) ÷ (15/65 + 0.537) ≈ 22
     text = flat(run("solution", "long-context-tier").output)
-    assert "where the KV reads dominate the step, that it costs about 32×" in text
+    assert "where the KV reads are 76% of a step, that its share of the step grows to about " \
+        "22× a chat request's; the memory it holds, 32× a chat request's" in text
+
+
+def test_a_step_half_kv_is_not_said_to_cost_32x(run: Run) -> None:
+    text = flat(run("solution", "long-context-tier", "--model", "qwen3-30b-a3b",
+                    "--gpu", "h200").output)
+    assert "grows to about 15× a chat request's" in text
+    assert "costs about 32×" not in text
 
 
 def test_fp8_kv_that_alone_carries_the_80_comes_before_fp8_weights(run: Run) -> None:
@@ -72,8 +90,16 @@ def test_an_h200s_reported_total_is_cudas_not_nvidia_smis(run: Run) -> None:
     # 150,109,880,320 B = 143,156 MiB is CUDA's total; nvidia-smi shows 143,771 MiB
     text = flat(run("solution", "llama2-70b-mi300x", "--model", "qwen3-32b",
                     "--gpu", "h200").output)
-    assert "143,156 MiB = 150 GB (the total CUDA reports to the engine)" in text
+    assert "143,156 MiB = 150 GB (CUDA's total, which vLLM uses; nvidia-smi shows a little " \
+        "more)" in text
     assert "as nvidia-smi prints it" not in text
+
+
+def test_an_h100s_reported_total_is_nvidia_smis_a_little_above_cudas(run: Run) -> None:
+    text = flat(run("solution", "llama2-70b-mi300x", "--model", "llama-3.1-8b",
+                    "--gpu", "h100").output)
+    assert "81,559 MiB = 85.5 GB (as nvidia-smi prints it; CUDA's total, which vLLM uses, is " \
+        "up to about 1% lower)" in text
 
 
 def test_fp8_mla_on_an_amd_card_is_hedged_as_the_deepseek_drill_hedges_it(run: Run) -> None:

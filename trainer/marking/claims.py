@@ -40,6 +40,11 @@ _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconcepti
 
 _GOT = "got gets get guessed guesses guess predicted predicts"
 
+_SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "they claim",
+                "he thinks", "she thinks", "in his view", "in her view", "in their view",
+                "according to him", "according to her", "according to them",
+                "according to the colleague")
+
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
 _COUNTERFACTUAL = "if were"
 # A sentence that opens with one of these supposes, it does not claim.
@@ -374,6 +379,10 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and (own < 0 or reading.written[p] >= own)
                } & _stems(_REPORTED)
     if reports or words >= _stems(_COUNTERFACTUAL):
+        return True
+    # "both lines are per GPU, he says, but …": a claim given to someone by a speech tag
+    if any(reading.sentence[start] == sentence for phrase in _SPEECH_TAGS
+           for start, _ in occurrences(reading, phrase)):
         return True
     if positions and reading.tokens[positions[0]] in _stems(_SUPPOSE):
         return True  # "ignore the chunk's attention and you get 417": a what-if
