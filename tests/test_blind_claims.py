@@ -109,7 +109,10 @@ MEASURED = {
     "blind_claims_a.yaml": (42, 43, 43, 0),
     "blind_claims_b.yaml": (36, 41, 42, 0),
     "blind_claims_c.yaml": (42, 40, 42, 0),
-    "blind_claims_d.yaml": (41, 43, 42, 0),
+    # (stop 58: D and K 40 and 34 ordered, R 11: "2×" alone stopped earning the KV formula's
+    # factor of K and V, which had lifted seniors saying "fp8 at 2×B" above mids saying the
+    # same in words; R's mid now earns the KV transfer it states as "transfer: IB …")
+    "blind_claims_d.yaml": (40, 43, 42, 0),
     "blind_claims_e.yaml": (41, 43, 37, 0),
     "blind_claims_f.yaml": (43, 43, 43, 0),
     "blind_claims_g.yaml": (39, 43, 35, 0),
@@ -118,7 +121,7 @@ MEASURED = {
     "blind_claims_j.yaml": (39, 43, 43, 0),
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
-    "blind_claims_k.yaml": (35, 43, 43, 0),
+    "blind_claims_k.yaml": (34, 43, 43, 0),
     "blind_claims_l.yaml": (35, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (33, 43, 38, 0),
@@ -149,7 +152,7 @@ MEASURED = {
     # Then claims for its wrong answers left unheld, in general terms (36 → 39).
     # (stop 57: 13 ordered, its 2c-why mid now credited for the statement that opens its list
     # of unchanged terms, above its four-word senior)
-    "blind_claims_r.yaml": (13, 43, 40, 0),
+    "blind_claims_r.yaml": (11, 43, 40, 0),
     # corpus S (stop 51), a shared doc typed by candidates whose first language is not
     # English, written blind; measured unread at the start of the stop: 37 / 42 / 36 / 2 (41 /
     # 42 / 35 / 2 after depth became half of a text dimension). Then a helper narrowed the two
@@ -243,6 +246,15 @@ MEASURED = {
     # but … replicated", "heads wider than", "planning on the datasheet promises 1.6×");
     # ten of its 21 unheld wrong answers got claims in general terms
     "blind_claims_ae.yaml": (40, 42, 32, 0),
+    # corpus AF (stop 58), whiteboard notes of a research background (formulas, ≈ × → ⇒,
+    # Greek letters, "2·L·n_kv·d·b"); written blind; measured unread: 33 / 38 / 27 / 6. Its
+    # right answers said to claim wrongly were excuses in other words ("would be a ~636 GB
+    # overstatement", "12.5% low … overestimates sessions"); a middle dot read as nothing
+    # ("8·5.37" as "8 5.37") and Greek letters dropped ("k·α + 1") hid both precise seniors'
+    # figures and a wrong answer's formula; a number ending the sentence before ("(2×).") was
+    # read as the operand of the next sentence's "batch 1"; "keys and values" split a clause.
+    # Left: an activation-memory claim whose "that's the ~40% by itself" is an item away
+    "blind_claims_af.yaml": (41, 43, 42, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -153,7 +153,7 @@ def _named_after(text: str, lead: str) -> list[str]:
 
 
 def test_a_refusals_drafted_targets_all_run_on_the_card(run: Run) -> None:
-    said = run("solution", "speculative-decoding", "--model", "mixtral-8x7b", "--gpu",
+    said = run("solution", "speculative-decoding", "--model", "phi-4", "--gpu",
                "gaudi3", ok=False).stderr
     named = _named_after(said, "choose a target such as ")
     assert named and "llama-3.3-70b" not in named  # 141 GB of weights on one Gaudi 3

@@ -119,12 +119,13 @@ def test_gpt_oss_is_refused_by_name(run: Run, target: str) -> None:
     assert "EAGLE" in line and ": choose a target whose family has a draft" in line
 
 
-@pytest.mark.parametrize("target", ["mixtral-8x7b", "phi-4", "deepseek-v2-lite"])
+# (Mixtral drafts with Mistral-7B since stop 58: its solution says the slowdown)
+@pytest.mark.parametrize("target", ["phi-4", "deepseek-v2-lite"])
 def test_a_family_without_a_draft_is_refused_in_one_sentence(target: str) -> None:
     with pytest.raises(KvdrillError) as refusal:
         key_for(target, "b200")
     text = str(refusal.value)
-    # no draft of the family at all (Phi-4), or none small enough to gain (Mixtral's Mistral-7B)
+    # no draft of the family at all
     assert "\n" not in text and "shares its tokenizer" in text
     assert text.rsplit(": ", 1)[-1].startswith("choose a target such as llama-3.3-70b")
 

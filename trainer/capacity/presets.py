@@ -126,6 +126,16 @@ class GpuPreset:
         return 128 if self.name.startswith("Intel Gaudi") else 16
 
 
+    @property
+    def mla_block_size(self) -> int | None:
+        """The KV block, in tokens, vLLM's MLA backend forces on this card: FlashMLA's 64 on
+        Hopper (H100, H200), CUTLASS MLA's 128 on Blackwell (B200); None where the MLA backend
+        keeps the default block."""
+        if any(name in self.name for name in ("H100", "H200")):
+            return 64
+        return 128 if "B200" in self.name else None
+
+
 _EXACT_FIELDS = {
     "params", "weights_gb", "active_params", "hbm_gb", "bandwidth_tbs", "bf16_tflops",
     "fp8_tflops", "reported_mib", "attention_params", "published_params",

@@ -220,6 +220,12 @@ DRAFT_FAMILIES: tuple[DraftFamily, ...] = (
     DraftFamily("Gemma-3", ("gemma-3-",), "gemma-3-1b"),
     # Gemma-2: 256,000 entries.
     DraftFamily("Gemma-2", ("gemma-2-",), "gemma-2-2b", "gemma-2-9b"),
+    # Mistral-7B-v0.1 and the Mixtral base releases: one SentencePiece tokenizer of 32,000.
+    DraftFamily("Mistral", ("mistral-7b-v0.1", "mixtral-8x7b", "mixtral-8x22b"),
+                "mistral-7b-v0.1", "mixtral-8x7b"),
+    # Mistral's v3 tokenizer of 32,768 entries: Mistral-7B-v0.3 and Mixtral-8x22B-Instruct.
+    # (its one larger target, 281 GB, fits on no single card the drills know: none is named)
+    DraftFamily("Mistral v3", ("mistral-7b-v0.3", "mixtral-8x22b-instruct"), "mistral-7b-v0.3"),
     DraftFamily("GPT-OSS", ("gpt-oss-",), None, why_none=(
         "no model smaller than GPT-OSS-20B shares GPT-OSS's o200k_harmony tokenizer (201,088 "
         "entries), GPT-OSS-20B reads too much per token to draft for GPT-OSS-120B, and the "
@@ -276,7 +282,7 @@ def _family_draft(shape: tuple[Any, ...]) -> Draft:
         raise RuntimeError("the model catalogue was not handed to serving_formulas")
     table = _catalogue[0]()
     ids = [key for key, model in table.items() if _shape(model) == shape]
-    families = {f for key in ids for f in DRAFT_FAMILIES if key.startswith(f.members)}
+    families = {f for key in ids if (f := _family_of(key)) is not None}
     vocab = shape[_SHAPE_FIELDS.index("vocab")]
     if not ids:  # a model read from a config.json: the one draft whose vocabulary it has
         families = {f for f in DRAFT_FAMILIES
@@ -305,6 +311,14 @@ def _family_draft(shape: tuple[Any, ...]) -> Draft:
                  layers=draft.layers, kv_heads=draft.kv_heads, head_dim=draft.head_dim,
                  window=draft.window if draft.windowed_layers else None,
                  windowed_layers=draft.windowed_layers)
+
+
+def _family_of(preset: str) -> DraftFamily | None:
+    """The family a preset id belongs to: the one naming it most closely ("mixtral-8x22b-
+    instruct" is Mistral v3's, though it starts like the base release of another family)."""
+    matched = [(len(member), family) for family in DRAFT_FAMILIES
+               for member in family.members if preset.startswith(member)]
+    return max(matched, key=lambda pair: pair[0])[1] if matched else None
 
 
 def family_draft(d: Any) -> Draft:

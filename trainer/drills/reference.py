@@ -605,6 +605,10 @@ class AnswerKey:
         # a block size the drill sets that is not the engine's default on this card is a
         # launch flag the sheet says (Gaudi: 128)
         shown["block_size_note"] = (
+            f" (vLLM's MLA backend on {card.name} pages the latent in blocks of "
+            f"{format_number(d.block_size)})"
+            if card is not None and d.attention == "mla" and d.block_size > 1
+            and d.block_size == card.mla_block_size else
             f" (set with --block-size {format_number(d.block_size)}: vLLM's default on "
             f"{card.name} is {card.default_block_size})"
             if card is not None and d.block_size > 1 and d.block_size != card.default_block_size

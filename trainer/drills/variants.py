@@ -327,12 +327,11 @@ _SMALL_DRAFTED_TARGETS = "llama-3.1-8b, qwen3-8b or qwen3-4b"
 
 
 # Smaller presets that share a target's tokenizer where kvdrill's draft families
-# (serving_formulas.DRAFT_FAMILIES) have no draft: Mixtral-8x7B's 32,000-entry SentencePiece
-# vocabulary is Mistral-7B-v0.1's, Llama-2's is one across its sizes, Mixtral-8x22B-Instruct's
-# v3 vocabulary (32,768) is Mistral-7B-v0.3's, GPT-OSS-120B's o200k_harmony (201,088) is
-# GPT-OSS-20B's. A refusal names them and why they do not draft.
-_SAME_TOKENIZER = {"mixtral-8x7b": "mistral-7b-v0.1", "llama-2-70b": "llama-2-7b",
-                   "mixtral-8x22b-instruct": "mistral-7b-v0.3", "gpt-oss-120b": "gpt-oss-20b"}
+# (serving_formulas.DRAFT_FAMILIES) have no draft: Llama-2's is one across its sizes,
+# GPT-OSS-120B's o200k_harmony (201,088) is GPT-OSS-20B's. A refusal names them and why they
+# do not draft. (Mistral's families draft with Mistral-7B: the drill runs, and says where
+# speculation does not pay.)
+_SAME_TOKENIZER = {"llama-2-70b": "llama-2-7b", "gpt-oss-120b": "gpt-oss-20b"}
 # The tokenizer a refusal names, where it has a name of its own
 _TOKENIZER_NAMES = {"gpt-oss-120b": "GPT-OSS's o200k_harmony tokenizer"}
 
@@ -437,6 +436,13 @@ def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
         if givens.get("memory") == "reported" and find_gpu(gpu).reported_mib is not None:
             changed["memory"] = "reported"
         changed["gpu"] = gpu
+    if (model is not None or gpu is not None) and changed.get("block_size") == 16:
+        target_model = model if model is not None else \
+            (model_of(changed["model"]) if isinstance(changed.get("model"), str) else None)
+        card = changed.get("gpu")
+        forced = find_gpu(card).mla_block_size if isinstance(card, str) else None
+        if target_model is not None and target_model.attention == "mla" and forced:
+            changed["block_size"] = forced  # the engine's MLA backend pages this way
     return changed
 
 
@@ -931,6 +937,24 @@ def _batch_past_memory(key: AnswerKey) -> str | None:
     return None
 
 
+def _cards_that_hold(key: AnswerKey) -> str:
+    """" (such as b200 or mi300x)": the two smallest cards whose memory, at the drill's GPU
+    count, utilisation and reserve, holds the weights and one sequence of its context; "" when
+    none does or the sizes are unknown."""
+    from trainer.capacity.presets import gpus as gpu_presets
+
+    d = key.base
+    try:
+        need = value_of(d, "weights_bytes") + value_of(d, "kv_bytes_per_sequence")
+    except (KvdrillError, ZeroDivisionError):
+        return ""
+    fits = sorted((g.hbm_gb, card_id) for card_id, g in gpu_presets().items()
+                  if g.devices == 1  # (an MI250X is two GPUs to software: refused)
+                  and d.gpus * (g.hbm_gb * d.utilization - d.reserve_gb) * 10**9 > need
+                  and g.hbm_gb > d.hbm_gb)
+    return f" (such as {_or_list([card_id for _, card_id in fits[:2]])})" if fits else ""
+
+
 def _does_not_fit(key: AnswerKey) -> str | None:
     """Why the drill's own sizing cannot run on the target: weights that leave no memory for
     the KV cache, or not one sequence of the drill's context; None when one fits."""
@@ -961,10 +985,11 @@ def _does_not_fit(key: AnswerKey) -> str | None:
                        f"{format_number(raw / 10**9, sig=4)} GB")
         said = (f"do not fit on {card} ({against[0]} against {against[1]})" if weights >= raw else
                 f"({format_bytes(weights)}) leave no memory for the KV cache on {card}")
-        return (f"its weights {said}: choose a larger card with --gpu{smaller}")
+        return (f"its weights {said}: choose a larger card with --gpu"
+                f"{_cards_that_hold(key)}{smaller}")
     if value_of(key.base, "max_concurrency") < 1:
         return (f"not one sequence of the drill's {shown['context']}-token context fits on "
-                f"{card}: choose a larger card with --gpu{smaller}")
+                f"{card}: choose a larger card with --gpu{_cards_that_hold(key)}{smaller}")
     if (crowded := _batch_past_memory(key)) is not None:
         return crowded
     if (refused := _engine_refuses(key)) is not None:

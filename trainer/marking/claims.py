@@ -151,7 +151,10 @@ def _spans(reading: Reading) -> list[int]:
             and (reading.tokens[verb_at] in _stems(_SHARED_SUBJECT)
                  # "K and V" names one thing, the cache: no second clause
                  or (position and len(reading.tokens[position - 1]) == 1
-                     and len(reading.tokens[position + 1]) == 1))
+                     and len(reading.tokens[position + 1]) == 1)
+                 # "keys and values" as well
+                 or (position and reading.tokens[position - 1] in _stems("key keys")
+                     and reading.tokens[position + 1] in _stems("value values")))
         if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared):
             fresh += 1
             span = fresh
@@ -265,7 +268,8 @@ def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
     end of a longer one the text states ("n_kv × d_head = 1,024", "n_kv × d_head (1,024)"):
     its first name is an operand, not the subject of the equality."""
     return ("=" in phrase or (len(phrase) > 1 and is_number(phrase[-1]))) and start > 0 \
-        and reading.tokens[start - 1] in _OPERATORS
+        and reading.tokens[start - 1] in _OPERATORS \
+        and reading.sentence[start - 1] == reading.sentence[start]  # "(2×). Batch-1 …" no
 
 
 def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,

@@ -38,6 +38,12 @@ _TOKEN = re.compile(
     r"|(?P<sym>->|=>|~=|>=|<=|>>|<<|[→⇒=≈≥≤≫≪><÷×*+−%^:;/(),\[\]—–|-])"
 )
 _NAME_EQUALS = re.compile(r"(?<=[a-z])=(?=\d)")
+# Greek letters name the variables of a derivation ("k·α + 1", "η(B)"): read as their names
+_GREEK = str.maketrans({"α": " alpha ", "β": " beta ", "γ": " gamma ", "δ": " delta ",
+                        "ε": " epsilon ", "η": " eta ", "θ": " theta ", "λ": " lambda ",
+                        "ρ": " rho ", "τ": " tau "})
+# a dot between two terms is a product ("8·5.37", "2·L·n_kv"); spaced out it separates a list
+_PRODUCT_DOT = re.compile(r"(?<=[\w)])[·⋅](?=[\w(])")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _BRITISH = re.compile(r"(?<=[a-z]{2})is(e|es|ed|ing|ation|ations|er|ers)$")
 _SYMBOLS = {"->": "→", "=>": "→", "⇒": "→", "~=": "≈", ">=": "≥", "<=": "≤", ">>": "≫",
@@ -201,6 +207,7 @@ def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
     text = without_emphasis(text)
     text = _NAME_EQUALS.sub(" ", text)  # tp=8 is a name, not an equation
+    text = _PRODUCT_DOT.sub("×", text).translate(_GREEK)
     text = text.replace("’", "'").replace("‘", "'")
     for pattern, replacement in _CONTRACTIONS:
         text = pattern.sub(replacement, text)
@@ -477,9 +484,10 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
             # before it ("only n_kv changes: 64 KV heads vs 8 in GQA, …, everything else
             # (layers, dtype) same") is the statement the list qualifies
             opening = item_ids[0]
-            stated = opening in strong and len(items[opening]) >= _LONG_ITEM and sum(
-                len(tokens[p]) >= 3 and tokens[p][:1].isalpha() for p in items[opening]
-            ) >= _STATEMENT_WORDS
+            said = [tokens[p] for p in items[opening]]
+            stated = opening in strong and len(said) >= _LONG_ITEM and (sum(
+                len(word) >= 3 and word[:1].isalpha() for word in said) >= _STATEMENT_WORDS
+                or _shows_working(said))
             listed.update(i for i in item_ids if not (stated and i == opening))
             continue
         run: list[int] = []
@@ -491,6 +499,13 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
                 listed.update(run)  # a list inside a sentence: "levers: a, b, c and d"
             run = []
     return frozenset(reasoned), frozenset(listed)
+
+
+def _shows_working(words: list[str]) -> bool:
+    """Whether the words take one figure to another ("64 → 8 KV heads", "2 × 80 = 160"): a
+    derivation, the statement a list that follows it qualifies."""
+    return any(is_number(words[i - 1]) and words[i] in _COMPUTATION and is_number(words[i + 1])
+               for i in range(1, len(words) - 1))
 
 
 def _quantified_statement(words: list[str]) -> bool:
