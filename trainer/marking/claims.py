@@ -213,7 +213,24 @@ def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
     return tuple(itertools.islice(itertools.product(*choices), MAX_VARIANTS))
 
 
+@lru_cache(maxsize=1024)
+def _part_heads(claim: WrongClaim) -> tuple[tuple[frozenset[str], bool], ...]:
+    """For each part, the first words its phrases (every variant) can start with, and whether
+    one starts with a figure: a part none of whose words starts anywhere in a text is not said
+    there, and so neither is the claim."""
+    heads = []
+    for part in claim.parts:
+        words = {variant[0] for phrase in part for variant in _variants(phrase) if variant}
+        heads.append((frozenset(w for w in words if not is_number(w)),
+                      any(is_number(w) for w in words)))
+    return tuple(heads)
+
+
 def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
+    starts = reading.starts
+    if any(not figure and starts.keys().isdisjoint(words)
+           for words, figure in _part_heads(claim)):
+        return False  # a part with no word of its phrases in the text (most claims, most texts)
     # Every unnegated occurrence of each part, by the span it sits in.
     by_part: list[dict[int, list[tuple[int, int]]]] = []
     denials: set[int] = set()  # positions of the negators earlier parts' phrases hold

@@ -555,8 +555,14 @@ def occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
 
 def occurrences_of(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[int, int]]:
     """Where the tokens of a phrase (as `phrase_words` gives them) stand in the reading."""
-    if not needle:
-        return
+    # (most phrases asked of a text are not in it: a word that starts none ends the search
+    # before a generator is made; a reading is asked some thousands of times)
+    if not needle or (not is_number(needle[0]) and needle[0] not in reading.starts):
+        return ()
+    return _found(reading, needle)
+
+
+def _found(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[int, int]]:
     n = len(needle)
     first = _as_float(needle[0])
     starts = reading.starts.get(needle[0], ()) if first is None else [
@@ -708,6 +714,22 @@ class Mention:
     note: str
 
 
+@lru_cache(maxsize=4096)
+def _concept_heads(concept: Concept) -> frozenset[str] | None:
+    """The words a mention of the concept can start with: each phrase's first word, and its
+    last (the noun said first, "flops saved" for "saves flops"); None when a phrase starts
+    with a figure, which matches by value, not by word."""
+    words: set[str] = set()
+    for phrase in (*concept.phrases, *concept.generic):
+        tokens = _phrase_tokens(phrase)
+        if not tokens:
+            continue
+        if is_number(tokens[0]):
+            return None
+        words.update((tokens[0], tokens[-1]))
+    return frozenset(words)
+
+
 def mentions(concept: Concept, text: str,
              drill_figures: tuple[float, ...] = ()) -> list[Mention]:
     """Every mention of the concept in the text, each with the credit it earns and why.
@@ -716,6 +738,9 @@ def mentions(concept: Concept, text: str,
     exact figure counts where the rubric lists a rounder one."""
     reading = read_text(text)
     found: list[Mention] = []
+    heads = _concept_heads(concept)
+    if heads is not None and reading.starts.keys().isdisjoint(heads):
+        return found  # no phrase of the concept can start anywhere in the text
     for phrase, generic in [*((p, False) for p in concept.phrases),
                             *((p, True) for p in concept.generic)]:
         if generic and len(_phrase_tokens(phrase)) < 2:
