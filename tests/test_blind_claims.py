@@ -245,7 +245,10 @@ MEASURED = {
     # Its three right seniors said to claim wrongly were narrowed ("would be half a head,
     # but … replicated", "heads wider than", "planning on the datasheet promises 1.6×");
     # ten of its 21 unheld wrong answers got claims in general terms
-    "blind_claims_ae.yaml": (40, 42, 32, 0),
+    # (stop 58: six more, each said within one clause: TP keeping "its own copy of the
+    # weights", KV "a much bigger share" at batch 1, "serve it on one card", the peak as "the
+    # number to size on", the scheduler preempting the oldest, the partial block "included")
+    "blind_claims_ae.yaml": (40, 42, 38, 0),
     # corpus AF (stop 58), whiteboard notes of a research background (formulas, ≈ × → ⇒,
     # Greek letters, "2·L·n_kv·d·b"); written blind; measured unread: 33 / 38 / 27 / 6. Its
     # right answers said to claim wrongly were excuses in other words ("would be a ~636 GB

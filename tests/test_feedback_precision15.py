@@ -93,6 +93,9 @@ def test_keys_and_values_name_one_thing_and_split_no_clause() -> None:
      "weights are paid once."),
     ("prefix-caching", "block-size-why", "partial-block-shared",
      "With 16-token blocks all 2,000 prompt tokens are shared (125 blocks)."),
+    (MI300X, "2d", "tp-copies-weights",
+     "With TP each GPU holds 1/N of the weights; data parallel would give each GPU its own "
+     "copy of the weights."),
 ])
 def test_a_right_sentence_in_other_words_claims_nothing(drill: str, step: str, claim: str,
                                                         text: str) -> None:
@@ -128,6 +131,14 @@ PLANTED = [
      "top."),
     ("swap-or-recompute", "policy", "recompute-is-free",
      "Recompute slots into the idle compute of memory-bound decode at essentially zero cost."),
+    ("llama2-70b-mi300x", "2d", "tp-copies-weights",
+     "TP last: with TP each GPU keeps its own copy of the weights beside its slice of KV."),
+    ("decode-roofline-vs-measured", "batch1-why", "batch1-gap-is-kv-attention",
+     "At batch 1 the KV is proportionally a much bigger share of what the step reads."),
+    ("llama31-70b-tp2-h100", "tp-trade", "fits-on-one-card",
+     "For a small internal tool I'd serve it on one card and skip the all-reduces."),
+    ("long-context-tier", "pool-policy", "over-quota-preempts-running",
+     "When a team is over its quota the scheduler preempts the oldest running session."),
     ("observed-concurrency-lower", "evidence", "nvidia-smi-shows-the-kv",
      "nvidia-smi at ~90%+ means the card is full of KV; if it's well below, memory isn't the "
      "limit."),
