@@ -79,7 +79,7 @@ def test_a_suggested_card_is_one_device() -> None:
     drill = find_drill("hybrid-state-kv")[0]
     key = AnswerKey(drill, dict(AnswerKey(drill).givens, model="jamba-1.5-mini",
                                 gpu="h100-pcie"))
-    assert "mi250x" not in _cards_that_hold(key)
+    assert "mi250x" not in (_cards_that_hold(key) or "")
 
 
 def test_a_variants_share_of_the_cache_uses_its_own_utilisation(run: Run) -> None:

@@ -220,6 +220,9 @@ DRAFT_FAMILIES: tuple[DraftFamily, ...] = (
     DraftFamily("Gemma-3", ("gemma-3-",), "gemma-3-1b"),
     # Gemma-2: 256,000 entries.
     DraftFamily("Gemma-2", ("gemma-2-",), "gemma-2-2b", "gemma-2-9b"),
+    # Llama-2: one SentencePiece tokenizer of 32,000 entries across its sizes (not Mistral's,
+    # though as long).
+    DraftFamily("Llama-2", ("llama-2-",), "llama-2-7b", "llama-2-70b"),
     # Mistral-7B-v0.1 and the Mixtral base releases: one SentencePiece tokenizer of 32,000.
     DraftFamily("Mistral", ("mistral-7b-v0.1", "mixtral-8x7b", "mixtral-8x22b"),
                 "mistral-7b-v0.1", "mixtral-8x7b"),
@@ -275,18 +278,29 @@ def draft_from_catalogue(models: Callable[[], Mapping[str, Any]]) -> None:
 
 
 @functools.lru_cache(maxsize=256)
-def _family_draft(shape: tuple[Any, ...]) -> Draft:
+def _family_draft(shape: tuple[Any, ...], kv_heads: Any = None) -> Draft:
     """The draft of the family whose presets have this shape (a config of a known model reads
-    as its preset); a model of no known shape by its vocabulary, where one draft has it."""
+    as its preset); a model of no known shape by its vocabulary, where one draft has it.
+    `kv_heads` tells apart presets of one shape in different families (Llama-2-7B has
+    Mistral-7B-v0.1's shape with 32 KV heads, not 8, and not its tokenizer)."""
     if not _catalogue:
         raise RuntimeError("the model catalogue was not handed to serving_formulas")
     table = _catalogue[0]()
     ids = [key for key, model in table.items() if _shape(model) == shape]
-    families = {f for key in ids if (f := _family_of(key)) is not None}
+    if len({_family_of(key) for key in ids}) > 1:
+        ids = [key for key in ids if _plain(table[key].kv_heads) == kv_heads]
+    found = {_family_of(key) for key in ids}
+    # a shape shared with a model of no family, or of two, says nothing
+    families = set() if None in found or len(found) != 1 else \
+        {f for f in found if f is not None}
     vocab = shape[_SHAPE_FIELDS.index("vocab")]
-    if not ids:  # a model read from a config.json: the one draft whose vocabulary it has
+    if not ids:  # a model read from a config.json: the one draft whose vocabulary it has,
+        # where no model of another family has a vocabulary of that size (Llama-2's 32,000
+        # SentencePiece entries are not Mistral's)
         families = {f for f in DRAFT_FAMILIES
-                    if f.draft is not None and table[f.draft].vocab == vocab}
+                    if f.draft is not None and table[f.draft].vocab == vocab
+                    and all(_family_of(key) is f for key, model in table.items()
+                            if model.vocab == vocab)}
     if len(families) != 1:
         said = "" if vocab is None else f" (a vocabulary of {vocab:,})"
         return Draft(why_none=(
@@ -324,7 +338,7 @@ def _family_of(preset: str) -> DraftFamily | None:
 def family_draft(d: Any) -> Draft:
     """The draft of a deployment's (or a namespace's) target family, or why it has none: a
     target no larger than its family's draft has none either."""
-    draft = _family_draft(_shape(d))
+    draft = _family_draft(_shape(d), _plain(getattr(d, "kv_heads", None)))
     params = getattr(d, "params", None)
     if draft.params is not None and params is not None and params <= draft.params:
         family = next(f for f in DRAFT_FAMILIES if f.name == draft.family)

@@ -307,6 +307,14 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
         said = said.replace(f"such as {DRAFTED_TARGETS}", f"such as {runs}") if runs else \
             said.replace(f"such as {DRAFTED_TARGETS}", "on a larger card (none kvdrill drafts "
                                                        "for fits this one)")
+    larger = re.search(r"choose a larger [^:]* model, such as ([a-z0-9.\-]+)$", said)
+    if larger and gpu is not None and not _runs(drill, model_of(larger.group(1)), gpu):
+        # the family's larger model does not fit the card asked for: say on which it runs
+        from trainer.capacity.presets import gpus as gpu_presets
+
+        cards = [card for card in sorted(gpu_presets(), key=lambda c: gpu_presets()[c].hbm_gb)
+                 if _runs(drill, model_of(larger.group(1)), card)][:2]
+        said += f" on {_or_list(cards)}" if cards else ", on no card kvdrill knows"
     released = f"choose a model whose preset lists that release, such as {_RELEASED_EXAMPLE}, "
     if released in said:
         runs = that_run(_RELEASED_EXAMPLE)
@@ -327,11 +335,10 @@ _SMALL_DRAFTED_TARGETS = "llama-3.1-8b, qwen3-8b or qwen3-4b"
 
 
 # Smaller presets that share a target's tokenizer where kvdrill's draft families
-# (serving_formulas.DRAFT_FAMILIES) have no draft: Llama-2's is one across its sizes,
-# GPT-OSS-120B's o200k_harmony (201,088) is GPT-OSS-20B's. A refusal names them and why they
-# do not draft. (Mistral's families draft with Mistral-7B: the drill runs, and says where
-# speculation does not pay.)
-_SAME_TOKENIZER = {"llama-2-70b": "llama-2-7b", "gpt-oss-120b": "gpt-oss-20b"}
+# (serving_formulas.DRAFT_FAMILIES) have no draft: GPT-OSS-120B's o200k_harmony (201,088) is
+# GPT-OSS-20B's. A refusal names it and why it does not draft. (Llama-2 and Mistral's families
+# draft with their 7B: the drill runs, and says where speculation does not pay.)
+_SAME_TOKENIZER = {"gpt-oss-120b": "gpt-oss-20b"}
 # The tokenizer a refusal names, where it has a name of its own
 _TOKENIZER_NAMES = {"gpt-oss-120b": "GPT-OSS's o200k_harmony tokenizer"}
 
@@ -937,10 +944,22 @@ def _batch_past_memory(key: AnswerKey) -> str | None:
     return None
 
 
-def _cards_that_hold(key: AnswerKey) -> str:
+def _larger_card(key: AnswerKey, smaller: str) -> str:
+    """The advice of a refusal for memory: the cards it runs on, or that none does."""
+    named = _cards_that_hold(key)
+    if named is None:
+        model = key.givens.get("model")
+        name = model_of(model).name if isinstance(model, str) else "this model"
+        return (f"no card kvdrill knows runs this drill with {name}" +
+                (f": choose {smaller[5:]}" if smaller else ""))
+    return f"choose a larger card with --gpu{named}{smaller}"
+
+
+def _cards_that_hold(key: AnswerKey) -> str | None:
     """" (such as b200 or mi300x)": the two smallest cards whose memory, at the drill's GPU
-    count, utilisation and reserve, holds the weights and one sequence of its context; "" when
-    none does or the sizes are unknown."""
+    count, utilisation and reserve, holds the weights and one sequence of its context, and on
+    which the drill runs with this model, tried as the user would run it; None when it runs on
+    none, "" when the sizes are unknown."""
     from trainer.capacity.presets import gpus as gpu_presets
 
     d = key.base
@@ -948,11 +967,17 @@ def _cards_that_hold(key: AnswerKey) -> str:
         need = value_of(d, "weights_bytes") + value_of(d, "kv_bytes_per_sequence")
     except (KvdrillError, ZeroDivisionError):
         return ""
+    named = key.givens.get("model")
+    model = model_of(named) if isinstance(named, str) else named
+    if model is not None and not isinstance(model, ModelPreset):
+        return ""
     fits = sorted((g.hbm_gb, card_id) for card_id, g in gpu_presets().items()
                   if g.devices == 1  # (an MI250X is two GPUs to software: refused)
                   and d.gpus * (g.hbm_gb * d.utilization - d.reserve_gb) * 10**9 > need
                   and g.hbm_gb > d.hbm_gb)
-    return f" (such as {_or_list([card_id for _, card_id in fits[:2]])})" if fits else ""
+    # (a card that holds the weights may still miss the drill's batch, target or reserve)
+    runs = [card_id for _, card_id in fits if _runs(key.drill, model, card_id)][:2]
+    return f" (such as {_or_list(runs)})" if runs else None
 
 
 def _does_not_fit(key: AnswerKey) -> str | None:
@@ -985,11 +1010,10 @@ def _does_not_fit(key: AnswerKey) -> str | None:
                        f"{format_number(raw / 10**9, sig=4)} GB")
         said = (f"do not fit on {card} ({against[0]} against {against[1]})" if weights >= raw else
                 f"({format_bytes(weights)}) leave no memory for the KV cache on {card}")
-        return (f"its weights {said}: choose a larger card with --gpu"
-                f"{_cards_that_hold(key)}{smaller}")
+        return f"its weights {said}: {_larger_card(key, smaller)}"
     if value_of(key.base, "max_concurrency") < 1:
         return (f"not one sequence of the drill's {shown['context']}-token context fits on "
-                f"{card}: choose a larger card with --gpu{_cards_that_hold(key)}{smaller}")
+                f"{card}: {_larger_card(key, smaller)}")
     if (crowded := _batch_past_memory(key)) is not None:
         return crowded
     if (refused := _engine_refuses(key)) is not None:
