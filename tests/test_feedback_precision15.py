@@ -93,6 +93,11 @@ def test_keys_and_values_name_one_thing_and_split_no_clause() -> None:
      "weights are paid once."),
     ("prefix-caching", "block-size-why", "partial-block-shared",
      "With 16-token blocks all 2,000 prompt tokens are shared (125 blocks)."),
+    (MI300X, "5c", "free-while-memory-bound",
+     "Near-free while W ≫ B·kv_seq; exactly free when B·kv_seq holds. It also assumes you stay "
+     "below the compute ridge."),
+    ("llama31-8b-h100", "policy", "raise-cap-for-everyone",
+     "A 32k session costs 8 chat sessions, a 128k one 32, which is why the cap matters."),
     (MI300X, "2d", "tp-copies-weights",
      "With TP each GPU holds 1/N of the weights; data parallel would give each GPU its own "
      "copy of the weights."),
@@ -139,6 +144,15 @@ PLANTED = [
      "For a small internal tool I'd serve it on one card and skip the all-reduces."),
     ("long-context-tier", "pool-policy", "over-quota-preempts-running",
      "When a team is over its quota the scheduler preempts the oldest running session."),
+    ("long-context-tier", "pricing", "long-token-32x-slower",
+     "A 128k output token reads 32× the context, so it costs ~32× the GPU time to make."),
+    ("prefill-vs-decode", "why-two-regimes", "prefill-bound-by-attention",
+     "What makes prefill compute-bound is attention: its quadratic T² term."),
+    ("multi-turn-growth", "policy", "prefix-caching-shares-history",
+     "With prefix caching on, each user's history from the previous turn is already in the "
+     "cache."),
+    ("observed-concurrency-lower", "evidence", "nvidia-smi-shows-the-kv",
+     "If framebuffer usage sits at ~90% at the plateau the KV pool is full."),
     ("observed-concurrency-lower", "evidence", "nvidia-smi-shows-the-kv",
      "nvidia-smi at ~90%+ means the card is full of KV; if it's well below, memory isn't the "
      "limit."),
