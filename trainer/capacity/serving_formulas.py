@@ -287,12 +287,12 @@ def _family_draft(shape: tuple[Any, ...], kv_heads: Any = None) -> Draft:
         raise RuntimeError("the model catalogue was not handed to serving_formulas")
     table = _catalogue[0]()
     ids = [key for key, model in table.items() if _shape(model) == shape]
-    if len({_family_of(key) for key in ids}) > 1:
-        ids = [key for key in ids if _plain(table[key].kv_heads) == kv_heads]
     found = {_family_of(key) for key in ids}
+    if len(found) > 1:
+        ids = [key for key in ids if _plain(table[key].kv_heads) == kv_heads]
+        found = {_family_of(key) for key in ids}
     # a shape shared with a model of no family, or of two, says nothing
-    families = set() if None in found or len(found) != 1 else \
-        {f for f in found if f is not None}
+    families = {f for f in found if f is not None} if len(found) == 1 else set()
     vocab = shape[_SHAPE_FIELDS.index("vocab")]
     if not ids:  # a model read from a config.json: the one draft whose vocabulary it has,
         # where no model of another family has a vocabulary of that size (Llama-2's 32,000

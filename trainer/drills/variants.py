@@ -5,6 +5,7 @@ an interviewer's sheet, the candidate's practice and the grading all see one var
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable
@@ -308,12 +309,13 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
             said.replace(f"such as {DRAFTED_TARGETS}", "on a larger card (none kvdrill drafts "
                                                        "for fits this one)")
     larger = re.search(r"choose a larger [^:]* model, such as ([a-z0-9.\-]+)$", said)
-    if larger and gpu is not None and not _runs(drill, model_of(larger.group(1)), gpu):
+    if larger and gpu is not None and not _runs(drill, bigger := model_of(larger.group(1)), gpu):
         # the family's larger model does not fit the card asked for: say on which it runs
         from trainer.capacity.presets import gpus as gpu_presets
 
-        cards = [card for card in sorted(gpu_presets(), key=lambda c: gpu_presets()[c].hbm_gb)
-                 if _runs(drill, model_of(larger.group(1)), card)][:2]
+        by_memory = sorted(gpu_presets().values(), key=lambda card: card.hbm_gb)
+        cards = list(itertools.islice(
+            (card.id for card in by_memory if _runs(drill, bigger, card.id)), 2))
         said += f" on {_or_list(cards)}" if cards else ", on no card kvdrill knows"
     released = f"choose a model whose preset lists that release, such as {_RELEASED_EXAMPLE}, "
     if released in said:
@@ -951,7 +953,7 @@ def _larger_card(key: AnswerKey, smaller: str) -> str:
         model = key.givens.get("model")
         name = model_of(model).name if isinstance(model, str) else "this model"
         return (f"no card kvdrill knows runs this drill with {name}" +
-                (f": choose {smaller[5:]}" if smaller else ""))
+                (f": choose {smaller.removeprefix(', or ')}" if smaller else ""))
     return f"choose a larger card with --gpu{named}{smaller}"
 
 
@@ -975,8 +977,10 @@ def _cards_that_hold(key: AnswerKey) -> str | None:
                   if g.devices == 1  # (an MI250X is two GPUs to software: refused)
                   and d.gpus * (g.hbm_gb * d.utilization - d.reserve_gb) * 10**9 > need
                   and g.hbm_gb > d.hbm_gb)
-    # (a card that holds the weights may still miss the drill's batch, target or reserve)
-    runs = [card_id for _, card_id in fits if _runs(key.drill, model, card_id)][:2]
+    # (a card that holds the weights may still miss the drill's batch, target or reserve;
+    # each is tried, the smallest first, until two run)
+    runs = list(itertools.islice(
+        (card_id for _, card_id in fits if _runs(key.drill, model, card_id)), 2))
     return f" (such as {_or_list(runs)})" if runs else None
 
 
