@@ -67,7 +67,7 @@ def test_a_text_only_model_keeps_its_figures(run: Run) -> None:
 
 @pytest.mark.parametrize(("args", "said"), [
     (("speculative-decoding", "--model", "llama-4-scout", "--gpu", "h200"),
-     "no draft model that shares its tokenizer"),
+     "no draft for this drill to run beside it"),
     (("multi-turn-growth", "--model", "llama-3.3-nemotron-super-49b", "--gpu", "mi250x"),
      "keeps KV on 49 of its 80 layers"),
     (("llama31-70b-tp2-h100", "--model", "mixtral-8x22b", "--gpu", "l40s"),

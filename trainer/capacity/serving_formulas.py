@@ -234,6 +234,23 @@ DRAFT_FAMILIES: tuple[DraftFamily, ...] = (
         "entries), GPT-OSS-20B reads too much per token to draft for GPT-OSS-120B, and the "
         "EAGLE heads trained for GPT-OSS are a drafting head on the target, not a draft "
         "model")),
+    # Families with no smaller member to draft with (a refusal says so rather than "no draft
+    # shares its tokenizer", which reads as if one might)
+    DraftFamily("DeepSeek-V3", ("deepseek-v3",), None, why_none=(
+        "DeepSeek-V3 speculates with its own multi-token-prediction layer, shipped with its "
+        "weights (vLLM's deepseek_mtp method), not with a separate draft model, and no smaller "
+        "model shares its tokenizer (129,280 entries), so there is no draft for this drill to "
+        "run beside it")),
+    DraftFamily("DeepSeek-V2", ("deepseek-v2",), None, why_none=(
+        "no model smaller than DeepSeek-V2-Lite shares DeepSeek-V2's tokenizer (102,400 "
+        "entries), so there is no draft for this drill to run beside it")),
+    DraftFamily("Kimi-K2", ("kimi-k2",), None, why_none=(
+        "kvdrill knows no smaller model that shares Kimi-K2's tokenizer (163,840 entries), so "
+        "there is no draft for this drill to run beside it")),
+    DraftFamily("Llama-4", ("llama-4-",), None, why_none=(
+        "Llama-4's tokenizer (202,048 entries) is shared only by Scout and Maverick, each "
+        "reading 17B active parameters per token: neither is small enough to draft for the "
+        "other, so there is no draft for this drill to run beside it")),
 )
 # The fields that tell a model preset apart, as a deployment holds them: not those a wrong path
 # changes (KV heads, head_dim, the windows), so that a mistake keeps the target's draft.

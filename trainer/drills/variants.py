@@ -753,12 +753,12 @@ def _zero_count(drill: Drill, givens: dict[str, Any]) -> str:
     try:
         if "tpot_ms" in givens and value_of(key.base, "latency_bound_batch") < 1:
             return (f"reading the weights alone takes longer than the {shown['tpot_ms']} ms "
-                    f"TPOT target on {card}, so no batch meets it: choose a faster card with "
-                    "--gpu, or a smaller model")
+                    f"TPOT target on {card}, so no batch meets it: "
+                    f"{_better_card(key, 'faster', _smaller(key))}")
     except (KvdrillError, ZeroDivisionError):
         pass
     return (f"one of its counts comes out at zero on {card} (no sequence, no batch to divide "
-            "by): choose a larger card with --gpu, or a smaller model")
+            f"by): {_better_card(key, 'memory', _smaller(key))}")
 
 
 def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None) -> None:
@@ -904,7 +904,7 @@ def _lesson_lost(key: AnswerKey, card: str) -> str | None:
     unit = f" {key.drill.step(step.ratio_of[0]).unit}".rstrip()
     return (f"its lesson is that {bound.lesson}, and on {card} it does not hold "
             f"({format_number(top)}{unit} {bound.top} against {format_number(bottom)} "
-            f"{bound.bottom}, {format_number(ratio, sig=3)}×): choose a larger card with --gpu")
+            f"{bound.bottom}, {format_number(ratio, sig=3)}×): {_better_card(key, 'memory', '')}")
 
 
 def _batch_under_target(key: AnswerKey, card: str) -> str | None:
@@ -924,8 +924,8 @@ def _batch_under_target(key: AnswerKey, card: str) -> str | None:
             if batch == 1 else f"only {int(batch)} sequences meet it"
         return (f"reading the weights alone takes {format_number(weights_ms, sig=3)} ms of each "
                 f"step on {card} against the {shown['tpot_ms']} ms TPOT target, so {meets} "
-                "and no batch shares the weight read: choose a faster card with --gpu, or a "
-                "smaller model")
+                "and no batch shares the weight read: "
+                f"{_better_card(key, 'faster', _smaller(key))}")
     return None
 
 
@@ -942,8 +942,14 @@ def _batch_past_memory(key: AnswerKey) -> str | None:
             shown = key.display_givens()
             return (f"its step {step.id} runs a batch of {batch} sessions, and only "
                     f"{int(held)} fit on {shown['gpus']} × {shown['gpu_name']} at "
-                    f"{d.context:,} tokens: choose a card with more memory with --gpu")
+                    f"{d.context:,} tokens: {_better_card(key, 'memory', _smaller(key))}")
     return None
+
+
+def _smaller(key: AnswerKey) -> str:
+    """", or a smaller model" where the drill takes another model (a drill of its own model
+    takes none)."""
+    return "" if key.drill.requires.own_model else ", or a smaller model"
 
 
 def _larger_card(key: AnswerKey, smaller: str) -> str:
@@ -977,11 +983,40 @@ def _cards_that_hold(key: AnswerKey) -> str | None:
                   if g.devices == 1  # (an MI250X is two GPUs to software: refused)
                   and d.gpus * (g.hbm_gb * d.utilization - d.reserve_gb) * 10**9 > need
                   and g.hbm_gb > d.hbm_gb)
-    # (a card that holds the weights may still miss the drill's batch, target or reserve;
-    # each is tried, the smallest first, until two run)
-    runs = list(itertools.islice(
-        (card_id for _, card_id in fits if _runs(key.drill, model, card_id)), 2))
+    return _such_as(key.drill, model, [card_id for _, card_id in fits])
+
+
+def _such_as(drill: Drill, model: ModelPreset | None, cards: list[str]) -> str | None:
+    """" (such as b200 or mi300x)": the first two of `cards` on which the drill runs with this
+    model (a card that holds the weights may still miss the drill's batch, target or reserve;
+    each is tried in order until two run); None when none does."""
+    runs = list(itertools.islice((card for card in cards if _runs(drill, model, card)), 2))
     return f" (such as {_or_list(runs)})" if runs else None
+
+
+def _better_card(key: AnswerKey, better: str, smaller: str) -> str:
+    """The advice of a refusal a card with more bandwidth ("faster") or more memory cures:
+    the cards the drill runs on with this model that have more of it, the least first, or
+    that none does."""
+    from trainer.capacity.presets import gpus as gpu_presets
+
+    d = key.base
+    named = key.givens.get("model")
+    model = model_of(named) if isinstance(named, str) else named
+    attribute = "bandwidth_tbs" if better == "faster" else "hbm_gb"
+    mine = getattr(d, attribute)
+    cards = [card_id for _, card_id in sorted(
+        (getattr(g, attribute), card_id) for card_id, g in gpu_presets().items()
+        if g.devices == 1 and getattr(g, attribute) > mine)]
+    wording = "a faster card" if better == "faster" else "a card with more memory"
+    if model is not None and not isinstance(model, ModelPreset):
+        return f"choose {wording} with --gpu{smaller}"
+    such = _such_as(key.drill, model, cards)
+    if such is None:
+        name = model.name if model is not None else "this model"
+        return (f"no card kvdrill knows runs this drill with {name}" +
+                (f": choose {smaller.removeprefix(', or ')}" if smaller else ""))
+    return f"choose {wording} with --gpu{such}{smaller}"
 
 
 def _does_not_fit(key: AnswerKey) -> str | None:
@@ -992,7 +1027,7 @@ def _does_not_fit(key: AnswerKey) -> str | None:
     shown = key.display_givens()
     card = f"{shown['gpus']} × {shown['gpu_name']}"
     # another model only where the drill takes one (a drill of its own model takes none)
-    smaller = "" if key.drill.requires.own_model else ", or a smaller model"
+    smaller = _smaller(key)
     if value_of(key.base, "kv_budget_bytes") <= 0:
         from trainer.capacity.presets import gpus as gpu_presets
 
@@ -1027,8 +1062,8 @@ def _does_not_fit(key: AnswerKey) -> str | None:
         if step.answer == "spec_max_concurrency" and \
                 value_of(key.deployment(step.id), "spec_max_concurrency") < 1:
             return (f"with the draft's weights and KV resident beside the target's, not one "
-                    f"sequence of {shown['context']} tokens fits on {card}: choose a larger "
-                    "card with --gpu, or a smaller model")
+                    f"sequence of {shown['context']} tokens fits on {card}: "
+                    f"{_better_card(key, 'memory', smaller)}")
     positive = key.drill.requires.counts_positive
     listed = () if isinstance(positive, bool) else tuple(positive)
     for step in key.drill.steps if positive else ():
@@ -1038,7 +1073,7 @@ def _does_not_fit(key: AnswerKey) -> str | None:
                 and value_of(key.deployment(step.id), step.answer) < 1:
             context = key.deployment(step.id).context
             return (f"its step {step.id} holds not one sequence of {context:,} tokens on "
-                    f"{card}: choose a larger card with --gpu{smaller}")
+                    f"{card}: {_better_card(key, 'memory', smaller)}")
     if (slow := _batch_under_target(key, card)) is not None:
         return slow
     if (lost := _lesson_lost(key, card)) is not None:
