@@ -194,7 +194,9 @@ MEASURED = {
     # false claims were read: a figure spaced "38.4 / 4" read as two side by side (as a
     # table's cells are), "vs 3 needed" beside the 2,000-slot figure, "the MoE version of
     # forgot-weights". Left: "watch gpu memory" in a junior answer (the claim is right)
-    "blind_claims_x.yaml": (39, 42, 34, 1),
+    # (stop 59: two wrong answers held once a table's rows were read apart and "both are
+    # bandwidth-bound" said of prefill and decode was claimed)
+    "blind_claims_x.yaml": (39, 42, 36, 1),
     # corpus Y (stop 54), terse experts and wordy juniors: seniors in one to four dense lines,
     # juniors long and hedged; written blind; measured unread: 13 / 43 / 40 / 8. Its seniors
     # match fewer concept phrases than its mids (as R's do): ordering is the weak figure. Of
@@ -266,6 +268,18 @@ MEASURED = {
     # steps over the other corpora, so they stay one). Seven misconceptions said within one
     # clause got phrases
     "blind_claims_ag.yaml": (41, 43, 37, 1),
+    # corpus AH (stop 59), GPU-kernel and hardware engineers (bytes moved, FLOP/B, ridge
+    # points, CTAs, tables, scientific notation, British spelling); written blind; measured
+    # unread: 36 / 43 / 40 / 7, the first new corpus whose wrong answers were held unread on
+    # over 90% of its steps. Its false claims were precision faults: five right seniors, a
+    # product "≈5 × 1.4e11 FLOP" read as a "5×" speed-up, one table row's label read with the
+    # next row's figure (a table's rows are now spans of their own for claims, its cells
+    # still clauses), "fractionally slower", "per block per layer" as a size, "capacity held
+    # idle", "per-token under-prices it"; then three unheld wrong answers got phrases ("the
+    # one that improves both", fragmentation "the biggest contributor", a paged cache that
+    # "keeps a session's blocks", which an over-broad "cached" had excused). The right answer
+    # left said to claim wrongly is a junior that watches GPU memory
+    "blind_claims_ah.yaml": (42, 43, 43, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

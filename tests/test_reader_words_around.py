@@ -42,3 +42,14 @@ def test_a_leading_not_is_never_dropped() -> None:
 def test_the_unit_after_a_number_is_not_called_an_ignored_word() -> None:
     reading = read_answer("66 sessions i guess", "sequences").readings[0]
     assert reading.note == "ignored the words after the number: 'i guess'"
+
+
+@pytest.mark.parametrize(("typed", "unit", "value"), [
+    ("20ish seqs", "sequences", Fraction(20)),
+    ("6-ish GB", "GB", Fraction(6 * 10**9)),
+    ("2.5ish ms", "ms", Fraction(1, 400)),
+])
+def test_ish_glued_to_the_number_marks_it_approximate(typed: str, unit: str,
+                                                       value: Fraction) -> None:
+    reading = read_answer(typed, unit).readings[0]
+    assert (reading.quantity.value, reading.approximate) == (value, True)

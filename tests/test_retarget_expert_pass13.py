@@ -78,8 +78,8 @@ def test_equal_session_counts_are_not_a_percentage(run: Run) -> None:
 def test_an_moe_step_reads_one_row_of_the_embedding_table(run: Run) -> None:
     # GPT-OSS-120B on a B200 pair: 6.22 GB less the 1.16 GB table a step never reads
     text = _solution(run, "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu", "b200")
-    assert "used by one token (5.71B active parameters less the 1.16 GB embedding table, of " \
-           "which a step reads one row): **5.06 GB**" in " ".join(text.split())
+    assert "used by one token (5.71B active parameters counting the input embedding, less its " \
+           "1.16 GB table, of which a step reads one row): **5.06 GB**" in " ".join(text.split())
     assert "**3,044 tokens/s**" in text
 
 

@@ -59,8 +59,8 @@ def test_speculation_on_an_moe_target_is_a_roofline_estimate(run: Run) -> None:
 def test_the_active_count_beside_bytes_without_the_embedding_says_so(run: Run) -> None:
     text = flat(_solution(run, "mixtral-moe-decode", "--model", "qwen3-30b-a3b", "--gpu",
                           "h100"))
-    assert "3.35B active parameters less the 0.622 GB embedding table, of which a step reads " \
-           "one row): **6.08 GB**" in text
+    assert "3.35B active parameters counting the input embedding, less its 0.622 GB table, of " \
+           "which a step reads one row): **6.08 GB**" in text
 
 
 def test_the_pitch_quotes_the_publishers_active_count(run: Run) -> None:

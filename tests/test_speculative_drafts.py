@@ -120,14 +120,22 @@ def test_gpt_oss_is_refused_by_name(run: Run, target: str) -> None:
 
 
 # (Mixtral drafts with Mistral-7B since stop 58: its solution says the slowdown)
-@pytest.mark.parametrize("target", ["phi-4", "deepseek-v2-lite"])
-def test_a_family_without_a_draft_is_refused_in_one_sentence(target: str) -> None:
+def test_a_model_of_no_known_family_is_refused_in_one_sentence() -> None:
     with pytest.raises(KvdrillError) as refusal:
-        key_for(target, "b200")
+        key_for("phi-4", "b200")
     text = str(refusal.value)
     # no draft of the family at all
     assert "\n" not in text and "shares its tokenizer" in text
     assert text.rsplit(": ", 1)[-1].startswith("choose a target such as llama-3.3-70b")
+
+
+def test_a_family_with_no_smaller_member_is_refused_for_that_in_one_sentence() -> None:
+    with pytest.raises(KvdrillError) as refusal:
+        key_for("deepseek-v2-lite", "b200")
+    text = str(refusal.value)
+    assert "\n" not in text and "no model smaller than DeepSeek-V2-Lite" in text
+    assert text.rsplit(": ", 1)[-1].startswith(
+        "choose a target whose family has a draft, such as llama-3.3-70b")
 
 
 @pytest.mark.parametrize("target", ["llama-3.2-1b", "qwen3-0.6b", "qwen2.5-0.5b", "gemma-3-1b",

@@ -537,7 +537,7 @@ def _take_checkpoint(model: ModelPreset | None, dtype: str, take: Any) -> None:
     released = (model.checkpoints or {}) if model is not None else {}
     if dtype not in released:
         known = (f" (it lists {', '.join(repr(d) for d in released)})" if released else
-                 " (it lists no released checkpoint)")
+                 " (it lists none of its releases, which does not mean none exists)")
         name = model.id if model is not None else "no model preset"
         raise InvalidInput(
             f"kvdrill's preset for {name} records no {dtype!r} checkpoint{known}: "

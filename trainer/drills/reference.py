@@ -752,8 +752,8 @@ def _moe_text(d: Deployment) -> dict[str, str]:
     # what the active count includes and a step's bytes leave out, said where both are shown
     # ("3.35B active parameters" beside 6.08 GB, not 6.70)
     less = "" if not unread_table else (
-        f" less the {format_number(table / 10**9, sig=3)} GB embedding table, of which a step "
-        "reads one row")
+        f" counting the input embedding, less its {format_number(table / 10**9, sig=3)} GB "
+        "table, of which a step reads one row")
     return {"idle_experts": format_number(idle), "experts_read_batch64": share,
             "active_read_note": unread, "active_table_note": less,
             "resident_weights_formula": resident,

@@ -279,8 +279,8 @@ def _check_weights_dominate(drill: Drill, givens: dict[str, Any], target: Target
         raise UsageError(
             f"drill {drill.id} cannot be re-targeted at {target_label(target)}: its lesson is "
             f"that a batch shares one read of the weights, and only {int(batch)} sequence of "
-            f"{shown['context']} tokens fits on {shown['gpus']} × {shown['gpu_name']}: choose "
-            "a card with more memory with --gpu, or a smaller model")
+            f"{shown['context']} tokens fits on {shown['gpus']} × {shown['gpu_name']}: "
+            f"{_better_card(key, 'memory', _smaller(key))}")
     if own < weights:
         return
     raise UsageError(
@@ -317,6 +317,10 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
         cards = list(itertools.islice(
             (card.id for card in by_memory if _runs(drill, bigger, card.id)), 2))
         said += f" on {_or_list(cards)}" if cards else ", on no card kvdrill knows"
+    if larger and model_of(larger.group(1)).experts is not None:
+        # a mixture of experts gains nothing either: the refusal must not read as if it would
+        said += (" (a mixture of experts, on which the drill shows speculation losing, "
+                 "since verifying k + 1 tokens touches most of its experts)")
     released = f"choose a model whose preset lists that release, such as {_RELEASED_EXAMPLE}, "
     if released in said:
         runs = that_run(_RELEASED_EXAMPLE)
@@ -792,7 +796,12 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             try:
                 retarget(drill, dict(drill.givens), make_target(model, None) or {})
             except UsageError as model_reason:
-                raise UsageError(str(model_reason)) from None
+                # (what it suggests runs on the drill's own card, not on this one)
+                own = find_gpu(str(drill.givens.get("gpu")))
+                raise UsageError(
+                    f"{model_reason}, with --gpu {own.id} (kvdrill has no sourced figure for "
+                    f"what {find_gpu(gpu).name}'s driver reports, which this drill asks "
+                    "for)") from None
         cards = f"choose a card it has one for ({', '.join(known)})" if known else \
             "choose another model or card"
         raise UsageError(
@@ -1098,8 +1107,9 @@ def _does_not_fit(key: AnswerKey) -> str | None:
             whose = (f"whose weights and that step's {format_number(reserve)} GB reserve "
                      "leave") if own_reserve else "whose weights leave"
             return (f"its step {step.id} sizes {model_name} on {gpus} × {card_name}, {whose} "
-                    "no memory for the KV cache there: choose a larger card "
-                    f"with --gpu{'' if pinned else smaller}")
+                    "no memory for the KV cache there: "
+                    + ("choose a larger card with --gpu" if isinstance(card_id, str) else
+                       _better_card(key, "memory", "" if pinned else smaller)))
     return None
 
 

@@ -135,8 +135,12 @@ def _spans(reading: Reading) -> list[int]:
     clauses ("97 sessions is right and the colleague double counts" is two statements)."""
     spans, span, fresh, last_item = [], -1, -1, None
     opening: dict[int, int] = {}  # each sentence's first span
+    rows = reading.row or (-1,) * len(reading.tokens)
     for position, token in enumerate(reading.tokens):
-        new_item = reading.item[position] != last_item
+        # (a table's row is a span of its own: "| shared once | 2,000 |" is no subject of the
+        # row after it)
+        new_item = reading.item[position] != last_item or (
+            position and rows[position] != rows[position - 1])
         verb_at = position + 1 + _pronoun_run(reading.tokens, position + 1)
         # an item of the same sentence that opens with "that" or "which" says it of the
         # item before ("the log says 53x — that's the real number of requests")
@@ -154,7 +158,9 @@ def _spans(reading: Reading) -> list[int]:
                      and len(reading.tokens[position + 1]) == 1)
                  # "keys and values" as well
                  or (position and reading.tokens[position - 1] in _stems("key keys")
-                     and reading.tokens[position + 1] in _stems("value values")))
+                     and reading.tokens[position + 1] in _stems("value values"))
+                 # "FP8 KV is the winner and the one that improves both": one subject
+                 or reading.tokens[position + 1:position + 4] in _THE_ONE_THAT)
         if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared):
             fresh += 1
             span = fresh
@@ -188,6 +194,9 @@ _SHARED_SUBJECT = ("halves doubles cuts reduces increases raises lowers shrinks 
 
 
 _JOINS = "and but while whereas although though however yet"
+
+# "… and the one that …", "… and the only one which …": the same subject, said again
+_THE_ONE_THAT = (("the", "one", "that"), ("the", "one", "which"), ("the", "onli", "one"))
 
 # A direction is said many ways: a claim written "the KV drops" is made by "the KV shrinks",
 # "falls", "decreases". Each word of a claim's phrase in one of these families matches any
@@ -283,7 +292,12 @@ _OPERATORS = frozenset("×x÷/+-")
 def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
     """Whether an equation the phrase states ("d_head = 1,024", "d_head 1,024") is only the
     end of a longer one the text states ("n_kv × d_head = 1,024", "n_kv × d_head (1,024)"):
-    its first name is an operand, not the subject of the equality."""
+    its first name is an operand, not the subject of the equality; or whether a factor the
+    phrase states ("5×") is a product's first operand ("5 × 1.4e11")."""
+    end = start + len(phrase)
+    if phrase[-1] == "×" and end < len(reading.tokens) and is_number(reading.tokens[end]) \
+            and reading.sentence[end] == reading.sentence[start]:
+        return True  # "5 × 1.4e11 FLOP" multiplies: no "5×" speed-up or ratio
     return ("=" in phrase or (len(phrase) > 1 and is_number(phrase[-1]))) and start > 0 \
         and reading.tokens[start - 1] in _OPERATORS \
         and reading.sentence[start - 1] == reading.sentence[start]  # "(2×). Batch-1 …" no

@@ -267,6 +267,9 @@ class Reading:
     # each token's sentence as written, before one opening with "both", "so" ... was read as
     # carrying on the one before it
     written: tuple[int, ...] = ()
+    # each token's row of a table ("| shared once | 2,000 |"), -1 outside one: a row says its
+    # own thing, though the table reads as one item
+    row: tuple[int, ...] = ()
 
 
 @lru_cache(maxsize=256)
@@ -305,6 +308,8 @@ def read_text(text: str) -> Reading:
     item: list[int] = []
     clause: list[int] = []
     written: list[int] = []
+    row: list[int] = []  # each token's table row, or -1 outside a table
+    rows = -1
     as_written = -1
     state = {"sentence": -1, "item": -1, "clause": -1}
     joined: set[int] = set()
@@ -328,6 +333,8 @@ def read_text(text: str) -> Reading:
                         and len(lines[line_index - 1].split()) <= _SHORT_LINE:
                     new("item")
                 line = line.removeprefix(_TAIL)
+                rows += line.lstrip().startswith("|")
+                in_row = rows if line.lstrip().startswith("|") else -1
                 for token in _lex(line):
                     if token in _ITEM_BREAKS or token == "—":
                         new("item")
@@ -339,6 +346,7 @@ def read_text(text: str) -> Reading:
                         item.append(state["item"])
                         clause.append(state["clause"])
                         written.append(as_written)
+                        row.append(in_row)
                         new("clause")
                     else:
                         if token in _CLAUSE_WORDS:
@@ -348,6 +356,7 @@ def read_text(text: str) -> Reading:
                         item.append(state["item"])
                         clause.append(state["clause"])
                         written.append(as_written)
+                        row.append(in_row)
             if asked:
                 questions.update(range(first_item, state["item"] + 1))
     reasoned, listed = _reasoning(tokens, sentence, item, frozenset(joined))
@@ -359,7 +368,7 @@ def read_text(text: str) -> Reading:
                     if (value := _as_float(token)) is not None and position not in named)
     return Reading(tuple(tokens), tuple(sentence), tuple(item), tuple(clause), reasoned, listed,
                    {k: tuple(v) for k, v in starts.items()}, numbers, frozenset(questions),
-                   tuple(written))
+                   tuple(written), tuple(row))
 
 
 # The families whose names carry numbers: "Llama-3.1-8B" states no figure of 3.1 or 8

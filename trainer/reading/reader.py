@@ -271,6 +271,7 @@ _TRAILING_APPROX = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)$")
+_GLUED_ISH = re.compile(r"(?<=\d)-?ish\b", re.IGNORECASE)
 # "8× (64/8)": a × glued to its number and spaced from the group is the ratio's sign, as
 # "8x (64/8)" is; "8 × (64/8)" and "8×(64/8)" multiply
 _RATIO_BEFORE_ASIDE = re.compile(r"\d×$")
@@ -609,6 +610,8 @@ def _tidy(s: str) -> tuple[str, bool, list[str]]:
         m = _TRAILING_APPROX.search(s)
         if m:
             approximate, s = True, s[: m.start()]
+        if _GLUED_ISH.search(s):  # "20ish seqs", "6-ish GB": about that figure
+            approximate, s = True, _GLUED_ISH.sub("", s, count=1)
         m = _TRAILING_PAREN.search(s)
         if m and not re.search(r"\d", m.group(1)):
             notes.append(f"ignored '({m.group(1).strip()})'")
