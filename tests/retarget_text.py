@@ -33,3 +33,4 @@ def refusal_text(run: Run, *args: str) -> str:
     result = run("solution", *args, ok=False)
     assert result.exit_code == 2
     return flat(result.stderr)
+

@@ -8,15 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from click.testing import Result
-from retarget_text import flat
+from retarget_text import flat, refusal_text
 
 Run = Callable[..., Result]
 
 
-def _refusal(run: Run, *args: str) -> str:
-    result = run("solution", *args, ok=False)
-    assert result.exit_code == 2
-    return flat(result.stderr)
+_refusal = refusal_text
 
 
 # ---- W1: a suggested card runs the drill --------------------------------------------------------

@@ -8,15 +8,12 @@ from collections.abc import Callable
 
 import pytest
 from click.testing import Result
-from retarget_text import flat
+from retarget_text import flat, refusal_text
 
 Run = Callable[..., Result]
 
 
-def _refusal(run: Run, *args: str) -> str:
-    result = run("solution", *args, ok=False)
-    assert result.exit_code == 2
-    return flat(result.stderr)
+_refusal = refusal_text
 
 
 def test_a_refusal_for_the_tpot_target_names_faster_cards_that_run(run: Run) -> None:
