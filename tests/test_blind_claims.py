@@ -139,7 +139,7 @@ MEASURED = {
     "blind_claims_o.yaml": (35, 42, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
-    "blind_claims_p.yaml": (41, 41, 34, 1),
+    "blind_claims_p.yaml": (42, 42, 36, 0),
     # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
@@ -152,7 +152,7 @@ MEASURED = {
     # Then claims for its wrong answers left unheld, in general terms (36 → 39).
     # (stop 57: 13 ordered, its 2c-why mid now credited for the statement that opens its list
     # of unchanged terms, above its four-word senior)
-    "blind_claims_r.yaml": (11, 43, 40, 0),
+    "blind_claims_r.yaml": (11, 43, 41, 0),
     # corpus S (stop 51), a shared doc typed by candidates whose first language is not
     # English, written blind; measured unread at the start of the stop: 37 / 42 / 36 / 2 (41 /
     # 42 / 35 / 2 after depth became half of a text dimension). Then a helper narrowed the two
@@ -203,12 +203,12 @@ MEASURED = {
     # its false claims, two were questions ("maybe you could offload some experts to the
     # CPU?"), now not read as said; the six left are junior answers that do say, hedged, what
     # the claim says (fragmentation "could be a big one", K and V "for the 64 heads")
-    "blind_claims_y.yaml": (14, 43, 40, 6),
+    "blind_claims_y.yaml": (14, 43, 41, 6),
     # corpus Z (stop 54), answers that argue with numbers (if/then, conversions, a senior
     # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
     # fits: "one H200" left the one-card claim); the other is a bare term, "single-GPU fit"
-    "blind_claims_z.yaml": (34, 43, 38, 1),
+    "blind_claims_z.yaml": (35, 43, 41, 1),
     # corpus AA (stop 55), seniors dictating in long run-on sentences ("so", "which means",
     # asides, "bw", "ctx", "→"); written blind; measured unread: 41 / 43 / 38 / 2. Both right
     # answers said to claim wrongly are juniors that do make the claim (max_num_seqs set to
@@ -239,7 +239,7 @@ MEASURED = {
     # its unheld wrong answers got claims in general terms (90% of the datasheet, decode gone
     # compute-bound in a stall, chunking making the stall worse, a latency multiple as the
     # price). The right answer left said to claim wrongly is a junior that watches GPU memory
-    "blind_claims_ad.yaml": (43, 43, 42, 1),
+    "blind_claims_ad.yaml": (43, 43, 43, 1),
     # corpus AE (stop 57), transcribed speech ("um", numbers spoken as words), its wrong
     # answers right in every word but one reversed claim (a direction, a mechanism, a lever);
     # written blind; measured unread (after AD's fixes): 39 / 43 / 22 / 3. The honest figure
@@ -267,7 +267,7 @@ MEASURED = {
     # GPUs | … 93.4 GB | ~half" read as one clause (a table's cells as items cost 28 ordered
     # steps over the other corpora, so they stay one). Seven misconceptions said within one
     # clause got phrases
-    "blind_claims_ag.yaml": (41, 43, 37, 1),
+    "blind_claims_ag.yaml": (41, 43, 38, 1),
     # corpus AH (stop 59), GPU-kernel and hardware engineers (bytes moved, FLOP/B, ridge
     # points, CTAs, tables, scientific notation, British spelling); written blind; measured
     # unread: 36 / 43 / 40 / 7, the first new corpus whose wrong answers were held unread on
@@ -280,6 +280,18 @@ MEASURED = {
     # "keeps a session's blocks", which an over-broad "cached" had excused). The right answer
     # left said to claim wrongly is a junior that watches GPU memory
     "blind_claims_ah.yaml": (42, 43, 43, 1),
+    # corpus AI (stop 59, measured after AH's fixes), staff engineers' design-review comments
+    # ("Decision:", "Why:", "Risks:", numbered lists); written blind; measured unread: 39 / 43
+    # / 33 / 6, the honest figure of the stop. Its false claims: a term of a bare buzzword list
+    # ("expert offload"), a proposal rejected, a lever "not recommended", a reserving server
+    # described, four users who each "lose a quarter", fragmentation as a second possibility.
+    # Then: a term of a list of three or more names and claims nothing unless it has a figure,
+    # a negation or a direction ("no separate pool", "shorter step" still claim); "and" before
+    # a short noun phrase ending the item, or before "makes", "keeps", "drives" …, goes on with
+    # the subject; ten misconceptions got phrases; and an answer that makes a wrong claim earns
+    # nothing of its step's concepts (a quarter had kept nine caught wrong answers over all
+    # corpora above juniors that earned nothing: AD, AG, P, R, Y and Z rose by one each)
+    "blind_claims_ai.yaml": (43, 43, 42, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -160,7 +160,9 @@ def _spans(reading: Reading) -> list[int]:
                  or (position and reading.tokens[position - 1] in _stems("key keys")
                      and reading.tokens[position + 1] in _stems("value values"))
                  # "FP8 KV is the winner and the one that improves both": one subject
-                 or reading.tokens[position + 1:position + 4] in _THE_ONE_THAT)
+                 or reading.tokens[position + 1:position + 4] in _THE_ONE_THAT
+                 # "ties its input embedding and output LM head," names a second thing
+                 or _short_tail(reading, position))
         if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared):
             fresh += 1
             span = fresh
@@ -190,7 +192,7 @@ def _pronoun_run(tokens: tuple[str, ...], start: int) -> int:
         run += 1
     return run
 _SHARED_SUBJECT = ("halves doubles cuts reduces increases raises lowers shrinks grows frees "
-                   "wastes saves")
+                   "wastes saves makes puts pushes keeps turns drives")
 
 
 _JOINS = "and but while whereas although though however yet"
@@ -325,12 +327,44 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
         said = _predicated(reading, parts[0][span] if lead is None else lead.get(span, []),
                            [place for found in parts[1:] for place in found[span]])
         items = frozenset(reading.item[start] for found in parts for start, _ in found[span])
+        if len(items) == 1 and items <= reading.listed_items and _bare_term(reading, items):
+            continue  # a term of a bare list ("…, expert offload, context caps") names it
         if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span),
                          said, items, first):
             return True
     return False
 
 
+def _short_tail(reading: Reading, position: int) -> bool:
+    """Whether the "and" at `position` joins a short noun phrase that ends its item ("its
+    input embedding and output LM head,"): the words before it go on, no second clause."""
+    item = reading.item[position]
+    tail = [p for p in range(position + 1, min(len(reading.tokens), position + 5))
+            if reading.item[p] == item]
+    ends = position + len(tail) + 1 >= len(reading.tokens) or \
+        reading.item[position + len(tail) + 1] != item
+    return 0 < len(tail) <= _SHORT_TAIL and ends and not any(
+        is_number(reading.tokens[p]) or is_negator(reading.tokens[p]) for p in tail)
+
+
+_SHORT_TAIL = 3
+
+
+def _bare_term(reading: Reading, items: frozenset[int]) -> bool:
+    """Whether the item is a term of a few words, in a list of them, with no figure, negation
+    or direction: named, not claimed ("no separate pool" and "shorter step" claim)."""
+    words = [t for t, i in zip(reading.tokens, reading.item, strict=True) if i in items]
+    sentence = {s for s, i in zip(reading.sentence, reading.item, strict=True) if i in items}
+    listed = {i for s, i in zip(reading.sentence, reading.item, strict=True) if s in sentence}
+    return len(listed) >= _LIST_TERMS and len(words) <= _BARE_TERM_WORDS and not any(
+        is_number(word) or is_negator(word) or word in _stems(_DIRECTIONS) for word in words)
+
+
+_BARE_TERM_WORDS = 3
+_LIST_TERMS = 3  # items of a sentence that make it a list ("It's fragmentation." is none)
+# words that say which way something goes: a term with one states a change ("shorter step")
+_DIRECTIONS = " ".join(_FAMILIES) + " shorter longer faster slower lower cheaper costlier " \
+    "worse better"
 _COPULAS = frozenset({"is", "are", "was", "were", "be", "seem", "seems", "look", "looks"})
 _SUBJECT_REACH = 2  # words between a subject and its copula ("KV usage gauges are")
 
