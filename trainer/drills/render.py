@@ -11,6 +11,7 @@ with a DrillFileError naming the template and the bound."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -419,6 +420,14 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
             raise DrillFileError(f"unknown quantity {name!r} in a solution template")
         return float(key.value(name, deployment_of(step_id)))
 
+    def number_at(name: str, batch: float, step_id: str | None = None) -> float:
+        """A quantity's plain value at another decode batch (an MoE's read grows with the
+        experts its batch touches)."""
+        if name not in FORMULAS:
+            raise DrillFileError(f"unknown quantity {name!r} in a solution template")
+        at = dataclasses.replace(deployment_of(step_id), batch=max(1, round(batch)))
+        return float(key.value(name, at))
+
     derivations: dict[str | None, dict[str, str]] = {}
 
     def working(name: str, step_id: str | None = None) -> str:
@@ -447,8 +456,8 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
     title = key.title().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return {"drill": key.drill, "title": title, **_calc_target(key), **_vendor_words(key),
             **{f.__name__: _template_function(f)
-                                   for f in (given, answer, quantity, number, working, wrong,
-                                             positions_note)}}
+                                   for f in (given, answer, quantity, number, number_at,
+                                             working, wrong, positions_note)}}
 
 
 def _calc_target(key: AnswerKey) -> dict[str, Any]:

@@ -796,12 +796,18 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             try:
                 retarget(drill, dict(drill.givens), make_target(model, None) or {})
             except UsageError as model_reason:
-                # (what it suggests runs on the drill's own card, not on this one)
-                own = find_gpu(str(drill.givens.get("gpu")))
-                raise UsageError(
-                    f"{model_reason}, with --gpu {own.id} (kvdrill has no sourced figure for "
-                    f"what {find_gpu(gpu).name}'s driver reports, which this drill asks "
-                    "for)") from None
+                said = str(model_reason).replace(" on its own GPU:",
+                                                 f" on {find_gpu(gpu).name}:", 1)
+                why = (f"kvdrill has no sourced figure for what {find_gpu(gpu).name}'s driver "
+                       "reports, which this drill asks for")
+                if _MODELS_FOR_THIS_DRILL.search(said):
+                    # the models it names run this drill on its own card, not on this one
+                    own = find_gpu(str(drill.givens.get("gpu")))
+                    raise UsageError(f"{said}, with --gpu {own.id} ({why})") from None
+                # another drill or calc it suggests runs as suggested: the card stays
+                raise UsageError(f"{said} (nor does this drill run on {find_gpu(gpu).name}: "
+                                 "it asks what the card's driver reports, for which kvdrill "
+                                 "has no sourced figure)") from None
         cards = f"choose a card it has one for ({', '.join(known)})" if known else \
             "choose another model or card"
         raise UsageError(
@@ -851,6 +857,11 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             f"has {model.windowed_layers} {_local_layers(model)}: choose "
             f"a model with full attention on every layer, or "
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+
+
+# a refusal that ends by naming models for this drill ("…, such as llama-3.3-70b or qwen3-32b")
+_MODELS_FOR_THIS_DRILL = re.compile(r"choose a [^:]*?, such as [a-z0-9.\-]+(?:, [a-z0-9.\-]+)*"
+                                    r"(?: or [a-z0-9.\-]+)?$")
 
 
 def _check_global_layers(drill: Drill, model: ModelPreset | None, gpu: str | None) -> None:
