@@ -1,7 +1,9 @@
-"""Expert pass 37 (6,846 outputs: 1 WRONG, 2 MISLEADING): an MoE's full batch beside a long
-request reads only the experts its few tokens touch; a refusal on a card with no driver figure
-ties "with --gpu" only to models for this drill; a draft run too long for its acceptance says
-the shorter k that pays. Each test of a fix fails on what was printed before."""
+"""Expert passes 37 (6,846 outputs: 1 WRONG, 2 MISLEADING) and 38 (473: 1 WRONG, 2 MISLEADING):
+an MoE's full batch beside a long request reads only the experts its few tokens touch, and its
+FLOPs leave the embedding lookup out; a refusal on a card with no driver figure ties "with
+--gpu" only to models for this drill; a draft run too long for its acceptance says the shorter k
+that pays; the sliding window on Gaudi says its blocks. Each test of a fix fails on what was
+printed before."""
 
 from __future__ import annotations
 
@@ -50,3 +52,34 @@ def test_a_draft_run_too_long_for_its_acceptance_says_the_k_that_pays(
     assert "Keep it off for this target" not in key
     assert "lower k (to 2) rather than leave it off" in key
 
+
+
+# ---- expert pass 38 (473 outputs: 1 WRONG, 2 MISLEADING) --------------------------------------
+
+def test_an_moe_verify_ridge_leaves_the_embedding_lookup_out_of_the_flops(
+        run: Run, tmp_path: Path) -> None:
+    # W1: Qwen3-30B-A3B on an MI300X multiplies 3.04B per token, not its 3.35B active:
+    # 1,307e12 × 61.06e9 ÷ (2 × 3.04e9 × 5.3e12) ≈ 2,475, and at k = 5, 413 and 1,522
+    run("variants", "speculative-decoding", "--model", "qwen3-30b-a3b", "--gpu", "mi300x",
+        "--count", "1", "--out", str(tmp_path))
+    key = flat(next(tmp_path.glob("*-key.md")).read_text(encoding="utf-8"))
+    assert "| compute-bound-batch | 413 sequences |" in key
+    assert "| spec-breakeven | 1,522 sequences |" in key
+
+
+def test_a_loss_at_half_acceptance_says_the_shorter_k_that_still_gains(
+        run: Run, tmp_path: Path) -> None:
+    # M1: Gemma-2-9B on an L40S loses at α = 0.5 and k = 5 (0.81×); k = 1 gives
+    # 1.5 × 23.02 ÷ (6.56 + 23.02) ≈ 1.17×
+    run("variants", "speculative-decoding", "--model", "gemma-2-9b", "--gpu", "l40s",
+        "--count", "6", "--out", str(tmp_path))
+    keys = " ".join(flat(p.read_text(encoding="utf-8")) for p in tmp_path.glob("*-key.md"))
+    assert "and a gain at k = 1 (about 1.17×): lower k when acceptance falls" in keys
+
+
+def test_the_sliding_window_on_gaudi_says_its_blocks_are_set_to_16(run: Run) -> None:
+    # M2: vLLM on Gaudi pages in 128-token blocks by default: a 4,096-token window spans up to
+    # 33 of them, 4,224 slots, 3.1% over
+    text = flat(run("solution", "sliding-window-kv", "--gpu", "gaudi3").output)
+    assert "vLLM's default on Gaudi is 128-token blocks" in text and "4,224 slots" in text
+    assert "128-token blocks" not in flat(run("solution", "sliding-window-kv").output)

@@ -395,7 +395,13 @@ def _decode_flops_per_step(v: Any, ops: Any) -> Any:
 @_formula("crossover_batch", "batch where decode turns compute-bound", "sequences",
           needs=("tflops",))
 def _crossover_batch(v: Any, ops: Any) -> Any:
-    active = v.params if v.active_params is None else v.active_params
+    if v.active_params is None:
+        active = v.params
+    else:
+        # an MoE's FLOPs per token multiply every active weight but the input embedding, a
+        # lookup (Qwen3-30B-A3B: 2 × 3.04B, not its 3.35B active), as mixtral-moe-decode says
+        lookup = 0 if v.tied_embeddings or not v.vocab or not v.hidden else v.vocab * v.hidden
+        active = v.active_params - lookup
     return v.tflops * v.weights_bytes / (2 * active * v.bandwidth_tbs)
 
 
