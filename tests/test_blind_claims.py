@@ -292,6 +292,12 @@ MEASURED = {
     # nothing of its step's concepts (a quarter had kept nine caught wrong answers over all
     # corpora above juniors that earned nothing: AD, AG, P, R, Y and Z rose by one each)
     "blind_claims_ai.yaml": (43, 43, 42, 0),
+    # corpus AJ (stop 59, measured after AH's and AI's fixes), code-first answers (short
+    # Python snippets with comments, flags and metric names inline); written blind; measured
+    # unread: 38 / 43 / 36 / 3. Its three false claims were right seniors' excuses in other
+    # words ("ignores the decode tokens … blows TPOT", "each user's KV is private", prompt
+    # tokens watched "under the chat cap"); four of its seven unheld misconceptions got phrases
+    "blind_claims_aj.yaml": (41, 43, 38, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
