@@ -796,16 +796,16 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             try:
                 retarget(drill, dict(drill.givens), make_target(model, None) or {})
             except UsageError as model_reason:
-                said = str(model_reason).replace(" on its own GPU:",
-                                                 f" on {find_gpu(gpu).name}:", 1)
-                why = (f"kvdrill has no sourced figure for what {find_gpu(gpu).name}'s driver "
-                       "reports, which this drill asks for")
+                asked = find_gpu(gpu).name
+                said = str(model_reason).replace(" on its own GPU:", f" on {asked}:", 1)
                 if _MODELS_FOR_THIS_DRILL.search(said):
                     # the models it names run this drill on its own card, not on this one
                     own = find_gpu(str(drill.givens.get("gpu")))
-                    raise UsageError(f"{said}, with --gpu {own.id} ({why})") from None
+                    raise UsageError(
+                        f"{said}, with --gpu {own.id} (kvdrill has no sourced figure for what "
+                        f"{asked}'s driver reports, which this drill asks for)") from None
                 # another drill or calc it suggests runs as suggested: the card stays
-                raise UsageError(f"{said} (nor does this drill run on {find_gpu(gpu).name}: "
+                raise UsageError(f"{said} (nor does this drill run on {asked}: "
                                  "it asks what the card's driver reports, for which kvdrill "
                                  "has no sourced figure)") from None
         cards = f"choose a card it has one for ({', '.join(known)})" if known else \
@@ -972,14 +972,25 @@ def _smaller(key: AnswerKey) -> str:
     return "" if key.drill.requires.own_model else ", or a smaller model"
 
 
+def _target_model(key: AnswerKey) -> Any:
+    """The key's model as a preset (a config's model as given; None for the drill's own)."""
+    named = key.givens.get("model")
+    return model_of(named) if isinstance(named, str) else named
+
+
+def _no_card_runs(key: AnswerKey, smaller: str) -> str:
+    """A refusal's advice where no card kvdrill knows runs the drill with this model."""
+    model = _target_model(key)
+    name = model.name if isinstance(model, ModelPreset) else "this model"
+    return (f"no card kvdrill knows runs this drill with {name}" +
+            (f": choose {smaller.removeprefix(', or ')}" if smaller else ""))
+
+
 def _larger_card(key: AnswerKey, smaller: str) -> str:
     """The advice of a refusal for memory: the cards it runs on, or that none does."""
     named = _cards_that_hold(key)
     if named is None:
-        model = key.givens.get("model")
-        name = model_of(model).name if isinstance(model, str) else "this model"
-        return (f"no card kvdrill knows runs this drill with {name}" +
-                (f": choose {smaller.removeprefix(', or ')}" if smaller else ""))
+        return _no_card_runs(key, smaller)
     return f"choose a larger card with --gpu{named}{smaller}"
 
 
@@ -995,8 +1006,7 @@ def _cards_that_hold(key: AnswerKey) -> str | None:
         need = value_of(d, "weights_bytes") + value_of(d, "kv_bytes_per_sequence")
     except (KvdrillError, ZeroDivisionError):
         return ""
-    named = key.givens.get("model")
-    model = model_of(named) if isinstance(named, str) else named
+    model = _target_model(key)
     if model is not None and not isinstance(model, ModelPreset):
         return ""
     fits = sorted((g.hbm_gb, card_id) for card_id, g in gpu_presets().items()
@@ -1021,8 +1031,7 @@ def _better_card(key: AnswerKey, better: str, smaller: str) -> str:
     from trainer.capacity.presets import gpus as gpu_presets
 
     d = key.base
-    named = key.givens.get("model")
-    model = model_of(named) if isinstance(named, str) else named
+    model = _target_model(key)
     attribute = "bandwidth_tbs" if better == "faster" else "hbm_gb"
     mine = getattr(d, attribute)
     cards = [card_id for _, card_id in sorted(
@@ -1033,9 +1042,7 @@ def _better_card(key: AnswerKey, better: str, smaller: str) -> str:
         return f"choose {wording} with --gpu{smaller}"
     such = _such_as(key.drill, model, cards)
     if such is None:
-        name = model.name if model is not None else "this model"
-        return (f"no card kvdrill knows runs this drill with {name}" +
-                (f": choose {smaller.removeprefix(', or ')}" if smaller else ""))
+        return _no_card_runs(key, smaller)
     return f"choose {wording} with --gpu{such}{smaller}"
 
 

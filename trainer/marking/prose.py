@@ -333,8 +333,9 @@ def read_text(text: str) -> Reading:
                         and len(lines[line_index - 1].split()) <= _SHORT_LINE:
                     new("item")
                 line = line.removeprefix(_TAIL)
-                rows += line.lstrip().startswith("|")
-                in_row = rows if line.lstrip().startswith("|") else -1
+                table_row = line.lstrip().startswith("|")
+                rows += table_row
+                in_row = rows if table_row else -1
                 for token in _lex(line):
                     if token in _ITEM_BREAKS or token == "—":
                         new("item")

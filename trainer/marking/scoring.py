@@ -194,24 +194,19 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         # one written for it is the evidence, not a clause of another step's
         texts = dict(sorted(answered, key=lambda a: concept.id not in asks.get(a[0], ())))
         withheld = ""  # said, but held to nothing beside a wrong claim: said so, not "nothing"
-        capped = False  # the evidence is a credit a wrong claim beside it held down
         for step_id, text in texts.items():
             credit, note = concept_credit(concept, text, figures)
-            held_down = False
             if made.get(step_id) and credit > 0:
                 # a wrong claim in the step leaves its concepts nothing: an answer that makes
                 # one scores at most what any junior answer does (measured over 35 corpora:
                 # a quarter of a concept kept nine caught wrong answers above a junior at 0)
-                if not withheld:
-                    withheld = f"{label}: {note}, no credit beside a wrong claim in {step_id}"
-                note = f"{note}, no credit beside a wrong claim"
-                credit, held_down = Fraction(0), True
+                withheld = withheld or \
+                    f"{label}: {note}, no credit beside a wrong claim in {step_id}"
+                continue
             if credit > best:
                 best, where, source = credit, f"{label}: {note} in {step_id}", step_id
-                capped = held_down
         if not where and withheld:
-            where, capped = withheld, True
-        held_to_nothing = held_to_nothing or (capped and bool(where))
+            where, held_to_nothing = withheld, True
         if source in budget:
             best = min(best, budget[source])
             budget[source] -= best
