@@ -224,7 +224,9 @@ def _runtime_words(card_name: str) -> dict[str, str]:
     return {"graphs": "HIP graphs" if amd else "HPU graphs" if gaudi else "CUDA graphs",
             "collectives": "RCCL" if amd else "HCCL" if gaudi else "NCCL",
             # the L40S and L4 carry GDDR6, every other preset HBM
-            "memory": "GDDR6" if card_name.endswith(("L40S", "L4")) else "HBM"}
+            "memory": "GDDR6" if card_name.endswith(("L40S", "L4")) else "HBM",
+            # Intel sells Gaudi as an AI accelerator, not a GPU
+            "gpu_cards": "accelerators" if gaudi else "GPUs"}
 
 
 _COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 6: "six", 8: "eight", 16: "sixteen"}
@@ -257,7 +259,7 @@ class AnswerKey:
         "experts_per_token", "active_params_b", "windowed_layers", "idle_experts",
         "matmul_params_b", "matmul_active_b",
         "experts_read_batch64", "experts_noun", "active_weights_hint", "active_weights_formula",
-        "graphs", "collectives", "memory",
+        "graphs", "collectives", "memory", "gpu_cards",
         "session_kv_hint", "session_kv_product", "positions_note", "beyond_reach_note",
         "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
         "session_kv_formula",

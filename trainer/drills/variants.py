@@ -547,15 +547,24 @@ def _own_runs_on(drill: Drill, gpu: str | None) -> bool:
 def _runs(drill: Drill, model: ModelPreset | None, gpu: str | None) -> bool:
     """Whether the drill re-targets at this model (its own when None) and card, tried as the
     user would run it; kept, so a refusal tries each suggestion once."""
+    global _TRYING
     tried = (drill.id, "" if model is None else repr(model_spec(model)), gpu)
     if tried not in _RUNS:
         _RUNS[tried] = False  # while it is tried: a refusal that tries it again is told no
+        _TRYING += 1
         try:
             retarget(drill, dict(drill.givens), make_target(model, gpu) or {})
             _RUNS[tried] = True
         except KvdrillError:
             _RUNS[tried] = False
+        finally:
+            _TRYING -= 1
     return _RUNS[tried]
+
+
+# how many re-targetings are being tried: a refusal met while trying one is only a "no", so
+# it tries no suggestions of its own
+_TRYING = 0
 
 
 def _card_option(drill: Drill, card: str | None) -> str:
@@ -817,7 +826,7 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
         raise UsageError(
             f"drill {drill.id} prices a step as one read of every weight, shared by the batch, "
             f"and {model.name} is a mixture of experts whose step reads only the experts its "
-            f"batch touches: choose a dense model, or "
+            f"batch touches: choose a dense model{_dense_models(drill, model, gpu)}, or "
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
     if needs.tokenizer_of and model is not None:
         draft = model_of(needs.tokenizer_of)
@@ -967,9 +976,55 @@ def _batch_past_memory(key: AnswerKey) -> str | None:
 
 
 def _smaller(key: AnswerKey) -> str:
-    """", or a smaller model" where the drill takes another model (a drill of its own model
-    takes none)."""
-    return "" if key.drill.requires.own_model else ", or a smaller model"
+    """", or a smaller model (such as qwen3-8b)" where the drill takes another model (a drill
+    of its own model takes none): the two largest catalogue models below the target's size
+    with which the drill runs on this card, tried as the user would run them, or none named
+    when none of the few tried does."""
+    if key.drill.requires.own_model:
+        return ""
+    model = _target_model(key)
+    if not isinstance(model, ModelPreset):
+        return ", or a smaller model"
+    from trainer.capacity.presets import models as model_presets
+
+    if _TRYING:
+        return ", or a smaller model"
+    gpu = key.givens.get("gpu")
+    card = str(gpu) if gpu is not None else None
+    d = key.base
+    usable = d.gpus * (d.hbm_gb * d.utilization - d.reserve_gb) * 10**9
+    weights_per_param = value_of(d, "weights_bytes") / model.params
+    # clearly smaller (a 30B is no cure for a 32B), and its weights at the target's bytes per
+    # parameter fit the card: the rest are not worth a re-targeting each
+    below = sorted((m for m in model_presets().values()
+                    if m.params <= model.params * Fraction(85, 100)
+                    and m.params * weights_per_param < usable),
+                   key=lambda m: m.params, reverse=True)[:_SMALLER_TRIED]
+    runs = list(itertools.islice((m.id for m in below if _runs(key.drill, m, card)), 2))
+    return f", or a smaller model (such as {_or_list(runs)})" if runs else ", or a smaller model"
+
+
+# how many smaller models a refusal tries before it names none (each is a re-targeting)
+_SMALLER_TRIED = 6
+
+
+def _dense_models(drill: Drill, moe: ModelPreset, gpu: str | None) -> str:
+    """" (such as qwen3-32b)": the two largest dense catalogue models no larger than the
+    mixture of experts `moe` with which the drill runs on this card, tried as the user would
+    run them; "" when none of the few tried does."""
+    if _TRYING:
+        return ""
+    from trainer.capacity.deployment import DTYPE_BYTES
+    from trainer.capacity.presets import models as model_presets
+
+    card = find_gpu(str(gpu if gpu is not None else drill.givens.get("gpu")))
+    memory = int(drill.givens.get("gpus", 1)) * card.hbm_gb * 10**9
+    dense = sorted((m for m in model_presets().values()
+                    if m.experts is None and m.params <= moe.params
+                    and m.params * DTYPE_BYTES.get(m.weights_dtype, 2) < memory),
+                   key=lambda m: m.params, reverse=True)[:_SMALLER_TRIED]
+    runs = list(itertools.islice((m.id for m in dense if _runs(drill, m, gpu)), 2))
+    return f" (such as {_or_list(runs)})" if runs else ""
 
 
 def _target_model(key: AnswerKey) -> Any:
@@ -1020,6 +1075,8 @@ def _such_as(drill: Drill, model: ModelPreset | None, cards: list[str]) -> str |
     """" (such as b200 or mi300x)": the first two of `cards` on which the drill runs with this
     model (a card that holds the weights may still miss the drill's batch, target or reserve;
     each is tried in order until two run); None when none does."""
+    if _TRYING:
+        return ""
     runs = list(itertools.islice((card for card in cards if _runs(drill, model, card)), 2))
     return f" (such as {_or_list(runs)})" if runs else None
 
