@@ -1018,7 +1018,7 @@ def _dense_models(drill: Drill, moe: ModelPreset, gpu: str | None) -> str:
     from trainer.capacity.presets import models as model_presets
 
     card = find_gpu(str(gpu if gpu is not None else drill.givens.get("gpu")))
-    memory = int(drill.givens.get("gpus", 1)) * card.hbm_gb * 10**9
+    memory = int(drill.givens.get("gpus") or 1) * card.hbm_gb * 10**9
     dense = sorted((m for m in model_presets().values()
                     if m.experts is None and m.params <= moe.params
                     and m.params * DTYPE_BYTES.get(m.weights_dtype, 2) < memory),
