@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from click.testing import Result
 from retarget_text import flat, refusal_text
@@ -55,3 +56,33 @@ def test_a_refusal_of_a_mixture_of_experts_names_dense_models_that_run(run: Run)
     for name in names:
         assert run("solution", "littles-law-capacity", "--model", name, "--gpu",
                    "h200").exit_code == 0, name
+
+
+def _cache_dtypes(run: Run, tmp_path: Path, *target: str) -> dict[str, str]:
+    """Each sheet's model and KV cache dtype, for six variants of the 70B drill."""
+    run("variants", "llama2-70b-mi300x", *target, "--count", "6", "--seed", "3",
+        "--out", str(tmp_path))
+    said = {}
+    for sheet in sorted(tmp_path.glob("*-sheet.md")):
+        text = sheet.read_text(encoding="utf-8")
+        model = re.search(r"^- model: (\S+)", text, re.M)
+        dtype = re.search(r"KV cache dtype (\w+)", text)
+        assert model and dtype, text
+        said[sheet.name] = f"{model.group(1)} {dtype.group(1)}"
+    return said
+
+
+def test_a_variant_drawn_with_a_bf16_model_keeps_its_cache_in_bf16(
+        run: Run, tmp_path: Path) -> None:
+    # Llama-2-70B was released in fp16, Llama-3.1-70B and Qwen2.5-72B in bf16: vLLM's
+    # kv-cache-dtype auto keeps each model's own (the bytes are the same)
+    said = _cache_dtypes(run, tmp_path).values()
+    assert {line.split()[0] for line in said} >= {"Llama-2-70B", "Llama-3.1-70B"}
+    for line in said:
+        assert line.endswith("fp16" if line.startswith("Llama-2") else "bf16"), line
+
+
+def test_a_variant_retargeted_at_a_bf16_model_keeps_its_cache_in_bf16(
+        run: Run, tmp_path: Path) -> None:
+    for line in _cache_dtypes(run, tmp_path, "--model", "llama-3.1-70b").values():
+        assert line == "Llama-3.1-70B bf16"

@@ -52,6 +52,7 @@ def draw(drill: Drill, seed: int, known: dict[str, bool] | None = None) -> dict[
             names = linked_names(key)
             values = choice if len(names) > 1 else (choice,)
             givens.update(zip(names, values, strict=True))
+        _sixteen_bits_of_the_model(drill, givens)
         fingerprint = repr(sorted(givens.items()))
         if known is None:
             if sensible(drill, givens):
@@ -65,6 +66,17 @@ def draw(drill: Drill, seed: int, known: dict[str, bool] | None = None) -> dict[
         f"drill {drill.id}: no sensible variant found for seed {seed} in {DRAW_ATTEMPTS} draws: "
         "widen its 'vary' choices"
     )
+
+
+def _sixteen_bits_of_the_model(drill: Drill, givens: dict[str, Any]) -> None:
+    """A 16-bit cache beside a drawn model is that model's 16-bit dtype (Llama-2's fp16,
+    Llama-3.1's bf16), as vLLM's kv-cache-dtype auto keeps it; the bytes are the same."""
+    if "model" not in drill.vary or "kv_dtype" in drill.vary \
+            or givens.get("kv_dtype") not in _SIXTEEN_BITS:
+        return
+    released = model_of(givens["model"]).weights_dtype
+    if released in _SIXTEEN_BITS:
+        givens["kv_dtype"] = released
 
 
 def sensible(drill: Drill, givens: dict[str, Any]) -> bool:
@@ -437,9 +449,10 @@ def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
         # (FP8 weights for a BF16 model) is a serving choice and stays.
         if not own_givens and changed.get("weights_dtype") in (None, released):
             changed.pop("weights_dtype", None)
-        # A 16-bit cache named for the old model's release (Llama-2's fp16) is the new one's
-        # 16-bit dtype: vLLM's kv-cache-dtype auto keeps the model's (the bytes are the same)
-        if not own_givens and released in _SIXTEEN_BITS and changed.get("kv_dtype") == released \
+        # A 16-bit cache (Llama-2's fp16, or a variant's drawn beside another model) is the
+        # new model's 16-bit dtype: vLLM's kv-cache-dtype auto keeps the model's (the bytes
+        # are the same)
+        if not own_givens and changed.get("kv_dtype") in _SIXTEEN_BITS \
                 and model.weights_dtype in _SIXTEEN_BITS:
             changed["kv_dtype"] = model.weights_dtype
         changed["model"] = model.id if not model.from_config else model
