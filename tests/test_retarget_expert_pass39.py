@@ -86,3 +86,10 @@ def test_a_variant_retargeted_at_a_bf16_model_keeps_its_cache_in_bf16(
         run: Run, tmp_path: Path) -> None:
     for line in _cache_dtypes(run, tmp_path, "--model", "llama-3.1-70b").values():
         assert line == "Llama-3.1-70B bf16"
+
+
+def test_what_an_moe_decode_step_reads_is_said_with_its_batch(run: Run) -> None:
+    # N (pass 37): 2.46 + 57.98 × (1 − (120/128)^83) = 60.17 GB is the 83-session batch's read
+    shown = flat(run("show", "multi-turn-growth", "--model", "qwen3-30b-a3b", "--gpu",
+                     "gaudi3").output)
+    assert "a decode step of 83 sequences reads 60.17 GB" in shown

@@ -69,7 +69,8 @@ def givens_lines(key: AnswerKey) -> list[str]:
     lines = [
         f"model: {g['model_name']}{shape}",
         f"weights: {g['weights_gb']} GB ({g['weights_dtype']})" + (
-            f"; a decode step reads {g['weights_read_gb']} GB (not {unread})"
+            f"; a decode step{_of_its_batch(key)} reads {g['weights_read_gb']} GB "
+            f"(not {unread})"
             if (unread := _unread_by_a_step(key)) and g['weights_read_gb'] != g['weights_gb']
             else ""),
         f"GPU: {g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
@@ -146,6 +147,18 @@ def _unread_by_a_step(key: AnswerKey) -> str:
         unread.append("the experts its batch is not routed to")
     return ", ".join(unread[:-1]) + (" or " if len(unread) > 1 else "") + unread[-1] \
         if unread else ""
+
+
+def _of_its_batch(key: AnswerKey) -> str:
+    """" of 83 sequences" where what a step reads depends on its batch (an MoE's experts:
+    a few sequences touch few of them, as a drill's steps may ask)."""
+    from trainer.capacity.solver import value_of
+    from trainer.reading.numbers import format_number
+
+    if key.base.experts is None:
+        return ""
+    batch = value_of(key.base, "batch_size")
+    return f" of {format_number(batch)} sequence{'' if batch == 1 else 's'}"
 
 
 def _chunked(model: str) -> bool:
