@@ -93,3 +93,45 @@ def test_what_an_moe_decode_step_reads_is_said_with_its_batch(run: Run) -> None:
     shown = flat(run("show", "multi-turn-growth", "--model", "qwen3-30b-a3b", "--gpu",
                      "gaudi3").output)
     assert "a decode step of 83 sequences reads 60.17 GB" in shown
+
+
+# ---- expert pass 39 (3,004 outputs: 1 WRONG, 0 MISLEADING, 3 NIT) ----------------------------
+
+def test_a_model_with_no_vocabulary_known_does_not_claim_its_table_left_unread(
+        run: Run, tmp_path: Path) -> None:
+    # W1: Mixtral-8x7B's preset lists no vocabulary, so its table's bytes stay in the read
+    # (91.8 GB at 14 sequences): the sheet must not say the table is left out of it
+    run("variants", "observed-concurrency-lower", "--model", "mixtral-8x7b", "--gpu", "gaudi3",
+        "--count", "3", "--out", str(tmp_path))
+    sheets = [flat(p.read_text(encoding="utf-8")) for p in tmp_path.glob("*-sheet.md")]
+    assert any("a decode step of 14 sequences reads 91.8 GB" in s for s in sheets)
+    assert not any("not the embedding table" in s for s in sheets)
+
+
+def test_calc_says_a_table_of_unknown_size_is_not_taken_off(run: Run) -> None:
+    said = flat(run("calc", "--model", "mixtral-8x7b", "--batch", "14").output)
+    assert "with no vocabulary known the table's size is unknown and nothing is taken off" \
+        in said
+
+
+def test_a_model_whose_table_is_known_still_says_it_is_left_out(run: Run) -> None:
+    shown = flat(run("show", "observed-concurrency-lower", "--model", "qwen3-30b-a3b",
+                     "--gpu", "gaudi3").output)
+    assert "reads 60.42 GB (not the embedding table)" in shown
+
+
+def test_another_models_drill_suggested_says_which_step_works_the_model(run: Run) -> None:
+    # N1: the 8B drill runs as written on an A100 40GB; its TP step is the 70B's
+    said = refusal_text(run, "chunked-prefill-tpot", "--model", "llama-3.1-70b", "--gpu",
+                        "a100-40gb")
+    assert "kvdrill practice llama31-8b-h100 --gpu a100-40gb (its step " \
+        "followup-70b-tp-sessions works Llama-3.1-70B)" in said
+
+
+def test_a_drill_suggested_on_a_card_with_no_driver_figure_stays_on_that_card(
+        run: Run) -> None:
+    # N2: mixtral-moe-decode runs GPT-OSS-20B on a Gaudi 3, so the suggestion keeps the card
+    said = refusal_text(run, "paged-blocks-vllm", "--model", "gpt-oss-20b", "--gpu", "gaudi3")
+    assert "kvdrill practice mixtral-moe-decode --model gpt-oss-20b --gpu gaudi3" in said
+    assert run("solution", "mixtral-moe-decode", "--model", "gpt-oss-20b", "--gpu",
+               "gaudi3").exit_code == 0

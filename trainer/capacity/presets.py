@@ -503,7 +503,11 @@ def build_deployment(
         # An MoE's step is priced by what a token reads (its experts and the shared weights),
         # and a token reads one row of the embedding table, not the table: one rule with the
         # MoE drill's, which names counting the table as a mistake
-        take("reads_embedding", 0, "default", "a token reads one row of an MoE's embedding")
+        vocab = chosen.get("vocab")
+        take("reads_embedding", 0, "default",
+             "a token reads one row of an MoE's embedding" if vocab and vocab.value else
+             "a token reads one row of an MoE's embedding, but with no vocabulary known "
+             "the table's size is unknown and nothing is taken off")
     for name, value in SERVING_DEFAULTS.items():
         take(name, value, "default")
     if card_optional:

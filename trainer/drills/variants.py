@@ -633,6 +633,8 @@ def _first_on_card(gpu: str, besides: str, find_drill: Callable[[str], Any]) -> 
 
 
 _SUGGESTING: list[bool] = []
+# the card the user asked for, while the drill's own card is tried for the model's reason
+_ASKED_CARD: list[str] = []
 
 
 def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
@@ -645,7 +647,8 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
             else "sliding-window-kv" if model.window and model.windowed_layers
             else "llama31-70b-tp2-h100" if model.params >= _TWO_CARD_PARAMS else "")
     # a drill on the card asked about first, any drill; then the others on other cards
-    passes = ((gpu,), cards) if gpu is not None else (cards,)
+    asked = gpu if gpu is not None else next(iter(_ASKED_CARD[-1:]), None)
+    passes = ((asked,), cards) if asked is not None else (cards,)
     for tried, drill_id in ((tried, drill_id) for tried in passes
                             for drill_id in dict.fromkeys((kind, *_GENERAL_DRILLS))):
         if drill_id in ("", besides):
@@ -664,6 +667,11 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
                 else f" --model {_named(model)}"
             elsewhere = f" (that drill does not run on {find_gpu(gpu).name})" \
                 if gpu is not None and card != gpu else ""
+            if as_written and model.id != str(general.givens.get("model")):
+                # the drill is another model's; say where it works this one
+                step = next(step.id for step in general.steps
+                            if str(step.with_.get("model")) == model.id)
+                elsewhere += f" (its step {step} works {model.name})"
             return (f"drill it with kvdrill practice {drill_id}{named}"
                     f"{_card_option(general, card)}{elsewhere}")
     return None
@@ -816,7 +824,11 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
             # no card holds this model in the drill: the model is what to change, and the
             # reason is the one its own card gives
             try:
-                retarget(drill, dict(drill.givens), make_target(model, None) or {})
+                _ASKED_CARD.append(gpu)  # another drill it suggests runs there if it can
+                try:
+                    retarget(drill, dict(drill.givens), make_target(model, None) or {})
+                finally:
+                    _ASKED_CARD.pop()
             except UsageError as model_reason:
                 asked = find_gpu(gpu).name
                 said = str(model_reason).replace(" on its own GPU:", f" on {asked}:", 1)
@@ -839,7 +851,8 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
         raise UsageError(
             f"drill {drill.id} prices a step as one read of every weight, shared by the batch, "
             f"and {model.name} is a mixture of experts whose step reads only the experts its "
-            f"batch touches: choose a dense model{_dense_models(drill, model, gpu)}, or "
+            f"batch touches (at a small batch, far fewer than all): choose a dense "
+            f"model{_dense_models(drill, model, gpu)}, or "
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
     if needs.tokenizer_of and model is not None:
         draft = model_of(needs.tokenizer_of)

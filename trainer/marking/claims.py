@@ -315,12 +315,17 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
         sentence = reading.sentence[parts[0][span][0][0]]
         first = min(start for found in parts for start, _ in found[span])
         if lead is not None and not any(
-                reading.sentence[p] == sentence and p <= first
-                and not _stems(_JOINS).intersection(reading.tokens[p:first])
-                for places in lead.values() for p, _ in places):
+                (reading.sentence[p] == sentence and p <= first
+                 and not _stems(_JOINS).intersection(reading.tokens[p:first]))
+                or _trailing_condition(reading, span, spans, p, end)
+                for places in lead.values() for p, end in places):
             continue
         if _attributed(reading, spans, span, first) or _condition_of_denial(reading, spans,
                                                                            span, first):
+            continue
+        claimed = {p for found in parts for start, end in found[span] for p in range(start, end)}
+        if any(_dismissed_after(reading, spans, span, end, claimed)
+               for found in parts for _, end in found[span]):
             continue
         if reading.item[first] in reading.questions:
             continue  # asked, not said: "maybe you could offload some experts to the CPU?"
@@ -333,6 +338,48 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
                          said, items, first):
             return True
     return False
+
+
+def _trailing_condition(reading: Reading, span: int, spans: list[int], start: int,
+                        end: int) -> bool:
+    """Whether a claim's subject or condition closes the sentence of its other parts, in a
+    short item of its own just after their span: "… reads just the 25.8 GB of active
+    weights, regardless of batch."."""
+    sentence = reading.sentence[start]
+    if end > len(reading.tokens) or (end < len(reading.tokens)
+                                     and reading.sentence[end] == sentence):
+        return False
+    opened = [p for p in range(start) if reading.sentence[p] == sentence and spans[p] == span]
+    between = range(opened[-1] + 1 if opened else start, start)
+    return bool(opened) and end - start <= _TRAILING_WORDS and all(
+        reading.item[p] == reading.item[start] for p in between) \
+        and not _stems(_JOINS).intersection(reading.tokens[p] for p in between)
+
+
+_TRAILING_WORDS = 5
+
+
+def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
+                     claimed: set[int]) -> bool:
+    """Whether the words just after one of the claim's parts dismiss what it named:
+    "fragmentation or reserving max_model_len probably aren't it (with vLLM's paging)",
+    "… is not the cause", "… isn't the bottleneck here"."""
+    reach = [p for p in range(end, min(len(reading.tokens), end + _DISMISSAL_REACH))
+             if spans[p] == span]
+    while reach and reading.tokens[reach[0]] in _stems(_HEDGES_BEFORE_DISMISSAL):
+        reach = reach[1:]
+    if claimed.intersection(reach[:4]):
+        return False  # the claim's own words ("the history isn't the problem")
+    after = [reading.tokens[p] for p in reach]
+    return len(after) >= 3 and after[0] in _COPULAS and is_negator(after[1]) and bool(
+        _stems(_DISMISSED_AS) & set(after[2:4]))
+
+
+_DISMISSAL_REACH = 7
+_HEDGES_BEFORE_DISMISSAL = "probably likely clearly really certainly definitely almost surely"
+# what a named cause is said not to be: "… is not it", "… aren't the problem"
+_DISMISSED_AS = "it cause culprit problem issue reason explanation bottleneck blame answer " \
+    "factor driver story"
 
 
 def _short_tail(reading: Reading, position: int) -> bool:

@@ -65,6 +65,7 @@ _NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "mo
 NEGATION_WINDOW = 5
 _POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
                            "option", "applic", "relev", "fix", "solv", "an", "the"})
+_ARTICLES = frozenset({"an", "the"})
 _ONLY_AFTER = frozenset({"unnecessari", "useless", "pointless", "irrelev", "overkil"})
 # Words that end a clause for negation: a negation does not reach past them.
 _CLAUSE_WORDS = frozenset({"but", "and", "so", "becaus", "which", "while", "wherea",
@@ -641,6 +642,8 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
         if (token, following) in (("instead", "of"), ("rather", "than"), ("refus", "to"),
                                   ("declin", "to")):
             return True  # "instead of raising", "refuse to raise the cap for everyone"
+        if token == "too" and position + 3 <= start and tokens[position + 2] == "to":
+            return True  # "too small to explain 40%", "too dear to recompute"
         position -= 1
     if not after:
         return False
@@ -656,7 +659,10 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
             # item's first words ("capacity doesn't change; the long users …").
             words_after = [tokens[p] for p in range(position + 1, min(last + 1, position + 3))
                            if clause[p] == clause[position]]
-            return any(t in _POST_NEGATED for t in words_after)
+            # "is not the fix" dismisses; "doesn't cost the chat users anything" does not
+            article = {"the", "an"} if tokens[position - 1] in ("is", "are", "was", "were",
+                                                                 "be") else set()
+            return any(t in _POST_NEGATED - _ARTICLES or t in article for t in words_after)
     return False
 
 

@@ -140,7 +140,9 @@ def _unread_by_a_step(key: AnswerKey) -> str:
     from trainer.capacity.solver import value_of
 
     d = key.base
-    unread = [] if d.reads_embedding else ["the embedding table"]
+    # (a model with no vocabulary known has a table of unknown size, counted in the read)
+    unread = [] if d.reads_embedding or not value_of(d, "embedding_table_bytes") \
+        else ["the embedding table"]
     if d.vision_params:
         unread.append("the vision tower")
     if d.experts is not None and float(value_of(d, "decode_expert_share")) < _ALL_EXPERTS:
