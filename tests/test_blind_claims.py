@@ -115,16 +115,16 @@ MEASURED = {
     "blind_claims_d.yaml": (40, 43, 42, 0),
     "blind_claims_e.yaml": (41, 43, 37, 0),
     "blind_claims_f.yaml": (43, 43, 43, 0),
-    "blind_claims_g.yaml": (39, 43, 35, 0),
-    "blind_claims_h.yaml": (35, 43, 43, 0),
+    "blind_claims_g.yaml": (40, 43, 35, 0),
+    "blind_claims_h.yaml": (36, 43, 43, 0),
     "blind_claims_i.yaml": (40, 43, 43, 0),
-    "blind_claims_j.yaml": (39, 43, 43, 0),
+    "blind_claims_j.yaml": (41, 43, 43, 0),
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
     "blind_claims_k.yaml": (34, 43, 43, 0),
     "blind_claims_l.yaml": (35, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
-    "blind_claims_m.yaml": (33, 43, 38, 0),
+    "blind_claims_m.yaml": (35, 43, 38, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
     # (and one wrong held less, 29 → 28, when "2 GPUs" stopped earning the TP-cost concept:
     # the junior it lifted had said "copied on two GPUs" of a KV head, no cost at all)
@@ -139,12 +139,12 @@ MEASURED = {
     "blind_claims_o.yaml": (35, 42, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
-    "blind_claims_p.yaml": (42, 42, 36, 0),
+    "blind_claims_p.yaml": (42, 42, 37, 0),
     # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
     # then claims for its wrong answers left unheld, in general terms (40 → 42)
-    "blind_claims_q.yaml": (27, 41, 42, 0),
+    "blind_claims_q.yaml": (28, 41, 43, 0),
     # corpus R (stop 50), team-chat answers written blind; measured unread: 12 / 41 / 36 / 3.
     # Its seniors are mostly shorter than its mids and match fewer concepts: ordering is the
     # weak figure. The three right answers said to claim wrongly were then read and fixed,
@@ -163,7 +163,7 @@ MEASURED = {
     # reason by analogy, written blind; measured unread at the end of the stop's marking
     # changes: 33 / 43 / 34 / 2. Then a helper narrowed the two claims that fired on right
     # answers and wrote claims, in general terms, for its nine wrong answers left unheld
-    "blind_claims_t.yaml": (35, 43, 43, 0),
+    "blind_claims_t.yaml": (37, 43, 43, 0),
     # corpus U (stop 52), mock-interview answers spoken aloud and captured by speech-to-text
     # (numbers spelled out), written blind; measured unread: 38 / 28 / 34 / 4. Then the four
     # right answers said to claim wrongly were read and their claims narrowed ("batch one",
@@ -172,7 +172,7 @@ MEASURED = {
     # lists of terms are mostly equations with their figures (14 held above the mid): left
     # (stop 54: numbers said in words read as figures, "forty percent", "five twelve": its
     # buzzword lists held 29 → 35, wrong answers held 35 → 38)
-    "blind_claims_u.yaml": (40, 35, 38, 0),
+    "blind_claims_u.yaml": (41, 35, 38, 0),
     # corpus V (stop 52), answers polished like a chat assistant's (bold, bullets, "In short"),
     # written blind; measured unread: 39 / 42 / 40 / 6. Then the five right answers said to
     # claim wrongly were read: a hedged "might" with heavier quantisation, a risk listed,
@@ -196,7 +196,7 @@ MEASURED = {
     # forgot-weights". Left: "watch gpu memory" in a junior answer (the claim is right)
     # (stop 59: two wrong answers held once a table's rows were read apart and "both are
     # bandwidth-bound" said of prefill and decode was claimed)
-    "blind_claims_x.yaml": (39, 42, 36, 1),
+    "blind_claims_x.yaml": (39, 42, 37, 1),
     # corpus Y (stop 54), terse experts and wordy juniors: seniors in one to four dense lines,
     # juniors long and hedged; written blind; measured unread: 13 / 43 / 40 / 8. Its seniors
     # match fewer concept phrases than its mids (as R's do): ordering is the weak figure. Of
@@ -298,6 +298,24 @@ MEASURED = {
     # words ("ignores the decode tokens … blows TPOT", "each user's KV is private", prompt
     # tokens watched "under the chat cap"); four of its seven unheld misconceptions got phrases
     "blind_claims_aj.yaml": (41, 43, 38, 0),
+    # corpus AK (stop 60), database and OS engineers reasoning by analogy (buffer pools, page
+    # tables, copy-on-write, thrashing); written blind; measured unread: 38 / 42 / 35 / 3. Its
+    # false claims: causes dismissed after they are named ("… probably aren't it"), head_dim
+    # derived as "hidden / 64 query heads", the pitch that "holds here" at batch 1. Then:
+    # a cause "too small to explain" is denied, a condition closing the sentence (",
+    # regardless of batch") goes with the clause before it, ", not the saving" sets its contrast
+    # inside the clause before (unless it states a figure of its own), "doesn't cost the chat
+    # users anything" calls a lever harmless rather than dismissing it, "zero users fit" and
+    # "with any room" under a negation deny; seven misconceptions got phrases
+    "blind_claims_ak.yaml": (40, 43, 42, 0),
+    # corpus AL (stop 60, measured after AK's fixes), chat replies with the verdict first
+    # ("TL;DR:", bold, "~", missing apostrophes); written blind; measured unread: 41 / 42 / 35 /
+    # 2. Then: a verdict's label ("TL;DR:") names no subject, "didnt" and "doesnt" deny as
+    # "didn't" does, a report word ("… is wrong, but …") judges the clause before its "but",
+    # not the claim after; Little's law inverted for open chats is a claim of its own. Left: a
+    # cause and its consequence in two items ("head_dim 256 … — so the window saves a smaller
+    # share"): read as one, it claimed right answers' unrelated "so" clauses
+    "blind_claims_al.yaml": (41, 42, 41, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -145,7 +145,8 @@ def _spans(reading: Reading) -> list[int]:
         # an item of the same sentence that opens with "that" or "which" says it of the
         # item before ("the log says 53x — that's the real number of requests")
         goes_on = new_item and position and (
-            token in _GOES_ON or (token == "and" and verb_at < len(reading.tokens)
+            (token in _GOES_ON and not (token == "not" and _states_a_figure(reading, position)))
+            or (token == "and" and verb_at < len(reading.tokens)
                                   and verb_at > position + 1
                                   and reading.tokens[verb_at] in _stems(_SHARED_SUBJECT))) \
             and reading.sentence[position] == reading.sentence[position - 1]
@@ -181,7 +182,18 @@ def _spans(reading: Reading) -> list[int]:
     return spans
 
 
-_GOES_ON = frozenset({"that", "which"})
+# (", not the saving" sets a contrast inside the clause before it; ", not query heads (64)"
+# with a figure of its own is a statement of its own)
+_GOES_ON = frozenset({"that", "which", "not"})
+
+
+def _states_a_figure(reading: Reading, position: int) -> bool:
+    """Whether the item opening at `position` holds a number, or the one after it does (a
+    figure in brackets: "not query heads (64)")."""
+    item = reading.item[position]
+    return any(is_number(t) for t, i in zip(reading.tokens[position:position + 12],
+                                             reading.item[position:position + 12],
+                                             strict=False) if i in (item, item + 1))
 # "and it also halves", "and also cuts": the clause's subject again, before its verb
 _SUBJECT_AGAIN = frozenset({"it", "also", "they"})
 
@@ -493,6 +505,7 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
     reports = {reading.tokens[p] for p in positions
                if p not in said and not (p and reading.tokens[p - 1] in _stems(_GOT))
                and (own < 0 or reading.written[p] >= own)
+               and not _said_of_what_came_before(reading, p, at)
                } & _stems(_REPORTED)
     if reports or words >= _stems(_COUNTERFACTUAL):
         return True
@@ -513,4 +526,13 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                for phrase in unless for start, end in occurrences(reading, phrase))
 
 
+def _said_of_what_came_before(reading: Reading, report: int, at: int | None) -> bool:
+    """Whether a report word ("wrong") judges an earlier statement that a "but" closes before
+    the claim: "2,000 slots is wrong, but you can't plan on the average: size every slot for
+    the p99" says the claim, it does not report it."""
+    return at is not None and report < at and bool(
+        _stems(_TURNS).intersection(reading.tokens[report + 1:at]))
+
+
+_TURNS = "but however yet"
 _SET_AGAINST = frozenset({"instead of", "rather than"})

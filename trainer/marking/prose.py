@@ -50,6 +50,10 @@ _SYMBOLS = {"->": "→", "=>": "→", "⇒": "→", "~=": "≈", ">=": "≥", "<
             "<<": "≪", "*": "×", "−": "-", "–": "-"}
 _CONTRACTIONS = ((re.compile(r"\bwon't\b"), "will not"), (re.compile(r"\bcan't\b"), "can not"),
                  (re.compile(r"\bcannot\b"), "can not"), (re.compile(r"n't\b"), " not"),
+                 # typed without the apostrophe: "didnt", "doesnt", "isnt", "cant", "wont"
+                 (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|"
+                             r"should|must|need)nt\b"), r"\1 not"),
+                 (re.compile(r"\bcant\b"), "can not"), (re.compile(r"\bwont\b"), "will not"),
                  (re.compile(r"'(s|re|ve|ll|d|m)\b"), ""))
 # A sentence opening with one of these carries on the sentence before it.
 _ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", "so", "thus",
@@ -66,6 +70,9 @@ NEGATION_WINDOW = 5
 _POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
                            "option", "applic", "relev", "fix", "solv", "an", "the"})
 _ARTICLES = frozenset({"an", "the"})
+# verbs that, denied, say a thing does no harm ("doesn't cost the users anything")
+_HARMLESS = frozenset({"cost", "hurt", "harm", "affect", "slow", "penal", "block", "touch",
+                       "eat"})
 _ONLY_AFTER = frozenset({"unnecessari", "useless", "pointless", "irrelev", "overkil"})
 # Words that end a clause for negation: a negation does not reach past them.
 _CLAUSE_WORDS = frozenset({"but", "and", "so", "becaus", "which", "while", "wherea",
@@ -204,9 +211,16 @@ def _said_as_figure(match: re.Match[str]) -> str:
     return (str(_spoken_value(whole)) if whole else "0") + (f".{digits}" if digits else "")
 
 
+# A verdict's label at a line's start ("TL;DR:", "Short answer —") names no subject: the
+# words after it open the sentence ("TL;DR: fp8 KV — it improves both" says it of fp8 KV).
+_VERDICT_LABEL = re.compile(r"(?m)^(\s*(?:[-*>]\s*)?)(?:tl\s?;?\s?dr|short answer|bottom line)"
+                            r"\s*[:—–-]\s*")
+
+
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
     text = without_emphasis(text)
+    text = _VERDICT_LABEL.sub(r"\1", text)
     text = _NAME_EQUALS.sub(" ", text)  # tp=8 is a name, not an equation
     text = _PRODUCT_DOT.sub("×", text).translate(_GREEK)
     text = text.replace("’", "'").replace("‘", "'")
@@ -630,6 +644,10 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
     if any(t in _NEGATORS for t in _phrase_tokens(phrase)):
         return False
     tokens, clause = reading.tokens, reading.clause
+    if "ani" in tokens[max(0, start - 2):start] and any(
+            tokens[p] in _NEGATORS for p in range(max(0, start - 3 * NEGATION_WINDOW), start)
+            if clause[p] == clause[start]):
+        return True  # "can't fit the model with any room for KV": "any" under a negation
     window = NEGATION_WINDOW
     position = start - 1
     while position >= 0 and start - position <= window and clause[position] == clause[start]:
@@ -644,6 +662,8 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
             return True  # "instead of raising", "refuse to raise the cap for everyone"
         if token == "too" and position + 3 <= start and tokens[position + 2] == "to":
             return True  # "too small to explain 40%", "too dear to recompute"
+        if token in ("zero", "0") and start - position <= 2:
+            return True  # "zero users fit", "0 sequences fit": none does
         position -= 1
     if not after:
         return False
@@ -659,9 +679,9 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
             # item's first words ("capacity doesn't change; the long users …").
             words_after = [tokens[p] for p in range(position + 1, min(last + 1, position + 3))
                            if clause[p] == clause[position]]
-            # "is not the fix" dismisses; "doesn't cost the chat users anything" does not
-            article = {"the", "an"} if tokens[position - 1] in ("is", "are", "was", "were",
-                                                                 "be") else set()
+            # "is not the fix" dismisses; "doesn't cost the chat users anything" calls it
+            # harmless, it does not dismiss it
+            article = set() if words_after[:1] and words_after[0] in _HARMLESS else _ARTICLES
             return any(t in _POST_NEGATED - _ARTICLES or t in article for t in words_after)
     return False
 
