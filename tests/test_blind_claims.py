@@ -208,7 +208,7 @@ MEASURED = {
     # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
     # fits: "one H200" left the one-card claim); the other is a bare term, "single-GPU fit"
-    "blind_claims_z.yaml": (35, 43, 41, 1),
+    "blind_claims_z.yaml": (35, 43, 42, 1),
     # corpus AA (stop 55), seniors dictating in long run-on sentences ("so", "which means",
     # asides, "bw", "ctx", "→"); written blind; measured unread: 41 / 43 / 38 / 2. Both right
     # answers said to claim wrongly are juniors that do make the claim (max_num_seqs set to
@@ -230,7 +230,7 @@ MEASURED = {
     # graphs eating 20 GB) or listed but said another way ("won't run more than X", whose own
     # "not" read as a denial of the X); a right mid said to blame the system prompt ("I'd
     # explain it") was the false claim that went
-    "blind_claims_ac.yaml": (41, 43, 33, 2),
+    "blind_claims_ac.yaml": (41, 43, 34, 2),
     # corpus AD (stop 57), candidates whose first language is not English (short sentences,
     # missing articles, glued units), a third of the wrong answers wrong in a figure said in
     # prose; written blind; measured unread: 40 / 41 / 37 / 4. A mistake named in an earlier
@@ -307,7 +307,7 @@ MEASURED = {
     # inside the clause before (unless it states a figure of its own), "doesn't cost the chat
     # users anything" calls a lever harmless rather than dismissing it, "zero users fit" and
     # "with any room" under a negation deny; seven misconceptions got phrases
-    "blind_claims_ak.yaml": (40, 43, 42, 0),
+    "blind_claims_ak.yaml": (41, 43, 43, 0),
     # corpus AL (stop 60, measured after AK's fixes), chat replies with the verdict first
     # ("TL;DR:", bold, "~", missing apostrophes); written blind; measured unread: 41 / 42 / 35 /
     # 2. Then: a verdict's label ("TL;DR:") names no subject, "didnt" and "doesnt" deny as
@@ -315,7 +315,20 @@ MEASURED = {
     # not the claim after; Little's law inverted for open chats is a claim of its own. Left: a
     # cause and its consequence in two items ("head_dim 256 … — so the window saves a smaller
     # share"): read as one, it claimed right answers' unrelated "so" clauses
-    "blind_claims_al.yaml": (41, 42, 41, 0),
+    "blind_claims_al.yaml": (41, 42, 42, 0),
+    # corpus AM (stop 60, measured after AK's and AL's fixes), engineering managers and
+    # product-minded staff engineers (cost per session, SLOs, rollout plans, "what I'd tell
+    # the VP"); written blind; measured unread: 38 / 40 / 31 / 4. Its false claims were right
+    # answers' excuses in other words (a GQA-8 cache "split 8 ways" beside the whole latent,
+    # dequantisation "invisible while bandwidth-bound", a colleague "reading a per-GPU memory
+    # figure correctly", a cap for everyone that "turns a chat SLO problem into a fleet-wide
+    # one"). Then: a claim's own denial said before its subject ("I wouldn't alert on
+    # preemptions") still makes it, a rule said with its subject in an "if" clause before the
+    # main clause is a claim, a token-rate quota said to bound the KV is a claim of its own,
+    # "paged on-demand" is no alert and KV "split between the two GPUs" no cost of TP; ten
+    # misconceptions got phrases. Left: a p99 plan whose sentences also say "average" and
+    # "only", and a recompute whose subject is cut from "effectively free" by "by contrast"
+    "blind_claims_am.yaml": (42, 41, 41, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

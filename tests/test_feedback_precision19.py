@@ -5,7 +5,7 @@ showed. The texts here are written for the tests, not copied from the corpora.""
 
 from __future__ import annotations
 
-from feedback_probes import claimed
+from feedback_probes import claimed, evidence
 
 # ---- right answers the reader took for wrong claims ----------------------------------------
 
@@ -100,3 +100,60 @@ def test_a_history_called_no_issue_because_the_prefix_cache_holds_it_is_a_wrong_
             "shared.")
     assert "history-shared-by-prefix-cache" in claimed("multi-turn-growth", "why-overstated",
                                                        text)
+
+
+# ---- corpus AM (managers' and product-minded staff engineers' answers) -----------------------
+
+
+def test_a_denial_said_before_its_subject_still_makes_the_claim() -> None:
+    text = ("I wouldn't alert on preemptions in the long pool: the scheduler preempting is "
+            "the engine packing memory.")
+    assert "preemptions-transparent" in claimed("long-context-tier", "operations", text)
+
+
+def test_a_rule_said_with_its_subject_in_an_if_clause_is_a_claim() -> None:
+    text = ("If requests are queueing at peak, the card has run out of room for new sessions "
+            "and we need more capacity.")
+    assert "queue-means-out-of-memory" in claimed("observed-concurrency-lower", "evidence",
+                                                  text)
+
+
+def test_a_token_rate_quota_said_to_bound_the_kv_is_a_wrong_claim() -> None:
+    text = ("Each team gets a tokens-per-minute quota sized from the pool's throughput. That "
+            "keeps total demand within what the pool can hold, so teams never collectively "
+            "exceed its KV.")
+    assert "token-rate-quota-bounds-kv" in claimed("long-context-tier", "pool-policy", text)
+
+
+def test_a_gqa_cache_split_beside_the_whole_latent_is_no_claim_the_latent_splits() -> None:
+    text = ("Every GPU keeps the whole latent of every token. Per GPU, a GQA-8 cache split 8 "
+            "ways (about 31 KB) is smaller than MLA's 70 KB.")
+    assert "latent-split-under-tp" not in claimed("deepseek-v3-mla-h200", "why-mla", text)
+
+
+def test_dequantisation_said_invisible_while_bandwidth_bound_is_no_claim() -> None:
+    text = ("The caveat is that fp8 dequant adds a little compute, which is invisible while "
+            "we're bandwidth-bound.")
+    assert "fp8-kv-read-at-fp16-width" not in claimed("llama2-70b-mi300x", "5a", text)
+
+
+def test_a_cap_for_everyone_said_to_spread_the_harm_is_no_claim() -> None:
+    text = "Raising the cap for everyone turns a chat SLO problem into a fleet-wide one."
+    assert "raise-cap-for-everyone" not in claimed("long-context-tier", "pool-policy", text)
+
+
+# ---- rubric phrases that named a place or a mechanism, not the concept ----------------------
+
+
+def test_kv_split_between_the_two_gpus_is_no_cost_of_tensor_parallelism() -> None:
+    said = evidence("llama31-70b-tp2-h100", {"per-gpu-vs-total-explain": (
+        "The token count is for the whole job, because each token's KV is split between the "
+        "two GPUs.")}, "levers")
+    assert "What it costs" not in said
+
+
+def test_paged_on_demand_allocation_is_no_alert() -> None:
+    said = evidence("observed-concurrency-lower", {"hypotheses": (
+        "prompt-only context, generated tokens, paged on-demand allocation, block "
+        "fragmentation")}, "action")
+    assert "alert" not in said.lower()

@@ -31,8 +31,9 @@ def test_another_drill_suggested_on_a_card_with_no_driver_figure_keeps_its_own_c
     # M1: the suggested drill runs as suggested; no "with --gpu h100" after it
     said = refusal_text(run, "littles-law-capacity", "--model", "deepseek-v3", "--gpu",
                         "gaudi3")
-    assert "kvdrill practice deepseek-v3-mla-h200 (nor does this drill run on Intel Gaudi 3" \
-        in said
+    # (since pass 39 the suggested drill keeps the card asked for, where it runs there)
+    assert "kvdrill practice deepseek-v3-mla-h200 --gpu gaudi3 (nor does this drill run on " \
+        "Intel Gaudi 3" in said
     assert "with --gpu" not in said and "on its own GPU" not in said
 
 

@@ -256,7 +256,13 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
         return False  # a part with no word of its phrases in the text (most claims, most texts)
     # Every unnegated occurrence of each part, by the span it sits in.
     by_part: list[dict[int, list[tuple[int, int]]]] = []
-    denials: set[int] = set()  # positions of the negators earlier parts' phrases hold
+    # positions of the negators a part's own phrases hold ("wouldn't alert on"), before or
+    # after the part they deny in the text: "I wouldn't alert on preemptions" says it
+    denials: set[int] = {p for part, denial in zip(claim.parts, _denial_parts(claim),
+                                                   strict=True) if denial
+                         for phrase in part for variant in _variants(phrase)
+                         for start, end in occurrences_of(reading, variant)
+                         for p in range(start, end) if is_negator(reading.tokens[p])}
     for part, denied_later in zip(claim.parts, _denied_later(claim), strict=True):
         found: dict[int, list[tuple[int, int]]] = {}
         for phrase in part:
@@ -270,8 +276,6 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
                                  or "/" in phrase) \
                             and not _operand(reading, start, variant):
                         found.setdefault(spans[start], []).append((start, end))
-                        denials.update(p for p in range(start, end)
-                                       if is_negator(reading.tokens[p]))
         by_part.append(found)
     if _said_in_one_span(reading, spans, claim, by_part, lead=None):
         return True
@@ -279,16 +283,45 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
     # comma: "At TP=16 each head is split across two GPUs, so per GPU the KV halves". The other
     # parts still make one clause after the subject, in the same sentence, with no "and" or
     # "but" between them that would start another statement.
-    return len(by_part) > 2 and _said_in_one_span(reading, spans, claim, by_part[1:],
-                                                  lead=by_part[0])
+    if len(by_part) > 2:
+        return _said_in_one_span(reading, spans, claim, by_part[1:], lead=by_part[0])
+    # A two-part claim said as a rule: its subject in an "if" or "when" clause, its other part
+    # in the main clause just after ("If requests are queueing at peak, the card has run out
+    # of room"); the subject's clause is that condition, not another statement.
+    ruled = {span: places for span, places in by_part[-1].items()
+             if _after_condition(reading, spans, span, by_part[0])}
+    return len(by_part) == 2 and bool(ruled) and _said_in_one_span(
+        reading, spans, claim, [ruled], lead=by_part[0])
+
+
+def _after_condition(reading: Reading, spans: list[int], span: int,
+                     lead: dict[int, list[tuple[int, int]]]) -> bool:
+    """Whether the span follows, in the same sentence, an item that opens with "if", "when" or
+    "once" and holds the lead part."""
+    first = spans.index(span)
+    if not first or reading.sentence[first - 1] != reading.sentence[first]:
+        return False
+    item = reading.item[first - 1]
+    opens = next(p for p in range(first) if reading.item[p] == item)
+    return reading.tokens[opens] in _stems(_CONDITIONS) and any(
+        reading.item[p] == item for places in lead.values() for p, _ in places)
+
+
+_CONDITIONS = "if when whenever once"
+
+
+@lru_cache(maxsize=1024)
+def _denial_parts(claim: WrongClaim) -> tuple[bool, ...]:
+    """For each part, whether one of its phrases is itself a denial ("wouldn't alert")."""
+    return tuple(any(is_negator(token) for phrase in part for token in phrase_words(phrase))
+                 for part in claim.parts)
 
 
 @lru_cache(maxsize=1024)
 def _denied_later(claim: WrongClaim) -> tuple[bool, ...]:
     """For each part, whether a later part is itself a denial ("doesn't help the step"): that
     part's "not" after this one is the claim's predicate, not a dismissal of it."""
-    denials = [any(is_negator(token) for phrase in part for token in phrase_words(phrase))
-               for part in claim.parts]
+    denials = _denial_parts(claim)
     return tuple(any(denials[index + 1:]) for index in range(len(denials)))
 
 
@@ -523,6 +556,9 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
     return any(reading.sentence[start] == sentence and not negated(reading, start, end, phrase)
                and (start not in elsewhere or _stems(_CONTRASTS) & set(phrase_words(phrase)))
                and not (items and phrase in _SET_AGAINST and reading.item[start] not in items)
+               # "it looks like 240 ms on paper, but the recompute is free": the appearance
+               # is the clause before the "but", the claim is the candidate's
+               and not (phrase in _APPEARANCES and _said_of_what_came_before(reading, start, at))
                for phrase in unless for start, end in occurrences(reading, phrase))
 
 
@@ -535,4 +571,8 @@ def _said_of_what_came_before(reading: Reading, report: int, at: int | None) -> 
 
 
 _TURNS = "but however yet"
+_APPEARANCES = frozenset({"people assume", "people think", "people expect", "one might",
+                          "you might", "might think", "might expect", "would think",
+                          "some think", "some say", "at first glance", "on paper",
+                          "intuitively", "common belief"})
 _SET_AGAINST = frozenset({"instead of", "rather than"})
