@@ -135,3 +135,65 @@ def test_a_drill_suggested_on_a_card_with_no_driver_figure_stays_on_that_card(
     assert "kvdrill practice mixtral-moe-decode --model gpt-oss-20b --gpu gaudi3" in said
     assert run("solution", "mixtral-moe-decode", "--model", "gpt-oss-20b", "--gpu",
                "gaudi3").exit_code == 0
+
+
+# ---- expert pass 40 (3,100 outputs: 1 WRONG, 1 MISLEADING, 3 NIT) ----------------------------
+
+CONFIGS = Path(__file__).parent / "corpus" / "configs"
+
+
+def test_a_variant_retargeted_at_the_drills_own_model_grades_with_its_own_command(
+        run: Run, tmp_path: Path) -> None:
+    # W1: the sheet said "Llama-3.1-8B on …" where grade dropped the own model and said "its
+    # own model on …", so no command graded the key
+    target = ("--model", "llama-3.1-8b", "--gpu", "h200")
+    run("variants", "llama31-8b-h100", *target, "--count", "1", "--out", str(tmp_path))
+    answers = next(tmp_path.glob("*-answers.yaml"))
+    run("grade", "llama31-8b-h100", *target, "--answers", str(answers))  # exits 0
+
+
+def test_a_sheet_for_another_target_says_the_model_it_was_graded_at(
+        run: Run, tmp_path: Path) -> None:
+    run("variants", "llama31-8b-h100", "--gpu", "h200", "--count", "1", "--out", str(tmp_path))
+    answers = next(tmp_path.glob("*-answers.yaml"))
+    result = run("grade", "llama31-8b-h100", "--model", "llama-3.1-8b", "--answers",
+                 str(answers), ok=False)
+    said = flat(result.stderr)
+    assert result.exit_code == 2
+    assert "it is graded at Llama-3.1-8B on its own GPU" in said
+    assert "without --model" not in said
+
+
+def test_a_config_read_weight_for_weight_as_a_drawn_model_is_taken_from_any_folder(
+        run: Run, tmp_path: Path) -> None:
+    # M1: Qwen2.5-7B's own config.json in a folder named otherwise was refused by the drills
+    # that list qwen2.5-7b
+    folder = tmp_path / "qwen25-7b-local"
+    folder.mkdir()
+    (folder / "config.json").write_bytes((CONFIGS / "Qwen2.5-7B" / "config.json").read_bytes())
+    for drill in ("prefill-vs-decode", "swap-or-recompute"):
+        assert run("solution", drill, "--model", str(folder)).exit_code == 0, drill
+
+
+def test_a_hugging_face_snapshot_is_named_after_its_repository(
+        run: Run, tmp_path: Path) -> None:
+    # N1: the folder is the commit; the repository's name is the model's
+    folder = tmp_path / "models--Qwen--Qwen2.5-7B" / "snapshots" / ("d1" * 20)
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_bytes((CONFIGS / "Qwen2.5-7B" / "config.json").read_bytes())
+    title = run("solution", "prefill-vs-decode", "--model", str(folder)).output.splitlines()[0]
+    assert "— Qwen2.5-7B on one NVIDIA H200" in title and "d1d1" not in title
+
+
+def test_a_card_with_no_driver_figure_is_offered_no_models_that_run_only_elsewhere(
+        run: Run) -> None:
+    # N2: the dense models named were those that run on the drill's own card
+    said = refusal_text(run, "littles-law-capacity", "--model", "qwen3-30b-a3b", "--gpu",
+                        "gaudi3")
+    assert "choose a dense model, or drill it with" in said
+
+
+def test_the_givens_call_a_gaudi_3_an_accelerator(run: Run) -> None:
+    # N3
+    shown = run("show", "prefix-caching", "--gpu", "gaudi3").output
+    assert "accelerator: 1 × Intel Gaudi 3" in shown and "GPU: 1 × Intel Gaudi 3" not in shown

@@ -185,8 +185,19 @@ def parse_json(text: str, where: str) -> dict[str, Any]:
 
 
 def _name_from_path(path: Path) -> str:
+    """The model's name from where its config lies: its folder, or, in a Hugging Face cache
+    (…/models--Qwen--Qwen2.5-7B/snapshots/<commit>/config.json), the repository's name,
+    not the commit's."""
     folder = path.parent.name if path.name.lower() == "config.json" else path.stem
+    if _COMMIT.fullmatch(folder) and path.parent.parent.name == "snapshots":
+        cached = _HUB_FOLDER.fullmatch(path.parent.parent.parent.name)
+        if cached is not None:
+            folder = cached.group(1)
     return clean_name(folder or path.name)
+
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+_HUB_FOLDER = re.compile(r"models--[\w.-]+?--([\w.-]+)")
 
 
 # Characters that are markup in Markdown or HTML (a tag, a link, a code span, a table cell), in

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -535,7 +535,7 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     # step reads)
     drawn = tuple(str(m) for m in drill.vary.get("model", ()))
     # (Meta-Llama-3-8B is Llama-3.1-8B's decoder, layer for layer and weight for weight)
-    kin = model.id == str(own) or model.id in drawn or same_shape(model, model_of(str(own)))
+    kin = model.id == str(own) or _drawn(drill, model) or same_shape(model, model_of(str(own)))
     if needs.own_model and not kin:
         gpu_only = not needs.measured_on and _own_runs_on(drill, gpu)
         others = [m for m in drawn if m != str(own)]
@@ -549,6 +549,14 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
             f"drill {drill.id} {whose}: "
             f"{'re-target it with --gpu only, or ' if gpu_only else ''}"
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+
+
+def _drawn(drill: Drill, model: ModelPreset) -> bool:
+    """Whether the model is one the drill's own variants draw: by its preset id, or a
+    config.json read weight for weight as one of them, whatever its folder is called."""
+    drawn = tuple(str(m) for m in drill.vary.get("model", ()))
+    return model.id in drawn or (model.from_config and any(
+        same_weights(model, model_of(m)) for m in drawn))
 
 
 def _own_runs_on(drill: Drill, gpu: str | None) -> bool:
@@ -810,7 +818,7 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
                 f"drill {drill.id} is built on rates measured on an {where} with "
                 f"{what}'s shape, which do not carry to {find_gpu(gpu).name}: {instead}")
         if model is not None and shape is not None and not same_shape(model, model_of(shape)) \
-                and model.id not in drill.vary.get("model", ()):  # its variants' models carry
+                and not _drawn(drill, model):  # its variants' models carry
             raise UsageError(
                 f"drill {drill.id} is built on rates measured with {what}'s shape on an "
                 f"{where}, which do not carry to {model.name}: "
@@ -1013,7 +1021,9 @@ def _smaller(key: AnswerKey) -> str:
         return ", or a smaller model"
     from trainer.capacity.presets import models as model_presets
 
-    if _TRYING:
+    if _TRYING or _ASKED_CARD:
+        # (while the drill's own card stands in for one it cannot run on, models that run on
+        # the stand-in would not run on the card asked for)
         return ", or a smaller model"
     gpu = key.givens.get("gpu")
     card = str(gpu) if gpu is not None else None
@@ -1022,10 +1032,9 @@ def _smaller(key: AnswerKey) -> str:
     weights_per_param = value_of(d, "weights_bytes") / model.params
     # clearly smaller (a 30B is no cure for a 32B), and its weights at the target's bytes per
     # parameter fit the card: the rest are not worth a re-targeting each
-    below = sorted((m for m in model_presets().values()
+    below = _spread(m for m in model_presets().values()
                     if m.params <= model.params * Fraction(85, 100)
-                    and m.params * weights_per_param < usable),
-                   key=lambda m: m.params, reverse=True)[:_SMALLER_TRIED]
+                    and m.params * weights_per_param < usable)
     runs = list(itertools.islice((m.id for m in below if _runs(key.drill, m, card)), 2))
     return f", or a smaller model (such as {_or_list(runs)})" if runs else ", or a smaller model"
 
@@ -1034,21 +1043,30 @@ def _smaller(key: AnswerKey) -> str:
 _SMALLER_TRIED = 6
 
 
+def _spread(models: Iterable[ModelPreset]) -> list[ModelPreset]:
+    """The largest first, one of each size (a model within 5% of one kept is passed over: the
+    70Bs fail together), at most _SMALLER_TRIED of them."""
+    kept: list[ModelPreset] = []
+    for m in sorted(models, key=lambda m: m.params, reverse=True):
+        if not kept or m.params < kept[-1].params * Fraction(95, 100):
+            kept.append(m)
+    return kept[:_SMALLER_TRIED]
+
+
 def _dense_models(drill: Drill, moe: ModelPreset, gpu: str | None) -> str:
     """" (such as qwen3-32b)": the two largest dense catalogue models no larger than the
     mixture of experts `moe` with which the drill runs on this card, tried as the user would
-    run them; "" when none of the few tried does."""
-    if _TRYING:
+    run them; "" when none of the few tried does (or the card stands in for another)."""
+    if _TRYING or _ASKED_CARD:
         return ""
     from trainer.capacity.deployment import DTYPE_BYTES
     from trainer.capacity.presets import models as model_presets
 
     card = find_gpu(str(gpu if gpu is not None else drill.givens.get("gpu")))
     memory = int(drill.givens.get("gpus") or 1) * card.hbm_gb * 10**9
-    dense = sorted((m for m in model_presets().values()
+    dense = _spread(m for m in model_presets().values()
                     if m.experts is None and m.params <= moe.params
-                    and m.params * DTYPE_BYTES.get(m.weights_dtype, 2) < memory),
-                   key=lambda m: m.params, reverse=True)[:_SMALLER_TRIED]
+                    and m.params * DTYPE_BYTES.get(m.weights_dtype, 2) < memory)
     runs = list(itertools.islice((m.id for m in dense if _runs(drill, m, gpu)), 2))
     return f" (such as {_or_list(runs)})" if runs else ""
 

@@ -143,7 +143,8 @@ def _check_target(path: Path, data: dict[Any, Any], target: str | None,
         raise UsageError(f"{path}: target: {_brief(named)} is not a re-target: keep the line "
                          "`kvdrill variants` wrote, or remove it")
     if named != target:
-        which = "the drill's own model and card" if named is None else f"{_brief(named)}"
+        # (a target's label, "Mistral-7B-v0.1 on NVIDIA H100 SXM 80GB", whole where it fits)
+        which = "the drill's own model and card" if named is None else f"{_brief(named, 100)}"
         now = "without --model or --gpu" if target is None else f"at {target}"
         raise UsageError(f"{path}: the sheet is for {which}, and it is graded {now}: grade it "
                          "at the same model and card (--model, --gpu; a blank sheet's first "
@@ -208,9 +209,9 @@ def read_sheet(path: Path, drill: Drill) -> dict[str, str | None]:
     return sheet
 
 
-def _brief(value: object) -> str:
+def _brief(value: object, width: int = 40) -> str:
     text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def grade(drill: Drill, key: AnswerKey, sheet: dict[str, str | None],

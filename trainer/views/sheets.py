@@ -73,7 +73,9 @@ def givens_lines(key: AnswerKey) -> list[str]:
             f"(not {unread})"
             if (unread := _unread_by_a_step(key)) and g['weights_read_gb'] != g['weights_gb']
             else ""),
-        f"GPU: {g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
+        # (Intel sells Gaudi 3 as an accelerator: the line says what the card is)
+        f"{'accelerator' if g.get('gpu_cards') == 'accelerators' else 'GPU'}: "
+        f"{g['gpus']} × {g['gpu_name']} — {memory}, {card_tbs}",
         # a drill that asks for the live context must not print it among the givens
         f"KV cache dtype {g['kv_dtype']}" if any(
             step.answer == "context" and "context" not in step.with_

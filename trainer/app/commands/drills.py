@@ -112,14 +112,25 @@ def grade(drill_id: str, answers_path: str, variant: int | None, target_model: s
         from trainer.marking import grading
 
         drill, _ = loader.find_drill(drill_id)
-        retarget = target
-        if retarget is not None and retarget.get("model") == {"preset": drill.givens.get("model")}:
-            # the drill's own model named again is no re-target (its numbers are the same)
-            retarget = variants.make_target(None, retarget.get("gpu"))
+        # the target as asked, and, where it names the drill's own model again, the same
+        # without it (the numbers of the drill as written): a sheet written either way grades
+        tried = [target]
+        if target is not None and target.get("model") == {"preset": drill.givens.get("model")}:
+            tried.append(variants.make_target(None, target.get("gpu")))
         sheet_path = as_path(answers_path, "the answer sheet's path")
-        graded_variant = grading.sheet_variant(sheet_path, drill, variant,
-                                               variants.target_label(retarget),
-                                               variants.target_digest(retarget))
+        for attempt, retarget in enumerate(tried):
+            try:
+                graded_variant = grading.sheet_variant(sheet_path, drill, variant,
+                                                       variants.target_label(retarget),
+                                                       variants.target_digest(retarget))
+                break
+            except KvdrillError:
+                if attempt == len(tried) - 1:
+                    # (the refusal of the target as asked, which names what was asked)
+                    grading.sheet_variant(sheet_path, drill, variant,
+                                          variants.target_label(target),
+                                          variants.target_digest(target))
+                    raise
         key = variants.answer_key(drill, graded_variant, retarget)
         sheet = grading.read_sheet(as_path(answers_path), drill)
         graded = grading.grade(drill, key, sheet, graded_variant)
