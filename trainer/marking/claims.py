@@ -194,6 +194,8 @@ def _states_a_figure(reading: Reading, position: int) -> bool:
     return any(is_number(t) for t, i in zip(reading.tokens[position:position + 12],
                                              reading.item[position:position + 12],
                                              strict=False) if i in (item, item + 1))
+
+
 # "and it also halves", "and also cuts": the clause's subject again, before its verb
 _SUBJECT_AGAIN = frozenset({"it", "also", "they"})
 
@@ -391,9 +393,8 @@ def _trailing_condition(reading: Reading, span: int, spans: list[int], start: in
     short item of its own just after their span: "… reads just the 25.8 GB of active
     weights, regardless of batch."."""
     sentence = reading.sentence[start]
-    if end > len(reading.tokens) or (end < len(reading.tokens)
-                                     and reading.sentence[end] == sentence):
-        return False
+    if end < len(reading.tokens) and reading.sentence[end] == sentence:
+        return False  # the sentence goes on after it
     opened = [p for p in range(start) if reading.sentence[p] == sentence and spans[p] == span]
     between = range(opened[-1] + 1 if opened else start, start)
     return bool(opened) and end - start <= _TRAILING_WORDS and all(

@@ -118,19 +118,17 @@ def grade(drill_id: str, answers_path: str, variant: int | None, target_model: s
         if target is not None and target.get("model") == {"preset": drill.givens.get("model")}:
             tried.append(variants.make_target(None, target.get("gpu")))
         sheet_path = as_path(answers_path, "the answer sheet's path")
-        for attempt, retarget in enumerate(tried):
+        refusals: list[KvdrillError] = []
+        for retarget in tried:
             try:
                 graded_variant = grading.sheet_variant(sheet_path, drill, variant,
                                                        variants.target_label(retarget),
                                                        variants.target_digest(retarget))
                 break
-            except KvdrillError:
-                if attempt == len(tried) - 1:
-                    # (the refusal of the target as asked, which names what was asked)
-                    grading.sheet_variant(sheet_path, drill, variant,
-                                          variants.target_label(target),
-                                          variants.target_digest(target))
-                    raise
+            except KvdrillError as refusal:
+                refusals.append(refusal)
+        else:
+            raise refusals[0]  # the refusal of the target as asked names what was asked
         key = variants.answer_key(drill, graded_variant, retarget)
         sheet = grading.read_sheet(as_path(answers_path), drill)
         graded = grading.grade(drill, key, sheet, graded_variant)
