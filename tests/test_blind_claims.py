@@ -329,6 +329,14 @@ MEASURED = {
     # misconceptions got phrases. Left: a p99 plan whose sentences also say "average" and
     # "only", and a recompute whose subject is cut from "effectively free" by "by contrast"
     "blind_claims_am.yaml": (42, 41, 41, 0),
+    # corpus AN (stop 60, measured after AK's, AL's and AM's fixes), recent graduates with
+    # textbook framing ("Recall that…", "The key insight is…", numbered steps, careful units);
+    # written blind; measured unread: 26 / 43 / 38 / 10, the worst precision of the stop: ten
+    # long, careful seniors said to claim wrongly ("one request must fit", "Counting a factor 2
+    # gives 140,544 B", "subject to max_num_seqs", "The hypotheses are: …", "d_head = 128
+    # (8,192 ÷ 64)" read as 64 heads). Each was narrowed in the claim's own terms (a bare
+    # "heads" no longer names the query heads); then two misconceptions got phrases
+    "blind_claims_an.yaml": (34, 43, 39, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

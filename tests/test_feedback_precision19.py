@@ -157,3 +157,29 @@ def test_paged_on_demand_allocation_is_no_alert() -> None:
         "prompt-only context, generated tokens, paged on-demand allocation, block "
         "fragmentation")}, "action")
     assert "alert" not in said.lower()
+
+
+# ---- corpus AN (graduates' textbook framing): careful seniors said to claim wrongly -----------
+
+
+def test_a_requirement_that_one_request_must_fit_is_no_claim_that_one_fits() -> None:
+    text = ("The product is unservable as specified, and the engine would refuse to start with "
+            "max_model_len 32,768 (one request must fit).")
+    assert "mha-still-serves-some" not in claimed("llama2-70b-mi300x", "2d", text)
+
+
+def test_head_dim_worked_out_from_the_query_heads_is_no_claim_of_64_kv_heads() -> None:
+    text = "- d_head = 128 (8,192 ÷ 64, which happens to be right here; check config.json)."
+    assert "kv-heads-are-query-heads" not in claimed("llama2-70b-mi300x", "1b", text)
+
+
+def test_a_hypothesis_listed_is_no_claim() -> None:
+    text = ("The hypotheses are: the context is longer than planned, the server reserves "
+            "max_model_len for every request, or block fragmentation.")
+    assert "vllm-reserves-max-model-len" not in claimed("observed-concurrency-lower",
+                                                        "hypotheses", text)
+
+
+def test_a_doubled_latent_said_as_what_counting_twice_gives_is_no_claim() -> None:
+    text = "Counting a factor 2 gives 140,544 B, which halves every session count."
+    assert "latent-doubled-per-token" not in claimed("deepseek-v3-mla-h200", "why-mla", text)

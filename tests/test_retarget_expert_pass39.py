@@ -5,6 +5,7 @@ would run them. Each test of a fix fails on what was printed before."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -197,3 +198,79 @@ def test_the_givens_call_a_gaudi_3_an_accelerator(run: Run) -> None:
     # N3
     shown = run("show", "prefix-caching", "--gpu", "gaudi3").output
     assert "accelerator: 1 × Intel Gaudi 3" in shown and "GPU: 1 × Intel Gaudi 3" not in shown
+
+
+# ---- expert pass 41 (404 outputs: 2 WRONG, 0 MISLEADING, 3 NIT) ------------------------------
+
+def _config_folder(tmp_path: Path, name: str = "myqwen") -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "config.json").write_bytes((CONFIGS / "Qwen2.5-7B" / "config.json").read_bytes())
+    return folder
+
+
+def test_calc_suggested_for_a_config_names_its_path_and_runs(run: Run, tmp_path: Path) -> None:
+    # W1: "kvdrill calc --model myqwen" failed (no such preset)
+    folder = _config_folder(tmp_path)
+    said = refusal_text(run, "llama31-70b-tp2-h100", "--model", str(folder), "--gpu", "h200")
+    assert "myqwen's config.json records no 'fp8' checkpoint" in said
+    path = str(folder / "config.json")
+    assert said.endswith(f"size it with kvdrill calc --model {path}")
+    run("calc", "--model", path)  # exits 0
+
+
+def test_a_refusal_without_gpu_names_the_drills_own_card(run: Run, tmp_path: Path) -> None:
+    said = refusal_text(run, "llama31-70b-tp2-h100", "--model", str(_config_folder(tmp_path)))
+    assert "at myqwen on NVIDIA H100 SXM 80GB (the drill's own card):" in said
+
+
+def test_a_slip_that_would_divide_a_rate_is_not_said_to_multiply_it(
+        run: Run, tmp_path: Path) -> None:
+    # W2: requests/s fall as the KV bytes rise: counting K and V once and taking bits for
+    # bytes give a quarter of the rate, not four times it
+    folder = _config_folder(tmp_path)
+    out = tmp_path / "v"
+    run("variants", "littles-law-capacity", "--model", str(folder), "--gpu", "h200",
+        "--count", "1", "--out", str(out))
+    answers = next(out.glob("*-answers.yaml"))
+    text = answers.read_text(encoding="utf-8")
+    found = re.search(r"^p99-qps: ([0-9.]+)", text, re.M)
+    assert found, text
+    shown = float(found.group(1))  # (rounded: the answers a candidate would type near 4×)
+    for four in (shown * 4 - 0.1, shown * 4, shown * 4 + 0.1):
+        answers.write_text(text.replace(found.group(0), f"p99-qps: {four:.1f}"),
+                           encoding="utf-8")
+        graded = flat(run("grade", "littles-law-capacity", "--model", str(folder), "--gpu",
+                          "h200", "--answers", str(answers), ok=False).output)
+        assert "p99-qps" in graded
+        assert "counted K and V once and took bits for bytes" not in graded, four
+
+
+def test_grade_json_says_the_target_it_graded_at(run: Run, tmp_path: Path) -> None:
+    # N3: the JSON of a re-targeted grade named no target
+    run("variants", "llama31-8b-h100", "--gpu", "h200", "--count", "1", "--out", str(tmp_path))
+    answers = next(tmp_path.glob("*-answers.yaml"))
+    out = json.loads(run("grade", "llama31-8b-h100", "--gpu", "h200", "--answers",
+                         str(answers), "--json").output)
+    assert out["target"] == "its own model on NVIDIA H200 SXM 141GB"
+
+
+def test_the_prompt_token_flops_slip_quotes_no_other_models_figures(
+        run: Run, tmp_path: Path) -> None:
+    # N1: the explanation quoted Llama-3.1-8B's 6.98B and 8.03B under any target
+    folder = _config_folder(tmp_path)
+    out = tmp_path / "v"
+    run("variants", "swap-or-recompute", "--model", str(folder), "--count", "1", "--out",
+        str(out))
+    key = next(out.glob("*-key.md")).read_text(encoding="utf-8")
+    slip = re.search(r"\| recompute-time \| [^|]* \| ([0-9.,]+) ms: charged every parameter",
+                     key)
+    assert slip, key
+    answers = next(out.glob("*-answers.yaml"))
+    text = re.sub(r"^recompute-time: .*$", f"recompute-time: {slip.group(1)} ms",
+                  answers.read_text(encoding="utf-8"), flags=re.M)
+    answers.write_text(text, encoding="utf-8")
+    said = flat(run("grade", "swap-or-recompute", "--model", str(folder), "--answers",
+                    str(answers), ok=False).output)
+    assert "2 × the layers' parameters, not 2 × all of them" in said
+    assert "6.98B" not in said and "8.03B" not in said

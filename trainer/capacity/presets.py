@@ -543,10 +543,10 @@ def _take_checkpoint(model: ModelPreset | None, dtype: str, take: Any) -> None:
         known = (f" (it lists {', '.join(repr(d) for d in released)})" if released else
                  " (it lists none of its releases, which does not mean none exists)")
         name = model.id if model is not None else "no model preset"
-        raise InvalidInput(
-            f"kvdrill's preset for {name} records no {dtype!r} checkpoint{known}: "
-            "give --weights-gb and --weights-dtype yourself"
-        )
+        whose = (f"{model.name}'s config.json records no {dtype!r} checkpoint (a config lists "
+                 "no releases)" if model is not None and model.from_config else
+                 f"kvdrill's preset for {name} records no {dtype!r} checkpoint{known}")
+        raise InvalidInput(f"{whose}: give --weights-gb and --weights-dtype yourself")
     assert model is not None
     size = Fraction(str(released[dtype]["weights_gb"]))
     detail = f"{model.id}, the released {dtype} checkpoint"

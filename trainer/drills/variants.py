@@ -266,9 +266,9 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
     if why is None and drill.requires.weights_dominate:
         _check_weights_dominate(drill, changed, target)
     if why is not None:
-        who = target_label(target)
-        raise UsageError(f"drill {drill.id} cannot be re-targeted at {who}: "
-                         f"{_examples_that_run(drill, why, gpu)}")
+        raise UsageError(f"drill {drill.id} cannot be re-targeted at "
+                         f"{_refused_target(drill, target)}: "
+                         f"{_examples_that_run(drill, why, gpu, model)}")
     return changed
 
 
@@ -289,14 +289,16 @@ def _check_weights_dominate(drill: Drill, givens: dict[str, Any], target: Target
     if batch < 2:
         # one sequence is no batch: nothing shares the weight read (phi-4 on an L40S)
         raise UsageError(
-            f"drill {drill.id} cannot be re-targeted at {target_label(target)}: its lesson is "
+            f"drill {drill.id} cannot be re-targeted at {_refused_target(drill, target)}: its "
+            "lesson is "
             f"that a batch shares one read of the weights, and only {int(batch)} sequence of "
             f"{shown['context']} tokens fits on {shown['gpus']} × {shown['gpu_name']}: "
             f"{_better_card(key, 'memory', _smaller(key))}")
     if own < weights:
         return
     raise UsageError(
-        f"drill {drill.id} cannot be re-targeted at {target_label(target)}: its lesson is that "
+        f"drill {drill.id} cannot be re-targeted at {_refused_target(drill, target)}: its "
+        "lesson is that "
         f"a batch shares one read of the weights, so each user costs little, and here one "
         f"{shown['context']}-token sequence's KV ({format_bytes(own)}) outweighs the weights a "
         f"step reads ({format_bytes(weights)}), so each user's own KV is most of the step: "
@@ -304,7 +306,17 @@ def _check_weights_dominate(drill: Drill, givens: dict[str, Any], target: Target
         "long-context-tier")
 
 
-def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
+def _refused_target(drill: Drill, target: Target) -> str:
+    """The target a refusal names: its model, and the card it would run on (the drill's own
+    card said as such where no --gpu was given: "its own GPU" reads as the model's)."""
+    model, gpu = target_parts(target)
+    card = find_gpu(gpu).name if gpu is not None else \
+        f"{find_gpu(str(drill.givens.get('gpu'))).name} (the drill's own card)"
+    return f"{model.name if model is not None else 'its own model'} on {card}"
+
+
+def _examples_that_run(drill: Drill, said: str, gpu: str | None,
+                       model: ModelPreset | None = None) -> str:
     """A refusal's list of targets (the drafted families', models whose release is listed)
     cut to those the drill runs with on the card asked for, tried; where none does, the advice
     says so instead of naming a model that would be refused too."""
@@ -342,8 +354,9 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None) -> str:
     # calc needs the model named, and the drill the context it holds
     model_id = next((m.group(1) for m in [re.search(r"preset for (\S+) records no", said)]
                      if m), None)
-    if model_id and said.endswith("size it with kvdrill calc"):
-        said += f" --model {model_id}"
+    if said.endswith("size it with kvdrill calc") and (model is not None or model_id):
+        # (a config.json is named by its path, which calc reads; a preset by its id)
+        said += f" --model {_named(model) if model is not None else model_id}"
     return said
 
 
@@ -419,7 +432,7 @@ def _check_same_tokenizer_draft(drill: Drill, model: ModelPreset, givens: dict[s
         said = (f"{draft.name} shares {model.name}'s tokenizer, and {reads}, but kvdrill "
                 "drafts only with the small draft it sets for each family (Llama-3.2-1B for "
                 f"Llama-3, Qwen3-0.6B for Qwen3) and sets none for {model.name}'s")
-    raise UsageError(f"drill {drill.id} cannot be re-targeted at {target_label(target)}: "
+    raise UsageError(f"drill {drill.id} cannot be re-targeted at {_refused_target(drill, target)}: "
                      + _examples_that_run(drill, f"{said}: choose a target such as "
                                                  f"{DRAFTED_TARGETS}", target.get("gpu")))
 
@@ -839,7 +852,9 @@ def _check_requirements(drill: Drill, model: ModelPreset | None, gpu: str | None
                     _ASKED_CARD.pop()
             except UsageError as model_reason:
                 asked = find_gpu(gpu).name
-                said = str(model_reason).replace(" on its own GPU:", f" on {asked}:", 1)
+                own_card = find_gpu(str(drill.givens.get("gpu"))).name
+                said = str(model_reason).replace(f" on {own_card} (the drill's own card):",
+                                                 f" on {asked}:", 1)
                 if _MODELS_FOR_THIS_DRILL.search(said):
                     # the models it names run this drill on its own card, not on this one
                     own = find_gpu(str(drill.givens.get("gpu")))

@@ -558,7 +558,9 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and (start not in elsewhere or _stems(_CONTRASTS) & set(phrase_words(phrase)))
                and not (items and phrase in _SET_AGAINST and reading.item[start] not in items)
                # "it looks like 240 ms on paper, but the recompute is free": the appearance
-               # is the clause before the "but", the claim is the candidate's
+               # is the clause before the "but", the claim is the candidate's (only an
+               # appearance: "… because it's untied …, but the input embedding is a gather"
+               # keeps its excuse)
                and not (phrase in _APPEARANCES and _said_of_what_came_before(reading, start, at))
                for phrase in unless for start, end in occurrences(reading, phrase))
 

@@ -1310,6 +1310,15 @@ def _factors(problem: _Problem) -> list[_Factor]:
     def depends(slot: str, x0: Fraction) -> bool:
         return d is not None and _depends(problem, slot, x0)
 
+    def scales(factor: _Factor) -> bool:
+        # an input's slip multiplies the answer by its factor only where the answer is in
+        # proportion to it: counting K and V once doubles a request rate that a KV byte
+        # count divides, it does not halve it
+        if factor.input not in _PROPORTIONAL_CHECKED:
+            return True
+        value = _evaluate(problem, {factor.input: factor.implied}, relaxed=True)
+        return value is not None and value == problem.relaxed * factor.factor
+
     if depends("kv_factor", Fraction(2)):
         factors.append(_Factor("kv_factor", Fraction(2), Fraction(4), Fraction(2),
                                "counted K and V twice over"))
@@ -1340,7 +1349,11 @@ def _factors(problem: _Problem) -> list[_Factor]:
         factors.append(_Factor("utilization", u, u * u, u, "applied the utilisation twice"))
         factors.append(_Factor("utilization", 1 / u, Fraction(1), u,
                                "left the utilisation out"))
-    return factors
+    return [factor for factor in factors if scales(factor)]
+
+
+# inputs of the step (not the answer's unit) whose factor slips are checked to scale it
+_PROPORTIONAL_CHECKED = frozenset({"kv_factor", "kv_bytes_per_element", "gpus", "utilization"})
 
 
 @lru_cache(maxsize=4096)

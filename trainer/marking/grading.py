@@ -30,6 +30,7 @@ class Graded:
     marks: dict[str, Mark]
     score: RubricScore
     title: str = ""  # the drill's title for the graded givens (a variant names its own GPU)
+    target: str | None = None  # the re-target graded at ("Qwen3-32B on NVIDIA H200 …"), if any
 
     @property
     def all_numeric_correct(self) -> bool:
@@ -219,7 +220,7 @@ def grade(drill: Drill, key: AnswerKey, sheet: dict[str, str | None],
     marks = mark_sheet(key, sheet, revealed)
     score = score_attempt(drill, load_rubric(drill.rubric), marks,
                           retargeted=key.retargeted is not None)
-    return Graded(drill, variant, marks, score, key.title())
+    return Graded(drill, variant, marks, score, key.title(), key.retargeted)
 
 
 def in_step_unit(value: Fraction | None, unit: str) -> int | float | None:
@@ -287,6 +288,7 @@ def graded_json(graded: Graded) -> dict[str, Any]:
     return {
         "drill": graded.drill.id,
         "variant": graded.variant,
+        **({"target": graded.target} if graded.target is not None else {}),
         "steps": [mark_json(m) for m in graded.marks.values()],
         "rubric": score_json(graded.score),
     }
