@@ -183,3 +183,15 @@ def test_a_hypothesis_listed_is_no_claim() -> None:
 def test_a_doubled_latent_said_as_what_counting_twice_gives_is_no_claim() -> None:
     text = "Counting a factor 2 gives 140,544 B, which halves every session count."
     assert "latent-doubled-per-token" not in claimed("deepseek-v3-mla-h200", "why-mla", text)
+
+
+def test_blocks_said_to_be_found_wherever_they_appear_is_a_wrong_claim() -> None:
+    text = ("vLLM identifies cached blocks by hashing their contents, so any identical block is "
+            "found wherever it appears in the prompt.")
+    assert "shared-text-anywhere" in claimed("prefix-caching", "when-not", text)
+
+
+def test_dp_attention_called_the_cleanest_fix_for_the_405b_is_a_wrong_claim() -> None:
+    text = ("The fix is to stop duplicating KV heads, and the cleanest way to do that is "
+            "data-parallel attention.")
+    assert "dp-attention-for-dense" in claimed("llama31-405b-h200-tp", "fix", text)
