@@ -337,6 +337,12 @@ MEASURED = {
     # (8,192 ÷ 64)" read as 64 heads). Each was narrowed in the claim's own terms (a bare
     # "heads" no longer names the query heads); then four misconceptions got phrases
     "blind_claims_an.yaml": (34, 43, 41, 0),
+    # corpus AO (stop 60, measured after AK's to AN's fixes), blunt candidates speaking in
+    # absolutes ("Never.", "That's a myth.", "Don't: …"), whose right answers name a wrong
+    # idea to reject it; written blind; measured unread: 38 / 43 / 38 / 4. Its false claims
+    # were rejections in its own forms ("Don't: 'offload cold experts' — nothing is cold",
+    # "Raise it globally and one user can pin 16 GiB", "PCIe on the critical path")
+    "blind_claims_ao.yaml": (41, 43, 38, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

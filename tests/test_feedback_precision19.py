@@ -195,3 +195,17 @@ def test_dp_attention_called_the_cleanest_fix_for_the_405b_is_a_wrong_claim() ->
     text = ("The fix is to stop duplicating KV heads, and the cleanest way to do that is "
             "data-parallel attention.")
     assert "dp-attention-for-dense" in claimed("llama31-405b-h200-tp", "fix", text)
+
+
+# ---- corpus AO (blunt answers in absolutes): rejections in their own forms --------------------
+
+
+def test_an_imperative_and_its_harm_is_no_claim() -> None:
+    text = "Raise it globally and one user can pin 16 GiB, the KV of 32 chat sessions."
+    assert "raise-cap-for-everyone" not in claimed("long-context-tier", "pool-policy", text)
+
+
+def test_a_rejected_proposal_in_quotes_is_no_claim() -> None:
+    text = "Don't: \\"offload cold experts\\" — at batch 16 and above nothing is cold."
+    assert "offload-inactive-experts" not in claimed("mixtral-moe-decode", "serving-levers",
+                                                     text)
