@@ -206,6 +206,6 @@ def test_an_imperative_and_its_harm_is_no_claim() -> None:
 
 
 def test_a_rejected_proposal_in_quotes_is_no_claim() -> None:
-    text = "Don't: \\"offload cold experts\\" — at batch 16 and above nothing is cold."
+    text = "Don't: 'offload cold experts' — at batch 16 and above nothing is cold."
     assert "offload-inactive-experts" not in claimed("mixtral-moe-decode", "serving-levers",
                                                      text)
