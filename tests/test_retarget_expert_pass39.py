@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import Result
+from feedback_probes import marked
 from retarget_text import flat, refusal_text
 
 Run = Callable[..., Result]
@@ -274,3 +275,24 @@ def test_the_prompt_token_flops_slip_quotes_no_other_models_figures(
                     str(answers), ok=False).output)
     assert "2 × the layers' parameters, not 2 × all of them" in said
     assert "6.98B" not in said and "8.03B" not in said
+
+
+# ---- expert pass 42 (285 outputs, 170 diagnoses: 10 wrong) -----------------------------------
+
+def test_a_per_gpu_budget_is_not_said_to_split_the_mla_latent() -> None:
+    # W3: the latent does not enter the budget; "split the MLA latent" was said of it
+    mark = marked("deepseek-v3-mla-h200", {"kv-budget": "38.8 GB"})["kv-budget"]
+    assert mark.misconceptions == ("per-gpu-vs-total",)
+    assert "MLA latent" not in mark.feedback
+
+
+def test_too_few_sessions_are_not_said_to_split_the_mla_latent() -> None:
+    # W3: splitting the latent would give more sessions, not fewer
+    mark = marked("deepseek-v3-mla-h200", {"sessions": "2"})["sessions"]
+    assert "MLA latent" not in mark.feedback
+
+
+def test_a_latent_split_over_the_node_names_the_split() -> None:
+    mark = marked("deepseek-v3-mla-h200", {"bytes-per-token-node": "70,272 B"})[
+        "bytes-per-token-node"]
+    assert "mla-latent-split" in mark.misconceptions

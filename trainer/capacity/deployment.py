@@ -143,7 +143,7 @@ class Deployment:
     recurrent_layers: int | None = None  # hybrid: layers with a state (default: the others)
     # Assumptions the wrong paths change; the right values are the defaults.
     kv_factor: int = 2
-    mla_factor: int = 1
+    mla_factor: Fraction | int = 1  # 2: the latent as a K and V pair; 1/N: split over N GPUs
     gb_bytes: int = GB
     subtract_weights: int = 1
     read_weights: int = 1

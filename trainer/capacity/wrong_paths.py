@@ -109,6 +109,15 @@ WRONG_PATHS: dict[str, WrongPath] = {
             lambda d: d.changed(mla_factor=2) if d.attention == "mla" else None,
         ),
         WrongPath(
+            "mla-latent-split",
+            "split the MLA latent over the GPUs as if it had heads, each GPU keeping a share "
+            "of it",
+            "MLA's latent has no heads to split: under tensor parallelism every GPU keeps the "
+            "whole latent of every token, so a token costs a whole latent on each GPU.",
+            lambda d: d.changed(mla_factor=Fraction(1, d.gpus))
+            if d.attention == "mla" and d.gpus > 1 and not d.dp_attention else None,
+        ),
+        WrongPath(
             "forgot-weights",
             "left the model weights out (of the memory they take, or of the bytes a decode "
             "step reads)",
@@ -260,13 +269,8 @@ WRONG_PATHS: dict[str, WrongPath] = {
             "gave a per-GPU figure where the whole (or the whole where one GPU) was asked",
             "With tensor parallelism say which you mean: per GPU, or summed over all GPUs.",
             lambda d: None,  # a rescaling of the answer, handled in wrong_values
-            # under MLA a per-GPU figure divided again is the latent split as if by heads
-            describe=lambda d: (
-                "split the MLA latent over the GPUs as if it had heads (every GPU holds all "
-                "of it), or gave a per-GPU figure where the whole (or the whole where one "
-                "GPU) was asked" if d.attention == "mla" and d.gpus > 1 and not d.dp_attention
-                else "gave a per-GPU figure where the whole (or the whole where one GPU) was "
-                     "asked"),
+            # (under MLA the latent split as if by heads is mla-latent-split, evaluated: it
+            # moves bytes down and counts up, and leaves the budget alone)
         ),
         *(WrongPath(p.id, p.mistake, p.advice, _PRICED.get(p.id, p.change), p.also,
                     p.describe, p.not_for)
