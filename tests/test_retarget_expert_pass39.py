@@ -296,3 +296,16 @@ def test_a_latent_split_over_the_node_names_the_split() -> None:
     mark = marked("deepseek-v3-mla-h200", {"bytes-per-token-node": "70,272 B"})[
         "bytes-per-token-node"]
     assert "mla-latent-split" in mark.misconceptions
+
+
+def test_the_rope_key_left_out_is_named_as_such() -> None:
+    # M2: 61 × 512 × 2 = 62,464 B was told "a latent 448 wide"
+    mark = marked("deepseek-v3-mla-h200", {"bytes-per-token-per-gpu": "62,464 B"})[
+        "bytes-per-token-per-gpu"]
+    assert mark.misconceptions == ("mla-rope-left-out",)
+    assert "448" not in mark.feedback
+
+
+def test_a_latent_width_without_its_rope_key_is_named() -> None:
+    mark = marked("deepseek-v3-mla-h200", {"latent-width": "512"})["latent-width"]
+    assert mark.misconceptions == ("mla-rope-left-out",)

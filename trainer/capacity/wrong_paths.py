@@ -109,6 +109,13 @@ WRONG_PATHS: dict[str, WrongPath] = {
             lambda d: d.changed(mla_factor=2) if d.attention == "mla" else None,
         ),
         WrongPath(
+            "mla-rope-left-out",
+            "left the decoupled RoPE key out of the MLA cache",
+            "MLA caches the compressed latent AND a small decoupled RoPE key per layer: the "
+            "cache's width is their sum, stored for every token.",
+            lambda d: d.changed(mla_rope=0) if d.attention == "mla" and d.mla_rope else None,
+        ),
+        WrongPath(
             "mla-latent-split",
             "split the MLA latent over the GPUs as if it had heads, each GPU keeping a share "
             "of it",
