@@ -309,3 +309,10 @@ def test_the_rope_key_left_out_is_named_as_such() -> None:
 def test_a_latent_width_without_its_rope_key_is_named() -> None:
     mark = marked("deepseek-v3-mla-h200", {"latent-width": "512"})["latent-width"]
     assert mark.misconceptions == ("mla-rope-left-out",)
+
+
+def test_the_moe_budget_after_only_the_active_weights_is_named() -> None:
+    # M1: 136 − 25.8 GB, the slip mixtral-moe-decode's solution names, got no feedback on the
+    # kv-budget step (its list of mistakes left it out)
+    mark = marked("mixtral-moe-decode", {"kv-budget": "110.2 GB"})["kv-budget"]
+    assert mark.misconceptions == ("moe-active-as-resident",)

@@ -76,8 +76,10 @@ def _active_as_resident(d: Deployment) -> Deployment | None:
     active figure (3.72 GB for GPT-OSS-20B, whose active share is mostly BF16), not the
     checkpoint's average bytes per parameter. (serving_formulas' path, priced by the solver.)"""
     changed: Deployment | None = serving.active_as_resident(d)
-    if changed is None or d.weights_gb is None:
+    if changed is None:
         return changed
+    # (a model sized by its parameters too: Qwen3-30B-A3B's 6.08 GB a token reads, not its
+    # 3.35B active parameters counted with the embedding table, 6.7 GB)
     priced: Deployment = changed.changed(weights_gb=value_of(d, "active_weights_bytes") / 10**9)
     return priced
 
