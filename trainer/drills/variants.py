@@ -338,8 +338,7 @@ def _examples_that_run(drill: Drill, said: str, gpu: str | None,
         from trainer.capacity.presets import gpus as gpu_presets
 
         by_memory = sorted(gpu_presets().values(), key=lambda card: card.hbm_gb)
-        cards = list(itertools.islice(
-            (card.id for card in by_memory if _runs(drill, bigger, card.id)), 2))
+        cards = _first_two(card.id for card in by_memory if _runs(drill, bigger, card.id))
         said += f" on {_or_list(cards)}" if cards else ", on no card kvdrill knows"
     if larger and model_of(larger.group(1)).experts is not None:
         # a mixture of experts gains nothing either: the refusal must not read as if it would
@@ -632,15 +631,11 @@ def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str,
     if model.max_context and model.max_context < DEFAULT_CONTEXT:
         on += f" --seq {model.max_context}"
     fallback = f"size {model.name} with kvdrill calc --model {_named(model)}{on}"
-    if _SUGGESTING:
+    if _TRYING:
         return fallback  # a refusal met while trying a suggestion needs none of its own
-    _SUGGESTING.append(True)
-    try:
-        if card_only:  # only the card was asked for: a drill that runs on it as written
-            return _first_on_card(str(gpu), besides, find_drill) or fallback
-        return _first_runnable(model, gpu, besides, find_drill) or fallback
-    finally:
-        _SUGGESTING.pop()
+    if card_only:  # only the card was asked for: a drill that runs on it as written
+        return _first_on_card(str(gpu), besides, find_drill) or fallback
+    return _first_runnable(model, gpu, besides, find_drill) or fallback
 
 
 def _first_on_card(gpu: str, besides: str, find_drill: Callable[[str], Any]) -> str | None:
@@ -653,7 +648,6 @@ def _first_on_card(gpu: str, besides: str, find_drill: Callable[[str], Any]) -> 
     return None
 
 
-_SUGGESTING: list[bool] = []
 # the card the user asked for, while the drill's own card is tried for the model's reason
 _ASKED_CARD: list[str] = []
 
@@ -1032,14 +1026,12 @@ def _smaller(key: AnswerKey) -> str:
     if key.drill.requires.own_model:
         return ""
     model = _target_model(key)
-    if not isinstance(model, ModelPreset):
-        return ", or a smaller model"
-    from trainer.capacity.presets import models as model_presets
-
-    if _TRYING or _ASKED_CARD:
+    if not isinstance(model, ModelPreset) or _TRYING or _ASKED_CARD:
         # (while the drill's own card stands in for one it cannot run on, models that run on
         # the stand-in would not run on the card asked for)
         return ", or a smaller model"
+    from trainer.capacity.presets import models as model_presets
+
     gpu = key.givens.get("gpu")
     card = str(gpu) if gpu is not None else None
     d = key.base
@@ -1050,7 +1042,7 @@ def _smaller(key: AnswerKey) -> str:
     below = _spread(m for m in model_presets().values()
                     if m.params <= model.params * Fraction(85, 100)
                     and m.params * weights_per_param < usable)
-    runs = list(itertools.islice((m.id for m in below if _runs(key.drill, m, card)), 2))
+    runs = _first_two(m.id for m in below if _runs(key.drill, m, card))
     return f", or a smaller model (such as {_or_list(runs)})" if runs else ", or a smaller model"
 
 
@@ -1082,7 +1074,7 @@ def _dense_models(drill: Drill, moe: ModelPreset, gpu: str | None) -> str:
     dense = _spread(m for m in model_presets().values()
                     if m.experts is None and m.params <= moe.params
                     and m.params * DTYPE_BYTES.get(m.weights_dtype, 2) < memory)
-    runs = list(itertools.islice((m.id for m in dense if _runs(drill, m, gpu)), 2))
+    runs = _first_two(m.id for m in dense if _runs(drill, m, gpu))
     return f" (such as {_or_list(runs)})" if runs else ""
 
 
@@ -1136,8 +1128,13 @@ def _such_as(drill: Drill, model: ModelPreset | None, cards: list[str]) -> str |
     each is tried in order until two run); None when none does."""
     if _TRYING:
         return ""
-    runs = list(itertools.islice((card for card in cards if _runs(drill, model, card)), 2))
+    runs = _first_two(card for card in cards if _runs(drill, model, card))
     return f" (such as {_or_list(runs)})" if runs else None
+
+
+def _first_two(names: Iterable[str]) -> list[str]:
+    """The first two of `names` (each tried only as far as two are found)."""
+    return list(itertools.islice(names, 2))
 
 
 def _better_card(key: AnswerKey, better: str, smaller: str) -> str:
