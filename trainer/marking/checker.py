@@ -160,6 +160,7 @@ def check_numeric(
     carried_right: Callable[[], tuple[Fraction, ...]] = tuple,
     stated: Callable[[], tuple[tuple[Fraction, str], ...]] = tuple,
     quotients: Callable[[], tuple[Fraction, ...]] = tuple,
+    carried_from: Callable[[Fraction], tuple[tuple[str, ...], ...]] = lambda value: (),
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -177,7 +178,8 @@ def check_numeric(
     mistakes together, would blame this step for what came before it). `repeated`: this
     step's values with a mistake or slip named at an earlier step made again, each with what
     it was (asked for a wrong answer only): an answer that one of them gives is carried
-    forward, the one mistake charged once."""
+    forward, the one mistake charged once. `carried_from`: the earlier answers a carried
+    value follows from, named in its feedback (not every wrong one the step uses)."""
     unit = reference.unit
     counted = unit == "sequences" or reference.whole_count
 
@@ -287,8 +289,7 @@ def check_numeric(
         if follows is not None:
             # The candidate's own earlier numbers give this answer: that is the explanation,
             # before any mistake of this step.
-            source = (f"your answer{'s' if len(fed_by) > 1 else ''} to {_in_words(fed_by)}"
-                      if fed_by else "your earlier answers")
+            source = _sources_text(carried_from(follows) or ((fed_by,) if fed_by else ()))
             feedback = (f"read as {reading.shown}: expected {reference.display}. It follows "
                         f"from {source} ({show(follows, unit)}): carried forward."
                         + _working_note(read, reading, tolerance, unit, whole))
@@ -1223,16 +1224,25 @@ def _dimension_words(dim: Dim) -> str:
 
 def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
                    quotients: bool = False) -> tuple[Fraction, ...]:
-    """The step's value recomputed from the candidate's own earlier answers, where those were
-    wrong but not absurd (within CARRY_FACTOR of their references): from all of them
-    together, and from each alone. An earlier step stands for its quantity here when it
+    """The step's values recomputed from the candidate's own earlier answers (see
+    carried_sources)."""
+    return tuple(carried_sources(key, step, marks, quotients))
+
+
+def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
+                    quotients: bool = False) -> dict[Fraction, tuple[tuple[str, ...], ...]]:
+    """Each value of the step recomputed from the candidate's own earlier answers, where those
+    were wrong but not absurd (within CARRY_FACTOR of their references), with the fewest of
+    those answers it follows from (the ones feedback names; several where as few give it
+    each): from all of them together, and
+    from each alone. An earlier step stands for its quantity here when it
     depends_on it, or when it asks for a quantity this step's formula uses: as it is where
     the quantity has the same value here (1a's budget, used by a later count of another
     layout), else with its error carried over, as a share or as an amount (a budget 10 GB
     over the reference is 10 GB over where int8 weights change it; bytes per token twice the
     reference are twice it where the KV is fp8)."""
     if step.kind != "numeric":
-        return ()
+        return {}
     # a quantity an earlier answer gave for this very step (Gemma's bytes per sequence,
     # depended on), right or wrong: no other step's answer to it (Mistral's, or the session
     # without its window) stands for it here, converted
@@ -1257,11 +1267,12 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
             continue
         if not (truth / CARRY_FACTOR <= mark.parsed <= truth * CARRY_FACTOR):
             continue
-        carried = _carried_forms(key, step, earlier_id, truth, mark.parsed)
+        carried = _carried_forms(key, step, earlier_id, truth, mark.parsed,
+                                 mark.verdict == "correct")
         if carried:
             forms[earlier_id] = carried
     if not forms:
-        return ()
+        return {}
     # Two earlier steps may ask for one quantity (sessions on the card as given and on the
     # card as its driver reports it): where one asked it of this step's own setting, the
     # other's answer, converted, does not stand for it as well in the set of all at once.
@@ -1286,23 +1297,31 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
         # the candidate worked with): each end of that, alone
         truth = key.reference(earlier_id).value
         sets += [{earlier_id: value} for end in _loose_ends(key, earlier_id, marks[earlier_id])
-                 for value in _carried_forms(key, step, earlier_id, truth, end)]
+                 for value in _carried_forms(key, step, earlier_id, truth, end,
+                                             marks[earlier_id].verdict == "correct")]
     reference = key.reference(step.id)
     # an estimate of a count may be the quotient rounded (29.8 sessions typed as 30)
     relaxed = (False, True) if reference.whole_count is False and reference.value % 1 == 0 \
         and tolerance_of(step) >= ESTIMATE_TOLERANCE else (False,)
     if quotients:  # `quotients`: the counts before their floors, alone
         relaxed = (True,)
-    found: list[Fraction] = []
+    found: dict[Fraction, tuple[tuple[str, ...], ...]] = {}
     for carried_set in sets:
         for floors_left_out in relaxed:
             value = key.recompute(step.id, carried_set, floors_left_out)
             # A carried value that is the reference earns nothing (0 sequences may follow),
             # nor one the physics forbids (245% of the datasheet's bandwidth)
-            if value is not None and value != reference.value and value not in found \
-                    and not (step.answer in AT_MOST_WHOLE and value > 1):
-                found.append(value)
-    return tuple(found)
+            if value is None or value == reference.value \
+                    or (step.answer in AT_MOST_WHOLE and value > 1):
+                continue
+            ids = tuple(carried_set)
+            fewest = found.get(value, (ids,))
+            if len(ids) < len(fewest[0]):
+                fewest = (ids,)
+            elif len(ids) == len(fewest[0]) and ids not in fewest:
+                fewest = (*fewest, ids)
+            found[value] = fewest
+    return found
 
 
 # Shares of a whole (of a peak, of the experts, of a sequence's blocks): never above 1
@@ -1335,8 +1354,12 @@ def _stands_as_typed(key: AnswerKey, step: Step, earlier_id: str) -> bool:
 
 
 def _carried_forms(key: AnswerKey, step: Step, earlier_id: str, truth: Fraction,
-                   answered: Fraction) -> tuple[Fraction, ...]:
-    """What an earlier answer stands for in this step (see carried_values); () for none."""
+                   answered: Fraction, rounded: bool = False) -> tuple[Fraction, ...]:
+    """What an earlier answer stands for in this step (see carried_values); () for none.
+    `rounded`: the answer was right within its tolerance, so what sets it apart from the
+    reference is its rounding, a share: carried as an amount onto a quantity eight times
+    smaller (42.9 GB for 42.95, a sequence's bytes under MHA, taken 0.05 GB off GQA's 5.37)
+    it would be eight times the error, and tip a count over its floor."""
     if earlier_id in (step.ratio_of or step.depends_on):
         return (answered,)
     if step.ratio_of is not None:
@@ -1352,6 +1375,8 @@ def _carried_forms(key: AnswerKey, step: Step, earlier_id: str, truth: Fraction,
         return (answered,)
     if here <= 0:
         return ()
+    if rounded:
+        return (answered * here / truth,)
     return tuple(value for value in dict.fromkeys((answered * here / truth,
                                                   here + answered - truth)) if value > 0)
 
@@ -1410,8 +1435,9 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         fed_answers = {quantity: parsed for earlier_id in fed
                        if (quantity := key.drill.step(earlier_id).answer)
                        and (parsed := marks[earlier_id].parsed) is not None}
+        carried = functools.cache(functools.partial(carried_sources, key, step, dict(marks)))
         mark = check_numeric(step, answer, reference,
-                             functools.partial(carried_values, key, step, dict(marks)),
+                             functools.partial(_values_of, carried),
                              functools.partial(key.paired_wrong, step.id),
                              functools.partial(_diagnose, key, step.id,
                                                known_inputs(key, step, marks)),
@@ -1423,7 +1449,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                                  earlier: m for earlier, m in marks.items()
                                  if m.verdict == "correct"}),
                              functools.partial(stated_figures, key, step),
-                             functools.partial(carried_values, key, step, dict(marks), True))
+                             functools.partial(carried_values, key, step, dict(marks), True),
+                             functools.partial(_sources_of, carried))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -1435,6 +1462,26 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             made_before.add(mark.sure_mistake)
         marks[step.id] = mark
     return marks
+
+
+def _values_of(carried: Callable[[], dict[Fraction, tuple[tuple[str, ...], ...]]]
+               ) -> tuple[Fraction, ...]:
+    return tuple(carried())
+
+
+def _sources_of(carried: Callable[[], dict[Fraction, tuple[tuple[str, ...], ...]]],
+                value: Fraction) -> tuple[tuple[str, ...], ...]:
+    return carried().get(value, ())
+
+
+def _sources_text(alternatives: tuple[tuple[str, ...], ...]) -> str:
+    """"your answer to 1a", "your answers to 1a and 2b", "your answer to 1a or to 2b" (either
+    alone gives the value: neither is named as the one)."""
+    if not alternatives:
+        return "your earlier answers"
+    first, *others = alternatives
+    text = f"your answer{'s' if len(first) > 1 else ''} to {_in_words(first)}"
+    return text + "".join(f" or to {_in_words(other)}" for other in others)
 
 
 def narrow_span(low: Fraction, high: Fraction, tolerance: Fraction) -> bool:
