@@ -244,6 +244,18 @@ WRONG_PATHS: dict[str, WrongPath] = {
             else d.changed(dp_copies_embedding=0),
         ),
         WrongPath(
+            "dp-copies-left-out",
+            "left DP attention's copies out, as if each GPU held an eighth of the attention "
+            "weights",
+            "Under DP attention each GPU runs attention for its own sequences: it holds a whole "
+            "copy of the attention weights (and the embedding table). Subtract the (GPUs − 1) "
+            "extra copies from the budget before sharing it out.",
+            lambda d: None if not d.dp_attention or not d.attention_params
+            else d.changed(attention_params=Fraction(0), dp_copies_embedding=0),
+            describe=lambda d: "left DP attention's copies out, as if each GPU held 1/"
+                               f"{d.gpus} of the attention weights",
+        ),
+        WrongPath(
             "window-ignored",
             "counted every token on a sliding-window model's windowed layers",
             "A sliding-window layer keeps only the last `window` tokens' KV (the engine frees "

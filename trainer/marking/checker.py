@@ -496,9 +496,11 @@ def check_numeric(
 
 # Mistakes that betray a belief (a model's shape, the budget's terms), which a right answer
 # elsewhere in the attempt rules out; a unit mixed, a count rounded or a per-GPU figure given
-# is a slip of the moment, which it does not.
+# is a slip of the moment, which it does not. So is an MoE's active weights subtracted from the
+# budget where its resident weights were answered right: of two figures worked side by side,
+# the wrong one picked (the drill's own wrong path for the budget).
 MOMENTARY = frozenset({*UNIT_MIX_IDS, "rounded-up", "rounded-down", "per-gpu-vs-total",
-                       "link-bits-as-bytes"})
+                       "link-bits-as-bytes", "moe-active-as-resident"})
 
 
 def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
@@ -1009,9 +1011,12 @@ _STATED = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?"
 MAX_STATED = 40  # figures of a situation compared
 
 
-def stated_figures(key: AnswerKey, step: Step) -> tuple[tuple[Fraction, str], ...]:
+def stated_figures(key: AnswerKey, step: Step, marks: Mapping[str, Mark] | None = None
+                   ) -> tuple[tuple[Fraction, str], ...]:
     """The figures in the step's unit that the drill puts in front of the candidate: the
-    other numeric steps' answers, and the situation's figures (each with what it is)."""
+    other numeric steps' answers, and the situation's figures (each with what it is). A step
+    the candidate answered wrong, with a figure of their own, gave them none to copy: 82 for
+    Gemma's halved context is no copy of 4a's 82 where 4a was answered 15."""
     unit = step.unit or ""
     found: list[tuple[Fraction, str]] = []
     for other in key.drill.steps:
@@ -1024,6 +1029,9 @@ def stated_figures(key: AnswerKey, step: Step) -> tuple[tuple[Fraction, str], ..
         try:
             reference = key.reference(other.id)
         except KvdrillError:
+            continue
+        own = (marks or {}).get(other.id)
+        if own is not None and own.verdict == "wrong" and own.parsed is not None:
             continue
         found.append((reference.value, f"the answer to {other.id} ({reference.display})"))
     if not unit:
@@ -1448,7 +1456,7 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(carried_values, key, step, {
                                  earlier: m for earlier, m in marks.items()
                                  if m.verdict == "correct"}),
-                             functools.partial(stated_figures, key, step),
+                             functools.partial(stated_figures, key, step, dict(marks)),
                              functools.partial(carried_values, key, step, dict(marks), True),
                              functools.partial(_sources_of, carried))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):

@@ -120,11 +120,16 @@ def asserts(text: str, phrase: str) -> bool:
                for start, end in occurrences(reading, phrase))
 
 
+# A heading names what follows ("### Paging vs reserving max_model_len", "## Answer to "2,000
+# users = 2,000 slots""): a title, not a claim.
+_MARKDOWN_HEADING = re.compile(r"(?m)^[ \t]*#{1,6}[ \t].*$")
+
+
 def claims_made(step: Step, text: str) -> tuple[ClaimMade, ...]:
     """The step's wrong claims the text makes, in the step's order."""
     if not step.wrong_claims or not text.strip():
         return ()
-    reading = read_text(text)
+    reading = read_text(_MARKDOWN_HEADING.sub("", text))
     spans = _spans(reading)
     return tuple(ClaimMade(claim, step.id) for claim in step.wrong_claims
                  if _made(reading, spans, claim))

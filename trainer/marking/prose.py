@@ -217,8 +217,15 @@ _VERDICT_LABEL = re.compile(r"(?m)^(\s*(?:[-*>]\s*)?)(?:tl\s?;?\s?dr|short answe
                             r"\s*[:—–-]\s*")
 
 
+# Notes mark what they reject with a cross ("❌ fragmentation: under one block a sequence") and
+# what they endorse with a tick: a cross reports the idea beside it as wrong, a tick is emphasis.
+_CROSS_MARK = re.compile(r"[❌✗✘✖❎]\ufe0f?")
+_TICK_MARK = re.compile(r"[✅✓✔☑]\ufe0f?")
+
+
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
+    text = _TICK_MARK.sub(" ", _CROSS_MARK.sub(" wrong: ", text))
     text = without_emphasis(text)
     text = _VERDICT_LABEL.sub(r"\1", text)
     text = _NAME_EQUALS.sub(" ", text)  # tp=8 is a name, not an equation
