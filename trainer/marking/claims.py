@@ -542,11 +542,17 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
     own = -1 if at is None or not reading.written else reading.written[at]
     # "the tokens the draft got wrong" says what was guessed, not that a claim is a mistake
     reports = {reading.tokens[p] for p in positions
-               if p not in said and not (p and reading.tokens[p - 1] in _stems(_GOT))
+               if p not in said and not (p and reading.tokens[p - 1] in _stems(_GOT)
+                                         and reading.sentence[p - 1] == sentence)
                and (own < 0 or reading.written[p] >= own)
                and not _said_of_what_came_before(reading, p, at)
                } & _stems(_REPORTED)
     if reports or words >= _stems(_COUNTERFACTUAL):
+        return True
+    # "subtracting only the active 37B would give 946 GB, 3× too much": a what-if, judged
+    if "would" in words and any(reading.sentence[start] == sentence
+                                for phrase in _OVERSHOT for start, _ in occurrences(reading,
+                                                                                   phrase)):
         return True
     # "both lines are per GPU, he says, but …": a claim given to someone by a speech tag
     if any(reading.sentence[start] == sentence for phrase in _SPEECH_TAGS
@@ -559,7 +565,10 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
     # (an excuse written with its own "while", "while the real constraint", is that clause)
     # "instead of" and "rather than" set one thing against another in their own item: "Instead
     # of a separate pool, prefix caching. Then raise it for everyone" excuses nothing after it
-    return any(reading.sentence[start] == sentence and not negated(reading, start, end, phrase)
+    return any(reading.sentence[start] == sentence
+               # (a condition's own denial is its content: "refuses to start if one request
+               # doesn't fit" is still a rule, not this case)
+               and (phrase in _CONDITION_WORDS or not negated(reading, start, end, phrase))
                and (start not in elsewhere or _stems(_CONTRASTS) & set(phrase_words(phrase)))
                and not (items and phrase in _SET_AGAINST and reading.item[start] not in items)
                # "it looks like 240 ms on paper, but the recompute is free": the appearance
@@ -579,6 +588,10 @@ def _said_of_what_came_before(reading: Reading, report: int, at: int | None) -> 
 
 
 _TURNS = "but however yet"
+_OVERSHOT = ("too much", "too many", "too high", "too big", "too large", "too optimistic",
+             "too low", "too few", "too small")
+_CONDITION_WORDS = frozenset({"if", "when", "whenever", "unless", "once", "only when",
+                              "would", "could", "otherwise"})
 _APPEARANCES = frozenset({"people assume", "people think", "people expect", "one might",
                           "you might", "might think", "might expect", "would think",
                           "some think", "some say", "at first glance", "on paper",

@@ -223,10 +223,15 @@ _CROSS_MARK = re.compile(r"[❌✗✘✖❎]\ufe0f?")
 _TICK_MARK = re.compile(r"[✅✓✔☑]\ufe0f?")
 
 
+# An engine flag typed as its command-line option ("--max-model-len 32768") is the flag's name
+_FLAG_DASHES = re.compile(r"(?<![\w-])--(?=[a-z])")
+
+
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
     text = _TICK_MARK.sub(" ", _CROSS_MARK.sub(" wrong: ", text))
     text = without_emphasis(text)
+    text = _FLAG_DASHES.sub("", text)
     text = _VERDICT_LABEL.sub(r"\1", text)
     text = _NAME_EQUALS.sub(" ", text)  # tp=8 is a name, not an equation
     text = _PRODUCT_DOT.sub("×", text).translate(_GREEK)

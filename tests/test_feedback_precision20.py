@@ -1,0 +1,63 @@
+"""Stop 61: what the blind corpora AP (markdown notes: headings, bold labels, tables, ✅/❌
+marks) and AQ ("it depends" reasoning: cases, hypotheticals, rules with their conditions)
+showed the tool saying wrongly when measured unread. The texts here are written for the tests,
+not copied from the corpora."""
+
+from __future__ import annotations
+
+from feedback_probes import claimed
+
+
+def test_an_idea_crossed_out_in_notes_is_no_claim() -> None:
+    text = ("- ❌ max_model_len reservation: vLLM pages the cache in 16-token blocks, nothing "
+            "is reserved up front\n- ✅ the 4,096 average left out the generated tokens")
+    assert "vllm-reserves-max-model-len" not in claimed("observed-concurrency-lower",
+                                                        "hypotheses", text)
+
+
+def test_an_idea_ticked_in_notes_is_still_claimed() -> None:
+    text = ("- ✅ max_model_len reservation: vLLM reserves the whole 32k for every running "
+            "request, which easily explains the 40%")
+    assert "vllm-reserves-max-model-len" in claimed("observed-concurrency-lower",
+                                                    "hypotheses", text)
+
+
+def test_a_heading_that_names_two_schemes_is_no_claim() -> None:
+    text = ("### Paging vs reserving max_model_len\n"
+            "Paging hands out 16-token blocks as a sequence grows, so a short request holds "
+            "only what it uses.")
+    assert "vllm-reserves-max-model-len" not in claimed("paged-blocks-vllm", "why-paging", text)
+
+
+def test_a_word_closing_the_sentence_before_does_not_void_a_report() -> None:
+    # "… as decode gets. Wrong: …" is no "got wrong" (what a draft guessed)
+    text = ("At batch 96 the matmuls are as efficient as decode gets.\n"
+            "- ❌ \"batch 1 is compute-bound\": its 16 GFLOP take microseconds against a 3 ms "
+            "memory floor.")
+    assert "decode-compute-bound" not in claimed("decode-roofline-vs-measured", "batch1-why",
+                                                 text)
+
+
+def test_a_rule_stated_with_its_condition_is_no_claim_about_this_case() -> None:
+    text = ("It starts, just: X comes to about 1.08. vLLM refuses to start if one request at "
+            "max_model_len doesn't fit, but here one does.")
+    assert "refuses-here" not in claimed("paged-blocks-vllm", "refusal", text)
+
+
+def test_the_refusal_said_of_this_case_is_still_claimed() -> None:
+    text = "It refuses to start: X = 0.93, not enough memory for one 131,072-token request."
+    assert "refuses-here" in claimed("paged-blocks-vllm", "refusal", text)
+
+
+def test_a_what_if_judged_too_much_is_no_claim() -> None:
+    text = ("Every expert stays resident. Subtracting only the 37B active parameters would "
+            "leave about 946 GB of budget, three times too much.")
+    assert "only-active-experts-resident" not in claimed("deepseek-v3-mla-h200",
+                                                         "experts-and-levers", text)
+
+
+def test_the_active_parameters_subtracted_as_a_plan_are_still_claimed() -> None:
+    text = ("Only the 37B active parameters need to be resident, so the budget is about "
+            "946 GB and the sessions triple.")
+    assert "only-active-experts-resident" in claimed("deepseek-v3-mla-h200",
+                                                     "experts-and-levers", text)
