@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 from click.testing import Result
+from retarget_text import refusal_text
 
 Run = Callable[..., Result]
 
@@ -63,3 +64,26 @@ def test_an_answer_is_no_copy_of_a_step_answered_otherwise(run: Run, tmp_path: P
     target = ("--variant", "334205", "--model", "gemma-3-27b", "--gpu", "mi300x")
     step = _step(run, tmp_path, "llama2-70b-mi300x", sheet, "4d", *target)
     assert step["verdict"] == "wrong" and "answer to 4a" not in step["feedback"]
+
+
+def test_a_calc_suggestion_keeps_the_card_asked_for_with_gpus_enough(run: Run) -> None:
+    said = refusal_text(run, "disaggregated-prefill", "--model", "qwen3-235b-a22b", "--gpu",
+                        "b200")
+    command = said.split("with kvdrill ", 1)[1].split()
+    assert command[:5] == ["calc", "--model", "qwen3-235b-a22b", "--gpu", "b200"]
+    assert run(*command).exit_code == 0  # 470 GB of weights on four B200s
+
+
+def test_a_refusal_nests_no_parentheses(run: Run) -> None:
+    said = refusal_text(run, "chunked-prefill-tpot", "--model", "gpt-oss-120b", "--gpu", "mi325x")
+    depth = deepest = 0
+    for character in said:
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        deepest = max(deepest, depth)
+    assert deepest == 1, said
+
+
+def test_a_prefix_caching_target_with_no_long_session_is_refused(run: Run) -> None:
+    # phi-4 on an A100 40GB: 1.88 GB of KV, one session either way, none at 32k
+    said = refusal_text(run, "prefix-caching", "--model", "phi-4", "--gpu", "a100-40gb")
+    assert "its step sessions-long-context holds not one sequence" in said

@@ -626,7 +626,7 @@ def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str,
 
     # calc sizes what the model alone decides without a card; with one (only when the card is
     # what was asked about) its weights might not fit, and the suggestion would fail
-    on = f" --gpu {find_gpu(gpu).id}" if gpu and card_only else ""
+    on = f" --gpu {find_gpu(gpu).id}" if gpu and card_only else _calc_card(model, gpu)
     # calc's default context is 4,096 tokens: a model with fewer positions is sized at its own
     if model.max_context and model.max_context < DEFAULT_CONTEXT:
         on += f" --seq {model.max_context}"
@@ -636,6 +636,25 @@ def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str,
     if card_only:  # only the card was asked for: a drill that runs on it as written
         return _first_on_card(str(gpu), besides, find_drill) or fallback
     return _first_runnable(model, gpu, besides, find_drill) or fallback
+
+
+def _calc_card(model: ModelPreset, gpu: str | None) -> str:
+    """" --gpu G" (with " --gpus N", the fewest of 1, 2, 4, 8 that hold the weights with room
+    for the cache) for calc to size the model on the card asked for; "" where none do."""
+    from trainer.capacity.presets import build_deployment
+    from trainer.capacity.solver import solve
+
+    if gpu is None:
+        return ""
+    card = find_gpu(gpu).id
+    for gpus in (1, 2, 4, 8):
+        try:
+            solution = solve(build_deployment(model, card, {"gpus": gpus})[0])
+        except (KvdrillError, ArithmeticError, ValueError):
+            continue
+        if solution["kv_budget_bytes"] > 0:
+            return f" --gpu {card}" + (f" --gpus {gpus}" if gpus > 1 else "")
+    return ""
 
 
 def _first_on_card(gpu: str, besides: str, find_drill: Callable[[str], Any]) -> str | None:
