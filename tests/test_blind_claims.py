@@ -348,8 +348,8 @@ MEASURED = {
     # precision yet: a cross before a wrong idea ("❌ fragmentation: …") was read as saying it,
     # a heading ("### Paging vs reserving max_model_len") as a claim. A cross now reports the
     # idea beside it, a heading claims nothing, and "… as decode gets." no longer turns the
-    # next sentence's "wrong" into what a draft "got wrong". Left: an fp32 state said to grow
-    # (of its dtype, not of context), "hot experts" in a caveat, a junior watching GPU memory
+    # next sentence's "wrong" into what a draft "got wrong"; a Mamba state said to grow in
+    # fp32 grows by its dtype. Left: "hot experts" in a caveat, a junior watching GPU memory
     "blind_claims_ap.yaml": (40, 43, 39, 2),
     # corpus AQ (stop 61, after AP's fixes), "it depends" reasoning (cases, hypotheticals,
     # rules stated with their conditions); written blind; measured unread: 32 / 42 / 40 / 7.
@@ -357,7 +357,7 @@ MEASURED = {
     # still excuses, a what-if judged "too much" is reported; an engine flag typed with its
     # dashes ("--max-model-len") is read as the flag. Left: a counterfactual under a label
     # ("Counterfactuals: 4 sequences in fp8 → 30 ms"), the reservation scheme described as the
-    # alternative, a runtime OOM of another setting, a junior listing reservation as possible
+    # alternative, a junior listing reservation as possible
     "blind_claims_aq.yaml": (34, 43, 40, 4),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
