@@ -1058,9 +1058,15 @@ def _smaller(key: AnswerKey) -> str:
     weights_per_param = value_of(d, "weights_bytes") / model.params
     # clearly smaller (a 30B is no cure for a 32B), and its weights at the target's bytes per
     # parameter fit the card: the rest are not worth a re-targeting each
-    below = _spread(m for m in model_presets().values()
-                    if m.params <= model.params * Fraction(85, 100)
-                    and m.params * weights_per_param < usable)
+    candidates = [m for m in model_presets().values()
+                  if m.params <= model.params * Fraction(85, 100)
+                  and m.params * weights_per_param < usable]
+    # the target's own family first (Qwen3-8B for Qwen3-32B): a drill that needs the family's
+    # tokenizer (a draft) runs with it where a larger model of another family does not
+    family = _family(model.id)
+    below = _spread([*_spread(m for m in candidates if _family(m.id) == family)[:2],
+                     *sorted((m for m in candidates if _family(m.id) != family),
+                             key=lambda m: m.params, reverse=True)], by_size=False)
     runs = _first_two(m.id for m in below if _runs(key.drill, m, card))
     return f", or a smaller model (such as {_or_list(runs)})" if runs else ", or a smaller model"
 
@@ -1069,12 +1075,18 @@ def _smaller(key: AnswerKey) -> str:
 _SMALLER_TRIED = 6
 
 
-def _spread(models: Iterable[ModelPreset]) -> list[ModelPreset]:
-    """The largest first, one of each size (a model within 5% of one kept is passed over: the
-    70Bs fail together), at most _SMALLER_TRIED of them."""
+def _family(model_id: str) -> str:
+    """"qwen3" of qwen3-32b and qwen3-8b, "llama-3.1" of llama-3.1-70b: the id before its size."""
+    return re.split(r"-\d+(?:\.\d+)?[bm]\b", model_id, maxsplit=1)[0]
+
+
+def _spread(models: Iterable[ModelPreset], by_size: bool = True) -> list[ModelPreset]:
+    """The largest first (or in the order given), one of each size (a model within 5% of one
+    kept is passed over: the 70Bs fail together), at most _SMALLER_TRIED of them."""
     kept: list[ModelPreset] = []
-    for m in sorted(models, key=lambda m: m.params, reverse=True):
-        if not kept or m.params < kept[-1].params * Fraction(95, 100):
+    ordered = sorted(models, key=lambda m: m.params, reverse=True) if by_size else list(models)
+    for m in ordered:
+        if all(abs(m.params - other.params) > other.params * Fraction(5, 100) for other in kept):
             kept.append(m)
     return kept[:_SMALLER_TRIED]
 
