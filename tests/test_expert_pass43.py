@@ -82,8 +82,3 @@ def test_a_refusal_nests_no_parentheses(run: Run) -> None:
         deepest = max(deepest, depth)
     assert deepest == 1, said
 
-
-def test_a_prefix_caching_target_with_no_long_session_is_refused(run: Run) -> None:
-    # phi-4 on an A100 40GB: 1.88 GB of KV, one session either way, none at 32k
-    said = refusal_text(run, "prefix-caching", "--model", "phi-4", "--gpu", "a100-40gb")
-    assert "its step sessions-long-context holds not one sequence" in said

@@ -35,7 +35,7 @@ from trainer.marking.prose import (
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconception fallacy "
              "incorrect incorrectly tempting false falsely misleading misread fooled forget "
-             "forgetting illusion untrue fantasy bad")
+             "forgetting illusion untrue fantasy bad premise")
 
 
 _GOT = "got gets get guessed guesses guess predicted predicts"
@@ -43,7 +43,8 @@ _GOT = "got gets get guessed guesses guess predicted predicts"
 _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "they claim",
                 "he thinks", "she thinks", "in his view", "in her view", "in their view",
                 "according to him", "according to her", "according to them",
-                "according to the colleague")
+                "according to the colleague", "you said", "you say", "he said", "she said",
+                "they said", "colleague said", "colleague says", "team said", "team says")
 
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
 _COUNTERFACTUAL = "if were"
@@ -595,5 +596,5 @@ _CONDITION_WORDS = frozenset({"if", "when", "whenever", "unless", "once", "only 
 _APPEARANCES = frozenset({"people assume", "people think", "people expect", "one might",
                           "you might", "might think", "might expect", "would think",
                           "some think", "some say", "at first glance", "on paper",
-                          "intuitively", "common belief"})
+                          "intuitively", "common belief", "the intuition", "people voice"})
 _SET_AGAINST = frozenset({"instead of", "rather than"})
