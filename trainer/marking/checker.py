@@ -161,6 +161,7 @@ def check_numeric(
     stated: Callable[[], tuple[tuple[Fraction, str], ...]] = tuple,
     quotients: Callable[[], tuple[Fraction, ...]] = tuple,
     carried_from: Callable[[Fraction], tuple[tuple[str, ...], ...]] = lambda value: (),
+    own_earlier: Callable[[], tuple[tuple[Fraction, str, str], ...]] = tuple,
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -179,7 +180,10 @@ def check_numeric(
     step's values with a mistake or slip named at an earlier step made again, each with what
     it was (asked for a wrong answer only): an answer that one of them gives is carried
     forward, the one mistake charged once. `carried_from`: the earlier answers a carried
-    value follows from, named in its feedback (not every wrong one the step uses)."""
+    value follows from, named in its feedback (not every wrong one the step uses).
+    `own_earlier`: the candidate's own answers to earlier steps in a unit of this one's kind
+    (value, step, as shown): a wrong answer that is one of them, typed again, is said to be,
+    before any mistake that happens to give the same number."""
     unit = reference.unit
     counted = unit == "sequences" or reference.whole_count
 
@@ -345,6 +349,21 @@ def check_numeric(
                            read_unit=reading.unit, diagnosis=shown,
                            feedback=f"read as {reading.shown}: expected {reference.display}. "
                                     f"{shown.sentence}")
+        # (a small count is too often another step's by chance: 4 sequences, 4 KV heads)
+        again_typed = None if figures or kept_fraction or (
+            value.denominator == 1 and abs(value) < 10) else next(
+            ((step_id, shown_there) for earlier, step_id, shown_there in own_earlier()
+             if earlier == value or (reading.resolution is not None
+                                     and 2 * abs(earlier - value) <= reading.resolution)), None)
+        if again_typed is not None:
+            # (107 GB, the budget on the marketed card, typed again where the card as its
+            # driver reports it is asked: the earlier answer kept, whatever mistake also gives
+            # 107; 134 sessions kept from the 1-byte-per-parameter count)
+            return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
+                           read_unit=reading.unit,
+                           feedback=f"read as {reading.shown}: expected {reference.display}. "
+                                    f"It is your answer to {again_typed[0]} "
+                                    f"({again_typed[1]}) again, not what this step asks for.")
         in_twin = _prefix_mixed(reading, reference.value)
         if in_twin is not None:  # the right number in the twin unit (52 GiB for 52 GB): that
             path, twin = in_twin
@@ -1458,7 +1477,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                                  if m.verdict == "correct"}),
                              functools.partial(stated_figures, key, step, dict(marks)),
                              functools.partial(carried_values, key, step, dict(marks), True),
-                             functools.partial(_sources_of, carried))
+                             functools.partial(_sources_of, carried),
+                             functools.partial(own_earlier_answers, key, step, dict(marks)))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -1470,6 +1490,28 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             made_before.add(mark.sure_mistake)
         marks[step.id] = mark
     return marks
+
+
+def own_earlier_answers(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
+                        ) -> tuple[tuple[Fraction, str, str], ...]:
+    """The candidate's answers to earlier numeric steps in a unit of this step's kind, each as
+    (value, step id, as shown); not those of steps whose reference is this one's (the same
+    quantity asked again is answered again)."""
+    unit = step.unit or ""
+    reference = key.reference(step.id).value
+    found = []
+    for earlier_id, mark in marks.items():
+        earlier = key.drill.step(earlier_id)
+        if not mark.is_numeric or mark.parsed is None or mark.span is not None \
+                or mark.verdict not in ("correct", "wrong"):
+            continue
+        if (earlier.unit or "") != unit and not (unit and earlier.unit and dim_of_unit(
+                earlier.unit) == dim_of_unit(unit)):
+            continue
+        if key.reference(earlier_id).value == reference:
+            continue
+        found.append((mark.parsed, earlier_id, mark.shown))
+    return tuple(found)
 
 
 def _values_of(carried: Callable[[], dict[Fraction, tuple[tuple[str, ...], ...]]]
