@@ -1341,7 +1341,10 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
             if value is None or value == reference.value \
                     or (step.answer in AT_MOST_WHOLE and value > 1):
                 continue
-            ids = tuple(carried_set)
+            # (the answers marked wrong are what it follows from: a right one's rounding is no
+            # source to name)
+            ids = tuple(e for e in carried_set if marks[e].verdict == "wrong") or \
+                tuple(carried_set)
             fewest = found.get(value, (ids,))
             if len(ids) < len(fewest[0]):
                 fewest = (ids,)
@@ -1527,8 +1530,8 @@ def _sources_of(carried: Callable[[], dict[Fraction, tuple[tuple[str, ...], ...]
 def _sources_text(alternatives: tuple[tuple[str, ...], ...]) -> str:
     """"your answer to 1a", "your answers to 1a and 2b", "your answer to 1a or to 2b" (either
     alone gives the value: neither is named as the one)."""
-    if not alternatives:
-        return "your earlier answers"
+    if not alternatives or len(alternatives) > 2:
+        return "your earlier answers"  # (more ways than two to come to it: none is named)
     first, *others = alternatives
     text = f"your answer{'s' if len(first) > 1 else ''} to {_in_words(first)}"
     return text + "".join(f" or to {_in_words(other)}" for other in others)

@@ -1,0 +1,49 @@
+"""Expert pass 44, the precision of what a wrong number is told: an earlier answer typed again
+is said to be that (not a GB/GiB mix or a count rounded up that happen to give the number), and
+an answer carried forward names the wrong answers it follows from, not every step of the sheet.
+The sheets are the expert's (tests/corpus/feedback_sheets_pass44), graded through the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from click.testing import Result
+
+Run = Callable[..., Result]
+SHEETS = Path(__file__).parent / "corpus" / "feedback_sheets_pass44"
+
+
+def _step(run: Run, drill: str, sheet: str, step_id: str) -> dict[str, Any]:
+    result = run("grade", drill, "--answers", str(SHEETS / sheet), "--json", ok=False)
+    steps: list[dict[str, Any]] = json.loads(result.output)["steps"]
+    return next(s for s in steps if s["id"] == step_id)
+
+
+def test_a_budget_typed_again_for_the_reported_card_is_said_to_be_the_earlier_one(
+        run: Run) -> None:
+    # 107 GB, the candidate's budget on the marketed 141 GB, is 115 GB in GiB only by chance
+    step = _step(run, "llama31-8b-h100", "l8-copyreal.yaml", "kv-budget-real-card")
+    assert "It is your answer to kv-budget (107 GB) again" in step["feedback"]
+    assert step["misconceptions"] == []
+
+
+def test_a_count_kept_from_one_byte_per_parameter_is_no_count_rounded_up(run: Run) -> None:
+    step = _step(run, "llama31-70b-tp2-h100", "t2b-relcopy.yaml",
+                 "sessions-released-checkpoint")
+    assert "It is your answer to sessions (134 sequences) again" in step["feedback"]
+    assert "rounded-up" not in step["misconceptions"]
+
+
+def test_an_answer_carried_from_one_slip_names_that_slip_alone(run: Run) -> None:
+    # the reserve left out of 1a, carried through; 2a's and 3c's right answers play no part
+    step = _step(run, "llama2-70b-mi300x", "m3-noreserve.yaml", "4c")
+    assert "It follows from your answer to 1a (75 sequences)" in step["feedback"]
+
+
+def test_a_value_with_many_ways_to_it_names_none_of_them(run: Run) -> None:
+    step = _step(run, "llama2-70b-mi300x", "m3-noreserve.yaml", "5b-aggregate")
+    assert step["carried_forward"]
+    assert " or to " not in step["feedback"] and len(step["feedback"]) < 200
