@@ -47,3 +47,23 @@ def test_a_value_with_many_ways_to_it_names_none_of_them(run: Run) -> None:
     step = _step(run, "llama2-70b-mi300x", "m3-noreserve.yaml", "5b-aggregate")
     assert step["carried_forward"]
     assert " or to " not in step["feedback"] and len(step["feedback"]) < 200
+
+
+def test_a_replica_count_floored_is_named_before_a_mistake_right_answers_rule_out(
+        run: Run) -> None:
+    # 173 in flight ÷ 105 per replica = 1.65: one replica is the ceiling left out; the weights
+    # alone also give 1, but the right 21.6 ms step time read the KV
+    step = _step(run, "littles-law-capacity", "ll-floor.yaml", "replicas")
+    assert step["misconceptions"] == ["rounded-down"]
+
+
+def test_a_ratio_of_two_right_answers_is_guessed_at_no_input(run: Run) -> None:
+    # 82 ÷ 53 = 1.547, typed 1.6: both counts right, so no reserve of 4 GB made it
+    step = _step(run, "llama31-405b-h200-tp", "t4r1.yaml", "sessions-ratio")
+    assert step["diagnosis"] is None and "reserve" not in step["feedback"]
+
+
+def test_flops_from_half_the_parameters_are_no_8_bit_copy(run: Run) -> None:
+    step = _step(run, "prefill-vs-decode", "pd-dflops.yaml", "decode-flops")
+    assert "8-bit copy" not in step["feedback"]
+    assert "one FLOP counted a parameter where a multiply-add is two" in step["feedback"]

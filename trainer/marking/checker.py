@@ -544,9 +544,13 @@ def _explaining(step: Step, value: Fraction, resolution: Fraction | None,
         # A right answer elsewhere that counts the KV rules it out only where it is not the
         # number as typed: leaving a term out is a slip of one step, not a belief ("15.01 /
         # 4.8 = 3.1 ms" after a right 15.55 GB at batch 1).
+        # (unless another that gives it as typed is not ruled out: 1 replica for 173 ÷ 105
+        # is the ceiling left out, beside a right step time that read the KV)
+        others = exact - {WEIGHTS_ALONE} - ruled_out
         if WEIGHTS_ALONE in ruled_out and WEIGHTS_ALONE not in exact:
             return [], False
-        return [WRONG_PATHS[WEIGHTS_ALONE]], True
+        if not (WEIGHTS_ALONE in ruled_out and others):
+            return [WRONG_PATHS[WEIGHTS_ALONE]], True
     found = [p for p in everything if p.id not in ruled_out]
     if not mixes_tie and any(p.id not in UNIT_MIX_IDS for p in everything):
         # plain working with no conversion in it mixed no unit where another mistake gives the
@@ -1469,8 +1473,13 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         mark = check_numeric(step, answer, reference,
                              functools.partial(_values_of, carried),
                              functools.partial(key.paired_wrong, step.id),
-                             functools.partial(_diagnose, key, step.id,
-                                               known_inputs(key, step, marks)),
+                             # (a ratio of two answers each right is slipped in no input:
+                             # 1.6 for their 82 ÷ 53 is a rounding, not a reserve of 4 GB)
+                             None if step.ratio_of and all(
+                                 earlier in marks and marks[earlier].verdict == "correct"
+                                 for earlier in step.ratio_of)
+                             else functools.partial(_diagnose, key, step.id,
+                                                    known_inputs(key, step, marks)),
                              functools.partial(key.deployment, step.id),
                              ruled_out, functools.partial(_working_slip, key, step.id),
                              frozenset(made_before), fed, fed_answers,

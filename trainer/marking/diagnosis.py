@@ -947,8 +947,11 @@ def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only:
     for factor, why in ((Fraction(2), "doubled"), (Fraction(1, 2), "halved")):
         # A setting doubled or halved is a slip; a model's shape doubled is one only by chance.
         # Half the parameters at 2 bytes are the bytes of all of them at 1 (an 8-bit copy).
+        # (only where the step counts bytes: FLOPs are two a parameter whatever its dtype)
         if factor < 1 and spec.name in ("params", "draft_params", "active_params"):
-            why = "halved, or all of them at 1 byte each: an 8-bit copy"
+            why = ("halved, or one FLOP counted a parameter where a multiply-add is two"
+                   if "flop" in problem.quantity else
+                   "halved, or all of them at 1 byte each: an 8-bit copy")
         add(true * factor, f"{shown} {why}", SHAPES if spec.family == "shape" else WORLD)
     if spec.family == "tokens":
         add(true * Fraction(1000, 1024), f"{shown} with 'k' read as 1,000", WORLD)
