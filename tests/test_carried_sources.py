@@ -52,7 +52,7 @@ def test_a_count_from_a_wrong_answer_is_carried_forward_not_marked_right(
     step = _graded(run, tmp_path, right_sheet, **{"2b-bytes-per-sequence": "5.3 GB",
                                                   "2b-max-sequences": "6 sequences"})
     assert (step["verdict"], step["carried_forward"]) == ("wrong", True)
-    assert "It follows from your answer to 2b-bytes-per-sequence (6 sequences)" in \
+    assert "It follows from your answer to 2b-bytes-per-sequence, which gives 6 sequences here" in \
         step["feedback"]
 
 
@@ -67,7 +67,7 @@ def test_feedback_names_only_the_answer_a_carried_count_follows_from(
     # 36 / 5.37 = 6.7 from the budget alone; 32 / 4.03 = 7.9 and 36 / 4.03 = 8.9 from the rest
     step = _graded(run, tmp_path, right_sheet, **{
         "1a": "36 GB", "2b-bytes-per-sequence": "4.03 GB", "2b-max-sequences": "6 sequences"})
-    assert "It follows from your answer to 1a (6 sequences)" in step["feedback"]
+    assert "It follows from your answer to 1a, which gives 6 sequences here" in step["feedback"]
 
 
 def test_feedback_names_both_answers_a_count_follows_from_alone(
@@ -75,13 +75,13 @@ def test_feedback_names_both_answers_a_count_follows_from_alone(
     # 42 / 5.37 = 7.8 and 32 / 4.03 = 7.9: either wrong answer alone gives 7
     step = _graded(run, tmp_path, right_sheet, **{
         "1a": "42 GB", "2b-bytes-per-sequence": "4.03 GB", "2b-max-sequences": "7 sequences"})
-    assert "It follows from your answer to 1a or to 2b-bytes-per-sequence (7 sequences)" in \
-        step["feedback"]
+    assert ("It follows from your answer to 1a or to 2b-bytes-per-sequence, either of which "
+            "gives 7 sequences here") in step["feedback"]
 
 
 def test_feedback_names_two_answers_a_count_follows_from_together(
         run: Run, tmp_path: Path, right_sheet: dict[str, Any]) -> None:
     step = _graded(run, tmp_path, right_sheet, **{
         "1a": "42 GB", "2b-bytes-per-sequence": "4.03 GB", "2b-max-sequences": "10 sequences"})
-    assert "It follows from your answers to 1a and 2b-bytes-per-sequence (10 sequences)" in \
-        step["feedback"]
+    assert ("It follows from your answers to 1a and 2b-bytes-per-sequence, which give 10 "
+            "sequences here") in step["feedback"]

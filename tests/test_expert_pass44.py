@@ -40,7 +40,7 @@ def test_a_count_kept_from_one_byte_per_parameter_is_no_count_rounded_up(run: Ru
 def test_an_answer_carried_from_one_slip_names_that_slip_alone(run: Run) -> None:
     # the reserve left out of 1a, carried through; 2a's and 3c's right answers play no part
     step = _step(run, "llama2-70b-mi300x", "m3-noreserve.yaml", "4c")
-    assert "It follows from your answer to 1a (75 sequences)" in step["feedback"]
+    assert "It follows from your answer to 1a, which gives 75 sequences here" in step["feedback"]
 
 
 def test_a_value_with_many_ways_to_it_names_none_of_them(run: Run) -> None:

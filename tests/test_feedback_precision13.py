@@ -228,8 +228,8 @@ def test_a_bare_number_still_names_both_ways_to_it() -> None:
 
 def test_a_carried_answer_names_the_step_it_follows_from() -> None:
     mark = marked("llama31-8b-h100", {"kv-budget": "30 GB", "sessions": "55"})["sessions"]
-    assert "It follows from your answer to kv-budget (55 sequences): carried forward." in \
-        mark.feedback
+    assert ("It follows from your answer to kv-budget, which gives 55 sequences here: "
+            "carried forward.") in mark.feedback
 
 
 # --- review 27 ------------------------------------------------------------------------------------

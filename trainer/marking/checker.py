@@ -294,8 +294,11 @@ def check_numeric(
             # The candidate's own earlier numbers give this answer: that is the explanation,
             # before any mistake of this step.
             source = _sources_text(carried_from(follows) or ((fed_by,) if fed_by else ()))
+            # ("…to bytes-per-token (203,895 tokens)" read as that answer's own value)
+            which = "either of which gives" if " or to " in source else \
+                "which gives" if source.startswith("your answer to") else "which give"
             feedback = (f"read as {reading.shown}: expected {reference.display}. It follows "
-                        f"from {source} ({show(follows, unit)}): carried forward."
+                        f"from {source}, {which} {show(follows, unit)} here: carried forward."
                         + _working_note(read, reading, tolerance, unit, whole))
             return replace(base, verdict="wrong", parsed=value, shown=reading.shown,
                            read_unit=reading.unit, carried_forward=True, feedback=feedback)
