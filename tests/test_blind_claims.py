@@ -359,6 +359,14 @@ MEASURED = {
     # ("Counterfactuals: 4 sequences in fp8 → 30 ms"), the reservation scheme described as the
     # alternative, a junior listing reservation as possible
     "blind_claims_aq.yaml": (34, 43, 40, 4),
+    # corpus AR (stop 61, after AP's and AQ's fixes), Socratic self-questioning: the premise
+    # restated, questions posed and answered ("Is it fp8 KV? No: …"); written blind; measured
+    # unread: 31 / 42 / 38 / 11. A sentence that opens with what others put forward ("The
+    # proposal was "TP=16 to double it"", "The intuition people voice is …") and "you said"
+    # report it. Left: an answer after "No:" that restates the question's figures, a question's
+    # subject carried into its answer (recall: "Does batch 64 change it? No, each token still
+    # reads its 2 experts"), options described before they are weighed
+    "blind_claims_ar.yaml": (34, 42, 38, 6),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

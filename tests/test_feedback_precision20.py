@@ -61,3 +61,20 @@ def test_the_active_parameters_subtracted_as_a_plan_are_still_claimed() -> None:
             "946 GB and the sessions triple.")
     assert "only-active-experts-resident" in claimed("deepseek-v3-mla-h200",
                                                      "experts-and-levers", text)
+
+
+def test_a_proposal_quoted_to_weigh_it_is_no_claim() -> None:
+    text = ('The proposal was "a second node and TP=16 to double the capacity". Per GPU the '
+            "budget doubles but each token's KV does not halve: 8 KV heads are copied.")
+    assert "tp16-doubles-sessions" not in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_a_proposal_endorsed_is_still_claimed() -> None:
+    text = "The proposal is right: a second node at TP=16 doubles the capacity."
+    assert "tp16-doubles-sessions" in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_what_you_said_is_reported_not_claimed() -> None:
+    text = ('You said "2,000 users online, so 2,000 concurrent slots". A user reading the reply '
+            "holds no KV: only requests in flight do, L = λ × W ≈ 238.")
+    assert "online-users-as-slots" not in claimed("littles-law-capacity", "plan", text)

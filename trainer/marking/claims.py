@@ -48,6 +48,10 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
 
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
 _COUNTERFACTUAL = "if were"
+# What others put forward, named as the subject a sentence opens with ("The premise is …")
+_PUT_TO_ME = "premise proposal intuition suggestion assumption"
+# ("The premise is right": an endorsement, the candidate's own)
+_ENDORSED = "right correct true sound valid fine"
 # A sentence that opens with one of these supposes, it does not claim.
 _SUPPOSE = "ignore suppose imagine pretend say assume"
 # A clause that attributes a belief to others reports it: "people assume TP=16 halves the KV",
@@ -561,6 +565,11 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
         return True
     if positions and reading.tokens[positions[0]] in _stems(_SUPPOSE):
         return True  # "ignore the chunk's attention and you get 417": a what-if
+    opening = [reading.tokens[p] for p in positions[:5]]
+    if len(opening) > 2 and opening[0] in _stems("the your their") \
+            and opening[1] in _stems(_PUT_TO_ME) and _stems("is was").intersection(opening[2:]) \
+            and not _stems(_ENDORSED).intersection(reading.tokens[p] for p in positions[:7]):
+        return True  # "The proposal was "TP=16 to double it"": another's, quoted to weigh
     # An excuse the sentence itself denies excuses nothing: "plan on the p99, not the mean"
     # makes the claim its `unless` ("the mean") would have excused.
     # (an excuse written with its own "while", "while the real constraint", is that clause)
