@@ -353,7 +353,13 @@ def check_numeric(
                            feedback=f"read as {reading.shown}: expected {reference.display}. "
                                     f"{shown.sentence}")
         # (a small count is too often another step's by chance: 4 sequences, 4 KV heads)
-        again_typed = None if figures or kept_fraction or (
+        # (nor where a mistake of belief the step lists gives it too: 8,192 for GQA's d_kv,
+        # kept from MHA's, is the query heads used for the KV heads, and is named so)
+        believed = any(path_id not in MOMENTARY and _listed(step, path_id) and (
+            wrong == value or (reading.resolution is not None
+                               and 2 * abs(wrong - value) <= reading.resolution))
+            for path_id, wrong in reference.wrong)
+        again_typed = None if figures or kept_fraction or believed or (
             value.denominator == 1 and abs(value) < 10) else next(
             ((step_id, shown_there) for earlier, step_id, shown_there in own_earlier()
              if earlier == value or (reading.resolution is not None
@@ -1509,19 +1515,17 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
 
 def own_earlier_answers(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
                         ) -> tuple[tuple[Fraction, str, str], ...]:
-    """The candidate's answers to earlier numeric steps in a unit of this step's kind, each as
-    (value, step id, as shown); not those of steps whose reference is this one's (the same
-    quantity asked again is answered again)."""
-    unit = step.unit or ""
+    """The candidate's answers to earlier steps that ask for this step's quantity in another
+    setting (the budget on the marketed card, then as the driver reports it; the sessions at
+    one byte per parameter, then with the released checkpoint), each as (value, step id, as
+    shown); not those whose reference is this one's (answered again, rightly), nor another
+    quantity's that shares the number (32 layers, 32 query heads)."""
     reference = key.reference(step.id).value
     found = []
     for earlier_id, mark in marks.items():
         earlier = key.drill.step(earlier_id)
         if not mark.is_numeric or mark.parsed is None or mark.span is not None \
-                or mark.verdict not in ("correct", "wrong"):
-            continue
-        if (earlier.unit or "") != unit and not (unit and earlier.unit and dim_of_unit(
-                earlier.unit) == dim_of_unit(unit)):
+                or mark.verdict not in ("correct", "wrong") or earlier.answer != step.answer:
             continue
         if key.reference(earlier_id).value == reference:
             continue
