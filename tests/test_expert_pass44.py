@@ -67,3 +67,11 @@ def test_flops_from_half_the_parameters_are_no_8_bit_copy(run: Run) -> None:
     step = _step(run, "prefill-vs-decode", "pd-dflops.yaml", "decode-flops")
     assert "8-bit copy" not in step["feedback"]
     assert "one FLOP counted a parameter where a multiply-add is two" in step["feedback"]
+
+
+def test_a_count_right_from_ones_own_budget_says_its_source_once(run: Run) -> None:
+    # the full-HBM budget (121 GB) was named at kv-budget; 225 sessions follow from it and
+    # are within the step's 20%: said once, not again as "what you get if you assumed …"
+    step = _step(run, "llama31-8b-h100", "l8-fullhbm.yaml", "sessions")
+    assert step["verdict"] == "correct"
+    assert step["feedback"].count("Right within the step's tolerance") == 1

@@ -254,7 +254,9 @@ def check_numeric(
                 # a count one's own earlier answers give is no rounding up of the reference's
                 "" if own_figures else _before_rounding(reading, reference, tolerance, unit),
                 *read.notes, reading.note, own_figures,
-                _unit_guessed(reading, unit), _also_a_mistake(reading, reference))
+                # (a mistake carried from an earlier answer was named there: said once)
+                _unit_guessed(reading, unit),
+                "" if own_figures else _also_a_mistake(reading, reference))
                 if part)
             return replace(base, verdict="correct", parsed=reading.quantity.value,
                            shown=reading.shown, read_unit=reading.unit, note=note,
