@@ -64,7 +64,7 @@ def test_carried_forward_quotes_the_value_the_candidates_figures_give() -> None:
         "bytes-per-token": "128 KiB", "block-bytes": "2 MiB", "blocks-per-request": "62.5",
         "kv-budget": "52 GB", "num-blocks": "24,795",
         "engine-max-concurrency": "48.4"})["engine-max-concurrency"]
-    assert found.carried_forward and "(48.4)" in found.feedback
+    assert found.carried_forward and "gives 48.4 here" in found.feedback
 
 
 def test_the_cards_datasheet_memory_is_not_called_another_cards() -> None:
