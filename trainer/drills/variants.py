@@ -1211,8 +1211,14 @@ def _does_not_fit(key: AnswerKey) -> str | None:
             model = model_of(model) if isinstance(model, str) else model
             instead = runnable_suggestion(model, None, besides=key.drill.id) \
                 if isinstance(model, ModelPreset) else "size it with kvdrill calc"
-            return (f"its weights ({format_bytes(weights)}) do not fit on {key.base.gpus} × "
-                    f"{largest.name}, the largest card kvdrill knows: {instead}")
+            raw = d.gpus * largest.hbm_gb * 10**9
+            # (470 GB on two 256 GB MI325X fit the HBM, not what the drill's utilisation and
+            # reserve leave of it)
+            where = (f"on {key.base.gpus} × {largest.name}" if weights >= raw else
+                     f"in what {key.base.gpus} × {largest.name} leave after the drill's "
+                     f"utilisation and reserve ({format_bytes(usable)})")
+            return (f"its weights ({format_bytes(weights)}) do not fit {where}, the largest "
+                    f"card kvdrill knows: {instead}")
         raw = d.gpus * d.hbm_gb * 10**9
         against = (format_bytes(weights), format_bytes(raw))
         if against[0] == against[1]:  # 141.1 GB of weights on a 141 GB card
