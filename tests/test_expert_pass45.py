@@ -37,3 +37,9 @@ def test_weights_that_fit_the_hbm_but_not_what_is_left_of_it_say_so(run: Run) ->
     said = refusal_text(run, "mixtral-moe-decode", "--model", "qwen3-235b-a22b", "--gpu", "h200")
     assert "do not fit in what 2 × AMD Instinct MI325X leave after the drill's utilisation " \
            "and reserve (453 GB)" in said
+
+
+def test_more_hybrid_sequences_than_vllms_default_cap_say_the_cap(run: Run) -> None:
+    said = flat(run("solution", "hybrid-state-kv", "--gpu", "mi325x", "--format", "md").output)
+    assert "**4,834 sequences** fit in memory; unless --max-num-seqs is raised, vLLM runs " \
+           "1,024 of them at once on this card" in said
