@@ -181,9 +181,9 @@ def check_numeric(
     it was (asked for a wrong answer only): an answer that one of them gives is carried
     forward, the one mistake charged once. `carried_from`: the earlier answers a carried
     value follows from, named in its feedback (not every wrong one the step uses).
-    `own_earlier`: the candidate's own answers to earlier steps in a unit of this one's kind
-    (value, step, as shown): a wrong answer that is one of them, typed again, is said to be,
-    before any mistake that happens to give the same number."""
+    `own_earlier`: the candidate's own answers to earlier steps that ask this step's quantity
+    in another setting (value, step, as shown): a wrong answer that is one of them, typed
+    again, is said to be, before a momentary slip that happens to give the same number."""
     unit = reference.unit
     counted = unit == "sequences" or reference.whole_count
 
