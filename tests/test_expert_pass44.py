@@ -75,3 +75,9 @@ def test_a_count_right_from_ones_own_budget_says_its_source_once(run: Run) -> No
     step = _step(run, "llama31-8b-h100", "l8-fullhbm.yaml", "sessions")
     assert step["verdict"] == "correct"
     assert step["feedback"].count("Right within the step's tolerance") == 1
+
+
+def test_a_share_said_as_a_count_of_a_whole_is_their_ratio(run: Run) -> None:
+    # "4 of 1504" tokens of a 94-block request: 0.266%, read as 4% before
+    step = _step(run, "paged-blocks-vllm", "pb-tw.yaml", "tail-waste")
+    assert step["verdict"] == "correct"

@@ -398,6 +398,10 @@ def _trailing_group(body: str) -> tuple[int, str] | None:
     return None  # unbalanced: the reader says so
 
 
+_SHARE_OF = re.compile(r"^\s*(?P<part>\d[\d,]*(?:\.\d+)?)\s+(?:out\s+)?of\s+"
+                       r"(?P<whole>\d[\d,]*(?:\.\d+)?)(?:\s+[A-Za-z]+)?\s*$", re.IGNORECASE)
+
+
 def read_answer(text: str, unit: str = "") -> Answer:
     """Read an answer typed at a step whose reference is in `unit` ("" for a plain number).
 
@@ -406,6 +410,9 @@ def read_answer(text: str, unit: str = "") -> Answer:
     _check_typed(text, MAX_ANSWER_CHARS)
     expected = unit_factor(unit).dim if unit else DIMENSIONLESS
     screened = _SHORTHAND.sub("tokens/s", without_emphasis(_screen(text)))
+    if unit == "%":
+        # a share said as a count of a whole ("4 of 1504", "12 out of 512 slots"): their ratio
+        screened = _SHARE_OF.sub(r"\g<part>/\g<whole>", screened)
     bounded = _UPPER_BOUND.match(screened.strip())
     body, approximate, notes = _tidy(bounded.group("rest") if bounded else screened)
     aside = _trailing_group(body)
