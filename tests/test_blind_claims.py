@@ -367,6 +367,14 @@ MEASURED = {
     # subject carried into its answer (recall: "Does batch 64 change it? No, each token still
     # reads its 2 experts"), options described before they are weighed
     "blind_claims_ar.yaml": (34, 42, 38, 6),
+    # corpus AS (stop 61, after AP's to AR's fixes), answers edited before they were sent:
+    # "~~TP=16 halves the KV~~ EDIT: …", "I first wrote …", "Scratch that"; the wrong answers
+    # strike out the right idea; written blind; measured unread: 27 / 37 / 38 / 22, the worst
+    # precision yet: every struck-out first thought was read as said. Struck-through text is
+    # now retracted, and one's own first thought reported ("I first wrote", "my first draft",
+    # "Red flags: …") is no claim. Left: a junior watching GPU memory, a p99 plan that also
+    # says "every request at 32k" to reject it, the reservation scheme described to compare
+    "blind_claims_as.yaml": (34, 42, 41, 5),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -78,3 +78,21 @@ def test_what_you_said_is_reported_not_claimed() -> None:
     text = ('You said "2,000 users online, so 2,000 concurrent slots". A user reading the reply '
             "holds no KV: only requests in flight do, L = λ × W ≈ 238.")
     assert "online-users-as-slots" not in claimed("littles-law-capacity", "plan", text)
+
+
+def test_a_struck_out_first_thought_is_no_claim() -> None:
+    text = ("At TP=16 there are 8 KV heads for 16 GPUs, so ~~each GPU gets half a head~~ EDIT: "
+            "a head cannot be split, each GPU keeps one and every head is stored twice.")
+    assert "tp16-halves-kv-per-gpu" not in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_a_right_idea_struck_out_for_a_wrong_one_makes_the_wrong_claim() -> None:
+    text = ("~~Each GPU keeps a whole head~~ EDIT: at TP=16 each GPU holds half a KV head, so "
+            "the KV per GPU halves.")
+    assert "tp16-halves-kv-per-gpu" in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_ones_own_first_thought_reported_to_correct_it_is_no_claim() -> None:
+    text = ('Only n_kv differs, 64 against 8, so the ratio is 8. (I first wrote "GQA has fewer '
+            'query heads". Wrong: both keep 64 query heads.)')
+    assert "query-heads-shrink" not in claimed("llama2-70b-mi300x", "2c-why", text)

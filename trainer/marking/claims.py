@@ -44,7 +44,11 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
                 "he thinks", "she thinks", "in his view", "in her view", "in their view",
                 "according to him", "according to her", "according to them",
                 "according to the colleague", "you said", "you say", "he said", "she said",
-                "they said", "colleague said", "colleague says", "team said", "team says")
+                "they said", "colleague said", "colleague says", "team said", "team says",
+                # one's own first thought, reported to correct it
+                "i first wrote", "i first said", "i first thought", "i initially wrote",
+                "i initially said", "i initially thought", "my first draft", "i had written",
+                "red flag", "red flags")
 
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
 _COUNTERFACTUAL = "if were"
