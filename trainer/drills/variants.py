@@ -624,18 +624,22 @@ def runnable_suggestion(model: ModelPreset, gpu: str | None, besides: str,
     kvdrill calc --model M"."""
     from trainer.drills.loader import find_drill
 
-    # calc sizes what the model alone decides without a card; with one (only when the card is
-    # what was asked about) its weights might not fit, and the suggestion would fail
-    on = f" --gpu {find_gpu(gpu).id}" if gpu and card_only else _calc_card(model, gpu)
-    # calc's default context is 4,096 tokens: a model with fewer positions is sized at its own
-    if model.max_context and model.max_context < DEFAULT_CONTEXT:
-        on += f" --seq {model.max_context}"
-    fallback = f"size {model.name} with kvdrill calc --model {_named(model)}{on}"
+    def calc(on: str) -> str:
+        # calc's default context is 4,096 tokens: a model with fewer positions is sized at its
+        # own
+        if model.max_context and model.max_context < DEFAULT_CONTEXT:
+            on += f" --seq {model.max_context}"
+        return f"size {model.name} with kvdrill calc --model {_named(model)}{on}"
+
     if _TRYING:
-        return fallback  # a refusal met while trying a suggestion needs none of its own
+        # a refusal met while trying a suggestion is only a "no", its words unseen: it needs
+        # no suggestion of its own, nor the GPUs calc would size the model on
+        return calc("")
     if card_only:  # only the card was asked for: a drill that runs on it as written
-        return _first_on_card(str(gpu), besides, find_drill) or fallback
-    return _first_runnable(model, gpu, besides, find_drill) or fallback
+        return _first_on_card(str(gpu), besides, find_drill) or \
+            calc(f" --gpu {find_gpu(gpu).id}" if gpu else "")
+    # calc on the card asked for, with the GPUs that hold the weights
+    return _first_runnable(model, gpu, besides, find_drill) or calc(_calc_card(model, gpu))
 
 
 def _calc_card(model: ModelPreset, gpu: str | None) -> str:

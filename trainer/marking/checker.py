@@ -295,10 +295,9 @@ def check_numeric(
         if follows is not None:
             # The candidate's own earlier numbers give this answer: that is the explanation,
             # before any mistake of this step.
-            source = _sources_text(carried_from(follows) or ((fed_by,) if fed_by else ()))
             # ("…to bytes-per-token (203,895 tokens)" read as that answer's own value)
-            which = "either of which gives" if " or to " in source else \
-                "which gives" if source.startswith("your answer to") else "which give"
+            source, which = _sources_text(carried_from(follows)
+                                          or ((fed_by,) if fed_by else ()))
             feedback = (f"read as {reading.shown}: expected {reference.display}. It follows "
                         f"from {source}, {which} {show(follows, unit)} here: carried forward."
                         + _working_note(read, reading, tolerance, unit, whole))
@@ -1276,13 +1275,12 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
     """Each value of the step recomputed from the candidate's own earlier answers, where those
     were wrong but not absurd (within CARRY_FACTOR of their references), with the fewest of
     those answers it follows from (the ones feedback names; several where as few give it
-    each): from all of them together, and
-    from each alone. An earlier step stands for its quantity here when it
-    depends_on it, or when it asks for a quantity this step's formula uses: as it is where
-    the quantity has the same value here (1a's budget, used by a later count of another
-    layout), else with its error carried over, as a share or as an amount (a budget 10 GB
-    over the reference is 10 GB over where int8 weights change it; bytes per token twice the
-    reference are twice it where the KV is fp8)."""
+    each): from all of them together, and from each alone. An earlier step stands for its
+    quantity here when it depends_on it, or when it asks for a quantity this step's formula
+    uses: as it is where the quantity has the same value here (1a's budget, used by a later
+    count of another layout), else with its error carried over, as a share or as an amount
+    (a budget 10 GB over the reference is 10 GB over where int8 weights change it; bytes per
+    token twice the reference are twice it where the KV is fp8)."""
     if step.kind != "numeric":
         return {}
     # a quantity an earlier answer gave for this very step (Gemma's bytes per sequence,
@@ -1480,7 +1478,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
         fed_answers = {quantity: parsed for earlier_id in fed
                        if (quantity := key.drill.step(earlier_id).answer)
                        and (parsed := marks[earlier_id].parsed) is not None}
-        carried = functools.cache(functools.partial(carried_sources, key, step, dict(marks)))
+        so_far = dict(marks)  # what the lazy questions below are asked of (marks grows)
+        carried = functools.cache(functools.partial(carried_sources, key, step, so_far))
         mark = check_numeric(step, answer, reference,
                              functools.partial(_values_of, carried),
                              functools.partial(key.paired_wrong, step.id),
@@ -1494,14 +1493,14 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(key.deployment, step.id),
                              ruled_out, functools.partial(_working_slip, key, step.id),
                              frozenset(made_before), fed, fed_answers,
-                             functools.partial(repeated_slips, key, step, dict(marks)),
+                             functools.partial(repeated_slips, key, step, so_far),
                              functools.partial(carried_values, key, step, {
                                  earlier: m for earlier, m in marks.items()
                                  if m.verdict == "correct"}),
-                             functools.partial(stated_figures, key, step, dict(marks)),
-                             functools.partial(carried_values, key, step, dict(marks), True),
+                             functools.partial(stated_figures, key, step, so_far),
+                             functools.partial(carried_values, key, step, so_far, True),
                              functools.partial(_sources_of, carried),
-                             functools.partial(own_earlier_answers, key, step, dict(marks)))
+                             functools.partial(own_earlier_answers, key, step, so_far))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -1545,14 +1544,18 @@ def _sources_of(carried: Callable[[], dict[Fraction, tuple[tuple[str, ...], ...]
     return carried().get(value, ())
 
 
-def _sources_text(alternatives: tuple[tuple[str, ...], ...]) -> str:
-    """"your answer to 1a", "your answers to 1a and 2b", "your answer to 1a or to 2b" (either
-    alone gives the value: neither is named as the one)."""
+def _sources_text(alternatives: tuple[tuple[str, ...], ...]) -> tuple[str, str]:
+    """What a carried value follows from and the clause that quotes it: "your answer to 1a"
+    ("which gives"), "your answers to 1a and 2b" ("which give"), "your answer to 1a or to 2b"
+    ("either of which gives": either alone does, neither is named as the one)."""
     if not alternatives or len(alternatives) > 2:
-        return "your earlier answers"  # (more ways than two to come to it: none is named)
+        # (more ways than two to come to it: none is named)
+        return "your earlier answers", "which give"
     first, *others = alternatives
     text = f"your answer{'s' if len(first) > 1 else ''} to {_in_words(first)}"
-    return text + "".join(f" or to {_in_words(other)}" for other in others)
+    if others:
+        return text + f" or to {_in_words(others[0])}", "either of which gives"
+    return text, "which give" if len(first) > 1 else "which gives"
 
 
 def narrow_span(low: Fraction, high: Fraction, tolerance: Fraction) -> bool:
