@@ -358,7 +358,7 @@ MEASURED = {
     # dashes ("--max-model-len") is read as the flag. Left: a counterfactual under a label
     # ("Counterfactuals: 4 sequences in fp8 → 30 ms"), the reservation scheme described as the
     # alternative, a junior listing reservation as possible
-    "blind_claims_aq.yaml": (34, 43, 40, 4),
+    "blind_claims_aq.yaml": (35, 43, 40, 3),
     # corpus AR (stop 61, after AP's and AQ's fixes), Socratic self-questioning: the premise
     # restated, questions posed and answered ("Is it fp8 KV? No: …"); written blind; measured
     # unread: 31 / 42 / 38 / 11. A sentence that opens with what others put forward ("The
@@ -374,7 +374,21 @@ MEASURED = {
     # now retracted, and one's own first thought reported ("I first wrote", "my first draft",
     # "Red flags: …") is no claim. Left: a junior watching GPU memory, a p99 plan that also
     # says "every request at 32k" to reject it, the reservation scheme described to compare
-    "blind_claims_as.yaml": (34, 42, 41, 5),
+    "blind_claims_as.yaml": (35, 42, 41, 4),
+    # corpus AT (stop 62), a practice dialogue pasted whole: "Interviewer:"/"Q:"/"them:" lines
+    # float wrong ideas ("Product says raise it to 128k for everyone"), "Me:"/"A:" replies
+    # reject them, the wrong answers accept one; written blind; measured unread: 31 / 38 / 41 /
+    # 11. The interviewer's lines are no words of the candidate (neither claims nor credit).
+    # Left: a mid that named fp8 only in the interviewer's question now lacks it (right), a
+    # senior's imperative what-if ("Subtract only the 37 GB and you'd plan on 946 GB")
+    "blind_claims_at.yaml": (36, 37, 41, 2),
+    # corpus AU (stop 62), answers that cite and quote docs, configs and papers ("> …", `field`,
+    # "per the vLLM docs"), the wrong ones citing a source for a wrong claim; written blind;
+    # measured unread: 32 / 34 / 39 / 11. Claims narrowed where a right answer used the claim's
+    # words of another case (a tied model, a reserving server, "only if" the prefix stays, a
+    # queue with low usage read as another limit). Left: a junior whose "mostly buys memory" is
+    # followed by "It also gives more bandwidth", a slip's result reported in quotes
+    "blind_claims_au.yaml": (38, 36, 39, 2),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -54,7 +54,7 @@ _CONTRACTIONS = ((re.compile(r"\bwon't\b"), "will not"), (re.compile(r"\bcan't\b
                  (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|"
                              r"should|must|need)nt\b"), r"\1 not"),
                  (re.compile(r"\bcant\b"), "can not"), (re.compile(r"\bwont\b"), "will not"),
-                 (re.compile(r"'(s|re|ve|ll|d|m)\b"), ""))
+                                  (re.compile(r"'(s|re|ve|ll|d|m)\b"), ""))
 # A sentence opening with one of these carries on the sentence before it.
 _ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", "so", "thus",
                        "henc", "therefor", "then", "both", "each", "also", "here", "there"})
@@ -231,9 +231,17 @@ _FLAG_DASHES = re.compile(r"(?<![\w-])--(?=[a-z])")
 _STRUCK = re.compile(r"~~[^~\n]{0,400}?~~")
 
 
+# A practice dialogue pasted whole: the interviewer's lines ("Interviewer: so TP=16 halves it
+# again?", "Q: …", "them: …") are not the candidate's words, and the candidate's own label
+# ("Me:", "A:") is no word of the answer.
+_INTERVIEWER_LINE = re.compile(r"(?m)^[ \t]*(?:\*\*)?(?:interviewer|them|q)(?:\*\*)?[ \t]*:[^\n]*")
+_OWN_LABEL = re.compile(r"(?m)^([ \t]*)(?:\*\*)?(?:me|a|candidate)(?:\*\*)?[ \t]*:(?:\*\*)?")
+
+
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
     text = _STRUCK.sub(" ", text)
+    text = _OWN_LABEL.sub(r"\1", _INTERVIEWER_LINE.sub("", text))
     text = _TICK_MARK.sub(" ", _CROSS_MARK.sub(" wrong: ", text))
     text = without_emphasis(text)
     text = _FLAG_DASHES.sub("", text)
