@@ -122,12 +122,12 @@ def test_a_model_whose_table_is_known_still_says_it_is_left_out(run: Run) -> Non
     assert "reads 60.42 GB (not the embedding table)" in shown
 
 
-def test_another_models_drill_suggested_says_which_step_works_the_model(run: Run) -> None:
+def test_another_models_drill_suggested_says_which_step_is_on_the_model(run: Run) -> None:
     # N1: the 8B drill runs as written on an A100 40GB; its TP step is the 70B's
     said = refusal_text(run, "chunked-prefill-tpot", "--model", "llama-3.1-70b", "--gpu",
                         "a100-40gb")
     assert "kvdrill practice llama31-8b-h100 --gpu a100-40gb (its step " \
-        "followup-70b-tp-sessions works Llama-3.1-70B)" in said
+        "followup-70b-tp-sessions is on Llama-3.1-70B)" in said
 
 
 def test_a_drill_suggested_on_a_card_with_no_driver_figure_stays_on_that_card(

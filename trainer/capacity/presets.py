@@ -333,7 +333,8 @@ def model_from_config(path: Any, shown: str) -> ModelPreset:
     if file is not path and not file.exists():
         raise model_config.ConfigError(f"{shown}: a folder with no config.json in it: give the "
                                        "folder of a model, or the config.json itself")
-    read = model_config.read_config(file, shown if file is path else f"{shown}/config.json")
+    read = model_config.read_config(
+        file, shown if file is path else f"{shown.rstrip('/')}/config.json")
     return preset_of_config(read)
 
 

@@ -311,13 +311,11 @@ def _family_draft(shape: tuple[Any, ...], kv_heads: Any = None) -> Draft:
     # a shape shared with a model of no family, or of two, says nothing
     families = {f for f in found if f is not None} if len(found) == 1 else set()
     vocab = shape[_SHAPE_FIELDS.index("vocab")]
-    if not ids:  # a model read from a config.json: the one draft whose vocabulary it has,
-        # where no model of another family has a vocabulary of that size (Llama-2's 32,000
-        # SentencePiece entries are not Mistral's)
-        families = {f for f in DRAFT_FAMILIES
-                    if f.draft is not None and table[f.draft].vocab == vocab
-                    and all(_family_of(key) is f for key, model in table.items()
-                            if model.vocab == vocab)}
+    if not ids:  # a model read from a config.json: the family whose models alone have a
+        # vocabulary of its size (Llama-2's 32,000 SentencePiece entries are not Mistral's;
+        # Gemma-3-12B's 262,208 rows are Gemma-3's, whose 1B draft pads to 262,144)
+        owners = {_family_of(key) for key, model in table.items() if model.vocab == vocab}
+        families = {f for f in owners if f is not None} if len(owners) == 1 else set()
     if len(families) != 1:
         said = "" if vocab is None else f" (a vocabulary of {vocab:,})"
         return Draft(why_none=(

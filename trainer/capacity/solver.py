@@ -152,6 +152,12 @@ def _embedding_table_bytes(v: Any, ops: Any) -> Any:
     return 0 if v.vocab is None else v.vocab * v.hidden * v.table_bytes_per_param
 
 
+@_formula("unread_table_bytes",
+          "the embedding table a decode step leaves unread (one row a token; none when tied)", "B")
+def _unread_table_bytes(v: Any, ops: Any) -> Any:
+    return 0 if v.vocab is None else _unread_table(v)
+
+
 @_formula("replicated_attention_bytes",
           "attention weights and embedding table copied by DP attention", "B")
 def _replicated_attention_bytes(v: Any, ops: Any) -> Any:

@@ -513,8 +513,9 @@ def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> No
                    "embedding: no scaling stretches them" if model.learned_positions else
                    f"{model.name}'s {model.max_context:,} positions (max_position_embeddings), "
                    "past which vLLM refuses to start without RoPE scaling" if reach == 1 else
-                   f"{reach} × {model.name}'s {base(model):,} {positions}, the furthest RoPE "
-                   "scaling is used to stretch a model")
+                   f"{reach} × {model.name}'s {base(model):,} {positions}, further than "
+                   "kvdrill stretches a trained context by RoPE scaling (unless the drill's "
+                   "own model is stretched as far)")
         raise UsageError(
             f"drill {drill.id}'s {where} {tokens:,} tokens, more than {how_far}: choose a "
             f"model with a longer context, or size {model.name} with kvdrill calc --model "
@@ -709,7 +710,7 @@ def _first_runnable(model: ModelPreset, gpu: str | None, besides: str,
                 # the drill is another model's; say where it works this one
                 step = next(step.id for step in general.steps
                             if str(step.with_.get("model")) == model.id)
-                elsewhere += f" (its step {step} works {model.name})"
+                elsewhere += f" (its step {step} is on {model.name})"
             return (f"drill it with kvdrill practice {drill_id}{named}"
                     f"{_card_option(general, card)}{elsewhere}")
     return None
@@ -730,11 +731,16 @@ def _check_lesson(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
         # Its questions ask for "the layers" of KV per token; a hybrid or pruned model keeps KV
         # on only some of them, which no question of the drill says.
         others = model.layers - model.attention_layers
-        rest = "recurrent layers that keep a fixed state" if model.state_elements else \
-            "layers with no attention"
+        recurrent = (model.recurrent_layers if model.recurrent_layers is not None else others) \
+            if model.state_elements else 0
+        rest = ", ".join(part for part in (
+            f"{recurrent} are recurrent layers that keep a fixed state" if recurrent else "",
+            (f"{others - recurrent} are layers with no cache of their own" if recurrent
+             else f"{others} are layers with no attention") if others > recurrent else "")
+            if part)
         raise UsageError(
             f"drill {drill.id} asks for KV on every layer, and {model.name} keeps KV on "
-            f"{model.attention_layers} of its {model.layers} layers ({others} are {rest}): "
+            f"{model.attention_layers} of its {model.layers} layers ({rest}): "
             f"choose a model with attention on every layer, or "
             f"{runnable_suggestion(model, None, besides=drill.id)}")
 

@@ -1047,12 +1047,16 @@ MAX_STATED = 40  # figures of a situation compared
 def stated_figures(key: AnswerKey, step: Step, marks: Mapping[str, Mark] | None = None
                    ) -> tuple[tuple[Fraction, str], ...]:
     """The figures in the step's unit that the drill puts in front of the candidate: the
-    other numeric steps' answers, and the situation's figures (each with what it is). A step
+    earlier numeric steps' answers, and the situation's figures (each with what it is). A step
     the candidate answered wrong, with a figure of their own, gave them none to copy: 82 for
-    Gemma's halved context is no copy of 4a's 82 where 4a was answered 15."""
+    Gemma's halved context is no copy of 4a's 82 where 4a was answered 15. A later step's
+    answer is shown to no one yet: 97 sessions on the real card is the marketed count rounded,
+    not the 70B follow-up's 97."""
     unit = step.unit or ""
     found: list[tuple[Fraction, str]] = []
-    for other in key.drill.steps:
+    earlier = key.drill.steps[:[s.id for s in key.drill.steps].index(step.id)] \
+        if step in key.drill.steps else key.drill.steps
+    for other in earlier:
         # (another step's answer in a unit of the same kind: 128 KiB typed for 2 B per element;
         # a plain number is no kind of unit)
         same_kind = (other.unit or "") == unit or (

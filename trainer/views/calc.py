@@ -235,8 +235,13 @@ def model_shape(model: ModelPreset, deployment: Deployment) -> str:
     if d.window is not None and d.windowed_layers:
         parts.append(f"window {n(d.window)} on {n(d.windowed_layers)} of {n(d.layers)} layers")
     if d.attention_layers is not None:
+        others = d.layers - d.attention_layers
+        recurrent = d.recurrent_layers if d.recurrent_layers is not None else others
         parts.append(f"attention in {n(d.attention_layers)} of {n(d.layers)} layers, "
-                     f"{n(d.state_elements or 0)} state values in each of the others")
+                     f"{n(d.state_elements or 0)} state values in each of "
+                     + ("the others" if recurrent == others else
+                        f"{n(recurrent)} recurrent ones (the other {n(others - recurrent)} "
+                        "keep no cache)"))
     if d.experts is not None:
         parts.append(f"{n(d.experts)} experts, {n(d.experts_per_token or 0)} per token")
     params = format_number((d.params or 0) / 10**9, sig=4)
