@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 from trainer.errors import DrillFileError
+from trainer.reading.patterns import lazy
 
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_PLACEHOLDER = lazy(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 def fill(text: str, givens: dict[str, str]) -> str:
@@ -26,7 +27,7 @@ def fill(text: str, givens: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(replace, text)
 
 
-_TEMPLATE_SYNTAX = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+_TEMPLATE_SYNTAX = lazy(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 
 
 def placeholders(text: str) -> set[str]:

@@ -27,6 +27,7 @@ from trainer.marking.text_figures import Figure, figures_in
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number, typed_at_some_scale
+from trainer.reading.patterns import lazy
 from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
 from trainer.reading.units import DIMENSIONLESS, Dim
 
@@ -671,15 +672,15 @@ def _round_guess(reading: ParsedAnswer) -> bool:
     return chance.typed_figures(reading.quantity.value, reading.resolution, scale) <= 1
 
 
-_UNBOUNDED = re.compile(r"^\s*(?:∞|(?:never|infinite|infinity|unlimited|unbounded|always|"
-                        r"no\s+(?:limit|cap|bound|ceiling|upper\s+bound|max(?:imum)?))\b)"
-                        r"[^0-9]*$", re.IGNORECASE)
+_UNBOUNDED = lazy(r"^\s*(?:∞|(?:never|infinite|infinity|unlimited|unbounded|always|"
+                  r"no\s+(?:limit|cap|bound|ceiling|upper\s+bound|max(?:imum)?))\b)"
+                  r"[^0-9]*$", re.IGNORECASE)
 # "48 per GPU, 97 total": two figures, one labelled per GPU and one summed, read as the one
 # the step asks for (a per-GPU quantity, or the whole job's)
-_PER_GPU = re.compile(r"\bper[- ]?(?:gpu|card|device|rank)\b|/\s*gpu\b", re.IGNORECASE)
-_SUMMED = re.compile(r"\b(?:total|in all|across|summed|overall|combined|together|both|pair|"
-                     r"node|job)\b", re.IGNORECASE)
-_TWO_PARTS = re.compile(r"^([^,;]*\d[^,;]*)[,;]\s*([^,;]*\d[^,;]*)$")
+_PER_GPU = lazy(r"\bper[- ]?(?:gpu|card|device|rank)\b|/\s*gpu\b", re.IGNORECASE)
+_SUMMED = lazy(r"\b(?:total|in all|across|summed|overall|combined|together|both|pair|"
+               r"node|job)\b", re.IGNORECASE)
+_TWO_PARTS = lazy(r"^([^,;]*\d[^,;]*)[,;]\s*([^,;]*\d[^,;]*)$")
 
 
 def _scoped(answer: str, per_gpu: bool) -> tuple[str, str]:
@@ -1039,8 +1040,8 @@ def _copied(reading: ParsedAnswer, stated: Iterable[tuple[Fraction, str]]) -> st
 
 
 # A figure with its unit in a drill's situation: "a 16.06 GB checkpoint", "3.4 TB/s measured"
-_STATED = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?"
-                     r"(GB|GiB|MB|MiB|KB|KiB|TB|B|ms|TB/s|GB/s|tokens|sequences)(?![\w/])")
+_STATED = lazy(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?"
+               r"(GB|GiB|MB|MiB|KB|KiB|TB|B|ms|TB/s|GB/s|tokens|sequences)(?![\w/])")
 MAX_STATED = 40  # figures of a situation compared
 
 
@@ -1774,7 +1775,7 @@ def _working_slip(key: AnswerKey, step_id: str, reading: ParsedAnswer,
 
 # A figure typed with a unit of bytes ("64 KiB" in "32768 * 64 KiB"): an amount of memory, no
 # count of heads or layers
-_BYTES_AFTER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(?:[KMGT]i?B|B)(?![\w/])")
+_BYTES_AFTER = lazy(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(?:[KMGT]i?B|B)(?![\w/])")
 
 
 def _figures_of_bytes(working: str) -> frozenset[Fraction]:
@@ -1817,9 +1818,9 @@ def _unless_contradicted(diagnosis: Diagnosis | None, figures: tuple[Fraction, .
 
 # A bare product of plain figures, a spaced unit after it at most: "2*80*64*128*2",
 # "2 x 16 x 8 B" (not "2*80*8k", whose last figure is glued to its scale)
-_BARE_PRODUCT = re.compile(
+_BARE_PRODUCT = lazy(
     r"^\s*(?P<expression>\d[\d,.]*(?:\s*[*×x]\s*\d[\d,.]*){2,})(?:\s+[A-Za-z]{1,3})?\s*$")
-_FIGURE = re.compile(r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\w.])")
+_FIGURE = lazy(r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\w.])")
 
 
 _OTHER_ROUNDING = {"rounded-down": "rounded-up", "rounded-up": "rounded-down"}
@@ -1840,7 +1841,7 @@ def _all_figures_read(working: str) -> bool:
     return _GLUED_FIGURE.search(working) is None
 
 
-_GLUED_FIGURE = re.compile(r"\d[A-Za-z]")
+_GLUED_FIGURE = lazy(r"\d[A-Za-z]")
 
 
 def _figures(working: str) -> tuple[Fraction, ...]:
@@ -1866,7 +1867,7 @@ def _operands(working: str) -> tuple[Fraction, ...]:
                             for m in _FIGURE.finditer(working)))
 
 
-_RESULT_BEFORE = re.compile(r"[\d)]\s*(?:[A-Za-z]+\s*)?(?:=|≈|~|→|->)\s*$")
+_RESULT_BEFORE = lazy(r"[\d)]\s*(?:[A-Za-z]+\s*)?(?:=|≈|~|→|->)\s*$")
 
 
 def known_inputs(key: AnswerKey, step: Step, marks: Mapping[str, Mark]) -> frozenset[str]:

@@ -23,38 +23,39 @@ from functools import lru_cache
 from trainer.drills.model import Concept
 from trainer.reading.emphasis import without_emphasis
 from trainer.reading.exact import Fraction
+from trainer.reading.patterns import lazy
 
 MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to here
 
 # ---------------------------------------------------------------------------------------------
 # Reading a text: tokens with their sentence, item and clause.
 
-_BULLET = re.compile(r"^\s*(?:[-*•·▪‣+>]|\d{1,2}[.)]|\(?[a-z]\)|\(?[ivx]{1,4}\))\s+")
-_ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|vs|etc|approx|cf|resp|incl|no)\.(?=\s)")
-_SENTENCE_END = re.compile(r"""[.!?]+[)\]"'”’]*(?=\s|$)""")  # "ridge.) So" ends one too
-_TOKEN = re.compile(
+_BULLET = lazy(r"^\s*(?:[-*•·▪‣+>]|\d{1,2}[.)]|\(?[a-z]\)|\(?[ivx]{1,4}\))\s+")
+_ABBREVIATIONS = lazy(r"\b(e\.g|i\.e|vs|etc|approx|cf|resp|incl|no)\.(?=\s)")
+_SENTENCE_END = lazy(r"""[.!?]+[)\]"'”’]*(?=\s|$)""")  # "ridge.) So" ends one too
+_TOKEN = lazy(
     r"(?P<num>\d+(?:[.,]\d+)*)"
     r"|(?P<word>[a-z][a-z0-9]*)"
     r"|(?P<sym>->|=>|~=|>=|<=|>>|<<|[→⇒=≈≥≤≫≪><÷×*+−%^:;/(),\[\]—–|-])"
 )
-_NAME_EQUALS = re.compile(r"(?<=[a-z])=(?=\d)")
+_NAME_EQUALS = lazy(r"(?<=[a-z])=(?=\d)")
 # Greek letters name the variables of a derivation ("k·α + 1", "η(B)"): read as their names
 _GREEK = str.maketrans({"α": " alpha ", "β": " beta ", "γ": " gamma ", "δ": " delta ",
                         "ε": " epsilon ", "η": " eta ", "θ": " theta ", "λ": " lambda ",
                         "ρ": " rho ", "τ": " tau "})
 # a dot between two terms is a product ("8·5.37", "2·L·n_kv"); spaced out it separates a list
-_PRODUCT_DOT = re.compile(r"(?<=[\w)])[·⋅](?=[\w(])")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_BRITISH = re.compile(r"(?<=[a-z]{2})is(e|es|ed|ing|ation|ations|er|ers)$")
+_PRODUCT_DOT = lazy(r"(?<=[\w)])[·⋅](?=[\w(])")
+_THOUSANDS = lazy(r"(?<=\d),(?=\d{3}(?!\d))")
+_BRITISH = lazy(r"(?<=[a-z]{2})is(e|es|ed|ing|ation|ations|er|ers)$")
 _SYMBOLS = {"->": "→", "=>": "→", "⇒": "→", "~=": "≈", ">=": "≥", "<=": "≤", ">>": "≫",
             "<<": "≪", "*": "×", "−": "-", "–": "-"}
-_CONTRACTIONS = ((re.compile(r"\bwon't\b"), "will not"), (re.compile(r"\bcan't\b"), "can not"),
-                 (re.compile(r"\bcannot\b"), "can not"), (re.compile(r"n't\b"), " not"),
+_CONTRACTIONS = ((lazy(r"\bwon't\b"), "will not"), (lazy(r"\bcan't\b"), "can not"),
+                 (lazy(r"\bcannot\b"), "can not"), (lazy(r"n't\b"), " not"),
                  # typed without the apostrophe: "didnt", "doesnt", "isnt", "cant", "wont"
-                 (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|"
-                             r"should|must|need)nt\b"), r"\1 not"),
-                 (re.compile(r"\bcant\b"), "can not"), (re.compile(r"\bwont\b"), "will not"),
-                                  (re.compile(r"'(s|re|ve|ll|d|m)\b"), ""))
+                 (lazy(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|"
+                       r"should|must|need)nt\b"), r"\1 not"),
+                 (lazy(r"\bcant\b"), "can not"), (lazy(r"\bwont\b"), "will not"),
+                                  (lazy(r"'(s|re|ve|ll|d|m)\b"), ""))
 # A sentence opening with one of these carries on the sentence before it.
 _ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", "so", "thus",
                        "henc", "therefor", "then", "both", "each", "also", "here", "there"})
@@ -145,7 +146,7 @@ def _snowball_stem(word: str) -> str:
 
 # The shorthand people type under a clock, spelled out before phrases are matched (phrases are
 # folded the same way): "live ctx", "w/o prefix caching", "APC", "x2".
-_SHORTHAND = tuple((re.compile(pattern), replacement) for pattern, replacement in (
+_SHORTHAND = tuple((lazy(pattern), replacement) for pattern, replacement in (
     (r"!=|≠|=/=", " is not "), (r"\bw/o\b", "without"), (r"\bw/(?=\s|\w)", "with "),
     (r"\bctx\b", "context"),
     (r"\bseqs\b", "sequences"), (r"\bseq\b", "sequence"), (r"\breqs\b", "requests"),
@@ -177,11 +178,11 @@ _DIGIT_WORD = "(?:zero|" + "|".join(_UNIT_WORDS[:9]) + ")"
 _TEENS_OR_TENS = (r"(?:(?:" + "|".join(_TEN_WORDS) + r")(?:[- ](?:" + "|".join(_UNIT_WORDS[:9])
                   + r"))?|" + "|".join(_UNIT_WORDS[9:]) + ")")
 _SAID_HUNDREDS = rf"(?:(?:{'|'.join(_UNIT_WORDS[:9])}) {_TEENS_OR_TENS})"
-_SPOKEN = re.compile(
+_SPOKEN = lazy(
     rf"\b(?P<whole>(?:(?:{_HUNDREDS}|{_SMALL}) thousand(?: (?:and )?(?:{_HUNDREDS}|{_SMALL}))?)"
     rf"|{_HUNDREDS}|{_SAID_HUNDREDS}|{_SMALL})?(?:(?(whole) |(?<!\w))point "
     rf"(?P<point>{_DIGIT_WORD}(?: {_DIGIT_WORD})*))?\b")
-_PERCENT = re.compile(r"\s*\bper ?cent\b")
+_PERCENT = lazy(r"\s*\bper ?cent\b")
 
 
 def _spoken_value(words: str) -> int:
@@ -213,29 +214,29 @@ def _said_as_figure(match: re.Match[str]) -> str:
 
 # A verdict's label at a line's start ("TL;DR:", "Short answer —") names no subject: the
 # words after it open the sentence ("TL;DR: fp8 KV — it improves both" says it of fp8 KV).
-_VERDICT_LABEL = re.compile(r"(?m)^(\s*(?:[-*>]\s*)?)(?:tl\s?;?\s?dr|short answer|bottom line)"
-                            r"\s*[:—–-]\s*")
+_VERDICT_LABEL = lazy(r"(?m)^(\s*(?:[-*>]\s*)?)(?:tl\s?;?\s?dr|short answer|bottom line)"
+                      r"\s*[:—–-]\s*")
 
 
 # Notes mark what they reject with a cross ("❌ fragmentation: under one block a sequence") and
 # what they endorse with a tick: a cross reports the idea beside it as wrong, a tick is emphasis.
-_CROSS_MARK = re.compile(r"[❌✗✘✖❎]\ufe0f?")
-_TICK_MARK = re.compile(r"[✅✓✔☑]\ufe0f?")
+_CROSS_MARK = lazy(r"[❌✗✘✖❎]\ufe0f?")
+_TICK_MARK = lazy(r"[✅✓✔☑]\ufe0f?")
 
 
 # An engine flag typed as its command-line option ("--max-model-len 32768") is the flag's name
-_FLAG_DASHES = re.compile(r"(?<![\w-])--(?=[a-z])")
+_FLAG_DASHES = lazy(r"(?<![\w-])--(?=[a-z])")
 
 
 # Struck through ("~~TP=16 halves the KV~~ EDIT: each head is copied"): retracted, not said
-_STRUCK = re.compile(r"~~[^~\n]{0,400}?~~")
+_STRUCK = lazy(r"~~[^~\n]{0,400}?~~")
 
 
 # A practice dialogue pasted whole: the interviewer's lines ("Interviewer: so TP=16 halves it
 # again?", "Q: …", "them: …") are not the candidate's words, and the candidate's own label
 # ("Me:", "A:") is no word of the answer.
-_INTERVIEWER_LINE = re.compile(r"(?m)^[ \t]*(?:\*\*)?(?:interviewer|them|q)(?:\*\*)?[ \t]*:[^\n]*")
-_OWN_LABEL = re.compile(r"(?m)^([ \t]*)(?:\*\*)?(?:me|a|candidate)(?:\*\*)?[ \t]*:(?:\*\*)?")
+_INTERVIEWER_LINE = lazy(r"(?m)^[ \t]*(?:\*\*)?(?:interviewer|them|q)(?:\*\*)?[ \t]*:[^\n]*")
+_OWN_LABEL = lazy(r"(?m)^([ \t]*)(?:\*\*)?(?:me|a|candidate)(?:\*\*)?[ \t]*:(?:\*\*)?")
 
 
 def _fold(text: str) -> str:
@@ -955,7 +956,7 @@ def _states_a_figure(reading: Reading, item: int) -> bool:
         is_number(token) or token in _UNITS or token in ("~", "≈") for token in tokens)
 
 
-_WORD = re.compile(r"[^\W_][\w'-]*")
+_WORD = lazy(r"[^\W_][\w'-]*")
 
 
 def _typed(text: str, needle: tuple[str, ...]) -> str | None:

@@ -27,6 +27,7 @@ from trainer.marking.prose import (
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
+from trainer.reading.patterns import lazy
 
 __all__ = [
     "DimensionScore",
@@ -239,8 +240,8 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
 MANY_FLAGS = 2  # red flags that keep an attempt below the first level
 # A parenthesis of a concept's label that states the drill's own figures: "(12 sessions)",
 # "(~11% at 10 GB)"; not a formula's: "(1 − α^(k+1)) ÷ (1 − α)" keeps its parentheses
-_FIGURED_ASIDE = re.compile(r"\s*\([^()]*\d[^()]*\)")
-_FORMULA = re.compile(r"^\(\s*[\w\s+−\-×÷*/^α.]*\)$")
+_FIGURED_ASIDE = lazy(r"\s*\([^()]*\d[^()]*\)")
+_FORMULA = lazy(r"^\(\s*[\w\s+−\-×÷*/^α.]*\)$")
 
 
 def _without_figures(label: str) -> str:
@@ -305,7 +306,9 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
     written with the drill's own figures says only what holds without them."""
     list_budget: dict[str, Fraction] = {}
     made = claims_in(drill, marks, retargeted)
-    figures = drill_figures(drill, marks)
+    # (the figures are for text answers only: a sheet of numbers reads no prose)
+    figures = drill_figures(drill, marks) if any(
+        not m.is_numeric and m.answer for m in marks.values()) else ()
     scored = (
         _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"
         else _concept_score(d, drill, marks, list_budget, made, figures, retargeted)

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from trainer.drills.reference import AnswerKey, dim_of_unit
 from trainer.errors import KvdrillError
 from trainer.reading.exact import Fraction
+from trainer.reading.patterns import lazy
 from trainer.reading.reader import parse_answer
 
 MAX_FIGURES = 40  # figures read from one answer; the rest are not looked at
 RIGHT_BAND = Fraction(2, 100)
 RIGHT_BAND_AT_MOST = Fraction(5, 100)
 
-_FIGURE = re.compile(
+_FIGURE = lazy(
     r"(?<![\w.,/])(?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?"
     r"(?P<unit>[kK]\s?tokens?|KiB|MiB|GiB|TiB|KB|MB|GB|TB|ms|µs|tokens?/s|tok/s|tokens?|"
     r"sessions?|sequences?|seqs?)(?![\w/])")

@@ -5,10 +5,10 @@ spaces or figures about it (64 * 0.54, 64*0.54)."""
 
 from __future__ import annotations
 
-import re
+from trainer.reading.patterns import lazy
 
-_STRONG = re.compile(r"(?<!\d)\*\*|\*\*(?!\d)|(?<![\w*])__|__(?![\w*])")
-_ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*(?![\w*])")
+_STRONG = lazy(r"(?<!\d)\*\*|\*\*(?!\d)|(?<![\w*])__|__(?![\w*])")
+_ITALIC = lazy(r"(?<![\w*])\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*(?![\w*])")
 
 
 def without_emphasis(text: str) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from trainer.errors import AnswerParseError
 from trainer.reading.exact import Fraction
 from trainer.reading.numbers import format_number
+from trainer.reading.patterns import lazy
 from trainer.reading.units import (
     APPROX_WORDS,
     BYTES,
@@ -53,9 +54,9 @@ _MINUS = "-−–‒"
 _TIMES = "*×·⋅∗"
 _DIVIDE = "/÷∕⁄"
 
-_SPACE_GROUPED = re.compile(r"(\d{1,3}(?: \d{3})+)(?![\d,_])(?:\.(\d+))?(?:[eE]([+-]?\d+))?", re.A)
-_NUMBER = re.compile(r"(\d+(?:[,_]\d+)*)?(?:\.(\d+))?(?:[eE]([+-]?\d+))?", re.A)
-_COMMA_GROUPS = re.compile(r"\d{1,3}(?:,\d{3})+", re.A)
+_SPACE_GROUPED = lazy(r"(\d{1,3}(?: \d{3})+)(?![\d,_])(?:\.(\d+))?(?:[eE]([+-]?\d+))?", re.A)
+_NUMBER = lazy(r"(\d+(?:[,_]\d+)*)?(?:\.(\d+))?(?:[eE]([+-]?\d+))?", re.A)
+_COMMA_GROUPS = lazy(r"\d{1,3}(?:,\d{3})+", re.A)
 
 
 def show_char(c: str) -> str:
@@ -77,8 +78,8 @@ _NUM, _UNIT, _MULT, _OP, _END = "number", "unit", "multiplier", "operator", "end
 
 # Binary prefixes written before a count rather than bytes
 _BINARY_COUNTS = {"ki": 2**10, "mi": 2**20, "gi": 2**30}
-_COUNTED = re.compile(r"\s*(?:tokens?|toks?|sequences?|seqs?|sessions?|requests?|users?)\b",
-                      re.IGNORECASE)
+_COUNTED = lazy(r"\s*(?:tokens?|toks?|sequences?|seqs?|sessions?|requests?|users?)\b",
+                re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)

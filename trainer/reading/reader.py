@@ -14,6 +14,7 @@ Nothing here evaluates code: every value comes from trainer/reading/expression.p
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 import unicodedata
@@ -40,6 +41,7 @@ from trainer.reading.expression import (
 )
 from trainer.reading.formatting import format_natural
 from trainer.reading.numbers import exact_text
+from trainer.reading.patterns import lazy
 from trainer.reading.units import (
     CASELESS_UNITS,
     DIMENSIONLESS,
@@ -57,8 +59,8 @@ _BIDI = frozenset(
     + ["\u200e", "\u200f", "\u061c"]
 )
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
-_APPROX_PREFIX = re.compile(
+_SUPERSCRIPT_RUN = lazy("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_APPROX_PREFIX = lazy(
     r"(?:~=|~|≈|≃|approximately|approx\.?|about|around|roughly|nearly|almost|circa|ca\.|ca\b)\s*",
     re.IGNORECASE,
 )
@@ -68,7 +70,7 @@ _APPROX_PREFIX = re.compile(
 _CANONICAL = {"kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "kib": "KiB", "mib": "MiB",
               "gib": "GiB", "tib": "TiB", "gig": "GB", "gigs": "GB", "ki": "KiB", "mi": "MiB",
               "gi": "GiB", "ti": "TiB"}
-_SPELLED_UNIT = re.compile(r"\b(?:" + "|".join(_CANONICAL) + r")\b", re.IGNORECASE)
+_SPELLED_UNIT = lazy(r"\b(?:" + "|".join(_CANONICAL) + r")\b", re.IGNORECASE)
 
 
 def _canonical_unit(m: re.Match[str]) -> str:
@@ -263,22 +265,22 @@ class Answer:
     bound: bool = False  # "< 1%", "under 1%": the span runs from zero up to the bound
 
 
-_TRAILING_PUNCT = re.compile(r"[\s.?!…,;:]+$")
-_TRAILING_APPROX = re.compile(
+_TRAILING_PUNCT = lazy(r"[\s.?!…,;:]+$")
+_TRAILING_APPROX = lazy(
     r"\s*(?:\(\s*(?:approx\.?|approximately|roughly|about|around|est\.?|estimated|estimate|ish"
     r"|rounded|rough|ballpark|give or take|or so)\s*\)|,?\s*(?:approx\.?|approximately|roughly"
     r"|or so|-?ish|give or take|ballpark|more or less|or thereabouts|tops))$",
     re.IGNORECASE,
 )
-_TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)$")
-_GLUED_ISH = re.compile(r"(?<=\d)-?ish\b", re.IGNORECASE)
+_TRAILING_PAREN = lazy(r"\s*\(([^()]*)\)$")
+_GLUED_ISH = lazy(r"(?<=\d)-?ish\b", re.IGNORECASE)
 # "8× (64/8)": a × glued to its number and spaced from the group is the ratio's sign, as
 # "8x (64/8)" is; "8 × (64/8)" and "8×(64/8)" multiply
-_RATIO_BEFORE_ASIDE = re.compile(r"\d×$")
-_ENDS_IN_OPERATOR = re.compile(r"(?:[-+*/×÷^(·−]|\bper|\bx|\bof)\s*$", re.IGNORECASE)
-_SHORTHAND = re.compile(r"(?<=[\d\s])(?:tps|t/s|tok/sec|tokens/sec)\b", re.IGNORECASE)
-_LEADING_LABEL = re.compile(r"^[A-Za-z][A-Za-z _/'’.()-]{0,40}:\s*(?=\S)")
-_LEADING_FILLER = re.compile(
+_RATIO_BEFORE_ASIDE = lazy(r"\d×$")
+_ENDS_IN_OPERATOR = lazy(r"(?:[-+*/×÷^(·−]|\bper|\bx|\bof)\s*$", re.IGNORECASE)
+_SHORTHAND = lazy(r"(?<=[\d\s])(?:tps|t/s|tok/sec|tokens/sec)\b", re.IGNORECASE)
+_LEADING_LABEL = lazy(r"^[A-Za-z][A-Za-z _/'’.()-]{0,40}:\s*(?=\S)")
+_LEADING_FILLER = lazy(
     r"^(?:so|thus|hence|therefore|ok|okay|answer|ans|result|that'?s|that is|it'?s|it is"
     r"|i get|i got|i'?d say|i think|i guess|maybe|probably|we get|you get|gives|giving"
     r"|just under|just over|a bit under|a bit over|a little under|a little over|under|over"
@@ -291,9 +293,9 @@ _LEADING_FILLER = re.compile(
 _KEEP_LEADING = frozenset({"x", "not", "minus", "negative", "between", "from"})
 # A few words before the number, a comma or colon after them allowed: "about 96",
 # "same as before, ~181 GB", "double: 192".
-_LEADING_WORDS = re.compile(r"^((?:[A-Za-z][A-Za-z'’-]*[,:]?\s+){1,4})(?=[~≈]?\s*\d)")
+_LEADING_WORDS = lazy(r"^((?:[A-Za-z][A-Za-z'’-]*[,:]?\s+){1,4})(?=[~≈]?\s*\d)")
 # What separates shown working from the result: the value after the last one is the answer.
-_WORKING_SEPARATOR = re.compile(
+_WORKING_SEPARATOR = lazy(
     r"\s*(?:=>|->|→|⇒|~=|=|≈|≃|\b(?:so|gives|giving|hence|thus|therefore|i\.e\.|ie|which is"
     r"|that'?s|that is|making|equals|is)\b)\s*",
     re.IGNORECASE,
@@ -312,19 +314,19 @@ _NUMBER_WORDS = {
     "hundred": 100,
     "dozen": 12,
 }
-_NUMBER_WORD = re.compile(
+_NUMBER_WORD = lazy(
     r"^(?:a\s+)?(" + "|".join(_NUMBER_WORDS) + r")(?:[- ](" + "|".join(_UNITS_WORDS[1:10])
     + r"))?(?=\b|fold\b)",
     re.IGNORECASE,
 )
-_NONE_FIT = re.compile(
+_NONE_FIT = lazy(
     # ("no limit", "no cap": unbounded, the opposite of none)
     r"^(?:none|nothing|nil|no(?!\s+(?:limit|cap|bound|ceiling|upper|max))|"
     r"not\s+(?:a\s+single(?:\s+one)?|even\s+one|one))\b",
     re.IGNORECASE,
 )
 _NUM_TEXT = r"\d[\d,_]*(?:\.\d+)?(?:[eE][+-]?\d+)?"
-_RATIO = re.compile(
+_RATIO = lazy(
     r"^(?:(?:by\s+)?a\s+)?(?:factor\s+(?:of\s+)?)?(?:"
     r"(?:[x×]\s*(?P<pre>" + _NUM_TEXT + r"))"
     # A ratio's x is not followed by a number: "8x", "8x more", but "64 x 128" is a product.
@@ -334,16 +336,16 @@ _RATIO = re.compile(
     r"|(?:1\s*(?::|\s+to\s+)\s*(?P<inv>" + _NUM_TEXT + r")))$",
     re.IGNORECASE,
 )
-_RANGE_SEPARATOR = re.compile(r"\s*(?:-|–|—|‒|−|~|\bto\b|\band\b|\bor\b)\s*", re.IGNORECASE)
-_RANGE_END = re.compile(
+_RANGE_SEPARATOR = lazy(r"\s*(?:-|–|—|‒|−|~|\bto\b|\band\b|\bor\b)\s*", re.IGNORECASE)
+_RANGE_END = lazy(
     r"^" + _NUM_TEXT + r"\s*(?:[kKMG](?![A-Za-z])|thousand|million)?\s*[A-Za-zµμ%/ ]*$"
 )
-_RANGE_LEAD = re.compile(r"^(?:between|from)\s+", re.IGNORECASE)
-_BARE_SUFFIX = re.compile(
+_RANGE_LEAD = lazy(r"^(?:between|from)\s+", re.IGNORECASE)
+_BARE_SUFFIX = lazy(
     r"^(?P<n>" + _NUM_TEXT + r")\s*(?P<m>[kKMGT])\s*(?P<per>(?:/|per\s+)\s*(?:tokens?|toks?))?$"
 )
 _SUFFIX_POWER = {"k": 1, "K": 1, "M": 2, "G": 3, "T": 4}
-_COUNT_LABEL = re.compile(
+_COUNT_LABEL = lazy(
     r"^(?P<n>.*?\d[\d.,]*(?:\s*[kKM](?![A-Za-z]))?)\s*(?:of\s+)?"
     r"(?P<words>(?:[A-Za-z][\w-]*\s+){0,2}?)"
     r"(?:(?:kv|k/v|key[- /]?value|query|q|attention|attn)\s+)?"
@@ -352,7 +354,7 @@ _COUNT_LABEL = re.compile(
     r"|instances?|servers?|machines?|pods?|workers?|chunks?|steps?)\b.*$",
     re.IGNORECASE,
 )
-_PER_THING = re.compile(
+_PER_THING = lazy(
     r"\s*(?:/|\bper\b|\ba\b|\ban\b)\s*(?:decode\s+)?(?:element|elem|value|entry|gpu|card"
     r"|device|rank|step|iteration|iter|forward|pass)s?\b"
     r"|\s+each$",
@@ -360,7 +362,7 @@ _PER_THING = re.compile(
 )
 # Adjectives between a number and what it counts ("96 concurrent live sessions"); only right
 # after the number, so "keep more headroom" later in a remark keeps its words.
-_ADJECTIVE = re.compile(
+_ADJECTIVE = lazy(
     r"(?<=[\dkKM])(?:\s*\b(?:concurrent|simultaneous|active|live|parallel|total|max|maximum"
     r"|full|whole|complete|such|more|ongoing|in-flight|inflight|running|batched|chat"
     r"|long-context|cached|resident|kv|kv-cache)\b)+\s+(?=[A-Za-z])",
@@ -379,7 +381,7 @@ _PLAIN_WORDS = frozenset((
     "context", "ctx", "tokens", "users", "sessions",
 ))
 _MAX_CUTS = 16  # places to try cutting words off, so a long answer stays cheap to refuse
-_WORD_AFTER = re.compile(
+_WORD_AFTER = lazy(
     r"(?:\s+|\s*[—–;,]\s*|\s+--?\s+)(?=[A-Za-z(])|[;,]\s+(?=[\d~≈])|\s*—\s*(?=\S)"
 )
 
@@ -398,14 +400,16 @@ def _trailing_group(body: str) -> tuple[int, str] | None:
     return None  # unbalanced: the reader says so
 
 
-_SHARE_OF = re.compile(r"^\s*(?P<part>\d[\d,]*(?:\.\d+)?)\s+(?:out\s+)?of\s+"
-                       r"(?P<whole>\d[\d,]*(?:\.\d+)?)(?:\s+[A-Za-z]+)?\s*$", re.IGNORECASE)
+_SHARE_OF = lazy(r"^\s*(?P<part>\d[\d,]*(?:\.\d+)?)\s+(?:out\s+)?of\s+"
+                 r"(?P<whole>\d[\d,]*(?:\.\d+)?)(?:\s+[A-Za-z]+)?\s*$", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=1024)
 def read_answer(text: str, unit: str = "") -> Answer:
     """Read an answer typed at a step whose reference is in `unit` ("" for a plain number).
 
-    Raises AnswerParseError (only) when no reading is possible; its message says why.
+    Raises AnswerParseError (only) when no reading is possible; its message says why. Kept:
+    marking reads one answer again for the figures it carries and the working it shows.
     """
     _check_typed(text, MAX_ANSWER_CHARS)
     expected = unit_factor(unit).dim if unit else DIMENSIONLESS
@@ -501,37 +505,37 @@ def read_answer(text: str, unit: str = "") -> Answer:
 # words with no figure ("1, heads get duplicated"); "72 - 16: 52 GB" and "4096 tokens each, so
 # about 96" are working and its result, read as such elsewhere
 _ONE_FIGURE = r"[~≈]?\s*\d[\d,]*(?:\.\d+)?(?:\s*[A-Za-z][A-Za-z/]{0,12})?"
-_VALUE_THEN_WORKING = re.compile(
+_VALUE_THEN_WORKING = lazy(
     rf"^(?P<head>\s*{_ONE_FIGURE})\s*:\s+(?P<rest>[^=]*[-+*/×÷][^=]*)$", re.DOTALL)
-_VALUE_THEN_WORDS = re.compile(rf"^(?P<head>\s*{_ONE_FIGURE}),\s+(?P<rest>[A-Za-z][^\d]*)$",
-                               re.DOTALL)
-_DASH_REMARK = re.compile(r"\s+(?:—|–|--)\s+(?=[A-Za-z(])")  # (a spaced "-" is a minus)
+_VALUE_THEN_WORDS = lazy(rf"^(?P<head>\s*{_ONE_FIGURE}),\s+(?P<rest>[A-Za-z][^\d]*)$",
+                         re.DOTALL)
+_DASH_REMARK = lazy(r"\s+(?:—|–|--)\s+(?=[A-Za-z(])")  # (a spaced "-" is a minus)
 # A figure the answer says it is not, after it: "4096, not 32768", "12 rather than 13"
-_TRAILING_DENIAL = re.compile(r"\s*[,;]?\s*\b(?:not|rather\s+than|instead\s+of)\s+[~≈]?\s*\d[^=]*$",
-                              re.IGNORECASE)
+_TRAILING_DENIAL = lazy(r"\s*[,;]?\s*\b(?:not|rather\s+than|instead\s+of)\s+[~≈]?\s*\d[^=]*$",
+                        re.IGNORECASE)
 # Working, then a comma, colon or semicolon and the bare figure it comes to (a unit at most)
-_FINAL_FIGURE = re.compile(
+_FINAL_FIGURE = lazy(
     r"^(?P<working>.*\d.*?)\s*[,:;]\s+(?P<final>(?:[~≈]\s*|(?:about|approx\.?|roughly|around)\s+)?"
     r"\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?\s*(?:%|[kmgt]i?b|b|bytes|ms|µs|us|s|tok(?:en)?s?(?:/s)?"
     r"|sequences|sessions|seqs|users|blocks|steps|x|×))$", re.IGNORECASE)  # (its unit: a
 # bare figure after a comma, "44 GB, 8", is a remark, as it always was)
 # What makes the part before such a figure working, not a list of figures ("29, 30")
-_WORKING_WORDS = re.compile(r"[A-Za-z]{2,}|[-+*/×÷^]")
+_WORKING_WORDS = lazy(r"[A-Za-z]{2,}|[-+*/×÷^]")
 
 
 # A "~" between an expression that computes (an operator in it) and a figure
 # ("+ 537MB kv ~ 16.6 GB": an operand may carry its unit and a word; "…/(2*8.03e9) ~ 206")
-_APPROX_AFTER_WORKING = re.compile(
+_APPROX_AFTER_WORKING = lazy(
     r"((?:[*×·/+−-]|\s[xX])\s?\d[\d.,]{0,11}(?:\s?[A-Za-z]{1,5}){0,2}|[*×·/+]\s?[\w.,]{1,12}"
     r"|\w\))\s+~\s*(?=[\d.])")
 # "94.9 ~ 95": a figure, then "~" and the same figure rounded: the rounding, not a range
-_ROUNDED_AFTER = re.compile(r"(?:^|(?<=[=≈→:]\s)|(?<=[=≈→:]))\s*(?P<exact>\d[\d,]*\.\d+)\s+~\s*"
-                            r"(?P<rounded>\d[\d,]*(?:\.\d+)?)\s*[A-Za-z%/]*\s*$")
+_ROUNDED_AFTER = lazy(r"(?:^|(?<=[=≈→:]\s)|(?<=[=≈→:]))\s*(?P<exact>\d[\d,]*\.\d+)\s+~\s*"
+                      r"(?P<rounded>\d[\d,]*(?:\.\d+)?)\s*[A-Za-z%/]*\s*$")
 
 
 # "301056 B ~ 294 KiB": one quantity written in two units
-_SAME_IN_TWO_UNITS = re.compile(r"(?P<a>\d[\d,]*(?:\.\d+)?)\s?(?P<ua>[A-Za-z]{1,3})\s+~\s*"
-                                r"(?P<b>\d[\d,]*(?:\.\d+)?)\s?(?P<ub>[A-Za-z]{1,3})\s*$")
+_SAME_IN_TWO_UNITS = lazy(r"(?P<a>\d[\d,]*(?:\.\d+)?)\s?(?P<ua>[A-Za-z]{1,3})\s+~\s*"
+                          r"(?P<b>\d[\d,]*(?:\.\d+)?)\s?(?P<ub>[A-Za-z]{1,3})\s*$")
 
 
 def _rounded_after(body: str) -> str:
@@ -560,13 +564,13 @@ def _rounded_after(body: str) -> str:
 
 
 # A factor, then after a comma the figure it gives: "2x, ~190", "×2, about 190 seqs".
-_FACTOR_THEN_RESULT = re.compile(
+_FACTOR_THEN_RESULT = lazy(
     r"^(?P<factor>(?:[x×]\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*[x×]))\s*,\s*(?P<result>\S.*\d.*)$",
     re.IGNORECASE)
 
 
 # An upper bound: "< 1%", "under 1%", "below 0.5 ms", "less than 1%", "at most 2%".
-_UPPER_BOUND = re.compile(
+_UPPER_BOUND = lazy(
     r"^(?:<|≤|<=|(?:well\s+)?(?:under|below|less\s+than|lower\s+than|at\s+most"
     r"|no\s+more\s+than)\b)\s*(?P<rest>.*\d.*)$", re.IGNORECASE)
 
@@ -679,8 +683,8 @@ def _read_range(text: str, unit: str, expected: Dim,
     return None
 
 
-_SCALED_END = re.compile(r"^[~≈]?\s*(\d[\d,]*(?:\.\d+)?)\s*([kK]|M)(?![A-Za-z])")
-_PLAIN_END = re.compile(r"^\d[\d,]*(?:\.\d+)?$")
+_SCALED_END = lazy(r"^[~≈]?\s*(\d[\d,]*(?:\.\d+)?)\s*([kK]|M)(?![A-Za-z])")
+_PLAIN_END = lazy(r"^\d[\d,]*(?:\.\d+)?$")
 
 
 def _has_unit(text: str) -> bool:
@@ -774,11 +778,11 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
     return tuple(readings)
 
 
-_WORDS_BEFORE_UNIT = re.compile(
+_WORDS_BEFORE_UNIT = lazy(
     r"^(?P<n>[~≈]?\s*" + _NUM_TEXT + r"\s*[kKM]?)\s+(?P<words>(?:[A-Za-z][A-Za-z-]*\s+){1,3})"
     r"(?P<unit>[A-Za-z]+)(?P<rest>.*)$"
 )
-_BITS_LABEL = re.compile(r"\b[KMGT]b\b")
+_BITS_LABEL = lazy(r"\b[KMGT]b\b")
 
 
 def _without_extra_words(text: str, note: str) -> tuple[str, str]:
@@ -800,7 +804,7 @@ def _without_extra_words(text: str, note: str) -> tuple[str, str]:
 
 
 # A word naming what a number counts, between it and a product's operator: "16 steps × 25 ms".
-_LABEL_IN_PRODUCT = re.compile(
+_LABEL_IN_PRODUCT = lazy(
     r"(?<=\d)(?P<gap>\s*)(?P<word>[A-Za-z][A-Za-z-]*)(?=\s*(?:[×*·/]|\bx\b|\bX\b)\s*[\d(])")
 
 
@@ -873,7 +877,7 @@ def _rate_suffix_readings(text: str, expected: Dim, approximate: bool
     return (_reading(q, None, approximate, f"read '{text}' as {_shown(q, None)}"),)
 
 
-_COUNT_SUFFIX = re.compile(
+_COUNT_SUFFIX = lazy(
     r"^(?P<n>" + _NUM_TEXT + r")\s*(?P<m>[kKM])\s*(?P<tokens>tokens?|toks?)?$"
 )
 
@@ -981,7 +985,7 @@ def _reading(q: Quantity, unit_text: str | None, approximate: bool, note: str = 
                         unit_text, note, None if place is None else abs(q.value) * place)
 
 
-_LITERAL = re.compile(r"(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?")
+_LITERAL = lazy(r"(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?")
 
 
 def _last_place(toks: list[_Tok]) -> Fraction | None:
