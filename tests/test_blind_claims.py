@@ -389,6 +389,13 @@ MEASURED = {
     # queue with low usage read as another limit). Left: a junior whose "mostly buys memory" is
     # followed by "It also gives more bandwidth", a slip's result reported in quotes
     "blind_claims_au.yaml": (38, 36, 39, 2),
+    # corpus AV (stop 62, after AT's and AU's fixes), explained by example first: a toy case or
+    # another model worked with its own numbers, then the drill's; written blind; measured
+    # unread: 34 / 39 / 40 / 6. A toy's head_dim of 64 is no 64 KV heads, "a 3× fiction"
+    # reports, MHA split 8 ways is no latent split. Left: a quoted claim that "fails on both
+    # counts" ("fails" as a report word cost two wrong answers held elsewhere), the 8B's
+    # "buys only bandwidth" given as the other model's case
+    "blind_claims_av.yaml": (37, 39, 40, 2),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -115,3 +115,33 @@ def test_a_prefix_resident_only_if_it_matches_is_no_claim_it_is_never_evicted() 
     text = ("The gain is the prefix's share of each session, and only if the prefix matches "
             "and stays resident.")
     assert "prefix-never-evicted" not in claimed("prefix-caching", "when-not", text)
+
+
+# Corpus AV: answers explained by a toy example or another model first.
+
+def test_a_toy_examples_head_dim_of_64_is_no_claim_of_64_kv_heads() -> None:
+    text = ("Toy first: 2 layers, 4 KV heads of width 64, fp16: 2 × 2 × 4 × 64 × 2 = 2,048 "
+            "bytes per token.")
+    assert "kv-heads-are-query-heads" not in claimed("llama2-70b-mi300x", "1b", text)
+
+
+def test_the_kv_width_worked_from_the_kv_heads_is_no_claim_they_are_query_heads() -> None:
+    text = "d_head is 8,192 ÷ 64 heads = 128, so d_kv = n_kv × d_head = 1,024, not 8,192."
+    assert "kv-heads-are-query-heads" not in claimed("llama2-70b-mi300x", "1b", text)
+
+
+def test_the_query_heads_in_the_kv_formula_are_still_claimed() -> None:
+    text = "KV per token = 2 × 80 × 64 × 128 × 2 = 2.5 MiB, one K and V per head."
+    assert "kv-heads-are-query-heads" in claimed("llama2-70b-mi300x", "1b", text)
+
+
+def test_a_what_if_called_a_fiction_is_no_claim() -> None:
+    text = "Taking off only the 37B active parameters gives about 946 GB, a 3× fiction."
+    assert "only-active-experts-resident" not in claimed("deepseek-v3-mla-h200",
+                                                         "experts-and-levers", text)
+
+
+def test_mha_split_eight_ways_is_no_claim_the_latent_is_split() -> None:
+    text = ("Per GPU the latent is 70,272 B against 624,640 B for MHA split 8 ways: only "
+            "about 9× smaller.")
+    assert "latent-split-eight-ways" not in claimed("deepseek-v3-mla-h200", "why-mla", text)

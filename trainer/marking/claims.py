@@ -31,11 +31,12 @@ from trainer.marking.prose import (
     phrase_words,
     read_text,
 )
+from trainer.reading.patterns import lazy
 
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconception fallacy "
              "incorrect incorrectly tempting false falsely misleading misread fooled forget "
-             "forgetting illusion untrue fantasy bad premise")
+             "forgetting illusion untrue fantasy fiction bad premise")
 
 
 _GOT = "got gets get guessed guesses guess predicted predicts"
@@ -99,9 +100,9 @@ class ClaimMade:
         return f"{shown} (a wrong claim in {self.step_id})"
 
 
-_NAMED = re.compile(r"\b(?:H100|H200|A100|B200|MI300X|Llama|Mixtral|DeepSeek|Mistral|Gemma|"
-                    r"Qwen|Jamba)", re.IGNORECASE)
-_FIGURE = re.compile(r"\d|" + _NAMED.pattern, re.IGNORECASE)
+_NAMED = lazy(r"\b(?:H100|H200|A100|B200|MI300X|Llama|Mixtral|DeepSeek|Mistral|Gemma|"
+              r"Qwen|Jamba)", re.IGNORECASE)
+_FIGURE = lazy(r"\d|" + _NAMED.pattern, re.IGNORECASE)
 
 
 def general_part(says: str) -> str:
@@ -131,7 +132,7 @@ def asserts(text: str, phrase: str) -> bool:
 
 # A heading names what follows ("### Paging vs reserving max_model_len", "## Answer to "2,000
 # users = 2,000 slots""): a title, not a claim.
-_MARKDOWN_HEADING = re.compile(r"(?m)^[ \t]*#{1,6}[ \t].*$")
+_MARKDOWN_HEADING = lazy(r"(?m)^[ \t]*#{1,6}[ \t].*$")
 
 
 def claims_made(step: Step, text: str) -> tuple[ClaimMade, ...]:
