@@ -7,6 +7,7 @@ later step's answer is never said to be copied; the RoPE reach is kvdrill's rule
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,9 +43,13 @@ def test_calc_counts_a_hybrids_state_on_its_recurrent_layers_only(run: Run) -> N
         in said
 
 
-def test_a_gemma3_config_is_refused_a_draft_for_the_padded_vocabulary(run: Run) -> None:
-    said = refusal_text(run, "speculative-decoding", "--model",
-                        str(CONFIGS / "gemma3-12b-pt-4bit-mlx"))
+def test_a_gemma3_config_is_refused_a_draft_for_the_padded_vocabulary(run: Run, tmp_path: Path
+                                                                       ) -> None:
+    # Gemma-3-12B's published config (a shape no preset has), without MLX's 4-bit key
+    config = json.loads((CONFIGS / "gemma3-12b-pt-4bit-mlx" / "config.json").read_text())
+    del config["quantization"]
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    said = refusal_text(run, "speculative-decoding", "--model", str(tmp_path))
     assert "Gemma-3-1B's table has 262,144 rows against the target's 262,208 (the same " \
            "tokenizer, padded differently)" in said
     assert "knows no draft model" not in said
@@ -88,3 +93,18 @@ def test_a_config_folder_given_with_a_slash_is_named_once_in_suggestions(run: Ru
     said = refusal_text(run, "llama31-8b-h100", "--model", f"{CONFIGS / 'nemotron-h-56b'}/")
     assert "//config.json" not in said
     assert "nemotron-h-56b/config.json" in said
+
+
+def test_a_float32_config_is_said_to_be_served_as_bf16(run: Run) -> None:
+    said = flat(run("calc", "--model", str(CONFIGS / "olmo2-13b"), "--gpu", "h100").output)
+    assert "native_weights_dtype bf16 default: torch_dtype float32 in the config, served as " \
+           "bf16" in " ".join(said.split())
+
+
+def test_calc_json_with_a_stated_weight_size_and_no_parameter_count_leaves_flops_out(
+        run: Run) -> None:
+    result = run("calc", "--layers", "32", "--kv-heads", "8", "--head-dim", "128",
+                 "--weights-gb", "16", "--gpu", "h100", "--json")
+    payload = json.loads(result.output)
+    assert "prefill_flops" not in payload
+    assert payload["max_concurrency"] > 0

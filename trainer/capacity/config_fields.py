@@ -80,6 +80,19 @@ class Fields:
             raise self.error(f"{name} is {shown(value)}, not true or false")
         return value
 
+    def count_of(self, *names: str, required: bool = False,
+                 most: int = MAX_COUNT) -> int | None:
+        """The count under the first of `names` the config has or defaults (ChatGLM writes
+        padded_vocab_size for vocab_size), noted when it is not the first; refused naming the
+        first when required and none is there."""
+        name = next((name for name in names
+                     if self.raw(name) is not None or name in self.defaults), names[0])
+        value = self.count(name, required=required, most=most)
+        if value is not None and name != names[0]:
+            self.notes.append(f"{name} {value:,} read as {names[0]}: the same field under "
+                              "another name")
+        return value
+
     def first_count(self, *names: str, required: bool = False, least: int = 1) -> int | None:
         """The count under the first of `names` the config has (models spell one field many
         ways); refused naming the first name when required and none is there."""

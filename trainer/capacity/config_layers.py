@@ -48,14 +48,15 @@ _UNREAD_LAYOUT = ("block_types", "layer_block_types", "attn_type_list", "layer_p
                   "attention_layers", "mamba_layers", "ssm_layers", "linear_attn_layers",
                   "shared_attention_layers", "hybrid_layer_pattern", "block_type",
                   "attention_pattern", "layer_configs", "linear_attn_config")
-# Fields that change what the KV cache holds in ways kvdrill does not size, each with what it
-# is: refused by name rather than sized as the plain layout's cache.
-_UNREAD_CACHE = {
-    "index_head_dim": "a lightning indexer that keeps its own key cache beside the latent "
-                      "(DeepSeek-V3.2)",
-    "num_kv_shared_layers": "layers that reuse an earlier layer's K and V instead of caching "
-                            "their own (Gemma-3n)",
-}
+# Those of them that name layers with a recurrent or linear-attention state, which calc's
+# options cannot give; the others may differ in a window alone, which they can.
+_UNREAD_STATE = frozenset({"block_types", "attn_type_list", "hybrid_layer_ids", "full_attn_idxs",
+                           "mamba_layers", "ssm_layers", "linear_attn_layers",
+                           "shared_attention_layers", "linear_attn_config"})
+# Model types with no attention at all: a fixed state per sequence, no KV cache.
+_ATTENTION_FREE = {"mamba": "state-space model (Mamba)", "mamba2": "state-space model (Mamba2)",
+                   "falcon_mamba": "state-space model (Mamba)", "rwkv": "recurrent model (RWKV)",
+                   "xlstm": "recurrent model (xLSTM)"}
 _RECURRENT_HINTS = ("mamba_", "ssm_", "linear_key_head_dim", "linear_num_value_heads",
                     "conv_L_cache", "time_step_", "rwkv", "recurrent_")
 
@@ -81,7 +82,7 @@ class Layout:
 
 def read_layout(f: Fields, model_type: str, layers: int, hidden: int, heads: int) -> Layout:
     """The layout a config describes; ConfigError naming the field it cannot read."""
-    _refuse_unread(f)
+    _refuse_unread(f, layers)
     if f.has("block_configs"):
         return _blocks(f, layers, hidden, heads)
     if model_type == "falcon_h1":
@@ -122,26 +123,72 @@ def read_layout(f: Fields, model_type: str, layers: int, hidden: int, heads: int
                            _ssm_fp32(f))
     if f.has("attn_layer_period"):
         return _with_state(f, _jamba(f, layers), hidden)
-    if model_type in ("mamba", "mamba2", "falcon_mamba", "zamba", "zamba2", "rwkv",
-                      "recurrent_gemma", "xlstm"):
-        raise f.error(f"model_type {model_type!r} is a state-space or recurrent layout kvdrill "
-                      "cannot size from config.json: give the shape with calc's options")
+    if model_type in ("zamba", "zamba2", "recurrent_gemma"):
+        raise f.error(f"model_type {model_type!r} mixes attention with recurrent layers in a "
+                      "layout kvdrill does not read from config.json, and calc's options cannot "
+                      "give a recurrent layer's state")
     if f.has("cross_attention_layers"):
         return _cross_attention(f, layers)
     _refuse_state_without_layout(f)
     return Layout(layers, list(range(layers)))
 
 
-def _refuse_unread(f: Fields) -> None:
+def refuse_attention_free(f: Fields, model_type: str) -> None:
+    """A model with no attention, refused by what it is before any attention field is asked
+    for."""
+    what = _ATTENTION_FREE.get(model_type)
+    if what is not None:
+        raise f.error(f"model_type {model_type!r} is an attention-free {what}: it keeps no KV "
+                      "cache, only a fixed state per sequence whatever the context, which "
+                      "kvdrill's KV lessons do not cover")
+
+
+def _refuse_unread(f: Fields, layers: int) -> None:
     for name in _UNREAD_LAYOUT:
         if f.has(name):
+            way = (", and calc's options cannot give the state its other layers keep"
+                   if name in _UNREAD_STATE else " (if its layers differ in a window alone, "
+                   "give the shape with calc's options --window and --windowed-layers)")
             raise f.error(f"{name} says how its layers differ, in a way kvdrill does not read: "
-                          "it will not guess that every layer is attention (give the shape with "
-                          "calc's options)")
-    for name, what in _UNREAD_CACHE.items():
-        if f.has(name) and f.raw(name) not in (None, 0):
-            raise f.error(f"{name} names {what}, which kvdrill does not size: it will not size "
-                          "the cache without it (give the shape with calc's options)")
+                          f"it will not guess that every layer is attention{way}")
+    if f.raw("index_head_dim") not in (None, 0):
+        raise f.error(_indexer_refusal(f, layers))
+    if f.raw("num_kv_shared_layers") not in (None, 0):
+        raise f.error(_shared_kv_refusal(f, layers))
+
+
+def _indexer_refusal(f: Fields, layers: int) -> str:
+    """DeepSeek-V3.2's lightning indexer. calc's options give K and V heads, not a latent
+    (--kv-heads 1 --head-dim 576 counts it twice), so the way forward is the preset of the same
+    latent, or the latent by hand."""
+    keys = f.count("index_head_dim")
+    if (layers, f.raw("kv_lora_rank"), f.raw("qk_rope_head_dim")) == (61, 512, 64):
+        latent = "size the latent with --model deepseek-v3 (the same MLA shape, 61 × (512 + 64))"
+    else:
+        latent = "size the latent by hand (kv_lora_rank + qk_rope_head_dim per token and layer)"
+    return (f"index_head_dim {keys} names a lightning indexer that keeps its own key cache "
+            "beside the latent (DeepSeek-V3.2), which kvdrill does not size: "
+            f"{latent} and add the indexer's keys by hand ({keys} per token and layer, 1 B each "
+            "in fp8 plus a scale)")
+
+
+def _shared_kv_refusal(f: Fields, layers: int) -> str:
+    """Gemma-3n's last num_kv_shared_layers layers reuse an earlier layer's K and V (vLLM
+    kv_sharing_target_layer_name): only the first ones cache, which calc's options can give."""
+    shared = f.count("num_kv_shared_layers", least=0) or 0
+    said = (f"num_kv_shared_layers {shared} names layers that reuse an earlier layer's K and V "
+            "instead of caching their own (Gemma-3n), which kvdrill does not read")
+    own = layers - shared
+    if own < 1:
+        return f"{said}: it leaves no layer that caches its own"
+    kinds = f.raw("layer_types")
+    window = f.count("sliding_window")
+    sliding = sum(kind in SLIDING_KINDS for kind in kinds[:own]) \
+        if isinstance(kinds, list) and len(kinds) == layers and \
+        all(isinstance(kind, str) for kind in kinds) else 0
+    windowed = f" --window {window} --windowed-layers {sliding}" if sliding and window else ""
+    return (f"{said}: give the shape with calc's options for the first {own} layers, which "
+            f"cache their own (--layers {own}{windowed})")
 
 
 def _refuse_state_without_layout(f: Fields) -> None:
@@ -166,8 +213,8 @@ def _from_kinds(f: Fields, name: str, layers: int) -> Layout:
                       "full, sliding and chunked attention, mamba, linear_attention and conv)")
     if "hybrid" in kinds:
         raise f.error(f"{name} 'hybrid' (a shared attention block beside a Mamba layer, as in "
-                      "Zamba2) is not a layout kvdrill can size: give the shape with calc's "
-                      "options")
+                      "Zamba2) is not a layout kvdrill can size, and calc's options cannot give "
+                      "a Mamba layer's state")
     recurrent_kinds = {RECURRENT_KINDS[kind] for kind in kinds if kind in RECURRENT_KINDS}
     if len(recurrent_kinds) > 1:
         raise f.error(f"{name} mixes {' and '.join(sorted(recurrent_kinds))} layers: kvdrill "

@@ -32,7 +32,12 @@ reader falls into are handled and named in the notes:
   embedding and LM head kept at 16 bits (ModelArchConfigConvertorBase.get_torch_dtype and
   get_quantization_config), and the modules `ignored_layers` / `modules_to_not_convert` name
   (attention, MLP, router, experts, whole or per layer) at 16 bits too, or refused by name;
-- `tie_word_embeddings` for the parameter count.
+- `tie_word_embeddings` for the parameter count;
+- ChatGLM's names for the same fields (`num_layers`, `padded_vocab_size`, `ffn_hidden_size`,
+  `kv_channels`, `multi_query_group_num`, `add_qkv_bias`).
+
+Weights it cannot size (bitsandbytes, MLX's own `quantization`, Falcon's ungated MLP) are
+refused unless the user states them (--weights-gb or --params).
 
 What it cannot size it refuses by name ("config.json: no num_hidden_layers"), as ConfigError.
 """
@@ -66,6 +71,7 @@ from trainer.capacity.config_layers import (
     mamba2_dims,
     mamba_dims,
     read_layout,
+    refuse_attention_free,
 )
 from trainer.files.bounded_io import read_text_bounded
 from trainer.reading.exact import Fraction
@@ -231,15 +237,21 @@ _TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
     "deepseek_v2": {"q_lora_rank": 1536, "v_head_dim": 128},
     "deepseek_v3": {"q_lora_rank": 1536, "v_head_dim": 128},
 }
-# Untied unless the model type's config class says otherwise (every class below sets False).
-_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "lfm2"}
+# Untied unless the model type's config class says otherwise (every class below sets False;
+# FalconConfig leaves it at PretrainedConfig's True, and vLLM's falcon.py ties it so).
+_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "lfm2", "falcon", "RefinedWeb",
+                    "RefinedWebModel"}
 _KNOWN_TYPES = {
     "llama4", "llama4_text", "mllama", "mllama_text_model", "nemotron_h", "qwen3_next",
     "qwen3_5", "qwen3_5_text", "falcon_h1", "granitemoehybrid", "lfm2", "bamba",
     "nemotron-nas", "qwen2_5_vl", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
     "qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "gpt_oss", "deepseek_v2",
     "deepseek_v3", "jamba", "mistral3", "granite", "olmo2", "exaone", "internlm2", "cohere",
+    "chatglm",
 }
+# Falcon's MLP is two matrices 4 × hidden wide (GELU), not a gated one: its parameters are
+# estimated, and its weights are refused unless the user states them.
+_FALCON_TYPES = {"falcon", "RefinedWeb", "RefinedWebModel"}
 _MLA_TYPES = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_mtp", "kimi_k2",
               "longcat_flash", "pangu_ultra_moe"}
 # Model types whose experts have a width of their own (moe_intermediate_size in transformers),
@@ -281,18 +293,20 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
                        "get_hf_text_config does (vllm/transformers_utils/config.py); the "
                        "vision part only adds weights")
 
-    layers = f.count("num_hidden_layers", required=True, most=MAX_LAYERS)
+    refuse_attention_free(f, model_type)
+    layers = f.count_of("num_hidden_layers", "num_layers", required=True, most=MAX_LAYERS)
     hidden = f.count("hidden_size", required=True)
     heads = f.count("num_attention_heads", required=True)
     assert layers is not None and hidden is not None and heads is not None
-    vocab = f.count("vocab_size", required=True, most=MAX_VOCAB)
+    vocab = f.count_of("vocab_size", "padded_vocab_size", required=True, most=MAX_VOCAB)
     assert vocab is not None
     layout = read_layout(f, model_type, layers, hidden, heads)
     kv_heads = layout.kv_heads or _kv_heads(f, heads)
     head_dim = _head_dim(f, hidden, heads)
     tied = f.flag("tie_word_embeddings", model_type in _TIED_BY_DEFAULT
                   or top_type in _TIED_BY_DEFAULT)
-    if model_type and model_type not in _KNOWN_TYPES and top_type not in _KNOWN_TYPES:
+    if model_type and model_type not in _KNOWN_TYPES and top_type not in _KNOWN_TYPES \
+            and model_type not in _FALCON_TYPES:
         f.notes.append(f"model_type {model_type!r} is not one kvdrill knows: its parameters "
                        "are counted as a Llama-style decoder (gated MLP, two norms a layer, no "
                        "biases); check the count against the published one")
@@ -324,6 +338,13 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
     fields["attention_params"] = params.attention
     fields["max_context"] = _max_context(f, top_type)
     fields.update(_weights(f, data, text, params))
+    if model_type in _FALCON_TYPES:
+        width = _falcon_width(f, hidden)
+        how = f"ffn_hidden_size {width:,}" if width != 4 * hidden else \
+            f"4 × hidden_size = {width:,}"
+        fields["weights_unknown"] = (
+            f"{where}: {model_type}'s MLP is not gated ({how}, GELU), and kvdrill counts "
+            "Llama-style decoders only: give --weights-gb (the checkpoint's size) or --params")
     model_name = name or _text(data.get("_name_or_path")) or _first_architecture(data) or \
         "config.json"
     fields["name"] = model_name
@@ -345,7 +366,9 @@ def _first_architecture(data: Mapping[str, Any]) -> str | None:
 
 
 def _kv_heads(f: Fields, heads: int) -> int:
-    if f.flag("multi_query", False):
+    # Falcon's new decoder (40B, 180B) keeps num_kv_heads whatever multi_query says (vLLM's
+    # get_total_num_kv_heads)
+    if f.flag("multi_query", False) and not f.flag("new_decoder_architecture", False):
         f.notes.append("multi_query: one KV head (MQA), as vLLM reads it")
         return 1
     for name in ("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num"):
@@ -372,6 +395,11 @@ def _head_dim(f: Fields, hidden: int, heads: int) -> int:
         assert value is not None
         f.notes.append(f"attention_head_dim {value}: the head width, as vLLM's nemotron_h.py "
                        "reads it")
+        return value
+    if f.raw("head_dim") is None and f.has("kv_channels"):  # ChatGLM's spelling
+        value = f.count("kv_channels")
+        assert value is not None
+        f.notes.append(f"kv_channels {value}: the head width, as ChatGLM names head_dim")
         return value
     stated = f.raw("head_dim")
     if stated is None and "head_dim" in f.defaults:
@@ -635,8 +663,12 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
         counts["uncounted_vision"] = fields.pop("uncounted_vision", 0)
         return ParamCount(**counts)
 
-    intermediate = f.count("intermediate_size")
+    intermediate = f.count_of("intermediate_size", "ffn_hidden_size")
     gated = 2 if _ungated(f) else 3
+    if model_type in _FALCON_TYPES:
+        intermediate, gated = _falcon_width(f, hidden), 2
+        f.assumed["params"] = (f"an estimate (an ungated MLP {intermediate:,} wide), not "
+                               "kvdrill's count of falcon: give --params")
     shared_per_layer = dense_per_layer = 0
     if layout.mlp_only or layout.moe_blocks:  # Nemotron-H: MLP and MoE are blocks of their own
         moe_layers = set(layout.moe_blocks) if experts else set()
@@ -719,6 +751,11 @@ def _lfm2_width(f: Fields, stated: int) -> int:
     return width
 
 
+def _falcon_width(f: Fields, hidden: int) -> int:
+    """Falcon's MLP width: ffn_hidden_size, else 4 × hidden (transformers FalconConfig)."""
+    return f.count_of("intermediate_size", "ffn_hidden_size") or 4 * hidden
+
+
 def _ungated(f: Fields) -> bool:
     """An MLP of two matrices (up, down) rather than three (gate, up, down): Nemotron-H's
     squared ReLU."""
@@ -780,7 +817,8 @@ def _attention_params(f: Fields, model_type: str, fields: dict[str, Any]) -> int
     kv_heads, head_dim = fields["kv_heads"], fields["head_dim"]
     q_width, kv_width = heads * head_dim, kv_heads * head_dim
     params = projection_params(hidden, heads, kv_heads, head_dim)
-    if model_type in ("qwen2", "qwen2_moe") or f.flag("qkv_bias", False):
+    if model_type in ("qwen2", "qwen2_moe") or f.flag("qkv_bias", False) or \
+            f.flag("add_qkv_bias", False):  # ChatGLM's name
         params += q_width + 2 * kv_width  # q, k and v carry biases; o does not
     elif f.flag("attention_bias", False):
         params += q_width + 2 * kv_width + hidden
@@ -988,6 +1026,18 @@ def _weights(f: Fields, data: Mapping[str, Any], text: Mapping[str, Any],
             compute = "bf16"
             f.notes.append("torch_dtype float32: served in 16 bits, as vLLM's dtype auto casts "
                            "a float32 checkpoint down (vllm/config/model.py); sized as bf16")
+            f.assumed["weights_dtype"] = "torch_dtype float32 in the config, served as bf16"
+    mlx = data.get("quantization") or text.get("quantization")
+    if isinstance(mlx, dict) and "bits" in mlx:  # MLX's own key (mlx-lm writes it)
+        mlx_bits, mlx_group = (
+            value if isinstance(value, int) and not isinstance(value, bool) else shown(value)
+            for value in (mlx.get("bits"), mlx.get("group_size")))
+        return {"weights_dtype": compute, "weights_gb": None, "tables_dtype": None,
+                "weights_unknown": (f"{f.where}: quantization (bits {mlx_bits}, group_size "
+                                    f"{mlx_group}) marks a {mlx_bits}-bit MLX checkpoint, which "
+                                    f"vLLM does not load, not the {compute} weights kvdrill "
+                                    "would size: give --weights-gb (the checkpoint's size) or "
+                                    "--params")}
     quant = data.get("quantization_config") or text.get("quantization_config") or \
         data.get("compression_config")
     if quant is None:
@@ -1099,7 +1149,7 @@ def _unconverted(f: Fields, quant: Mapping[str, Any], method: str,
             not all(isinstance(name, str) for name in names):
         raise f.error(f"quantization_config {field_name} is {shown(names)}, not a list of "
                       "module names")
-    layers = f.count("num_hidden_layers") or 0
+    layers = f.count_of("num_hidden_layers", "num_layers") or 0
     shares = params.per_layer
     atoms: set[tuple[str, int]] = set()
     vision = False

@@ -483,7 +483,11 @@ def build_deployment(
                 take(name, getattr(model_preset, name), "default", assumed[name])
             else:
                 take(name, getattr(model_preset, name), source, detail)
-        take("native_weights_dtype", model_preset.weights_dtype, source, detail)
+        if "weights_dtype" in assumed:  # a float32 checkpoint, cast down as vLLM serves it
+            take("native_weights_dtype", model_preset.weights_dtype, "default",
+                 assumed["weights_dtype"])
+        else:
+            take("native_weights_dtype", model_preset.weights_dtype, source, detail)
     memory = str(selected.get("memory", "marketed"))
     if memory not in MEMORY_FIGURES:
         raise InvalidInput(f"unknown memory figure {memory!r}: use marketed or reported")

@@ -372,7 +372,8 @@ def _lm_head_params(v: Any, ops: Any) -> Any:
     return 0 if v.vocab is None else (1 - v.tables_in_flops_ignored) * v.vocab * v.hidden
 
 
-@_formula("prompt_token_params", "parameters each prompt token multiplies (the layers')", "")
+@_formula("prompt_token_params", "parameters each prompt token multiplies (the layers')", "",
+          needs=("params",))
 def _prompt_token_params(v: Any, ops: Any) -> Any:
     # The embedding is a lookup and the LM head runs once per sequence, so neither is charged
     # per prompt token: the count behind the measured 550 TFLOP/s (shared/data/README.md).
@@ -381,25 +382,26 @@ def _prompt_token_params(v: Any, ops: Any) -> Any:
     return active - tables * v.lm_head_params
 
 
-@_formula("prefill_flops", "FLOPs to prefill one sequence", "FLOP")
+@_formula("prefill_flops", "FLOPs to prefill one sequence", "FLOP", needs=("params",))
 def _prefill_flops(v: Any, ops: Any) -> Any:
     attention = serving.attention_flops(v, ops, v.context)
     return 2 * v.prompt_token_params * v.context + 2 * v.lm_head_params + attention
 
 
-@_formula("prefill_seconds", "prefill time at peak dense TFLOPS", "s", needs=("tflops",))
+@_formula("prefill_seconds", "prefill time at peak dense TFLOPS", "s",
+          needs=("tflops", "params"))
 def _prefill_seconds(v: Any, ops: Any) -> Any:
     return v.prefill_flops / (v.gpus * v.tflops * TB)
 
 
-@_formula("decode_flops_per_step", "FLOPs of one decode step", "FLOP")
+@_formula("decode_flops_per_step", "FLOPs of one decode step", "FLOP", needs=("params",))
 def _decode_flops_per_step(v: Any, ops: Any) -> Any:
     active = v.params if v.active_params is None else v.active_params
     return 2 * active * v.batch_size
 
 
 @_formula("crossover_batch", "batch where decode turns compute-bound", "sequences",
-          needs=("tflops",))
+          needs=("tflops", "params"))
 def _crossover_batch(v: Any, ops: Any) -> Any:
     if v.active_params is None:
         active = v.params

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from trainer.capacity.deployment import GB, Deployment
-from trainer.capacity.derivation import derivation, warnings
+from trainer.capacity.derivation import DerivationStep, derivation, warnings
 from trainer.capacity.presets import NO_CARD, ModelPreset, Setting
 from trainer.capacity.solver import Solution, one_kind_of_page
 from trainer.reading.exact import Fraction
@@ -151,7 +151,7 @@ def sizing_text(deployment: Deployment, settings: list[Setting], names: dict[str
     d = deployment
     gpus = f" on {d.gpus} GPUs" if d.gpus > 1 else ""
     lines = [f"{names['model']}{gpus} · context {format_number(d.context)} tokens · "
-             f"KV {d.kv_dtype} · weights {d.weights_dtype}", ""]
+             f"KV {d.kv_dtype} · {_weights_title(d, settings)}", ""]
     wanted = {"kv_width", "kv_heads_per_gpu", "kv_bytes_per_token_per_gpu",
               "kv_bytes_per_token", "kv_bytes_per_sequence", "weights_bytes",
               "weights_per_gpu_bytes"}
@@ -161,7 +161,7 @@ def sizing_text(deployment: Deployment, settings: list[Setting], names: dict[str
     inner = None if width is None else width - 2
     table = Table([Column("quantity", least=16), Column("working = result", least=30)], inner)
     lines += ["  " + line for line in table.lines(
-        [[step.label, f"{step.working} = {step.result}"] for step in steps])]
+        [[step.label, f"{_working(step, d, settings)} = {step.result}"] for step in steps])]
     lines += ["", "Assumptions:"]
     assumptions = Table([Column("input", wrap=False), Column("value", ">", wrap=False),
                          Column("from")], inner)
@@ -187,14 +187,14 @@ def calc_text(
     model, gpu = names["model"], names["gpu"]
     lines = [
         f"{model} on {d.gpus} × {gpu} · context {format_number(d.context)} tokens · "
-        f"KV {d.kv_dtype} · weights {d.weights_dtype}",
+        f"KV {d.kv_dtype} · {_weights_title(d, settings)}",
         "",
     ]
     steps = derivation(d, solution)
     inner = None if width is None else width - 2  # the tables sit two columns in
     derivation_table = Table([Column("quantity", least=16), Column("working = result",
                                                                    least=30)], inner)
-    rows = [[step.label, f"{step.working} = {step.result}"] for step in steps]
+    rows = [[step.label, f"{_working(step, d, settings)} = {step.result}"] for step in steps]
     lines += ["  " + line for line in derivation_table.lines(rows)]
     bar, legend = hbm_bar(d, solution).split("] ", 1)
     lines += ["", f"{bar}]", f"    {legend}", "", "Assumptions:"]
@@ -210,6 +210,27 @@ def calc_text(
     for warning in [*(notes or []), *warnings(d, solution)]:
         lines.append(f"Warning: {warning}")
     return "\n".join(lines)
+
+
+def _stated_without_dtype(settings: list[Setting]) -> bool:
+    """The weights given as a size (--weights-gb) with no --weights-dtype: a size no dtype of
+    the model's describes (a 4-bit checkpoint of a bf16 model)."""
+    given = {s.name: s for s in settings}
+    size, dtype = given.get("weights_gb"), given.get("weights_dtype")
+    return size is not None and size.value is not None and size.source == "option" and \
+        (dtype is None or dtype.source != "option")
+
+
+def _weights_title(d: Deployment, settings: list[Setting]) -> str:
+    if _stated_without_dtype(settings) and d.weights_gb is not None:
+        return f"weights {format_number(d.weights_gb)} GB as stated"
+    return f"weights {d.weights_dtype}"
+
+
+def _working(step: DerivationStep, d: Deployment, settings: list[Setting]) -> str:
+    if step.name == "weights_bytes" and _stated_without_dtype(settings):
+        return step.working.replace(f" as stated ({d.native_weights_dtype})", " as stated", 1)
+    return step.working
 
 
 def config_json(model: ModelPreset) -> dict[str, Any]:
@@ -245,7 +266,10 @@ def model_shape(model: ModelPreset, deployment: Deployment) -> str:
     if d.experts is not None:
         parts.append(f"{n(d.experts)} experts, {n(d.experts_per_token or 0)} per token")
     params = format_number((d.params or 0) / 10**9, sig=4)
-    parts.append(f"{params}B params")
+    if "params" in dict(model.config_assumed) and d.params == model.params:
+        parts.append(f"about {params}B params (an estimate, not a count)")
+    else:
+        parts.append(f"{params}B params")
     if d.active_params is not None:
         parts.append(f"{format_number(d.active_params / 10**9, sig=3)}B active")
     return ", ".join(parts)

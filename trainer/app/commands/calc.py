@@ -36,7 +36,9 @@ from trainer.errors import DoesNotFit, InvalidInput, UsageError
               help="Elements per head (from the config, not hidden/heads).")
 @click.option("--hidden", type=WholeNumber("DIMS"), help="Hidden size d_model.")
 @click.option("--params", type=ParamCount(), help="Parameter count: 8.03B or 8030261248.")
-@click.option("--weights-gb", type=EXACT, help="Weight size in GB (10^9 B), at --weights-dtype.")
+@click.option("--weights-gb", type=EXACT,
+              help="Weight size in GB (10^9 B) as released: in the model's own dtype, which "
+                   "another --weights-dtype rescales (with no model, at --weights-dtype).")
 @click.option("--window", type=ContextLength(),
               help=f"Sliding-window size in tokens ({CONTEXT_HELP}).")
 @click.option("--windowed-layers", type=WholeNumber("LAYERS"),

@@ -195,7 +195,7 @@ def _option_model(option: str) -> tuple[Any, Any]:
     if chosen.weights_unknown:
         raise UsageError(chosen.weights_unknown.split(": give --weights-gb")[0] + ": kvdrill "
                          "explain cannot size its weights; give a preset or a config.json "
-                         "whose quantisation kvdrill knows")
+                         "whose weights kvdrill can size")
     return chosen, release
 
 
