@@ -396,6 +396,14 @@ MEASURED = {
     # counts" ("fails" as a report word cost two wrong answers held elsewhere), the 8B's
     # "buys only bandwidth" given as the other model's case
     "blind_claims_av.yaml": (37, 39, 40, 2),
+    # corpus AW (stop 62, after AT's to AV's fixes), rebuttals of a teammate's quoted Slack
+    # message ("> @dana: TP=16 should halve the KV again" then "Not quite: …" or "+1"); the
+    # wrong answers agree with a wrong quote or correct a right one; written blind; measured
+    # unread: 39 / 40 / 29 / 10, the quoted claims read as the candidate's (and a right quote
+    # earned a wrong answer its credit). A quoted message is now the teammate's words unless the
+    # reply opens by agreeing; "the one I'd avoid" rejects an option. Left: a junior under its
+    # mid where the quote had carried the mid's terms
+    "blind_claims_aw.yaml": (42, 42, 38, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

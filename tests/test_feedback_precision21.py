@@ -145,3 +145,24 @@ def test_mha_split_eight_ways_is_no_claim_the_latent_is_split() -> None:
     text = ("Per GPU the latent is 70,272 B against 624,640 B for MHA split 8 ways: only "
             "about 9× smaller.")
     assert "latent-split-eight-ways" not in claimed("deepseek-v3-mla-h200", "why-mla", text)
+
+
+# Corpus AW: rebuttals of a teammate's quoted message.
+
+def test_a_teammates_quoted_wrong_claim_is_not_the_candidates() -> None:
+    text = ("> @sam: TP=16 should halve the KV per GPU again\n"
+            "Not quite: with 8 KV heads each of the 16 ranks holds a whole copy of one, so "
+            "the KV per GPU stays where TP=8 left it.")
+    assert "tp16-halves-kv-per-gpu" not in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_a_quoted_claim_the_reply_agrees_with_is_the_candidates() -> None:
+    text = ("> @sam: TP=16 should halve the KV per GPU again\n"
+            "+1, twice the ranks means half the cache on each.")
+    assert "tp16-halves-kv-per-gpu" in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_an_option_the_candidate_would_avoid_is_no_claim_for_it() -> None:
+    text = "Offloading cold experts to host memory is the one I'd avoid for a latency product."
+    assert "offload-cold-experts" not in claimed("deepseek-v3-mla-h200", "experts-and-levers",
+                                                 text)

@@ -239,10 +239,38 @@ _INTERVIEWER_LINE = lazy(r"(?m)^[ \t]*(?:\*\*)?(?:interviewer|them|q)(?:\*\*)?[ 
 _OWN_LABEL = lazy(r"(?m)^([ \t]*)(?:\*\*)?(?:me|a|candidate)(?:\*\*)?[ \t]*:(?:\*\*)?")
 
 
+# A teammate's message quoted to answer it ("> @dana: TP=16 should halve the KV again"): their
+# words, not the candidate's, unless the reply opens by agreeing ("+1", "Agreed:").
+_QUOTED_LINE = lazy(r"^[ \t]*>[ \t]?")
+_QUOTE_OPENS = lazy(r"^[ \t]*>[ \t]*(?:\*\*)?@[\w.-]{1,30}(?:\*\*)?[ \t]*:")
+_AGREES = lazy(r"^[ \t]*(?:\+1|agreed?\b|yes\b|yep\b|exactly\b|correct\b|true\b)")
+
+
+def _without_others_quoted(text: str) -> str:
+    if ">" not in text:
+        return text
+    lines = text.split("\n")
+    kept: list[str] = []
+    at = 0
+    while at < len(lines):
+        if not _QUOTE_OPENS.match(lines[at]):
+            kept.append(lines[at])
+            at += 1
+            continue
+        end = at
+        while end < len(lines) and _QUOTED_LINE.match(lines[end]):
+            end += 1
+        reply = next((line for line in lines[end:] if line.strip()), "")
+        if _AGREES.match(reply):
+            kept.extend(_QUOTED_LINE.sub("", line) for line in lines[at:end])
+        at = end
+    return "\n".join(kept)
+
+
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text[:MAX_TEXT_CHARS]).lower()
     text = _STRUCK.sub(" ", text)
-    text = _OWN_LABEL.sub(r"\1", _INTERVIEWER_LINE.sub("", text))
+    text = _OWN_LABEL.sub(r"\1", _INTERVIEWER_LINE.sub("", _without_others_quoted(text)))
     text = _TICK_MARK.sub(" ", _CROSS_MARK.sub(" wrong: ", text))
     text = without_emphasis(text)
     text = _FLAG_DASHES.sub("", text)
