@@ -108,3 +108,27 @@ def test_calc_json_with_a_stated_weight_size_and_no_parameter_count_leaves_flops
     payload = json.loads(result.output)
     assert "prefill_flops" not in payload
     assert payload["max_concurrency"] > 0
+
+
+def test_a_rounded_up_count_from_right_answers_is_not_right(run: Run, tmp_path: Path) -> None:
+    # (expert pass 47, W1) Gemma-2-9B on an L40S: (48 × 0.9 − 4 − 18.48) GB ÷ 11.27 GB = 1.84,
+    # so 1 full-context session fits; a right Mistral answer beside it made 2 "correct"
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text("mistral-per-sequence-full: 4.29 GB\ngemma-sessions-full: 2\n",
+                     encoding="utf-8")
+    said = flat(run("grade", "sliding-window-kv", "--gpu", "l40s", "--answers", str(sheet),
+                    ok=False).output)
+    assert "gemma-sessions-full 2 wrong" in " ".join(said.split())
+
+
+def test_a_right_answer_is_not_named_as_carried_into_a_wrong_count(run: Run,
+                                                                   tmp_path: Path) -> None:
+    # variant 336502 on an A100-80GB: 51.5 GB ÷ 11.27 GB = 4.57, so 4 fit; 5 follows from no
+    # wrong answer (the right Mistral one gives 4)
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text("mistral-per-sequence-full: 4.29 GB\ngemma-sessions-full: 5\n",
+                     encoding="utf-8")
+    said = flat(run("grade", "sliding-window-kv", "--variant", "336502", "--gpu", "a100-80gb",
+                    "--answers", str(sheet), ok=False).output)
+    assert "gemma-sessions-full 5 wrong" in " ".join(said.split())
+    assert "follows from your answer to mistral-per-sequence-full" not in said

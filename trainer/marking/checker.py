@@ -1269,14 +1269,15 @@ def _dimension_words(dim: Dim) -> str:
 
 
 def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
-                   quotients: bool = False) -> tuple[Fraction, ...]:
+                   quotients: bool = False, rounded: bool = True) -> tuple[Fraction, ...]:
     """The step's values recomputed from the candidate's own earlier answers (see
     carried_sources)."""
-    return tuple(carried_sources(key, step, marks, quotients))
+    return tuple(carried_sources(key, step, marks, quotients, rounded))
 
 
 def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
-                    quotients: bool = False) -> dict[Fraction, tuple[tuple[str, ...], ...]]:
+                    quotients: bool = False, rounded: bool = True
+                    ) -> dict[Fraction, tuple[tuple[str, ...], ...]]:
     """Each value of the step recomputed from the candidate's own earlier answers, where those
     were wrong but not absurd (within CARRY_FACTOR of their references), with the fewest of
     those answers it follows from (the ones feedback names; several where as few give it
@@ -1346,8 +1347,10 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
                                              marks[earlier_id].verdict == "correct")]
     reference = key.reference(step.id)
     # an estimate of a count may be the quotient rounded (29.8 sessions typed as 30)
-    relaxed = (False, True) if reference.whole_count is False and reference.value % 1 == 0 \
-        and tolerance_of(step) >= ESTIMATE_TOLERANCE else (False,)
+    # (`rounded` False: not from answers each right, where the count's floor is the truth:
+    # 5 for 4.57 is one session that does not fit)
+    relaxed = (False, True) if rounded and reference.whole_count is False \
+        and reference.value % 1 == 0 and tolerance_of(step) >= ESTIMATE_TOLERANCE else (False,)
     if quotients:  # `quotients`: the counts before their floors, alone
         relaxed = (True,)
     found: dict[Fraction, tuple[tuple[str, ...], ...]] = {}
@@ -1359,6 +1362,15 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
             if value is None or value == reference.value \
                     or (step.answer in AT_MOST_WHOLE and value > 1):
                 continue
+            if floors_left_out and not quotients:
+                # a quotient rounded is an estimate of the count carried only from a wrong
+                # answer, and only where its floor is within the step's tolerance of it (29.8
+                # for 29 whole ones; not 1.84 for 1)
+                if all(marks[e].verdict != "wrong" for e in carried_set):
+                    continue
+                floored = key.recompute(step.id, carried_set, False)
+                if floored is not None and not close(value, floored, tolerance_of(step)):
+                    continue
             # (the answers marked wrong are what it follows from: a right one's rounding is no
             # source to name)
             ids = tuple(e for e in carried_set if marks[e].verdict == "wrong") or \
@@ -1501,7 +1513,7 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(repeated_slips, key, step, so_far),
                              functools.partial(carried_values, key, step, {
                                  earlier: m for earlier, m in marks.items()
-                                 if m.verdict == "correct"}),
+                                 if m.verdict == "correct"}, rounded=False),
                              functools.partial(stated_figures, key, step, so_far),
                              functools.partial(carried_values, key, step, so_far, True),
                              functools.partial(_sources_of, carried),
