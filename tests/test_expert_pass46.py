@@ -132,3 +132,14 @@ def test_a_right_answer_is_not_named_as_carried_into_a_wrong_count(run: Run,
                     "--answers", str(sheet), ok=False).output)
     assert "gemma-sessions-full 5 wrong" in " ".join(said.split())
     assert "follows from your answer to mistral-per-sequence-full" not in said
+
+
+def test_an_error_on_the_drills_card_is_not_carried_into_a_step_pinned_to_another(
+        run: Run) -> None:
+    # (expert pass 47, W3) paged-blocks re-targeted at Qwen3-14B on an A100-40GB: the
+    # co-located follow-up stays on Llama-3.1-8B and an H100, whose 141,024 tokens the
+    # learner's A100 budget (4.77 GB, the GiB figure) does not touch
+    sheet = CONFIGS.parent / "feedback_sheets_pass47" / "s12_paged_qwen3-14b_a100-40.yaml"
+    said = flat(run("grade", "paged-blocks-vllm", "--model", "qwen3-14b", "--gpu", "a100-40gb",
+                    "--answers", str(sheet), ok=False).output)
+    assert "It follows from your answer to kv-budget, which gives 131,433 tokens" not in said

@@ -1296,9 +1296,15 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
                if mark.verdict in ("correct", "wrong") and mark.is_numeric
                and earlier_id in (step.ratio_of or step.depends_on)}
     forms: dict[str, tuple[Fraction, ...]] = {}
+    setting = _setting(key, step)
     for earlier_id, mark in marks.items():
         if key.drill.step(earlier_id).answer in settled \
                 and earlier_id not in (step.ratio_of or step.depends_on):
+            continue
+        if _setting(key, key.drill.step(earlier_id)) != setting \
+                and earlier_id not in (step.ratio_of or step.depends_on):
+            # a step pinned to another model or card (the co-located H100 case of a drill
+            # re-targeted at an A100): an error made on the drill's card is none made there
             continue
         # a right answer within its tolerance is the candidate's own number too (120 ms for
         # 112): what follows from it follows from the sheet
@@ -1750,6 +1756,12 @@ def _moves(key: AnswerKey, step: Step, earlier_id: str, mark: Mark) -> bool:
     value = key.recompute(step.id, {earlier_id: forms[0]}) if forms else None
     return value is None or not close(value, reference, max(tolerance_of(step),
                                                              CARRY_TOLERANCE))
+
+
+def _setting(key: AnswerKey, step: Step) -> tuple[object, object]:
+    """The model and card a step is asked of."""
+    givens = key.step_givens(step)
+    return givens.get("model"), givens.get("gpu")
 
 
 def _same_here(key: AnswerKey, earlier_id: str, step: Step) -> bool:
