@@ -133,10 +133,10 @@ def _recurrent_state(v: Any, ops: Any) -> Any:
         return 0
     # The state is kept in the model's dtype (vLLM's mamba cache dtype "auto"), whatever
     # the KV cache's dtype.
-    return _recurrent_layers(v) * v.state_elements * v.native_bytes_per_param
+    return recurrent_layers(v) * v.state_elements * v.native_bytes_per_param
 
 
-def _recurrent_layers(v: Any) -> Any:
+def recurrent_layers(v: Any) -> Any:
     """The layers that keep a state: all but the attention layers, unless the model says
     otherwise (a block of MLP alone keeps none; a parallel hybrid's layers keep both)."""
     if v.recurrent_layers is not None:
@@ -902,7 +902,7 @@ def display(d: Any, number: Callable[..., str]) -> dict[str, str]:
     def shown(value: Any, scale: Any = 1) -> str:
         return "unknown" if value is None else number(Fraction(value) * scale, sig=4)
 
-    recurrent = None if d.attention_layers is None else _recurrent_layers(d)
+    recurrent = None if d.attention_layers is None else recurrent_layers(d)
     draft = derived_inputs(d)
     named = family_draft(d) if d.spec_tokens is not None and d.draft_params is None else Draft()
     window_note = "" if draft["draft_window"] is None else (

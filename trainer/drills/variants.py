@@ -24,6 +24,7 @@ from trainer.capacity.presets import (
     same_shape,
     same_weights,
 )
+from trainer.capacity.serving_formulas import recurrent_layers
 from trainer.capacity.solver import value_of
 from trainer.drills.model import Drill, linked_names
 from trainer.drills.reference import ROPE_SCALING_REACH, AnswerKey, rope_base
@@ -731,8 +732,7 @@ def _check_lesson(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
         # Its questions ask for "the layers" of KV per token; a hybrid or pruned model keeps KV
         # on only some of them, which no question of the drill says.
         others = model.layers - model.attention_layers
-        recurrent = (model.recurrent_layers if model.recurrent_layers is not None else others) \
-            if model.state_elements else 0
+        recurrent = recurrent_layers(model) if model.state_elements else 0
         rest = ", ".join(part for part in (
             f"{recurrent} are recurrent layers that keep a fixed state" if recurrent else "",
             (f"{others - recurrent} are layers with no cache of their own" if recurrent

@@ -1361,22 +1361,25 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
         relaxed = (True,)
     found: dict[Fraction, tuple[tuple[str, ...], ...]] = {}
     for carried_set in sets:
+        floored: Fraction | None = None
         for floors_left_out in relaxed:
+            # a quotient rounded is an estimate of the count carried only from a wrong answer,
+            # and only where its floor is within the step's tolerance of it (29.8 for 29
+            # whole ones; not 1.84 for 1)
+            estimate = floors_left_out and not quotients
+            if estimate and all(marks[e].verdict != "wrong" for e in carried_set):
+                continue
             value = key.recompute(step.id, carried_set, floors_left_out)
+            if not floors_left_out:
+                floored = value  # (relaxed runs the floor first)
             # A carried value that is the reference earns nothing (0 sequences may follow),
             # nor one the physics forbids (245% of the datasheet's bandwidth)
             if value is None or value == reference.value \
                     or (step.answer in AT_MOST_WHOLE and value > 1):
                 continue
-            if floors_left_out and not quotients:
-                # a quotient rounded is an estimate of the count carried only from a wrong
-                # answer, and only where its floor is within the step's tolerance of it (29.8
-                # for 29 whole ones; not 1.84 for 1)
-                if all(marks[e].verdict != "wrong" for e in carried_set):
-                    continue
-                floored = key.recompute(step.id, carried_set, False)
-                if floored is not None and not close(value, floored, tolerance_of(step)):
-                    continue
+            if estimate and floored is not None and not close(value, floored,
+                                                              tolerance_of(step)):
+                continue
             # (the answers marked wrong are what it follows from: a right one's rounding is no
             # source to name)
             ids = tuple(e for e in carried_set if marks[e].verdict == "wrong") or \

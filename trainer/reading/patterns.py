@@ -25,31 +25,6 @@ class _LazyPattern:
             self._compiled = re.compile(self._source, self._flags)
         return self._compiled
 
-    # the methods the code calls, without __getattr__'s failed lookup first
-    def match(self, *args: Any, **kwargs: Any) -> Any:
-        return self._pattern().match(*args, **kwargs)
-
-    def fullmatch(self, *args: Any, **kwargs: Any) -> Any:
-        return self._pattern().fullmatch(*args, **kwargs)
-
-    def search(self, *args: Any, **kwargs: Any) -> Any:
-        return self._pattern().search(*args, **kwargs)
-
-    def sub(self, *args: Any, **kwargs: Any) -> Any:
-        return self._pattern().sub(*args, **kwargs)
-
-    def subn(self, *args: Any, **kwargs: Any) -> Any:
-        return self._pattern().subn(*args, **kwargs)
-
-    def split(self, *args: Any, **kwargs: Any) -> Any:
-        return self._pattern().split(*args, **kwargs)
-
-    def finditer(self, *args: Any, **kwargs: Any) -> Any:
-        return self._pattern().finditer(*args, **kwargs)
-
-    def findall(self, *args: Any, **kwargs: Any) -> Any:
-        return self._pattern().findall(*args, **kwargs)
-
     @property
     def pattern(self) -> str:
         return self._source
@@ -59,6 +34,19 @@ class _LazyPattern:
 
     def __repr__(self) -> str:
         return f"lazy({self._source!r})"
+
+
+def _delegate(name: str) -> Any:
+    def method(self: _LazyPattern, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self._pattern(), name)(*args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+# the methods the code calls, without __getattr__'s failed lookup first
+for _name in ("match", "fullmatch", "search", "sub", "subn", "split", "finditer", "findall"):
+    setattr(_LazyPattern, _name, _delegate(_name))
 
 
 def lazy(source: str, flags: int = 0) -> re.Pattern[str]:

@@ -8,6 +8,7 @@ from typing import Any
 from trainer.capacity.deployment import GB, Deployment
 from trainer.capacity.derivation import DerivationStep, derivation, warnings
 from trainer.capacity.presets import NO_CARD, ModelPreset, Setting
+from trainer.capacity.serving_formulas import recurrent_layers
 from trainer.capacity.solver import Solution, one_kind_of_page
 from trainer.reading.exact import Fraction
 from trainer.reading.formatting import format_bytes
@@ -257,7 +258,7 @@ def model_shape(model: ModelPreset, deployment: Deployment) -> str:
         parts.append(f"window {n(d.window)} on {n(d.windowed_layers)} of {n(d.layers)} layers")
     if d.attention_layers is not None:
         others = d.layers - d.attention_layers
-        recurrent = d.recurrent_layers if d.recurrent_layers is not None else others
+        recurrent = recurrent_layers(d)
         parts.append(f"attention in {n(d.attention_layers)} of {n(d.layers)} layers, "
                      f"{n(d.state_elements or 0)} state values in each of "
                      + ("the others" if recurrent == others else
