@@ -66,6 +66,10 @@ _DECIMAL_BINARY = Fraction(1000, 1024)
 # ceiling) is on a knife edge: inputs rounded as they are shown, to three or four figures,
 # give the neighbour, so both are right.
 KNIFE_EDGE = Fraction(1, 400)
+# A step asked exactly (tolerance 0) shows its inputs to four or five figures (a checkpoint's
+# 72.66 GB of a 178.78 GB budget): only a quotient within their rounding is on the edge
+# (257.998 → 258, which the checkpoint's exact bytes give), not 532.81 → 533 (expert pass 47).
+KNIFE_EDGE_EXACT = Fraction(1, 20_000)
 
 
 def quantity_unit(name: str) -> str:
@@ -100,6 +104,7 @@ class Reference:
     # three or four figures give 776)
     edge: Fraction | None = None
     quotient: Fraction | None = None  # the quotient the edge is read from, for the key
+    knife: Fraction = KNIFE_EDGE  # how near the quotient must be to the edge
     # the ratio of the candidate's own two answers, each right (one of the alternatives)
     own: Fraction | None = None
 
@@ -124,7 +129,7 @@ class Reference:
         decimals = max(1, digits - len(str(int(self.quotient))))
         return (f"{format_number(self.edge)} is as right: the quotient, "
                 f"{float(self.quotient):,.{decimals}f}, is within "
-                f"{format_number(KNIFE_EDGE * 100)}% of it, inside the rounding of the inputs")
+                f"{format_number(self.knife * 100)}% of it, inside the rounding of the inputs")
 
 
 def unit_slips(value: Fraction, unit: str, from_bytes: bool = True,
@@ -399,11 +404,12 @@ class AnswerKey:
 
         edge: Fraction | None = None
         quotient: Fraction | None = None
+        knife = KNIFE_EDGE_EXACT if step.tolerance == 0 else KNIFE_EDGE
         if whole and unrounded is not None and value < unrounded < value + 1 \
-                and value + 1 - unrounded <= KNIFE_EDGE * unrounded:
+                and value + 1 - unrounded <= knife * unrounded:
             edge, quotient = value + 1, unrounded
         elif below is not None and value - 1 < below < value \
-                and below - (value - 1) <= KNIFE_EDGE * below:
+                and below - (value - 1) <= knife * below:
             edge, quotient = value - 1, below
 
         def find_wrong() -> tuple[tuple[str, Fraction], ...]:
@@ -435,7 +441,7 @@ class AnswerKey:
 
         return Reference(step.id, value, unit, alternatives, whole, find_wrong,
                          ceiling=below is not None and below < value, edge=edge,
-                         quotient=quotient)
+                         quotient=quotient, knife=knife)
 
     def _unrounded(self, step: Step) -> Fraction | None:
         """A count step's quotient before its floor (None where it has none)."""
