@@ -410,6 +410,7 @@ REFUSED: list[tuple[str, str]] = [
     ("5 GB / (3-3)", "division by zero"),
     ("0^-1", "division by zero"),
     ("1,5", "for a decimal point write 1.5"),
+    ("0,125", "for a decimal point write 0.125"),  # a European 0.125, never 125
     ("12,34,5", "in threes"),
     ("1_000,000", "mixes"),
     ("52 GB + 3 tokens", "cannot add GB to tokens"),

@@ -162,6 +162,7 @@ class Deployment:
     think_in_flight: int = 0
     kv_on_every_layer: int = 0  # 1: a hybrid's KV counted on every layer, its state kept
     heads_split: int = 0  # 1: a KV head split across GPUs past the head count (half a head)
+    verify_as_decode: int = 0  # 1: an MoE target's verification priced as one decode step
 
     def changed(self, **changes: Any) -> Deployment:
         # dataclasses.replace, without its call of __init__ (every field is an init field and

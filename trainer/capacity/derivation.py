@@ -15,6 +15,7 @@ from trainer.capacity.solver import (
     busiest_rank,
     mixed_mxfp4,
     one_kind_of_page,
+    requantized_with_tables,
     split_attention,
 )
 from trainer.capacity.solver import prefix_bytes as solver_prefix_bytes
@@ -130,7 +131,7 @@ def derivation(deployment: Deployment, solution: Solution | None = None) -> list
             working += f" + {b(s['recurrent_state_bytes_per_sequence'])} recurrent state"
     add("kv_bytes_per_sequence", working, both(s["kv_bytes_per_sequence"]))
 
-    if d.weights_gb is not None:
+    if d.weights_gb is not None and not (requantized_with_tables(d) and not mixed_mxfp4(d)):
         working = f"{n(d.weights_gb)} GB as stated ({d.native_weights_dtype})"
         if mixed_mxfp4(d) and d.experts is not None \
                 and d.weights_dtype != d.native_weights_dtype:

@@ -486,6 +486,8 @@ def _spec_verify_weights_bytes(v: Any, ops: Any) -> Any:
 def _spec_verify_seconds(v: Any, ops: Any) -> Any:
     if v.experts is None:  # memory-bound, it reads what one decode step reads
         return v.decode_step_seconds
+    if v.verify_as_decode:  # (the mistake of pricing an MoE's like a dense target's)
+        return v.decode_step_seconds
     read = (v.read_weights * v.spec_verify_weights_bytes
             + v.read_kv * v.batch_size * v.kv_bytes_per_sequence)
     return read / (v.gpus * v.bandwidth_tbs * TB)
@@ -746,6 +748,20 @@ class PathSpec:
     not_for: Callable[[Any, str], bool] | None = None  # quantities it is not the mistake of
 
 
+def _verify_shares(d: Any) -> str:
+    """" (… touch 27.6% of the experts, not 6.2%)" for a batch the deployment states."""
+    if d.experts is None or d.experts_per_token is None or d.spec_tokens is None \
+            or d.batch is None:
+        return ""
+    kept = 1 - d.experts_per_token / d.experts
+    one, verify = (1 - kept ** min(tokens, EXPERT_TOKENS_CAP)
+                   for tokens in (d.batch, d.batch * (d.spec_tokens + 1)))
+    tokens = "token" if d.batch == 1 else "tokens"
+    return (f": verifying, its {format_number(d.batch * (d.spec_tokens + 1))} tokens touch "
+            f"{format_number(100 * verify)}% of the experts; a decode step's "
+            f"{format_number(d.batch)} {tokens}, {format_number(100 * one)}%")
+
+
 def active_as_resident(d: Any) -> Any:
     """An MoE's deployment with only its active parameters as its weights (the experts' count
     and routing kept: they name the model's family and its draft); a given checkpoint size is
@@ -793,6 +809,18 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         "Each round runs the draft k times before the target verifies: round = k × draft "
         "step + one target step.",
         lambda d: None if d.spec_tokens is None else d.changed(draft_cost=0),
+    ),
+    PathSpec(
+        "moe-verify-as-one-step",
+        "priced the verification of an MoE target as one decode step",
+        "A dense target's verification of k + 1 tokens reads what one decode step reads; an "
+        "MoE target's k + 1 tokens per sequence are each routed to their own experts: with e "
+        "of E experts a token, B sequences touch 1 − (1 − e/E)^(B(k+1)) of them, not "
+        "1 − (1 − e/E)^B.",
+        lambda d: None if d.spec_tokens is None or d.experts is None
+        else d.changed(verify_as_decode=1),
+        describe=lambda d: "priced the verification of an MoE target as one decode step"
+        + _verify_shares(d),
     ),
     PathSpec(
         "all-drafts-accepted",

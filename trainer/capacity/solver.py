@@ -130,6 +130,15 @@ def _table_params(v: Any) -> Any:
     return v.vocab * v.hidden * (1 if v.tied_embeddings else 2)
 
 
+def requantized_with_tables(v: Any) -> bool:
+    """A stated checkpoint whose embedding and LM head stay wider than its linear weights (an
+    AWQ release's fp16 tables beside int4 layers), served in another dtype: its linear weights
+    are re-priced from its parameters and its tables kept, not the whole file scaled (the
+    tables, scales and zeros are no int4 to double)."""
+    return v.weights_dtype != v.native_weights_dtype and v.tables_dtype is not None \
+        and v.params is not None and v.vocab is not None
+
+
 @_formula("weights_bytes", "weights", "B")
 def _weights_bytes(v: Any, ops: Any) -> Any:
     if v.weights_gb is not None:
@@ -138,8 +147,10 @@ def _weights_bytes(v: Any, ops: Any) -> Any:
             # the BF16 attention, router and tables stay as the checkpoint keeps them
             return v.weights_gb * v.gb_bytes + _expert_params(v) * (
                 v.weight_bytes_per_param - v.native_bytes_per_param)
-        scale = v.weight_bytes_per_param / v.native_bytes_per_param
-        return v.weights_gb * v.gb_bytes * scale
+        if not requantized_with_tables(v):
+            scale = v.weight_bytes_per_param / v.native_bytes_per_param
+            return v.weights_gb * v.gb_bytes * scale
+        # (a checkpoint that keeps its tables wider, served in another dtype: below)
     if v.tables_dtype is None:
         return v.params * v.weight_bytes_per_param
     # A checkpoint may keep its embedding and LM head wider than the rest (DeepSeek-V3: BF16).

@@ -448,8 +448,8 @@ def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
     if model is not None:
         own = changed.get("model")
         released = model_of(own).weights_dtype if own else None
-        if own and not model.from_config and (own == model.id
-                                              or same_weights(model, model_of(own))):
+        if own and (own == model.id or (same_weights(model, model_of(own))
+                                        and not model.weights_unknown)):
             # the drill's own model named again (or its twin, weight for weight): its release,
             # stated size and checkpoint stay (a measured step's 15.01 GB read is the twin's)
             own_givens = {name: changed[name] for name in _MODEL_GIVENS if name in changed}
@@ -550,6 +550,15 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     drawn = tuple(str(m) for m in drill.vary.get("model", ()))
     # (Meta-Llama-3-8B is Llama-3.1-8B's decoder, layer for layer and weight for weight)
     kin = model.id == str(own) or _drawn(drill, model) or same_shape(model, model_of(str(own)))
+    if needs.own_model and kin and needs.measured_on and model.id != str(own) \
+            and not _drawn(drill, model) and not _measured_weights(model, model_of(str(own))):
+        # the measured decoder, but not the weights measured (an FP8 checkpoint of it): a
+        # measured step read the 16-bit weights, and this checkpoint was never run
+        measured = model_of(str(own))
+        raise UsageError(
+            f"drill {drill.id} was measured on {measured.name}'s {measured.weights_dtype} "
+            f"weights, and {model.name} is that decoder with {_weights_said(model)}, never "
+            f"measured: {runnable_suggestion(model, gpu, besides=drill.id)}")
     if needs.own_model and not kin:
         gpu_only = not needs.measured_on and _own_runs_on(drill, gpu)
         others = [m for m in drawn if m != str(own)]
@@ -563,6 +572,18 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
             f"drill {drill.id} {whose}: "
             f"{'re-target it with --gpu only, or ' if gpu_only else ''}"
             f"{runnable_suggestion(model, gpu, besides=drill.id)}")
+
+
+def _measured_weights(model: ModelPreset, own: ModelPreset) -> bool:
+    """Whether the model's weights are the measured model's, byte for byte (its own config.json
+    as released): not a quantised checkpoint of it, nor one whose weights cannot be sized."""
+    return same_weights(model, own) and not model.weights_unknown
+
+
+def _weights_said(model: ModelPreset) -> str:
+    if model.weights_unknown:
+        return "a quantization kvdrill cannot size"
+    return f"{model.weights_dtype} weights"
 
 
 def _drawn(drill: Drill, model: ModelPreset) -> bool:

@@ -1339,6 +1339,12 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
     if len(forms) > 1 and step.ratio_of is None:
         # (a ratio of two answers both wrong is of those two: not of one and the key's other)
         sets += [{earlier: value} for earlier, values in forms.items() for value in values]
+    # ... unless the key's other is the candidate's own figure, typed for another step: the
+    # MHA cache over "one copy of the latent", the 68.6 KiB typed as the node's sum, where the
+    # per-GPU answer split it (expert pass 47, W5)
+    if step.ratio_of is not None and len(forms) == 2:
+        sets += [{kept: forms[kept][0]} for kept, other in (step.ratio_of, step.ratio_of[::-1])
+                 if _typed_elsewhere(key, step, other, marks)]
     if len(together) > 2:
         # all at once but one: an answer the step states again itself ("about two-thirds
         # again" of the prompt) is not the one the candidate worked from
@@ -1380,10 +1386,7 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
             if estimate and floored is not None and not close(value, floored,
                                                               tolerance_of(step)):
                 continue
-            # (the answers marked wrong are what it follows from: a right one's rounding is no
-            # source to name)
-            ids = tuple(e for e in carried_set if marks[e].verdict == "wrong") or \
-                tuple(carried_set)
+            ids = _sources_in(key, step.id, carried_set, value, floors_left_out, marks)
             fewest = found.get(value, (ids,))
             if len(ids) < len(fewest[0]):
                 fewest = (ids,)
@@ -1391,6 +1394,40 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
                 fewest = (*fewest, ids)
             found[value] = fewest
     return found
+
+
+def _sources_in(key: AnswerKey, step_id: str, carried: Mapping[str, Fraction],
+                value: Fraction, relaxed: bool, marks: Mapping[str, Mark]) -> tuple[str, ...]:
+    """The answers of a carried set the value follows from: not one the others override (a
+    sequence's bytes typed beside the bytes per token they would give: 95 is 51.1 GB over the
+    512 MiB typed, whatever the 112 KiB per token gives; expert pass 47, W2); of those, the
+    ones marked wrong where they give it alone (a right one's rounding is no source to name)."""
+    if len(carried) == 1:
+        return tuple(carried)
+    matter = tuple(e for e in carried if key.recompute(
+        step_id, {o: v for o, v in carried.items() if o != e}, relaxed) != value)
+    wrong = tuple(e for e in matter if marks[e].verdict == "wrong")
+    if wrong and (wrong == matter or key.recompute(
+            step_id, {e: carried[e] for e in wrong}, relaxed) == value):
+        return wrong
+    return matter or tuple(e for e in carried if marks[e].verdict == "wrong") or tuple(carried)
+
+
+def _typed_elsewhere(key: AnswerKey, step: Step, earlier_id: str, marks: Mapping[str, Mark]
+                     ) -> bool:
+    """Whether another step's answer is the reference of `earlier_id` (within its tolerance):
+    the candidate's own figure for it, typed where another step asked."""
+    truth = key.reference(earlier_id).value
+    tolerance = tolerance_of(key.drill.step(earlier_id))
+    dim = dim_of_unit(key.reference(earlier_id).unit)
+    for other_id, mark in marks.items():
+        if other_id in (step.id, *(step.ratio_of or ())) or mark.parsed is None \
+                or not mark.is_numeric or mark.parsed <= 0 \
+                or dim_of_unit(key.reference(other_id).unit) != dim:
+            continue
+        if close(Fraction(mark.parsed), truth, tolerance):
+            return True
+    return False
 
 
 # Shares of a whole (of a peak, of the experts, of a sequence's blocks): never above 1

@@ -36,7 +36,7 @@ from trainer.reading.patterns import lazy
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconception fallacy "
              "incorrect incorrectly tempting false falsely misleading misread fooled forget "
-             "forgetting illusion untrue fantasy fiction bad premise")
+             "forgetting illusion untrue fantasy fiction fake bogus bad premise")
 
 
 _GOT = "got gets get guessed guesses guess predicted predicts"
@@ -241,6 +241,8 @@ _FAMILIES = (
     "more greater larger bigger higher",
 )
 MAX_VARIANTS = 64
+# verbs of change whose subject a product's last factor is not ("n_kv × d_head drops")
+_CHANGE_VERBS = " ".join(_FAMILIES[:4]) + " compress compresses narrow narrows"
 
 
 @lru_cache(maxsize=4096)
@@ -362,6 +364,11 @@ def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
     if phrase[-1] == "×" and end < len(reading.tokens) and is_number(reading.tokens[end]) \
             and reading.sentence[end] == reading.sentence[start]:
         return True  # "5 × 1.4e11 FLOP" multiplies: no "5×" speed-up or ratio
+    if start > 0 and reading.tokens[start - 1] == "×" and end < len(reading.tokens) \
+            and reading.tokens[end] in _stems(_CHANGE_VERBS) \
+            and not any(is_number(t) or t in _OPERATORS for t in phrase) \
+            and reading.sentence[start - 1] == reading.sentence[end] == reading.sentence[start]:
+        return True  # "n_kv × d_head drops": the product changes, not d_head
     return ("=" in phrase or (len(phrase) > 1 and is_number(phrase[-1]))) and start > 0 \
         and reading.tokens[start - 1] in _OPERATORS \
         and reading.sentence[start - 1] == reading.sentence[start]  # "(2×). Batch-1 …" no

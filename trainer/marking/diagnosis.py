@@ -834,7 +834,7 @@ def _positive_slots(deployment: Deployment) -> tuple[tuple[_Input, Fraction], ..
 
 # Kept by the deployment and the drill's figures a problem has, not by the problem: every
 # step of a key that shares them (most share the givens' deployment) has the same candidates.
-_CANDIDATES: dict[tuple[int, int, _Input, Fraction, bool, bool | None],
+_CANDIDATES: dict[tuple[int, int, _Input, Fraction, bool, bool | None, bool],
                   tuple[Deployment | None, tuple[Any, ...], tuple[_Candidate, ...]]] = {}
 MAX_CANDIDATE_LISTS = 16384
 
@@ -843,7 +843,8 @@ def _candidates(problem: _Problem, spec: _Input, true: Fraction, strong_only: bo
                 ) -> tuple[_Candidate, ...]:
     """_candidates_of, kept: they read only the problem's deployment and figures."""
     budget = _reads_budget(problem) if spec.name == "weights_gb" else None  # _structural
-    key = (id(problem.deployment), id(problem.figures), spec, true, strong_only, budget)
+    key = (id(problem.deployment), id(problem.figures), spec, true, strong_only, budget,
+           _counts_flops(problem))
     entry = _CANDIDATES.get(key)
     if entry is not None and entry[0] is problem.deployment and entry[1] is problem.figures:
         return entry[2]
@@ -877,7 +878,13 @@ def _reads_of_candidates(problem: _Problem, spec: _Input, true: Fraction, strong
     fields = tuple((type(v), v) for v in (getattr(d, name) for name in _CANDIDATE_FIELDS))
     budget = _reads_budget(problem) if spec.name == "weights_gb" else None  # _structural
     return (spec, type(true), true, strong_only, fields, budget,
-            tuple(_figures_of(problem.figures, spec.name, spec.slot)))
+            tuple(_figures_of(problem.figures, spec.name, spec.slot)), _counts_flops(problem))
+
+
+def _counts_flops(problem: _Problem) -> bool:
+    """Whether the step counts FLOPs: a parameter halved is then a multiply-add counted once,
+    not an 8-bit copy (so the candidates' reasons differ, as their cache keys must)."""
+    return "flop" in problem.quantity
 
 
 def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only: bool = False
@@ -950,7 +957,7 @@ def _candidates_of(problem: _Problem, spec: _Input, true: Fraction, strong_only:
         # (only where the step counts bytes: FLOPs are two a parameter whatever its dtype)
         if factor < 1 and spec.name in ("params", "draft_params", "active_params"):
             why = ("halved, or one FLOP counted a parameter where a multiply-add is two"
-                   if "flop" in problem.quantity else
+                   if _counts_flops(problem) else
                    "halved, or all of them at 1 byte each: an 8-bit copy")
         add(true * factor, f"{shown} {why}", SHAPES if spec.family == "shape" else WORLD)
     if spec.family == "tokens":

@@ -55,6 +55,10 @@ _CONTRACTIONS = ((lazy(r"\bwon't\b"), "will not"), (lazy(r"\bcan't\b"), "can not
                  (lazy(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|"
                        r"should|must|need)nt\b"), r"\1 not"),
                  (lazy(r"\bcant\b"), "can not"), (lazy(r"\bwont\b"), "will not"),
+                 # "capacity stops growing": no longer does (not "the state grows"); only a
+                 # change stops so ("stop duplicating KV heads" is a fix, not a denial)
+                 (lazy(r"\bstop(?:s|ped)? (?=(?:grow|scal|increas|ris|shrink|fall|drop|climb"
+                       r"|declin|decreas)ing\b)"), "does not keep "),
                                   (lazy(r"'(s|re|ve|ll|d|m)\b"), ""))
 # A sentence opening with one of these carries on the sentence before it.
 _ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", "so", "thus",
@@ -709,7 +713,10 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
         following = tokens[position + 1]
         if token in ("or", "nor"):
             window = min(window + NEGATION_WINDOW, 3 * NEGATION_WINDOW)
-        if token in _NEGATORS and following not in _NOT_NEGATING_NEXT:
+        if token in _NEGATORS and (following not in _NOT_NEGATING_NEXT or (
+                # "I wouldn't just raise it": the phrase itself opens with "just"; "not just
+                # raise it but also …" adds to it
+                position + 1 == start and "but" not in tokens[start:start + 12])):
             return True
         if (token, following) in (("instead", "of"), ("rather", "than"), ("refus", "to"),
                                   ("declin", "to")):

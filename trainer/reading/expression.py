@@ -56,7 +56,7 @@ _DIVIDE = "/÷∕⁄"
 
 _SPACE_GROUPED = lazy(r"(\d{1,3}(?: \d{3})+)(?![\d,_])(?:\.(\d+))?(?:[eE]([+-]?\d+))?", re.A)
 _NUMBER = lazy(r"(\d+(?:[,_]\d+)*)?(?:\.(\d+))?(?:[eE]([+-]?\d+))?", re.A)
-_COMMA_GROUPS = lazy(r"\d{1,3}(?:,\d{3})+", re.A)
+_COMMA_GROUPS = lazy(r"[1-9]\d{0,2}(?:,\d{3})+", re.A)  # "0,125" is no thousands: a decimal comma
 
 
 def show_char(c: str) -> str:
