@@ -404,6 +404,18 @@ MEASURED = {
     # reply opens by agreeing; "the one I'd avoid" rejects an option. Left: a junior under its
     # mid where the quote had carried the mid's terms
     "blind_claims_aw.yaml": (42, 42, 38, 0),
+    # corpus AX (stop 63), European engineers' number conventions: decimal commas ("31,5 KiB"),
+    # spaced thousands ("1 479 GB"), "ca."; written blind; measured unread: 39 / 34 / 38 / 4.
+    # "n_kv × d_head drops" says the product drops, not d_head. Left: rich buzzword lists
+    # ("58 → 87 sessions (1,5×)") above thin mids on eight steps, the decimal-comma figures read
+    # as no figure at all (the reader refuses "31,5" by name rather than guess), a junior's
+    # "watch the KV cache usage to see if it's getting full"
+    "blind_claims_ax.yaml": (41, 35, 38, 1),
+    # corpus AY (stop 63), casual chat typed fast: lowercase, "tbh", "ngl", "dont", "~52gb";
+    # written blind; measured unread: 39 / 39 / 38 / 5. "a fake ~946gb budget" reports, "i
+    # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
+    # captures" is no "captures". Left: a junior's "watch gpu memory usage i guess"
+    "blind_claims_ay.yaml": (42, 42, 38, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -2,7 +2,11 @@
 a count asked exactly is on a knife edge only within its inputs' own rounding (W6); a ratio
 over the key's other is carried where the candidate typed that figure for another step (W5);
 a carried value names the answers it follows from, not one another answer overrides (W2); an
-MoE verification priced as one decode step is a mistake of its own (W4)."""
+MoE verification priced as one decode step is a mistake of its own (W4), as are a batch read as
+the active share (M2), the draft's KV left out (M3) and a tail sized by memory alone (M5); a
+mistake the step lists that gives the number is named beside an unrelated wrong input (M6);
+sessions follow from the live tokens answered (M1); a ceiling rounded down from the candidate's own
+figures is said so, not carried from a set that leaves one of them out (M4)."""
 
 from __future__ import annotations
 
@@ -77,3 +81,57 @@ def test_an_moe_verification_priced_as_one_decode_step_is_named(run: Run,
     assert "round-time 3.92 ms wrong [moe-verify-as-one-step]" in said
     assert "its 5 tokens touch 27.6% of the experts; a decode step's 1 token, 6.25%" in said
     assert "embedding-table-read" not in said
+
+
+def test_a_batch_read_as_the_active_share_is_named_as_that_belief(run: Run,
+                                                                 tmp_path: Path) -> None:
+    # (M2) Qwen3-30B-A3B: 64 tokens touch 1 − (120/128)^64 = 98.4% of the experts; 6.08 GB is
+    # one token's read, not an answer copied by mistake
+    said = _graded(run, tmp_path, "read-batch64: 6.08 GB\n", "mixtral-moe-decode", "--model",
+                   "qwen3-30b-a3b", "--gpu", "h100")
+    assert "read-batch64 6.08 GB wrong [batch-reads-active-share]" in said
+    assert "not what this step asks for" not in said
+
+
+def test_the_drafts_kv_left_out_is_named_before_a_unit_mix(run: Run, tmp_path: Path) -> None:
+    # (M3) (72 − 6 − 61.064 − 1.192) GB ÷ 402.65 MB = 9.3 without the draft's 448 MiB
+    said = _graded(run, tmp_path, "sessions-with-draft: 9\n", "speculative-decoding",
+                   "--model", "qwen3-30b-a3b", "--gpu", "h100")
+    assert "sessions-with-draft 9 wrong [draft-kv-forgotten]" in said
+
+
+def test_a_tail_sized_by_memory_alone_is_said_within_tolerance(run: Run, tmp_path: Path) -> None:
+    # (M5) Qwen3-8B on an H200 at 32k: memory holds 23, the 20 ms TPOT 16; 2.16 is the former
+    said = _graded(run, tmp_path, "p99-qps: 2.16\n", "littles-law-capacity", "--model",
+                   "qwen3-8b", "--gpu", "h200")
+    assert "though 2.16 requests/s is what you get if you sized the batch by memory alone" \
+        in said
+
+
+def test_a_listed_mistake_that_gives_the_number_is_named_beside_an_unrelated_wrong_input(
+        run: Run) -> None:
+    # (M6) 8,784 B = 70,272 ÷ 8, the latent split; the wrong latent width (1152) would have
+    # given 140,544 B, so it plays no part
+    said = " ".join(flat(run("grade", "deepseek-v3-mla-h200", "--gpu", "b200", "--answers",
+                             str(SHEETS / "s17_mla_b200.yaml"), ok=False).output).split())
+    assert "bytes-per-token-per-gpu 8784 B wrong [mla-latent-split" in said
+
+
+def test_sessions_worked_from_the_live_tokens_answered_follow_from_them(run: Run) -> None:
+    # (M1) 184,900 ÷ 4,096 = 45.1: the floor of the candidate's own live tokens, no round-up
+    said = " ".join(flat(run("grade", "llama31-8b-h100", "--model", "qwen3-8b", "--gpu", "h200",
+                             "--answers", str(SHEETS / "s01_8b_qwen3-8b_h200.yaml"),
+                             ok=False).output).split())
+    assert "It follows from your answer to live-tokens, which gives 45 sequences here" in said
+    assert "rounds it up" not in said
+
+
+def test_a_replica_count_rounded_down_from_the_candidates_own_figures_says_so(run: Run) -> None:
+    # (M4) their 397 in flight ÷ their batch of 47 = 8.45: 9 GPUs, not the 8 that ⌈397 ÷ 50⌉
+    # (the latency batch alone) gives
+    said = " ".join(flat(run("grade", "littles-law-capacity", "--model", "qwen2.5-14b", "--gpu",
+                             "a100-80gb", "--answers",
+                             str(SHEETS / "s15_little_qwen25-14b_a100.yaml"),
+                             ok=False).output).split())
+    assert "Your earlier answers give 8.45 here before rounding up; 8 rounds it down" in said
+    assert "replicas 8 wrong (carried forward)" not in said

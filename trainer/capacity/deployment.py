@@ -163,6 +163,9 @@ class Deployment:
     kv_on_every_layer: int = 0  # 1: a hybrid's KV counted on every layer, its state kept
     heads_split: int = 0  # 1: a KV head split across GPUs past the head count (half a head)
     verify_as_decode: int = 0  # 1: an MoE target's verification priced as one decode step
+    batch_touches_one: int = 0  # 1: an MoE batch's experts counted as one token's (active share)
+    draft_kv_held: int = 1  # 0: the draft's own KV left out of a sequence's bytes
+    latency_binds: int = 1  # 0: the batch sized by memory alone, the TPOT target left out
 
     def changed(self, **changes: Any) -> Deployment:
         # dataclasses.replace, without its call of __init__ (every field is an init field and

@@ -508,7 +508,7 @@ def _spec_speedup(v: Any, ops: Any) -> Any:
           needs=("spec_tokens",))
 def _spec_max_concurrency(v: Any, ops: Any) -> Any:
     budget = v.kv_budget_bytes - v.subtract_weights * v.draft_weights_bytes
-    per_sequence = v.kv_bytes_per_sequence + v.draft_kv_bytes_per_sequence
+    per_sequence = v.kv_bytes_per_sequence + v.draft_kv_held * v.draft_kv_bytes_per_sequence
     return ops.max(0, ops.floor(budget / per_sequence))
 
 
@@ -692,6 +692,8 @@ def _latency_bound_batch(v: Any, ops: Any) -> Any:
 @_formula("operating_batch", "sequences in flight per replica: memory and latency allow",
           "sequences", needs=("tpot_ms",))
 def _operating_batch(v: Any, ops: Any) -> Any:
+    if not v.latency_binds:
+        return v.max_concurrency
     return ops.min(v.max_concurrency, v.latency_bound_batch)
 
 
@@ -823,6 +825,13 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         + _verify_shares(d),
     ),
     PathSpec(
+        "draft-kv-forgotten",
+        "left the draft model's own KV out of each sequence's bytes",
+        "The draft keeps a KV cache of its own for every sequence it drafts for: a sequence "
+        "holds the target's KV and the draft's.",
+        lambda d: None if d.spec_tokens is None else d.changed(draft_kv_held=0),
+    ),
+    PathSpec(
         "all-drafts-accepted",
         "assumed every drafted token is accepted (k + 1 tokens per step)",
         "Token i is kept only if all before it were: expected tokens = (1 − α^(k+1)) ÷ (1 − α).",
@@ -862,6 +871,14 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         lambda d: None if d.tpot_ms is None else d.changed(mixed_step_additive=1),
     ),
     PathSpec(
+        "latency-limit-ignored",
+        "sized the batch by memory alone, leaving out the TPOT target",
+        "A replica runs the smaller of two batches: what the KV memory holds, and what keeps "
+        "each decode step within the TPOT target; long requests make the step slower, so the "
+        "latency limit often binds first.",
+        lambda d: None if d.tpot_ms is None else d.changed(latency_binds=0),
+    ),
+    PathSpec(
         "think-time-in-flight",
         "counted open conversations (think time included) as requests in flight",
         "A user reading the reply holds no KV: in flight = arrival rate × time in the "
@@ -886,6 +903,15 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         "active share's.",
         lambda d: active_as_resident(d),
         not_for=_active_share_alone,
+    ),
+    PathSpec(
+        "batch-reads-active-share",
+        "took a batch's read of an MoE's weights as one token's, the active share",
+        "Each token of a batch is routed to its own experts: with e of E experts a token, B "
+        "tokens touch 1 − (1 − e/E)^B of them, nearly all of them at a batch of 64. The active "
+        "share is what one token alone reads.",
+        lambda d: None if d.experts is None or d.batch == 1
+        else d.changed(batch_touches_one=1),
     ),
     PathSpec(
         "embedding-table-read",

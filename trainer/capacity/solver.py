@@ -372,7 +372,8 @@ def _weights_read(v: Any, ops: Any, batch: Any) -> Any:
     if v.experts is None:
         return v.weights_bytes - unread
     # Expected share of experts that at least one of `batch` tokens is routed to.
-    untouched = (1 - v.experts_per_token / v.experts) ** ops.min(batch, MOE_BATCH_CAP)
+    touching = 1 if v.batch_touches_one else ops.min(batch, MOE_BATCH_CAP)
+    untouched = (1 - v.experts_per_token / v.experts) ** touching
     return (v.weights_bytes - unread
             - _expert_params(v) * untouched * _expert_bytes_per_param(v))
 

@@ -515,12 +515,25 @@ class AnswerKey:
             overrides[earlier.answer] = value
         if step.answer in overrides:
             return None
+        if step.answer == "max_concurrency" and "max_tokens" in overrides:
+            # "how many sessions is that?" of the live tokens answered: their count ÷ the
+            # context, where a sequence holds its tokens' KV and nothing else
+            return self._sessions_of_tokens(step_id, overrides["max_tokens"], relaxed)
         try:
             if relaxed:
                 return Relaxed(self.deployment(step_id), overrides, {})[step.answer]
             return Solution(self.deployment(step_id), overrides)[step.answer]
         except (ZeroDivisionError, ValueError, OverflowError):
             return None
+
+    def _sessions_of_tokens(self, step_id: str, tokens: Fraction, relaxed: bool
+                            ) -> Fraction | None:
+        d = self.deployment(step_id)
+        held = value_of(d, "tokens_held_per_sequence")
+        if d.dp_attention or not held or value_of(d, "kv_bytes_per_sequence") != \
+                value_of(d, "kv_bytes_per_token") * held:
+            return None  # (a window, a recurrent state or a rank's own pool: no such quotient)
+        return tokens / held if relaxed else Fraction(math.floor(tokens / held))
 
     # -- display -----------------------------------------------------------------------------
 

@@ -412,7 +412,18 @@ def check_numeric(
             # mistake named on the key's figures blames one slip for two (8 KV heads per GPU
             # in bf16 is 320 KiB, as 4 in fp32 is), unless it is a mistake of that very input
             # (32 query heads used for the 16 KV heads answered)
-            paths = [p for p in paths if d is not None and _touches(d, p, fed_inputs)]
+            # ... but a mistake the step itself lists, giving the very number typed, is named
+            # whatever else was wrong before: the split latent's 8,784 B beside a wrong latent
+            # width that would give 140,544 (expert pass 47, M6)
+            paths = [p for p in paths if d is not None and (
+                _touches(d, p, fed_inputs)
+                or (_listed(step, p.id) and _gives_exactly(reference, p.id, value)))]
+            if paths and not all(_listed(step, p.id) for p in paths) and (
+                    _rounded_up_own(value, quotients(), counted) is not None
+                    or _rounded_down_own(value, quotients(), reference.ceiling) is not None):
+                # the candidate's own numbers, rounded the wrong way, give it: that is said,
+                # not a mistake the key's figures happen to give too
+                paths = []
         if not paths:
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
@@ -507,6 +518,12 @@ def check_numeric(
         feedback += (f" Your earlier answers give {show(rounded, unit)} here before the "
                      f"floor; {first.shown} rounds it up, but only whole ones fit: "
                      f"{show(Fraction(math.floor(rounded)), unit)}.")
+    elif fed_by and (below := _rounded_down_own(value, quotients(), reference.ceiling)) \
+            is not None:
+        # 8 from the candidate's own 8.45 GPUs' worth: their numbers, a ceiling rounded down
+        feedback += (f" Your earlier answers give {show(below, unit)} here before rounding up; "
+                     f"{first.shown} rounds it down, but a part of one more needs all of it: "
+                     f"{show(Fraction(math.ceil(below)), unit)}.")
     elif fed_by:
         feedback += f" {_fed_note(fed_by)}"
     elif crowded:
@@ -1347,9 +1364,11 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
                  if _typed_elsewhere(key, step, other, marks)]
     if len(together) > 2:
         # all at once but one: an answer the step states again itself ("about two-thirds
-        # again" of the prompt) is not the one the candidate worked from
+        # again" of the prompt) is not the one the candidate worked from; any other is (a
+        # count of 8 replicas from the latency batch of 50 is none from the 47 sessions
+        # answered beside it: expert pass 47, M4)
         sets += [{earlier: values[0] for earlier, values in together.items() if earlier != left}
-                 for left in together]
+                 for left in together if asks[left] in step.with_]
     for earlier_id in forms:
         # an answer said "about" stands for what its digits allow ("~34 GB" for the 33.86
         # the candidate worked with): each end of that, alone
@@ -1676,6 +1695,15 @@ def _touches(d: Deployment, path: WrongPath, answered: Mapping[str, Fraction] | 
 
 def _value_of(d: Deployment, name: str) -> Fraction:
     return Fraction(value_of(d, name) if name in FORMULAS else getattr(d, name))
+
+
+def _rounded_down_own(value: Fraction, quotients: Iterable[Fraction], ceiling: bool
+                      ) -> Fraction | None:
+    """The candidate's own quotient that the answer rounds down where the step takes its
+    ceiling (replicas, blocks)."""
+    if not ceiling or value % 1:
+        return None
+    return next((q for q in quotients if q % 1 and math.floor(q) == value), None)
 
 
 def _rounded_up_own(value: Fraction, quotients: Iterable[Fraction], counted: bool
