@@ -2,7 +2,8 @@
 keep the measured weights for the measured model's own config.json and refuse a quantised
 checkpoint of it (W1-W3); the decode step's read-to-compute ratio is computed (W4); an AWQ
 checkpoint served as int8 keeps its fp16 tables (W5); Llama-2-70B's own positions are said
-(M2); a window the context does not pass leaves no empty clause (N1)."""
+(M2); a window the context does not pass leaves no empty clause (N1); "an 8,192-token" (N5); the
+same count with larger blocks said as the same (N4)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,16 @@ def test_a_window_the_context_does_not_pass_leaves_no_empty_clause(run: Run) -> 
     # (N1) Mistral-7B-v0.1 at 4,096 tokens, its window: nothing to compare
     said = _solution(run, "swap-or-recompute", "--variant", "1")
     assert "would be )" not in said and "would give ." not in said
+
+
+def test_a_figure_said_with_a_vowel_takes_an(run: Run) -> None:
+    # (N5) "a 8,192-token document" read aloud is "an eight thousand …"
+    said = _solution(run, "chunked-prefill-tpot")
+    assert "an 8,192-token document" in said and "a 8,192" not in said
+
+
+def test_the_same_count_with_larger_blocks_is_said_as_the_same(run: Run) -> None:
+    # (N4) four sessions either way on an L4: no "0 fewer sessions"
+    said = _solution(run, "prefix-caching", "--gpu", "l4")
+    assert "0 fewer" not in said
+    assert "the same number of sessions as with 16-token blocks (4)" in said

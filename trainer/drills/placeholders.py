@@ -10,6 +10,9 @@ from trainer.errors import DrillFileError
 from trainer.reading.patterns import lazy
 
 _PLACEHOLDER = lazy(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# "a" before a number said with a vowel: eight…, eleven…, eighteen… ("an 8,192-token prompt",
+# "an 11 GB cache", "an 18,000-token session"; "a 110-layer", "a 1,800-token")
+_A_BEFORE_VOWEL_NUMBER = lazy(r"\b([Aa]) (?=8|1[18](?![\d]))")
 
 
 def fill(text: str, givens: dict[str, str]) -> str:
@@ -24,7 +27,12 @@ def fill(text: str, givens: dict[str, str]) -> str:
             )
         return givens[name]
 
-    return _PLACEHOLDER.sub(replace, text)
+    return with_articles(_PLACEHOLDER.sub(replace, text))
+
+
+def with_articles(text: str) -> str:
+    """"a 8,192-token prompt" as "an 8,192-token prompt": a figure filled in after "a"."""
+    return _A_BEFORE_VOWEL_NUMBER.sub(lambda m: f"{m.group(1)}n ", text)
 
 
 _TEMPLATE_SYNTAX = lazy(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)

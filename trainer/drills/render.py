@@ -32,6 +32,7 @@ from jinja2.visitor import NodeTransformer
 from trainer.capacity.derivation import derivation
 from trainer.capacity.solver import FORMULAS, value_of
 from trainer.drills.model import Drill
+from trainer.drills.placeholders import with_articles
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import DrillFileError, KvdrillError
 from trainer.files.bounded_io import MAX_TEMPLATE_BYTES, read_text_bounded
@@ -591,7 +592,7 @@ def render_solution(key: AnswerKey) -> str:
     env.reset()
     try:
         template = env.get_template(name)
-        text = template.render(solution_context(key))
+        text = with_articles(template.render(solution_context(key)))
         return text + engine_cap_note(key, text)
     except jinja2.TemplateNotFound:
         raise DrillFileError(
