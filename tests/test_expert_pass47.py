@@ -5,8 +5,8 @@ a carried value names the answers it follows from, not one another answer overri
 MoE verification priced as one decode step is a mistake of its own (W4), as are a batch read as
 the active share (M2), the draft's KV left out (M3) and a tail sized by memory alone (M5); a
 mistake the step lists that gives the number is named beside an unrelated wrong input (M6);
-sessions follow from the live tokens answered (M1); a ceiling rounded down from the candidate's own
-figures is said so, not carried from a set that leaves one of them out (M4)."""
+sessions follow from the live tokens answered (M1); a carried value names only the answers that
+enter it (N2)."""
 
 from __future__ import annotations
 
@@ -126,12 +126,13 @@ def test_sessions_worked_from_the_live_tokens_answered_follow_from_them(run: Run
     assert "rounds it up" not in said
 
 
-def test_a_replica_count_rounded_down_from_the_candidates_own_figures_says_so(run: Run) -> None:
-    # (M4) their 397 in flight ÷ their batch of 47 = 8.45: 9 GPUs, not the 8 that ⌈397 ÷ 50⌉
-    # (the latency batch alone) gives
-    said = " ".join(flat(run("grade", "littles-law-capacity", "--model", "qwen2.5-14b", "--gpu",
-                             "a100-80gb", "--answers",
-                             str(SHEETS / "s15_little_qwen25-14b_a100.yaml"),
+
+def test_a_speedup_from_the_plain_step_carries_beside_a_wrong_target_step(run: Run) -> None:
+    # 3.2 tokens × 1.936 ms ÷ 3.92 ms = 1.58: the candidate's expected tokens and round time,
+    # with the plain decode step, not their 18.3 ms target step
+    said = " ".join(flat(run("grade", "speculative-decoding", "--model", "qwen3-30b-a3b",
+                             "--gpu", "h100", "--answers",
+                             str(SHEETS / "s13_spec_qwen3-30b_h100.yaml"),
                              ok=False).output).split())
-    assert "Your earlier answers give 8.45 here before rounding up; 8 rounds it down" in said
-    assert "replicas 8 wrong (carried forward)" not in said
+    assert "speedup 1.58 wrong (carried forward)" in said
+    assert "It follows from your answers to expected-tokens and round-time" in said

@@ -1364,11 +1364,10 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
                  if _typed_elsewhere(key, step, other, marks)]
     if len(together) > 2:
         # all at once but one: an answer the step states again itself ("about two-thirds
-        # again" of the prompt) is not the one the candidate worked from; any other is (a
-        # count of 8 replicas from the latency batch of 50 is none from the 47 sessions
-        # answered beside it: expert pass 47, M4)
+        # again" of the prompt), or one not used (the 18.3 ms target step typed wrong, where
+        # the speed-up took the plain step), is not the one the candidate worked from
         sets += [{earlier: values[0] for earlier, values in together.items() if earlier != left}
-                 for left in together if asks[left] in step.with_]
+                 for left in together]
     for earlier_id in forms:
         # an answer said "about" stands for what its digits allow ("~34 GB" for the 33.86
         # the candidate worked with): each end of that, alone
