@@ -416,6 +416,12 @@ MEASURED = {
     # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
     # captures" is no "captures". Left: a junior's "watch gpu memory usage i guess"
     "blind_claims_ay.yaml": (42, 42, 38, 1),
+    # corpus AZ (stop 63, after AX's and AY's fixes), production war stories ("at my last job
+    # we ran …", "in prod we saw …"), the wrong answers citing an experience for a wrong claim;
+    # written blind; measured unread: 39 / 39 / 40 / 2. "Halving the sessions mixes a per-GPU
+    # budget with …" names the mix-up, not a split by tokens. Left: a capacity sheet that
+    # "treated Gemma-2 as sliding window, like Mistral" before a load test proved it wrong
+    "blind_claims_az.yaml": (40, 39, 40, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -136,3 +136,30 @@ def test_a_speedup_from_the_plain_step_carries_beside_a_wrong_target_step(run: R
                              ok=False).output).split())
     assert "speedup 1.58 wrong (carried forward)" in said
     assert "It follows from your answers to expected-tokens and round-time" in said
+
+
+def test_a_round_worked_from_rounded_figures_names_the_verification_mistake(
+        run: Run, tmp_path: Path) -> None:
+    # 4 × 0.5 + 1.94 = 3.94 ms, the candidate's own rounded draft and decode steps: within 2%
+    # of the 3.92 the mistake gives, named as the step lists it (lint finds it on an MoE)
+    said = _graded(run, tmp_path, "round-time: 4*0.5 + 1.94 = 3.94 ms\n", "speculative-decoding",
+                   "--model", "qwen3-30b-a3b", "--gpu", "h100")
+    assert "wrong [moe-verify-as-one-step]" in said
+
+
+def test_turning_speculation_off_at_batch_1_is_no_red_flag_on_an_moe_target(
+        run: Run, tmp_path: Path) -> None:
+    # on Qwen3-30B-A3B the round loses (0.86×): off at batch 1 is the right call there
+    text = ("'not here: the MoE verify of 5 tokens touches ~28% of experts vs ~6% for one, so "
+            "it is slower than plain decode (0.86x). turn it off for moe at batch 1'\n")
+    said = _graded(run, tmp_path, f"when-it-pays: {text}", "speculative-decoding", "--model",
+                   "qwen3-30b-a3b", "--gpu", "h100")
+    assert "Red flag" not in said
+
+
+def test_turning_speculation_off_at_batch_1_is_still_flagged_on_a_dense_target(
+        run: Run, tmp_path: Path) -> None:
+    said = _graded(run, tmp_path, "when-it-pays: turn it off for latency-sensitive batch 1 "
+                   "users, it only pays at high batch\n", "speculative-decoding")
+    assert "Red flag: Low-batch, latency-sensitive traffic is where speculation pays most" \
+        in said

@@ -58,6 +58,7 @@ class WrongClaim:
     contradicts: tuple[str, ...] = ()
     unless: tuple[str, ...] = ()
     own_target_only: bool = False  # wrong of the drill's own card, maybe not of another's
+    dense_target_only: bool = False  # wrong of a dense model, maybe not of an MoE
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> WrongClaim:
@@ -65,7 +66,8 @@ class WrongClaim:
                    parts=tuple(tuple(part) for part in data["parts"]),
                    contradicts=tuple(data.get("contradicts") or ()),
                    unless=tuple(data.get("unless") or ()),
-                   own_target_only=bool(data.get("own_target_only")))
+                   own_target_only=bool(data.get("own_target_only")),
+                   dense_target_only=bool(data.get("dense_target_only")))
 
 
 @dataclass(frozen=True, slots=True)

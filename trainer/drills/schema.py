@@ -155,6 +155,10 @@ class WrongClaim(Strict):
         default=False, description="The claim is wrong for the drill's own model and card "
                                    "and may be true of another (one card holds the weights): "
                                    "not looked for on a re-targeted drill.")
+    dense_target_only: bool = Field(
+        default=False, description="The claim is wrong of a dense model and may be true of "
+                                   "an MoE one (speculation at batch 1 may lose on an MoE "
+                                   "target): not looked for where the drill's model is an MoE.")
 
     @field_validator("parts")
     @classmethod

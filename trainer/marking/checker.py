@@ -1422,11 +1422,16 @@ def _sources_in(key: AnswerKey, step_id: str, carried: Mapping[str, Fraction],
     ones marked wrong where they give it alone (a right one's rounding is no source to name)."""
     if len(carried) == 1:
         return tuple(carried)
-    matter = tuple(e for e in carried if key.recompute(
-        step_id, {o: v for o, v in carried.items() if o != e}, relaxed) != value)
+
+    def gives(subset: Mapping[str, Fraction]) -> bool:
+        # (as good as: a right answer's last digit moves a ratio by less than SAME_VALUE)
+        again = key.recompute(step_id, subset, relaxed)
+        return again is not None and close(again, value, SAME_VALUE)
+
+    matter = tuple(e for e in carried
+                   if not gives({o: v for o, v in carried.items() if o != e}))
     wrong = tuple(e for e in matter if marks[e].verdict == "wrong")
-    if wrong and (wrong == matter or key.recompute(
-            step_id, {e: carried[e] for e in wrong}, relaxed) == value):
+    if wrong and (wrong == matter or gives({e: carried[e] for e in wrong})):
         return wrong
     return matter or tuple(e for e in carried if marks[e].verdict == "wrong") or tuple(carried)
 

@@ -219,7 +219,8 @@ def grade(drill: Drill, key: AnswerKey, sheet: dict[str, str | None],
           variant: int | None, revealed: frozenset[str] = frozenset()) -> Graded:
     marks = mark_sheet(key, sheet, revealed)
     score = score_attempt(drill, load_rubric(drill.rubric), marks,
-                          retargeted=key.retargeted is not None)
+                          retargeted=key.retargeted is not None,
+                          moe=key.base.experts is not None)
     return Graded(drill, variant, marks, score, key.title(), key.retargeted)
 
 

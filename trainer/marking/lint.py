@@ -323,6 +323,21 @@ def path_of(where: str) -> str:
     return where.split(": drill", 1)[0]
 
 
+MOE_CHECKED = "qwen3-30b-a3b"  # the MoE a drill is re-targeted at to find MoE-only mistakes
+
+
+def _named_on_an_moe(drill: Drill, named: dict[str, set[str]]) -> None:
+    from trainer.drills.variants import answer_key, make_target
+
+    try:
+        key = answer_key(drill, None, make_target(find_model(MOE_CHECKED), None))
+        for step in drill.steps:
+            if step.kind == "numeric" and step.id in named:
+                named[step.id].update(path for path, _ in key.reference(step.id).wrong)
+    except (KvdrillError, ZeroDivisionError):
+        return  # (a drill that refuses the MoE has no MoE-only mistake to show)
+
+
 def _lint_values(drill: Drill, where: str, report: Report) -> None:
     from trainer.drills.variants import draw
 
@@ -369,8 +384,12 @@ def _lint_values(drill: Drill, where: str, report: Report) -> None:
             continue
         if not any(ch.isdigit() for ch in text):
             report.errors.append(f"{where}: {label}: the solution renders without a number")
-    # A mistake may apply only to some variants (a sliding window only on a windowed model):
-    # it is dead only where no key checked shows it.
+    # A mistake may apply only to some variants (a sliding window only on a windowed model),
+    # or only to a model the drill is re-targeted at (an MoE target's verification): it is
+    # dead only where no key checked shows it, nor the drill re-targeted at an MoE.
+    if any(set(step.misconceptions) - named.get(step.id, set()) for step in drill.steps
+           if step.kind == "numeric" and step.id in named):
+        _named_on_an_moe(drill, named)
     for step in drill.steps:
         if step.kind != "numeric" or step.id not in named:
             continue

@@ -269,11 +269,12 @@ def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
     return tuple(sorted(v for v in found if meaningful(v)))
 
 
-def claims_in(drill: Drill, marks: Mapping[str, Mark], retargeted: bool = False
-              ) -> dict[str, tuple[ClaimMade, ...]]:
+def claims_in(drill: Drill, marks: Mapping[str, Mark], retargeted: bool = False,
+              moe: bool = False) -> dict[str, tuple[ClaimMade, ...]]:
     """The wrong claims each text answer of the attempt makes. On a drill re-targeted at
     another model or card, a claim wrong only of the drill's own ("one card holds the FP8
-    weights": one MI300X does) is not looked for."""
+    weights": one MI300X does) is not looked for; on an MoE model (`moe`), one wrong only of
+    a dense model ("turn speculation off at batch 1": an MoE target's may lose there)."""
     found = {}
     for mark in marks.values():
         if mark.is_numeric or not mark.answer:
@@ -285,6 +286,8 @@ def claims_in(drill: Drill, marks: Mapping[str, Mark], retargeted: bool = False
         claims = claims_made(step, mark.answer)
         if retargeted:
             claims = tuple(c for c in claims if not c.claim.own_target_only)
+        if moe:
+            claims = tuple(c for c in claims if not c.claim.dense_target_only)
         if claims:
             found[mark.step_id] = claims
     return found
@@ -301,11 +304,12 @@ def _round_fine(value: Fraction) -> Fraction:
 
 
 def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
-                  retargeted: bool = False) -> RubricScore:
+                  retargeted: bool = False, moe: bool = False) -> RubricScore:
     """`retargeted`: the drill was marked against another model or card, so a correction
-    written with the drill's own figures says only what holds without them."""
+    written with the drill's own figures says only what holds without them; `moe`: its
+    model is a mixture of experts (claims_in)."""
     list_budget: dict[str, Fraction] = {}
-    made = claims_in(drill, marks, retargeted)
+    made = claims_in(drill, marks, retargeted, moe)
     # (the figures are for text answers only: a sheet of numbers reads no prose)
     figures = drill_figures(drill, marks) if any(
         not m.is_numeric and m.answer for m in marks.values()) else ()
