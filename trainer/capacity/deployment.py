@@ -166,6 +166,7 @@ class Deployment:
     batch_touches_one: int = 0  # 1: an MoE batch's experts counted as one token's (active share)
     draft_kv_held: int = 1  # 0: the draft's own KV left out of a sequence's bytes
     latency_binds: int = 1  # 0: the batch sized by memory alone, the TPOT target left out
+    reply_in_cycle: int = 1  # 0: a conversation's cycle counted as its think time alone
 
     def changed(self, **changes: Any) -> Deployment:
         # dataclasses.replace, without its call of __init__ (every field is an init field and

@@ -727,7 +727,7 @@ def _requests_in_flight(v: Any, ops: Any) -> Any:
           "open conversations at an arrival rate (in flight or the user thinking)", "sequences",
           needs=("tpot_ms", "output_tokens", "arrival_rate", "think_seconds"))
 def _open_conversations_at_rate(v: Any, ops: Any) -> Any:
-    return v.arrival_rate * (v.request_seconds + v.think_seconds)
+    return v.arrival_rate * (v.reply_in_cycle * v.request_seconds + v.think_seconds)
 
 
 @_formula("replicas_for_load", "replicas the arrival rate needs", "",
@@ -877,6 +877,13 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
         "each decode step within the TPOT target; long requests make the step slower, so the "
         "latency limit often binds first.",
         lambda d: None if d.tpot_ms is None else d.changed(latency_binds=0),
+    ),
+    PathSpec(
+        "think-time-only",
+        "counted a conversation's cycle as its think time alone, leaving out the reply",
+        "A conversation is open while its reply is generated and while its user thinks: open "
+        "= in flight × (reply + think) ÷ reply, or arrival rate × (W + think time).",
+        lambda d: None if d.think_seconds is None else d.changed(reply_in_cycle=0),
     ),
     PathSpec(
         "think-time-in-flight",

@@ -216,7 +216,8 @@ def _max_concurrency(v: Any, ops: Any) -> Any:
 def _open_conversations(v: Any, ops: Any) -> Any:
     # In flight = arrivals × time in flight; a conversation is in flight only while a reply is
     # generated, so open conversations = in flight × (think + reply) ÷ reply.
-    return v.max_concurrency * (v.think_seconds + v.reply_seconds) / v.reply_seconds
+    return v.max_concurrency * (v.think_seconds + v.reply_in_cycle * v.reply_seconds) \
+        / v.reply_seconds
 
 
 @_formula("batch_size", "batch", "sequences")

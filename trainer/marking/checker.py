@@ -1428,8 +1428,13 @@ def _sources_in(key: AnswerKey, step_id: str, carried: Mapping[str, Fraction],
         again = key.recompute(step_id, subset, relaxed)
         return again is not None and close(again, value, SAME_VALUE)
 
-    matter = tuple(e for e in carried
-                   if not gives({o: v for o, v in carried.items() if o != e}))
+    # one at a time, the earlier answers first: of two that stand for each other (a per-GPU
+    # and a whole-job byte count), the one nearer the step is kept (expert pass 49, W2)
+    kept = dict(carried)
+    for e in carried:
+        if len(kept) > 1 and gives({o: v for o, v in kept.items() if o != e}):
+            del kept[e]
+    matter = tuple(kept)
     wrong = tuple(e for e in matter if marks[e].verdict == "wrong")
     if wrong and (wrong == matter or gives({e: carried[e] for e in wrong})):
         return wrong

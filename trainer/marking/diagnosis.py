@@ -544,6 +544,14 @@ def _own_figures(key: AnswerKey, deployment: Deployment
                 tier = CLASSIC if (target, name) in _CLASSIC_MIXUPS else WORLD
                 found.append((target, Fraction(shape[name]), _SHAPE_LABELS.get(name, name),
                               tier, False))
+    own = _own_model_shape(key)
+    if own is not None:
+        # a drill re-targeted from its own model: that model's figure kept by habit (Qwen3-8B
+        # sized with Llama-3.1-8B's 32 layers: not its 32 query heads; expert pass 49, M3)
+        own_name, own_shape = own
+        found += [(name, Fraction(value), f"{own_name}'s, the drill's own model", CLASSIC, False)
+                  for name, value in own_shape.items()
+                  if name in shape and value is not None and value != shape[name]]
     if d.spec_tokens is not None:
         # the draft sized with the target's shape (its head_dim of 128 for the draft's 64)
         for draft, name in (("draft_head_dim", "head_dim"), ("draft_layers", "layers"),
@@ -560,6 +568,19 @@ def _own_figures(key: AnswerKey, deployment: Deployment
         mine = getattr(d, spec.name)
         found += [figure for value, figure in values if value != mine]
     return tuple(found) + _variant_owns(key)
+
+
+def _own_model_shape(key: AnswerKey) -> tuple[str, dict[str, Any]] | None:
+    """The drill's own model's name and shape figures, where the key is re-targeted at
+    another model (None where it is not, or the drill's own model is no preset)."""
+    own = key.drill.givens.get("model")
+    if key.retargeted is None or not isinstance(own, str) or key.givens.get("model") == own:
+        return None
+    try:
+        model = find_model(own)
+    except KvdrillError:
+        return None
+    return model.name, {name: getattr(model, name, None) for name in _SHAPE_LABELS}
 
 
 _VARIANT_OWNS: weakref.WeakKeyDictionary[
