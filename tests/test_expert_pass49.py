@@ -3,7 +3,7 @@ sheets, 281 steps, 136 causes named, 131 right; sheets and findings in
 tests/corpus/feedback_sheets_pass49): Little's law with the think time alone is a mistake of
 its own (W1); a carried count names both answers it needs, not one that gives another value
 (W2); a count of chunks is a ceiling asked exactly (W3); a re-targeted model sized with the
-drill's own model's figure is said so (M3)."""
+drill's own model's figure is said so (M3); the step before's figure kept is said so (M6)."""
 
 from __future__ import annotations
 
@@ -58,3 +58,11 @@ def test_a_retarget_sized_with_the_drills_own_models_layers_says_whose(run: Run,
     said = _graded(run, tmp_path, "bytes-per-token: 128 KiB\n", "long-context-tier", "--model",
                    "qwen3-8b", "--gpu", "h200")
     assert "as if the model had 32 layers (Llama-3.1-8B's, the drill's own model)" in said
+
+
+def test_the_step_befores_figure_kept_is_said_so_not_a_chance_mistake(run: Run) -> None:
+    # (M6) 64 is the in-flight count of the step before, not query heads or 126 layers
+    said = flat(run("grade", "multi-turn-growth", "--answers",
+                    str(SHEETS / "probes" / "q02.yaml"), ok=False).output)
+    assert "It is the answer to sessions (64 sequences), not what this step asks for" in said
+    assert "query-heads" not in said

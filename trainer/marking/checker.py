@@ -163,6 +163,7 @@ def check_numeric(
     quotients: Callable[[], tuple[Fraction, ...]] = tuple,
     carried_from: Callable[[Fraction], tuple[tuple[str, ...], ...]] = lambda value: (),
     own_earlier: Callable[[], tuple[tuple[Fraction, str, str], ...]] = tuple,
+    just_before: str = "",
 ) -> Mark:
     """Mark one numeric answer, and say at most one true thing about a wrong one (two only
     when they tie). `carried`: the values recomputed from the candidate's own earlier answers
@@ -424,6 +425,13 @@ def check_numeric(
                 # the candidate's own numbers, rounded the wrong way, give it: that is said,
                 # not a mistake the key's figures happen to give too
                 paths = []
+        if paths and not fed_by and not any(_listed(step, p.id) for p in paths) \
+                and abs(value) >= 10 and just_before \
+                and (_copied(reading, stated()) or "").startswith(f"the answer to {just_before} ("):
+            # the step before's figure kept (64 in flight given as the open conversations):
+            # said as that, not a mistake the step does not list that gives it by chance
+            # (expert pass 49, M6)
+            paths = []
         if not paths:
             continue
         feedback = f"read as {reading.shown}: expected {reference.display}."
@@ -1046,6 +1054,13 @@ def _working_note(read: Answer, chosen: ParsedAnswer, tolerance: Fraction, unit:
     return ""
 
 
+def numeric_step_before(key: AnswerKey, step: Step) -> str:
+    """The id of the numeric step just before this one ("" for the first)."""
+    numeric = [s.id for s in key.drill.steps if s.kind == "numeric"]
+    at = numeric.index(step.id) if step.id in numeric else 0
+    return numeric[at - 1] if at > 0 else ""
+
+
 def _copied(reading: ParsedAnswer, stated: Iterable[tuple[Fraction, str]]) -> str | None:
     """What the answer is, when it is a figure the drill shows (to the digits typed)."""
     value, resolution = reading.quantity.value, reading.resolution
@@ -1591,7 +1606,8 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(stated_figures, key, step, so_far),
                              functools.partial(carried_values, key, step, so_far, True),
                              functools.partial(_sources_of, carried),
-                             functools.partial(own_earlier_answers, key, step, so_far))
+                             functools.partial(own_earlier_answers, key, step, so_far),
+                             just_before=numeric_step_before(key, step))
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
