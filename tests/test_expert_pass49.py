@@ -3,7 +3,8 @@ sheets, 281 steps, 136 causes named, 131 right; sheets and findings in
 tests/corpus/feedback_sheets_pass49): Little's law with the think time alone is a mistake of
 its own (W1); a carried count names both answers it needs, not one that gives another value
 (W2); a count of chunks is a ceiling asked exactly (W3); a re-targeted model sized with the
-drill's own model's figure is said so (M3); the step before's figure kept is said so (M6)."""
+drill's own model's figure is said so (M3); the step before's figure kept is said so (M6); a
+DP-attention count rounded up per rank is named so (M8)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,11 @@ def test_the_step_befores_figure_kept_is_said_so_not_a_chance_mistake(run: Run) 
                     str(SHEETS / "probes" / "q02.yaml"), ok=False).output)
     assert "It is the answer to sessions (64 sequences), not what this step asks for" in said
     assert "query-heads" not in said
+
+
+def test_a_dp_attention_count_rounded_up_per_rank_is_named_so(run: Run) -> None:
+    # (M8) 66.88 GB ÷ 8.456 GB = 7.91 a rank, rounded up to 8: 16 × 8 = 128, not 112
+    for sheet in (SHEETS / "probes" / "q13.yaml", SHEETS / "S23.yaml"):
+        said = flat(run("grade", "llama31-405b-h200-tp", "--variant", "129344", "--answers",
+                        str(sheet), ok=False).output)
+        assert "sessions-dp-attention 128 wrong [rounded-up]" in said, sheet.name

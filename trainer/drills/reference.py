@@ -434,6 +434,13 @@ class AnswerKey:
                 found += [("rounded-down", below)]
                 if edge != value - 1:
                     found.append(("rounded-down", value - 1))
+            if answer == "max_concurrency" and deployment.dp_attention \
+                    and deployment.gpus > 1:
+                # each rank's count rounded up: 16 ranks × 8 for 7.91 a rank (expert pass 49)
+                per_rank = value_of(deployment, "kv_budget_bytes") / deployment.gpus \
+                    / value_of(deployment, "kv_bytes_per_sequence")
+                if per_rank % 1:
+                    found.append(("rounded-up", deployment.gpus * (math.floor(per_rank) + 1)))
             if step.answer == "shared_prefix_tokens" and deployment.prefix_tokens and \
                     deployment.prefix_tokens % deployment.block_size:
                 found.append(("rounded-up", value + deployment.block_size))  # a partial block
