@@ -408,9 +408,8 @@ MEASURED = {
     # spaced thousands ("1 479 GB"), "ca."; written blind; measured unread: 39 / 34 / 38 / 4.
     # "n_kv × d_head drops" says the product drops, not d_head. Left: rich buzzword lists
     # ("58 → 87 sessions (1,5×)") above thin mids on eight steps, the decimal-comma figures read
-    # as no figure at all (the reader refuses "31,5" by name rather than guess), a junior's
-    # "watch the KV cache usage to see if it's getting full"
-    "blind_claims_ax.yaml": (41, 35, 38, 1),
+    # as no figure at all (the reader refuses "31,5" by name rather than guess)
+    "blind_claims_ax.yaml": (41, 35, 38, 0),
     # corpus AY (stop 63), casual chat typed fast: lowercase, "tbh", "ngl", "dont", "~52gb";
     # written blind; measured unread: 39 / 39 / 38 / 5. "a fake ~946gb budget" reports, "i
     # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
@@ -422,6 +421,13 @@ MEASURED = {
     # budget with …" names the mix-up, not a split by tokens. Left: a capacity sheet that
     # "treated Gemma-2 as sliding window, like Mistral" before a load test proved it wrong
     "blind_claims_az.yaml": (40, 39, 40, 1),
+    # corpus BA (stop 63, after AX's to AZ's fixes), second-person coaching ("you'd think …,
+    # but …", "the trap here is …"), the wrong answers coaching a wrong idea; written blind;
+    # measured unread: 42 / 40 / 35 / 1. Watching KV usage "to see if we're running out" is no
+    # alert at 100%. Left: eight coached wrong answers above their junior, among them one
+    # whose "if you want more" in the sentence after excuses "vLLM guarantees each admitted
+    # request room to reach max_model_len"
+    "blind_claims_ba.yaml": (42, 40, 35, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -1,6 +1,6 @@
-"""Stop 63: what the blind corpora AX (European number conventions) and AY (casual chat typed
-fast, apostrophes dropped) showed the tool saying wrongly when measured unread. The texts here
-are written for the tests, not copied from the corpora."""
+"""Stop 63: what the blind corpora AX (European number conventions), AY (casual chat typed
+fast, apostrophes dropped), AZ (war stories) and BA (coaching) showed the tool saying wrongly
+when measured unread. The texts here are written for the tests, not copied from the corpora."""
 
 from __future__ import annotations
 
@@ -63,3 +63,18 @@ def test_a_product_that_drops_is_no_factor_of_it_dropping() -> None:
 def test_a_head_dim_that_drops_is_still_claimed() -> None:
     text = "GQA makes d_head drop to 16, so each head is eight times thinner."
     assert "head-dim-compressed" in claimed("llama2-70b-mi300x", "2c-why", text)
+
+
+def test_watching_kv_usage_to_see_if_it_runs_out_is_no_alert_at_100_percent() -> None:
+    text = "turn on fp8 kv, and watch the kv cache usage to see if we're running out"
+    assert "alert-at-full-usage" not in claimed("llama31-8b-h100", "policy", text)
+
+
+def test_an_alert_when_the_kv_cache_is_full_is_still_claimed() -> None:
+    text = "Page the on-call when KV cache usage hits 100%."
+    assert "alert-at-full-usage" in claimed("llama31-8b-h100", "policy", text)
+
+
+def test_a_guarantee_of_room_to_max_model_len_is_a_reservation() -> None:
+    text = "vLLM still guarantees each admitted request room to reach max_model_len."
+    assert "vllm-reserves-max-model-len" in claimed("paged-blocks-vllm", "why-paging", text)
