@@ -34,3 +34,10 @@ def refusal_text(run: Run, *args: str) -> str:
     assert result.exit_code == 2
     return flat(result.stderr)
 
+
+def graded_text(run: Run, folder: Path, sheet: str, *args: str) -> str:
+    """`kvdrill grade ARGS` of a sheet written into `folder`, its output's line breaks
+    folded."""
+    path = folder / "sheet.yaml"
+    path.write_text(sheet, encoding="utf-8")
+    return flat(run("grade", *args, "--answers", str(path), ok=False).output)

@@ -14,23 +14,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import Result
-from retarget_text import flat
+from retarget_text import flat, graded_text
 
 Run = Callable[..., Result]
 SHEETS = Path(__file__).parent / "corpus" / "feedback_sheets_pass47"
-
-
-def _graded(run: Run, tmp_path: Path, sheet: str, *args: str) -> str:
-    path = tmp_path / "sheet.yaml"
-    path.write_text(sheet, encoding="utf-8")
-    return " ".join(flat(run("grade", *args, "--answers", str(path), ok=False).output).split())
 
 
 def test_a_count_asked_exactly_is_not_rounded_up_past_its_inputs(run: Run,
                                                                  tmp_path: Path) -> None:
     # (W6) 2 × (141 × 0.92 − 4) − 72.66 = 178.78 GB ÷ 335,544,320 B = 532.81: 533 needs
     # 178.85 GB, and the step says "Exactly"
-    said = _graded(run, tmp_path, "sessions-released-checkpoint: 533\n",
+    said = graded_text(run, tmp_path, "sessions-released-checkpoint: 533\n",
                    "llama31-70b-tp2-h100", "--variant", "144962", "--gpu", "h200")
     assert "sessions-released-checkpoint 533 wrong" in said
 
@@ -38,7 +32,7 @@ def test_a_count_asked_exactly_is_not_rounded_up_past_its_inputs(run: Run,
 def test_a_count_asked_exactly_keeps_the_edge_its_checkpoints_rounding_makes(
         run: Run, tmp_path: Path) -> None:
     # the H200 default: 72.66 GB gives 257.998; the checkpoint's exact 72,655,052,800 B, 258.006
-    said = _graded(run, tmp_path, "sessions-released-checkpoint: 258\n",
+    said = graded_text(run, tmp_path, "sessions-released-checkpoint: 258\n",
                    "llama31-70b-tp2-h100", "--gpu", "h200")
     assert "sessions-released-checkpoint 258 correct" in said
 
@@ -66,7 +60,7 @@ def test_a_flop_steps_halved_parameters_are_no_8_bit_copy_after_a_byte_step(
     # a byte step's candidates for the parameter count, cached, were handed to the FLOP step
     # of the same sheet with their reason ("an 8-bit copy"): 8.03 GFLOP is one FLOP counted
     # a parameter, 2 × 8.03 B parameters being 16.1 GFLOP
-    said = _graded(run, tmp_path, "decode-bytes: 8.1 GB\ndecode-flops: 8.03 GFLOP\n",
+    said = graded_text(run, tmp_path, "decode-bytes: 8.1 GB\ndecode-flops: 8.03 GFLOP\n",
                    "prefill-vs-decode", "--variant", "558992")
     assert "one FLOP counted a parameter where a multiply-add is two" in said
     assert "8-bit copy" not in said
@@ -76,7 +70,7 @@ def test_an_moe_verification_priced_as_one_decode_step_is_named(run: Run,
                                                                 tmp_path: Path) -> None:
     # (W4) Qwen3-30B-A3B on an H100: 4 × 0.4961 + 1.9362 = 3.92 ms prices the verification
     # as one decode step; its 5 tokens touch 1 − (120/128)^5 = 27.6% of the experts
-    said = _graded(run, tmp_path, "round-time: 3.92 ms\n", "speculative-decoding", "--model",
+    said = graded_text(run, tmp_path, "round-time: 3.92 ms\n", "speculative-decoding", "--model",
                    "qwen3-30b-a3b", "--gpu", "h100")
     assert "round-time 3.92 ms wrong [moe-verify-as-one-step]" in said
     assert "its 5 tokens touch 27.6% of the experts; a decode step's 1 token, 6.25%" in said
@@ -87,7 +81,7 @@ def test_a_batch_read_as_the_active_share_is_named_as_that_belief(run: Run,
                                                                  tmp_path: Path) -> None:
     # (M2) Qwen3-30B-A3B: 64 tokens touch 1 − (120/128)^64 = 98.4% of the experts; 6.08 GB is
     # one token's read, not an answer copied by mistake
-    said = _graded(run, tmp_path, "read-batch64: 6.08 GB\n", "mixtral-moe-decode", "--model",
+    said = graded_text(run, tmp_path, "read-batch64: 6.08 GB\n", "mixtral-moe-decode", "--model",
                    "qwen3-30b-a3b", "--gpu", "h100")
     assert "read-batch64 6.08 GB wrong [batch-reads-active-share]" in said
     assert "not what this step asks for" not in said
@@ -95,14 +89,14 @@ def test_a_batch_read_as_the_active_share_is_named_as_that_belief(run: Run,
 
 def test_the_drafts_kv_left_out_is_named_before_a_unit_mix(run: Run, tmp_path: Path) -> None:
     # (M3) (72 − 6 − 61.064 − 1.192) GB ÷ 402.65 MB = 9.3 without the draft's 448 MiB
-    said = _graded(run, tmp_path, "sessions-with-draft: 9\n", "speculative-decoding",
+    said = graded_text(run, tmp_path, "sessions-with-draft: 9\n", "speculative-decoding",
                    "--model", "qwen3-30b-a3b", "--gpu", "h100")
     assert "sessions-with-draft 9 wrong [draft-kv-forgotten]" in said
 
 
 def test_a_tail_sized_by_memory_alone_is_said_within_tolerance(run: Run, tmp_path: Path) -> None:
     # (M5) Qwen3-8B on an H200 at 32k: memory holds 23, the 20 ms TPOT 16; 2.16 is the former
-    said = _graded(run, tmp_path, "p99-qps: 2.16\n", "littles-law-capacity", "--model",
+    said = graded_text(run, tmp_path, "p99-qps: 2.16\n", "littles-law-capacity", "--model",
                    "qwen3-8b", "--gpu", "h200")
     assert "though 2.16 requests/s is what you get if you sized the batch by memory alone" \
         in said
@@ -142,8 +136,8 @@ def test_a_round_worked_from_rounded_figures_names_the_verification_mistake(
         run: Run, tmp_path: Path) -> None:
     # 4 × 0.5 + 1.94 = 3.94 ms, the candidate's own rounded draft and decode steps: within 2%
     # of the 3.92 the mistake gives, named as the step lists it (lint finds it on an MoE)
-    said = _graded(run, tmp_path, "round-time: 4*0.5 + 1.94 = 3.94 ms\n", "speculative-decoding",
-                   "--model", "qwen3-30b-a3b", "--gpu", "h100")
+    said = graded_text(run, tmp_path, "round-time: 4*0.5 + 1.94 = 3.94 ms\n",
+                       "speculative-decoding", "--model", "qwen3-30b-a3b", "--gpu", "h100")
     assert "wrong [moe-verify-as-one-step]" in said
 
 
@@ -152,14 +146,14 @@ def test_turning_speculation_off_at_batch_1_is_no_red_flag_on_an_moe_target(
     # on Qwen3-30B-A3B the round loses (0.86×): off at batch 1 is the right call there
     text = ("'not here: the MoE verify of 5 tokens touches ~28% of experts vs ~6% for one, so "
             "it is slower than plain decode (0.86x). turn it off for moe at batch 1'\n")
-    said = _graded(run, tmp_path, f"when-it-pays: {text}", "speculative-decoding", "--model",
+    said = graded_text(run, tmp_path, f"when-it-pays: {text}", "speculative-decoding", "--model",
                    "qwen3-30b-a3b", "--gpu", "h100")
     assert "Red flag" not in said
 
 
 def test_turning_speculation_off_at_batch_1_is_still_flagged_on_a_dense_target(
         run: Run, tmp_path: Path) -> None:
-    said = _graded(run, tmp_path, "when-it-pays: turn it off for latency-sensitive batch 1 "
+    said = graded_text(run, tmp_path, "when-it-pays: turn it off for latency-sensitive batch 1 "
                    "users, it only pays at high batch\n", "speculative-decoding")
     assert "Red flag: Low-batch, latency-sensitive traffic is where speculation pays most" \
         in said

@@ -12,22 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import Result
-from retarget_text import flat
+from retarget_text import flat, graded_text
 
 Run = Callable[..., Result]
 SHEETS = Path(__file__).parent / "corpus" / "feedback_sheets_pass49"
 
 
-def _graded(run: Run, tmp_path: Path, sheet: str, *args: str) -> str:
-    path = tmp_path / "sheet.yaml"
-    path.write_text(sheet, encoding="utf-8")
-    return flat(run("grade", *args, "--answers", str(path), ok=False).output)
-
-
 def test_open_conversations_from_the_think_time_alone_are_named(run: Run,
                                                                 tmp_path: Path) -> None:
     # (W1) 64 in flight × 45 s ÷ 15 s = 192; the whole cycle gives 64 × 60 ÷ 15 = 256
-    said = _graded(run, tmp_path, "sessions: 64\nopen-conversations: 192\n",
+    said = graded_text(run, tmp_path, "sessions: 64\nopen-conversations: 192\n",
                    "multi-turn-growth")
     assert "open-conversations 192 wrong [think-time-only]" in said
     assert "context = 8,192" not in said
@@ -43,20 +37,20 @@ def test_a_carried_count_names_the_bytes_it_needs_beside_the_budget(run: Run) ->
 
 def test_too_few_chunks_to_cover_the_document_are_wrong(run: Run, tmp_path: Path) -> None:
     # (W3) 25 chunks of 320 tokens cover 8,000 of the 8,192
-    said = _graded(run, tmp_path, "chunk-steps: 25\n", "chunked-prefill-tpot")
+    said = graded_text(run, tmp_path, "chunk-steps: 25\n", "chunked-prefill-tpot")
     assert "chunk-steps 25 wrong [rounded-down]" in said
 
 
 def test_chunks_from_the_candidates_own_chunk_size_are_right(run: Run, tmp_path: Path) -> None:
     # a C of 330, right within its tolerance, covers 8,192 tokens in 25 chunks
-    said = _graded(run, tmp_path, "max-chunk: 330\nchunk-steps: 25\n", "chunked-prefill-tpot")
+    said = graded_text(run, tmp_path, "max-chunk: 330\nchunk-steps: 25\n", "chunked-prefill-tpot")
     assert "chunk-steps 25 correct" in said
 
 
 def test_a_retarget_sized_with_the_drills_own_models_layers_says_whose(run: Run,
                                                                       tmp_path: Path) -> None:
     # (M3) Qwen3-8B has 36 layers; 128 KiB is Llama-3.1-8B's 32
-    said = _graded(run, tmp_path, "bytes-per-token: 128 KiB\n", "long-context-tier", "--model",
+    said = graded_text(run, tmp_path, "bytes-per-token: 128 KiB\n", "long-context-tier", "--model",
                    "qwen3-8b", "--gpu", "h200")
     assert "as if the model had 32 layers (Llama-3.1-8B's, the drill's own model)" in said
 
