@@ -3,6 +3,7 @@ variant's own key grades as all correct, and each wrong path it names is matched
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -10,13 +11,15 @@ import yaml
 from click.testing import CliRunner
 
 from trainer.app.cli import cli
+from trainer.capacity.presets import find_model
 from trainer.drills.loader import load_drill_file, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.drills.render import render_solution
-from trainer.drills.variants import answer_key
+from trainer.drills.variants import answer_key, make_target
+from trainer.errors import KvdrillError
 from trainer.files.paths import drill_paths
 from trainer.marking.checker import mark_sheet
-from trainer.marking.lint import lint_paths
+from trainer.marking.lint import MOE_CHECKED, lint_paths
 from trainer.marking.scoring import concept_credit
 from trainer.reading.expression import unit_factor
 from trainer.views.keys import key_as_sheet, pick_variants
@@ -63,6 +66,10 @@ def test_every_named_wrong_path_is_matched_on_some_step(path: Path) -> None:
     keys = [AnswerKey(drill)]
     if drill.vary:
         keys += [answer_key(drill, seed) for seed in range(1, 25)]
+    # ... or on the drill re-targeted at an MoE, for a mistake only an MoE target can make
+    # (its verification priced as one decode step), as lint looks for it
+    with contextlib.suppress(KvdrillError):  # (a drill that refuses the MoE)
+        keys.append(answer_key(drill, None, make_target(find_model(MOE_CHECKED), None)))
     for key in keys:
         if not named - matched:
             break

@@ -549,7 +549,7 @@ def _own_figures(key: AnswerKey, deployment: Deployment
         # a drill re-targeted from its own model: that model's figure kept by habit (Qwen3-8B
         # sized with Llama-3.1-8B's 32 layers: not its 32 query heads; expert pass 49, M3)
         own_name, own_shape = own
-        found += [(name, Fraction(value), f"{own_name}'s, the drill's own model", CLASSIC, False)
+        found += [(name, Fraction(value), f"{own_name}'s, {_OWN_MODEL}", CLASSIC, False)
                   for name, value in own_shape.items()
                   if name in shape and value is not None and value != shape[name]]
     if d.spec_tokens is not None:
@@ -698,6 +698,7 @@ def _built(key: AnswerKey, givens: dict[str, Any]) -> Deployment | None:
 
 
 _OTHER_VARIANT = "another variant of this drill"
+_OWN_MODEL = "the drill's own model"  # a re-targeted drill's own model's figure
 
 
 def _variant_why(spec: _Input, value: Fraction, fields: list[str], values: Sequence[Any]
@@ -1857,7 +1858,10 @@ def slip_values(key: AnswerKey, step_id: str, limit: int = 4,
         # reading this variant's key: the candidate never saw it)
         strongest += [(candidate.tier, order, spec, x0, candidate)
                       for candidate in _candidates(problem, spec, x0 / spec.scale, True)
-                      if candidate.tier <= OWN and not candidate.why.endswith(_OTHER_VARIANT)]
+                      if candidate.tier <= OWN and not candidate.why.endswith(_OTHER_VARIANT)
+                      # (nor, in a re-targeted key, the drill's own model's figure: a habit a
+                      # grade may name, no slip an interviewer needs listed: expert pass 20)
+                      and not candidate.why.endswith(_OWN_MODEL)]
     strongest.sort(key=lambda item: item[:2])
     depends: dict[str, bool] = {}
     taken = {reference.value, *(v for _, v in reference.wrong)}

@@ -699,9 +699,14 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
     caching", "instead of raising max_model_len"), reaching across "or"/"nor" ("no FP8 KV or
     prefix caching"), or (with `after`) a dismissal just after it ("prefix caching is not
     needed"). A phrase that is itself negative ("does not fit") is read as is."""
+    tokens, clause = reading.tokens, reading.clause
+    opening = start
+    while opening > 0 and clause[opening - 1] == clause[start]:
+        opening -= 1
+    if tokens[opening] == "becaus" and opening > 0 and tokens[opening - 1] in _NEGATORS:
+        return True  # "not because recompute is cheaper": the reason is denied
     if any(t in _NEGATORS for t in _phrase_tokens(phrase)):
         return False
-    tokens, clause = reading.tokens, reading.clause
     if "ani" in tokens[max(0, start - 2):start] and any(
             tokens[p] in _NEGATORS for p in range(max(0, start - 3 * NEGATION_WINDOW), start)
             if clause[p] == clause[start]):
