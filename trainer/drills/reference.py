@@ -440,7 +440,8 @@ class AnswerKey:
                 per_rank = value_of(deployment, "kv_budget_bytes") / deployment.gpus \
                     / value_of(deployment, "kv_bytes_per_sequence")
                 if per_rank % 1:
-                    found.append(("rounded-up", deployment.gpus * (math.floor(per_rank) + 1)))
+                    above = math.floor(per_rank) + 1
+                    found.append(("rounded-up", Fraction(deployment.gpus * above)))
             if step.answer == "shared_prefix_tokens" and deployment.prefix_tokens and \
                     deployment.prefix_tokens % deployment.block_size:
                 found.append(("rounded-up", value + deployment.block_size))  # a partial block
