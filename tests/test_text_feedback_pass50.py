@@ -40,3 +40,22 @@ def test_the_drills_own_model_still_flags_mha_sequences_that_fit(run: Run,
                      encoding="utf-8")
     said = flat(run("grade", "llama2-70b-mi300x", "--answers", str(sheet), ok=False).output)
     assert "Red flag" in said
+
+
+def test_verification_as_cheap_as_a_step_is_not_credited_on_an_moe_target(run: Run) -> None:
+    # (F23) on Qwen3-30B-A3B verifying 5 tokens touches 27.6% of the experts, not 6.25%: the
+    # dense target's "almost free" is not true of it
+    sheet = MIN.parent / "merged" / "speculative-decoding__qwen3moe__RA.yaml"
+    said = flat(run("grade", "speculative-decoding", "--model", "qwen3-30b-a3b", "--gpu", "h100",
+                    "--answers", str(sheet), ok=False).output)
+    assert "The target verifies k + 1 tokens in one pass" not in said
+
+
+def test_verification_as_cheap_as_a_step_is_still_credited_on_a_dense_target(
+        run: Run, tmp_path: Path) -> None:
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text("when-it-pays: The target verifies all k + 1 drafted tokens in one forward "
+                     "pass that reads the same weights as one decode step, so while decode is "
+                     "memory-bound the verification is almost free.\n", encoding="utf-8")
+    said = flat(run("grade", "speculative-decoding", "--answers", str(sheet), ok=False).output)
+    assert "The target verifies k + 1 tokens in one pass" in said

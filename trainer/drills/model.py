@@ -197,10 +197,11 @@ class Concept:
     generic: tuple[str, ...] = ()
     about: tuple[str, ...] = ()
     figures: tuple[str, ...] = ()
+    dense_target_only: bool = False  # true of a dense model, not credited on an MoE
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Concept:
-        return cls(**_with_tuples(data, keep=("id", "label")))
+        return cls(**_with_tuples(data, keep=("id", "label", "dense_target_only")))
 
 
 @dataclass(frozen=True, slots=True)

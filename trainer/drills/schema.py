@@ -453,6 +453,10 @@ class Concept(Strict):
         default=(), description="Figures that quantify the concept; one must share the "
                                 "phrase's sentence for full credit."
     )
+    dense_target_only: bool = Field(
+        default=False, description="The idea holds of a dense model only (verification as "
+                                   "cheap as one decode step): not credited where the "
+                                   "drill's model is an MoE.")
 
     @model_validator(mode="after")
     def _generic_needs_about(self) -> Concept:

@@ -142,8 +142,8 @@ LIST_CAP = Fraction(1, 2)
 def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark],
                    list_budget: dict[str, Fraction] | None = None,
                    made: Mapping[str, tuple[ClaimMade, ...]] | None = None,
-                   figures: tuple[float, ...] = (), retargeted: bool = False
-                   ) -> DimensionScore | None:
+                   figures: tuple[float, ...] = (), retargeted: bool = False,
+                   moe: bool = False) -> DimensionScore | None:
     """`list_budget`: what each bare-list answer may still earn, shared by every dimension of
     the rubric (a list earns at most LIST_CAP of one concept in all). `made`: the wrong claims
     each text answer makes; a concept one of them contradicts earns nothing in the attempt,
@@ -172,6 +172,10 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
     for concept in concepts:
         best, where, source = Fraction(0), "", ""
         label = _without_figures(concept.label) if retargeted else concept.label
+        if moe and concept.dense_target_only:
+            # (an MoE target's verification touches more experts than a decode step: the idea
+            # is not true of it, so saying it earns nothing; expert pass 50)
+            continue
         if concept.id in contradicted:
             said = next(c for claims in made.values() for c in claims
                         if concept.id in c.claim.contradicts)
@@ -315,7 +319,7 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
         not m.is_numeric and m.answer for m in marks.values()) else ()
     scored = (
         _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"
-        else _concept_score(d, drill, marks, list_budget, made, figures, retargeted)
+        else _concept_score(d, drill, marks, list_budget, made, figures, retargeted, moe)
         for d in rubric.dimensions
     )
     dimensions = tuple(d for d in scored if d is not None)
