@@ -157,3 +157,10 @@ def test_turning_speculation_off_at_batch_1_is_still_flagged_on_a_dense_target(
                    "users, it only pays at high batch\n", "speculative-decoding")
     assert "Red flag: Low-batch, latency-sensitive traffic is where speculation pays most" \
         in said
+
+
+def test_a_window_taken_as_the_whole_context_says_so(run: Run, tmp_path: Path) -> None:
+    # (N5) 32,768 tokens held is Mistral's context: no window at all, not "a power of two"
+    said = graded_text(run, tmp_path, "mistral-tokens-held: 32768\n", "sliding-window-kv",
+                       "--gpu", "l40s")
+    assert "as if the window were 32,768 tokens (the whole context: no window at all)" in said

@@ -1134,6 +1134,9 @@ def _structural(problem: _Problem, spec: _Input, true: Fraction,
             add(figure.value, figure.why, CLASSIC)
     elif spec.name == "kv_heads":
         add(Fraction(1), "one KV head (MQA)", SHAPES)
+    elif spec.name == "window" and d.context and d.context > true:
+        # the window ignored: every token of the context held (expert pass 47, N5)
+        add(Fraction(d.context), "the whole context: no window at all", CLASSIC)
     elif spec.name == "batch":
         add(true + 1, "one sequence more", DERIVED)
         if true > 1:
