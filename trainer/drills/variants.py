@@ -548,13 +548,14 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
     # another of the same shape, whose figures the file does not hold (the weights a measured
     # step reads)
     drawn = tuple(str(m) for m in drill.vary.get("model", ()))
+    vouched = model.id == str(own) or _drawn(drill, model)
+    measured = model_of(str(own))
     # (Meta-Llama-3-8B is Llama-3.1-8B's decoder, layer for layer and weight for weight)
-    kin = model.id == str(own) or _drawn(drill, model) or same_shape(model, model_of(str(own)))
-    if needs.own_model and kin and needs.measured_on and model.id != str(own) \
-            and not _drawn(drill, model) and not _measured_weights(model, model_of(str(own))):
+    kin = vouched or same_shape(model, measured)
+    if needs.own_model and kin and needs.measured_on and not vouched \
+            and not _measured_weights(model, measured):
         # the measured decoder, but not the weights measured (an FP8 checkpoint of it): a
         # measured step read the 16-bit weights, and this checkpoint was never run
-        measured = model_of(str(own))
         raise UsageError(
             f"drill {drill.id} was measured on {measured.name}'s {measured.weights_dtype} "
             f"weights, and {model.name} is that decoder with {_weights_said(model)}, never "
@@ -567,7 +568,7 @@ def _check_own_model(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
                  + (f", at the rates measured on an {find_gpu(str(needs.measured_on['gpu'])).name}"
                     if needs.measured_on and needs.measured_on.get("gpu") else "")
                  if others
-                 else f"is {model_of(str(own)).name}'s own ({needs.own_model})")
+                 else f"is {measured.name}'s own ({needs.own_model})")
         raise UsageError(
             f"drill {drill.id} {whose}: "
             f"{'re-target it with --gpu only, or ' if gpu_only else ''}"

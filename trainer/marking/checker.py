@@ -1453,7 +1453,7 @@ def _sources_in(key: AnswerKey, step_id: str, carried: Mapping[str, Fraction],
     wrong = tuple(e for e in matter if marks[e].verdict == "wrong")
     if wrong and (wrong == matter or gives({e: carried[e] for e in wrong})):
         return wrong
-    return matter or tuple(e for e in carried if marks[e].verdict == "wrong") or tuple(carried)
+    return matter
 
 
 def _typed_elsewhere(key: AnswerKey, step: Step, earlier_id: str, marks: Mapping[str, Mark]
@@ -1603,8 +1603,11 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(carried_values, key, step, {
                                  earlier: m for earlier, m in marks.items()
                                  if m.verdict == "correct"}, rounded=False),
-                             functools.partial(stated_figures, key, step, so_far),
-                             functools.partial(carried_values, key, step, so_far, True),
+                             # (each asked of several readings and checks: worked out once)
+                             functools.cache(functools.partial(stated_figures, key, step,
+                                                               so_far)),
+                             functools.cache(functools.partial(carried_values, key, step,
+                                                               so_far, True)),
                              functools.partial(_sources_of, carried),
                              functools.partial(own_earlier_answers, key, step, so_far),
                              just_before=numeric_step_before(key, step))
