@@ -116,15 +116,15 @@ MEASURED = {
     "blind_claims_e.yaml": (41, 43, 37, 0),
     "blind_claims_f.yaml": (43, 43, 43, 0),
     "blind_claims_g.yaml": (40, 43, 35, 0),
-    "blind_claims_h.yaml": (36, 43, 43, 0),
-    "blind_claims_i.yaml": (40, 43, 43, 0),
+    "blind_claims_h.yaml": (39, 43, 43, 0),
+    "blind_claims_i.yaml": (42, 43, 43, 0),
     "blind_claims_j.yaml": (41, 43, 43, 0),
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
     "blind_claims_k.yaml": (34, 43, 43, 0),
     "blind_claims_l.yaml": (35, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
-    "blind_claims_m.yaml": (35, 43, 38, 0),
+    "blind_claims_m.yaml": (36, 43, 38, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
     # (and one wrong held less, 29 → 28, when "2 GPUs" stopped earning the TP-cost concept:
     # the junior it lifted had said "copied on two GPUs" of a KV head, no cost at all)
@@ -133,7 +133,7 @@ MEASURED = {
     # (and two more, 36 → 34, when numbers said in words were read as figures: N's spoken
     # mids are as quantified as its typed seniors, "five twelve latent … seventy K bytes",
     # and now count so; its buzzword lists held one more, 41 → 42)
-    "blind_claims_n.yaml": (34, 42, 43, 0),
+    "blind_claims_n.yaml": (35, 42, 43, 0),
     # corpus O (stop 49), measured unread: 33 / 42 / 33 / 0; then a helper who never opened P
     # wrote claims for the unheld wrong answers of L, N and O in general terms
     "blind_claims_o.yaml": (35, 42, 43, 0),
@@ -144,7 +144,7 @@ MEASURED = {
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
     # then claims for its wrong answers left unheld, in general terms (40 → 42)
-    "blind_claims_q.yaml": (28, 41, 43, 0),
+    "blind_claims_q.yaml": (29, 41, 43, 0),
     # corpus R (stop 50), team-chat answers written blind; measured unread: 12 / 41 / 36 / 3.
     # Its seniors are mostly shorter than its mids and match fewer concepts: ordering is the
     # weak figure. The three right answers said to claim wrongly were then read and fixed,
@@ -172,7 +172,7 @@ MEASURED = {
     # lists of terms are mostly equations with their figures (14 held above the mid): left
     # (stop 54: numbers said in words read as figures, "forty percent", "five twelve": its
     # buzzword lists held 29 → 35, wrong answers held 35 → 38)
-    "blind_claims_u.yaml": (41, 35, 38, 0),
+    "blind_claims_u.yaml": (42, 36, 38, 0),
     # corpus V (stop 52), answers polished like a chat assistant's (bold, bullets, "In short"),
     # written blind; measured unread: 39 / 42 / 40 / 6. Then the five right answers said to
     # claim wrongly were read: a hedged "might" with heavier quantisation, a risk listed,
@@ -203,12 +203,14 @@ MEASURED = {
     # its false claims, two were questions ("maybe you could offload some experts to the
     # CPU?"), now not read as said; the six left are junior answers that do say, hedged, what
     # the claim says (fragmentation "could be a big one", K and V "for the 64 heads")
-    "blind_claims_y.yaml": (14, 43, 41, 6),
+    # (stop 64: its 3c-explain mid, "read the whole 138 GB model", came to earn the memory-bound
+    # concept a figure had interrupted, and ties its one-line senior: 14 → 13)
+    "blind_claims_y.yaml": (13, 43, 41, 6),
     # corpus Z (stop 54), answers that argue with numbers (if/then, conversions, a senior
     # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
     # fits: "one H200" left the one-card claim); the other is a bare term, "single-GPU fit"
-    "blind_claims_z.yaml": (35, 43, 42, 1),
+    "blind_claims_z.yaml": (36, 43, 42, 1),
     # corpus AA (stop 55), seniors dictating in long run-on sentences ("so", "which means",
     # asides, "bw", "ctx", "→"); written blind; measured unread: 41 / 43 / 38 / 2. Both right
     # answers said to claim wrongly are juniors that do make the claim (max_num_seqs set to
@@ -267,7 +269,7 @@ MEASURED = {
     # GPUs | … 93.4 GB | ~half" read as one clause (a table's cells as items cost 28 ordered
     # steps over the other corpora, so they stay one). Seven misconceptions said within one
     # clause got phrases
-    "blind_claims_ag.yaml": (41, 43, 38, 1),
+    "blind_claims_ag.yaml": (42, 43, 38, 1),
     # corpus AH (stop 59), GPU-kernel and hardware engineers (bytes moved, FLOP/B, ridge
     # points, CTAs, tables, scientific notation, British spelling); written blind; measured
     # unread: 36 / 43 / 40 / 7, the first new corpus whose wrong answers were held unread on
@@ -336,7 +338,7 @@ MEASURED = {
     # gives 140,544 B", "subject to max_num_seqs", "The hypotheses are: …", "d_head = 128
     # (8,192 ÷ 64)" read as 64 heads). Each was narrowed in the claim's own terms (a bare
     # "heads" no longer names the query heads); then four misconceptions got phrases
-    "blind_claims_an.yaml": (34, 43, 41, 0),
+    "blind_claims_an.yaml": (35, 43, 41, 0),
     # corpus AO (stop 60, measured after AK's to AN's fixes), blunt candidates speaking in
     # absolutes ("Never.", "That's a myth.", "Don't: …"), whose right answers name a wrong
     # idea to reject it; written blind; measured unread: 38 / 43 / 38 / 4. Its false claims
@@ -381,7 +383,7 @@ MEASURED = {
     # 11. The interviewer's lines are no words of the candidate (neither claims nor credit).
     # Left: a mid that named fp8 only in the interviewer's question now lacks it (right), a
     # senior's imperative what-if ("Subtract only the 37 GB and you'd plan on 946 GB")
-    "blind_claims_at.yaml": (36, 37, 41, 2),
+    "blind_claims_at.yaml": (37, 37, 41, 2),
     # corpus AU (stop 62), answers that cite and quote docs, configs and papers ("> …", `field`,
     # "per the vLLM docs"), the wrong ones citing a source for a wrong claim; written blind;
     # measured unread: 32 / 34 / 39 / 11. Claims narrowed where a right answer used the claim's

@@ -145,7 +145,13 @@ def _stem(word: str) -> str:
 def _snowball_stem(word: str) -> str:
     import snowballstemmer  # type: ignore[import-untyped]  # pure Python, loaded on first use
 
-    return str(snowballstemmer.stemmer("english").stemWord(_BRITISH.sub(r"iz\1", word)))
+    stem = str(snowballstemmer.stemmer("english").stemWord(_BRITISH.sub(r"iz\1", word)))
+    return _SAME_WORD.get(stem, stem)
+
+
+# Words that say the same in every phrase a rubric or a claim lists: "read the entire model",
+# "one full read of the model" say what "the whole model" does (phrases are read the same way)
+_SAME_WORD = {"entir": "whole", "full": "whole"}
 
 
 # The shorthand people type under a clock, spelled out before phrases are matched (phrases are
@@ -632,20 +638,26 @@ def phrase_words(phrase: str) -> tuple[str, ...]:
     return _phrase_tokens(phrase)
 
 
-def occurrences(reading: Reading, phrase: str) -> Iterable[tuple[int, int]]:
-    return occurrences_of(reading, _phrase_tokens(phrase))
+def occurrences(reading: Reading, phrase: str,
+                figure_inside: bool = False) -> Iterable[tuple[int, int]]:
+    return occurrences_of(reading, _phrase_tokens(phrase), figure_inside)
 
 
-def occurrences_of(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[int, int]]:
-    """Where the tokens of a phrase (as `phrase_words` gives them) stand in the reading."""
+def occurrences_of(reading: Reading, needle: tuple[str, ...],
+                   figure_inside: bool = False) -> Iterable[tuple[int, int]]:
+    """Where the tokens of a phrase (as `phrase_words` gives them) stand in the reading.
+    `figure_inside`: a figure and its unit may interrupt the phrase once ("read the whole 138
+    GB model"): for a concept's phrases only; a wrong claim's "like a dense" is not said by
+    "like a 12.9B dense model", whose figure is the point."""
     # (most phrases asked of a text are not in it: a word that starts none ends the search
     # before a generator is made; a reading is asked some thousands of times)
     if not needle or (not is_number(needle[0]) and needle[0] not in reading.starts):
         return ()
-    return _found(reading, needle)
+    return _found(reading, needle, figure_inside)
 
 
-def _found(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[int, int]]:
+def _found(reading: Reading, needle: tuple[str, ...],
+           figure_inside: bool) -> Iterable[tuple[int, int]]:
     n = len(needle)
     first = _as_float(needle[0])
     starts = reading.starts.get(needle[0], ()) if first is None else [
@@ -664,6 +676,41 @@ def _found(reading: Reading, needle: tuple[str, ...]) -> Iterable[tuple[int, int
                 and reading.sentence[start] == reading.sentence[end]:
             # a terse "saves: FLOPs", "costs: memory" says "saves flops"
             yield start, end + 1
+        elif figure_inside and n > 2:
+            found = _with_a_quantity(reading, start, needle)
+            if found:
+                yield start, found
+
+
+# what may follow a figure as its unit ("138 GB", "5.3 TB/s", "8,192-token", "25%")
+_FIGURE_UNITS = frozenset({"gb", "gib", "mb", "mib", "kb", "kib", "tb", "tib", "b", "byte",
+                           "ms", "s", "%", "k", "token", "tok", "/", "×"})
+
+
+def _with_a_quantity(reading: Reading, start: int, needle: tuple[str, ...]) -> int:
+    """Where a phrase ends that a figure interrupts once inside: "read the whole 138 GB
+    model" says "read the whole model", "shares the 15.01 GB weight read" "shares the weight
+    read". A precise answer puts its figures where a plain one has none (issue 34: precision is not
+    punished). The end, or 0."""
+    tokens = reading.tokens
+    position, matched, skipped = start + 1, 1, False
+    while matched < len(needle):
+        if position >= len(tokens):
+            return 0
+        if tokens[position] == needle[matched]:
+            position, matched = position + 1, matched + 1
+            continue
+        if skipped or is_number(needle[matched]) or not is_number(tokens[position]):
+            return 0
+        skipped, position = True, position + 1
+        # (a unit or two after the figure: "GB", "TB / s")
+        for _ in range(3):
+            if position < len(tokens) and tokens[position] in _FIGURE_UNITS \
+                    and tokens[position] != needle[matched]:
+                position += 1
+    if not skipped or reading.sentence[start] != reading.sentence[position - 1]:
+        return 0
+    return position
 
 
 FIGURE_TOLERANCE = 0.02  # the checker's naming band: 193 sessions is the 190 a rubric lists
@@ -934,7 +981,7 @@ def _occurrences_either_way(reading: Reading, phrase: str) -> Iterable[tuple[int
     state") the noun said to have it ("the state is fixed", "state stays constant"); for a
     verb of effect and its object ("saves flops") the object said to undergo it ("flops
     saved", "FLOPs are saved")."""
-    yield from occurrences(reading, phrase)
+    yield from occurrences(reading, phrase, figure_inside=True)
     needle = _phrase_tokens(phrase)
     if needle and needle[0] in _EFFECT_VERBS and len(needle) in (2, 3) \
             and not any(is_number(token) for token in needle):
