@@ -430,6 +430,19 @@ MEASURED = {
     # whose "if you want more" in the sentence after excuses "vLLM guarantees each admitted
     # request room to reach max_model_len"
     "blind_claims_ba.yaml": (42, 40, 35, 0),
+    # corpus BB (stop 64), memos and emails to a manager ("Summary:", "Recommendation:",
+    # passive voice, "it is recommended that"), the wrong memos recommending a wrong course;
+    # written blind; measured unread: 40 / 38 / 35 / 2. A proposal "is not recommended",
+    # "should be avoided" or "is discouraged" is not made. Left: a tier "healthy when its
+    # preemption rate falls" (preemptions said healthy)
+    "blind_claims_bb.yaml": (41, 39, 35, 1),
+    # corpus BC (stop 64), candidates from another serving stack (TensorRT-LLM's in-flight
+    # batching and free_gpu_memory_fraction, SGLang's RadixAttention and --mem-fraction-static,
+    # TGI's max_total_tokens); written blind; measured unread: 37 / 37 / 36 / 4. Three right
+    # answers' excuses had other words ("does double the FLOPs, but", "3 H100s", "Gemma-2 uses
+    # 256"). Left: a claim quoted to be rebutted ('"TP=16 doubles capacity" doubles the GPUs,
+    # not the capacity'): the reader keeps no quotation marks
+    "blind_claims_bc.yaml": (40, 38, 36, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -439,8 +439,13 @@ def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
     if claimed.intersection(reach[:4]):
         return False  # the claim's own words ("the history isn't the problem")
     after = [reading.tokens[p] for p in reach]
+    if len(after) >= 3 and after[0] in _stems(_ADVISED) and after[1] == "be" and \
+            after[2] in _stems(_REJECTED):
+        return True  # "… should be avoided", "… must be rejected"
+    if len(after) >= 2 and after[0] in _COPULAS and after[1] in _stems(_REJECTED):
+        return True  # "… is discouraged", "… was rejected"
     return len(after) >= 3 and after[0] in _COPULAS and is_negator(after[1]) and bool(
-        _stems(_DISMISSED_AS) & set(after[2:4]))
+        _stems(_DISMISSED_AS) & set(after[2:4]) or _stems(_VERDICTS) & set(after[2:5]))
 
 
 _DISMISSAL_REACH = 7
@@ -448,6 +453,12 @@ _HEDGES_BEFORE_DISMISSAL = "probably likely clearly really certainly definitely 
 # what a named cause is said not to be: "… is not it", "… aren't the problem"
 _DISMISSED_AS = "it cause culprit problem issue reason explanation bottleneck blame answer " \
     "factor driver story"
+# what a proposal is said not to be, in a memo's register: "… is not recommended", "… is not
+# advisable", "… is not a good idea", "… isn't justified"
+_VERDICTS = "recommended advisable advised wise idea justified warranted necessary needed " \
+    "sensible option"
+_ADVISED = "should must"
+_REJECTED = "avoided discouraged rejected declined inadvisable"
 
 
 def _short_tail(reading: Reading, position: int) -> bool:
