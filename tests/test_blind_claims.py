@@ -139,7 +139,7 @@ MEASURED = {
     "blind_claims_o.yaml": (35, 42, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
-    "blind_claims_p.yaml": (42, 42, 37, 0),
+    "blind_claims_p.yaml": (42, 42, 38, 0),
     # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
@@ -210,7 +210,7 @@ MEASURED = {
     # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
     # fits: "one H200" left the one-card claim); the other is a bare term, "single-GPU fit"
-    "blind_claims_z.yaml": (36, 43, 42, 1),
+    "blind_claims_z.yaml": (36, 43, 43, 1),
     # corpus AA (stop 55), seniors dictating in long run-on sentences ("so", "which means",
     # asides, "bw", "ctx", "→"); written blind; measured unread: 41 / 43 / 38 / 2. Both right
     # answers said to claim wrongly are juniors that do make the claim (max_num_seqs set to
@@ -232,7 +232,7 @@ MEASURED = {
     # graphs eating 20 GB) or listed but said another way ("won't run more than X", whose own
     # "not" read as a denial of the X); a right mid said to blame the system prompt ("I'd
     # explain it") was the false claim that went
-    "blind_claims_ac.yaml": (41, 43, 34, 2),
+    "blind_claims_ac.yaml": (41, 43, 35, 2),
     # corpus AD (stop 57), candidates whose first language is not English (short sentences,
     # missing articles, glued units), a third of the wrong answers wrong in a figure said in
     # prose; written blind; measured unread: 40 / 41 / 37 / 4. A mistake named in an earlier
@@ -368,7 +368,7 @@ MEASURED = {
     # report it. Left: an answer after "No:" that restates the question's figures, a question's
     # subject carried into its answer (recall: "Does batch 64 change it? No, each token still
     # reads its 2 experts"), options described before they are weighed
-    "blind_claims_ar.yaml": (34, 42, 38, 6),
+    "blind_claims_ar.yaml": (35, 42, 39, 5),
     # corpus AS (stop 61, after AP's to AR's fixes), answers edited before they were sent:
     # "~~TP=16 halves the KV~~ EDIT: …", "I first wrote …", "Scratch that"; the wrong answers
     # strike out the right idea; written blind; measured unread: 27 / 37 / 38 / 22, the worst
@@ -397,7 +397,7 @@ MEASURED = {
     # reports, MHA split 8 ways is no latent split. Left: a quoted claim that "fails on both
     # counts" ("fails" as a report word cost two wrong answers held elsewhere), the 8B's
     # "buys only bandwidth" given as the other model's case
-    "blind_claims_av.yaml": (37, 39, 40, 2),
+    "blind_claims_av.yaml": (37, 39, 41, 2),
     # corpus AW (stop 62, after AT's to AV's fixes), rebuttals of a teammate's quoted Slack
     # message ("> @dana: TP=16 should halve the KV again" then "Not quite: …" or "+1"); the
     # wrong answers agree with a wrong quote or correct a right one; written blind; measured
@@ -434,15 +434,17 @@ MEASURED = {
     # passive voice, "it is recommended that"), the wrong memos recommending a wrong course;
     # written blind; measured unread: 40 / 38 / 35 / 2. A proposal "is not recommended",
     # "should be avoided" or "is discouraged" is not made. Left: a tier "healthy when its
-    # preemption rate falls" (preemptions said healthy)
-    "blind_claims_bb.yaml": (41, 39, 35, 1),
+    # preemption rate falls" (preemptions said healthy). Then a helper wrote claims, in
+    # general terms, for its eight wrong memos left unheld (35 → 43)
+    "blind_claims_bb.yaml": (41, 39, 43, 1),
     # corpus BC (stop 64), candidates from another serving stack (TensorRT-LLM's in-flight
     # batching and free_gpu_memory_fraction, SGLang's RadixAttention and --mem-fraction-static,
     # TGI's max_total_tokens); written blind; measured unread: 37 / 37 / 36 / 4. Three right
     # answers' excuses had other words ("does double the FLOPs, but", "3 H100s", "Gemma-2 uses
     # 256"). Left: a claim quoted to be rebutted ('"TP=16 doubles capacity" doubles the GPUs,
-    # not the capacity'): the reader keeps no quotation marks
-    "blind_claims_bc.yaml": (40, 38, 36, 1),
+    # not the capacity'): the reader keeps no quotation marks. Then a helper wrote claims, in
+    # general terms, for its seven wrong answers left unheld (36 → 43)
+    "blind_claims_bc.yaml": (40, 38, 43, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
