@@ -80,7 +80,9 @@ def test_a_retargeted_prefill_compares_the_measurement_with_its_own_shape(run: R
 
 def test_the_engine_cap_names_the_answers_past_it(run: Run) -> None:
     text = flat(run("solution", "hybrid-state-kv", "--gpu", "mi300x").output)
-    assert "the count of 2,575 sequences above is past it" in text
+    # (said where the count is, once: a closing paragraph again was pass 51's N3)
+    assert "**2,575 sequences** fit in memory; unless --max-num-seqs is raised, vLLM runs " \
+           "1,024 of them at once" in text
     assert "sessions-short" not in text  # no step id in the prose (expert pass 31)
 
 

@@ -333,6 +333,9 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
     fields["params"] = params.total
     if fields["experts"] is not None:
         fields["active_params"] = params.total - params.unused_expert_params
+        moe = len(params.per_layer.moe_layers) if params.per_layer else fields["layers"]
+        fields["moe_layers"] = moe if moe != fields["layers"] else None
+        fields["shared_experts"] = _shared_expert_count(f, model_type)
     else:
         fields["active_params"] = None
     fields["attention_params"] = params.attention
@@ -593,6 +596,13 @@ def _experts(f: Fields, fields: dict[str, Any]) -> dict[str, Any] | None:
         listed = ", ".join(f"{k} {v}" for k, v in found.items())
         raise f.error(f"the expert counts disagree ({listed}): keep one")
     experts = counts.pop()
+    if experts == 1:
+        # (a single expert is the layer's MLP: transformers and vLLM build Jamba's JambaMLP,
+        # not JambaMoE, when num_experts is 1; every step reads it, as a dense model's;
+        # expert pass 51)
+        f.notes.append(f"{next(iter(found))} 1: one expert is a dense MLP (intermediate_size "
+                       "wide), as transformers and vLLM build a layer with a single expert")
+        return None
     per_names = ("num_experts_per_tok", "experts_per_token", "moe_top_k",
                  "num_experts_per_token")
     per = {name: f.count(name) for name in per_names if f.has(name)}
@@ -898,6 +908,19 @@ def _shared_expert_params(f: Fields, model_type: str, hidden: int, moe_width: in
         gate = hidden if f.has("shared_expert_intermediate_size") else 0
         return gated * hidden * width + gate  # Qwen2-MoE: the shared expert and its gate
     return 0
+
+
+def _shared_expert_count(f: Fields, model_type: str) -> int:
+    """The experts every token goes through beside its routed ones, as _shared_expert_params
+    counts their weights: n_shared_experts (DeepSeek, GLM-4.5), Llama-4's one, Qwen2-MoE's one
+    wider expert."""
+    shared = f.count("n_shared_experts", least=0) or f.count("num_shared_experts", least=0)
+    if shared:
+        return shared
+    if model_type in ("llama4", "llama4_text"):
+        return 1
+    return 1 if (f.count("shared_expert_intermediate_size", least=0)
+                 or f.count("shared_intermediate_size", least=0)) else 0
 
 
 def _vision_params(f: Fields, fields: dict[str, Any]) -> int:

@@ -50,6 +50,8 @@ class ModelPreset:
     experts: int | None = None
     experts_per_token: int | None = None
     shared_experts: int = 0  # experts every token goes through beside its routed ones
+    # the layers whose MLP is experts, where not every layer's is (GLM-4.5-Air's first is dense)
+    moe_layers: int | None = None
     # the active count its publisher prints, where it counts otherwise (GPT-OSS: no embedding)
     published_active_params: Fraction | None = None
     attention_params: Fraction | None = None  # attention projections: what DP attention copies
@@ -620,7 +622,8 @@ def _require(chosen: Mapping[str, Setting]) -> None:
 
 SPEC_INTS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "mla_latent",
              "mla_rope", "window", "windowed_layers", "experts", "experts_per_token",
-             "attention_layers", "recurrent_layers", "state_elements", "max_context")
+             "attention_layers", "recurrent_layers", "state_elements", "max_context",
+             "shared_experts", "moe_layers")
 SPEC_EXACT = ("params", "active_params", "weights_gb", "attention_params",
               "uncounted_vision_params", "vision_params")
 SPEC_TEXT = ("name", "path", "weights_dtype", "tables_dtype", "attention")

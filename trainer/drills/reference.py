@@ -269,6 +269,7 @@ class AnswerKey:
         "vision_note", "vision_read_note", "embedding_read_note", "active_read_note",
         "session_kv_formula",
         "resident_weights_formula", "shared_experts_note", "routed", "active_table_note",
+        "moe_layer_word", "dense_mlp_note", "moe_layers_said", "windowed_said",
         "max_num_seqs_default", "block_size_note", "batch_cost_question",
         "claimed_active_b", "split_gpus", "split_gpus_word", "split_share", "split_across",
         *SERVING_PLACEHOLDERS,
@@ -678,6 +679,7 @@ class AnswerKey:
         shown["shared_experts_note"] = "" if not shared else \
             f", {shared} shared expert{'s' if shared > 1 else ''}"
         shown["routed"] = "routed " if shared else ""
+        shown.update(_moe_layers_text(model_of(model).moe_layers if model else None, d.layers))
         vision = serving_vision_bytes(_PricedWeights(d))
         shown["vision_read_note"] = "" if not vision else (
             f" (the {shown['weights_gb']} GB loaded less the "
@@ -733,6 +735,21 @@ class _PricedWeights:
         self.weights_gb = d.weights_gb
         self.weight_bytes_per_param = d.weight_bytes_per_param
         self.native_bytes_per_param = DTYPE_BYTES[d.native_weights_dtype]
+
+
+def _moe_layers_text(moe_layers: int | None, layers: int) -> dict[str, str]:
+    """How the text names the layers with experts, where not every layer has them (GLM-4.5-Air
+    keeps a dense MLP in its first layer: a token reads it whole; expert pass 51)."""
+    if not moe_layers or moe_layers >= layers:
+        return {"moe_layer_word": "layer", "dense_mlp_note": "",
+                "moe_layers_said": "Every layer's MLP is"}
+    dense = layers - moe_layers
+    other = "one other layer" if dense == 1 else f"{dense} other layers"
+    return {"moe_layer_word": "MoE layer",
+            "dense_mlp_note": f", the dense MLP{'' if dense == 1 else 's'} of its {other}",
+            "moe_layers_said": f"{moe_layers} of its {layers} layers (the "
+                               f"{'other one' if dense == 1 else f'other {dense}'} dense) have "
+                               "an MLP of"}
 
 
 def _moe_text(d: Deployment) -> dict[str, str]:
@@ -891,7 +908,7 @@ def _window_text(d: Deployment, model_name: str, chunked: bool = False) -> dict[
     plain causal count for a model without one, so one situation serves every variant."""
     full_rule = "2 × layers × heads × head_dim × T²"
     if d.window is None or d.windowed_layers == 0:
-        return {"window_note": "", "attention_flops_rule": full_rule}
+        return {"window_note": "", "attention_flops_rule": full_rule, "windowed_said": ""}
     window = format_number(d.window)
     layers = (f"all {format_number(d.layers)} layers" if d.windowed_layers == d.layers
               else f"{format_number(d.windowed_layers)} of its {format_number(d.layers)} layers")
@@ -910,7 +927,11 @@ def _window_text(d: Deployment, model_name: str, chunked: bool = False) -> dict[
                     "(W²/2 + (T − W) × W))")
     rule = (f"{full_rule} up to the window; beyond it each token attends to at most W = "
             f"{window} keys, {windowed}")
-    return {"window_note": note, "attention_flops_rule": rule}
+    # (the working's "windowed layers" are the chunked ones of a Llama-4: said so; pass 51)
+    said = (f"the chunked-attention layers holding only their current chunk's tokens (at most "
+            f"{window}, sized as a window of {window})" if chunked else
+            "the windowed layers holding only their window")
+    return {"window_note": note, "attention_flops_rule": rule, "windowed_said": said}
 
 
 def _head_dim_hint(d: Any) -> str:

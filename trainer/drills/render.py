@@ -552,8 +552,8 @@ def engine_cap_note(key: AnswerKey, text: str) -> str:
 
     card = find_gpu(str(gpu))
     cap = card.default_max_num_seqs
-    if "max_num_seqs" in text and f"{cap:,}" in text:
-        return ""
+    if ("max_num_seqs" in text or "max-num-seqs" in text) and f"{cap:,}" in text:
+        return ""  # (said already, as the setting or as its flag: pass 51, N3)
     rule = "1,024 on a card of 70 GiB or more that is not an A100, else 256"
     default = f"{cap:,} on an {card.name} ({rule})"
     operating = [step for step in key.drill.steps

@@ -420,10 +420,26 @@ def _check_same_tokenizer_draft(drill: Drill, model: ModelPreset, givens: dict[s
     except (KvdrillError, ZeroDivisionError):
         return
     shown = key.display_givens()
+    verify = ""
+    if model.experts is not None and model.experts_per_token is not None:
+        # the MoE target's verification of k + 1 tokens touches more experts than a step:
+        # most of the loss, said beside the draft's read (expert pass 51, M2)
+        try:
+            verify_share = value_of(d, "spec_verify_expert_share")
+            verify_read = value_of(d, "spec_verify_weights_bytes")
+        except (KvdrillError, ZeroDivisionError):
+            verify_share = None
+        if verify_share is not None:
+            one = Fraction(model.experts_per_token, model.experts)
+            verify = (f", and verifying {format_number(int(d.spec_tokens or 0) + 1)} tokens "
+                      f"touches {format_number(100 * verify_share, sig=3)}% of its experts "
+                      f"({format_bytes(verify_read)}), not the {format_number(100 * one, sig=2)}% "
+                      "one token does")
     reads = (f"{size} reads {format_bytes(drafted)} "
-             f"per drafted token against the {format_bytes(read)} a {model.name} step reads, so "
-             f"at k = {shown['spec_tokens']} and acceptance {shown['acceptance_rate']} "
-             f"speculation would run at {float(speedup):.2f}× the speed")
+             f"per drafted token against the {format_bytes(read)} a {model.name} step reads"
+             f"{verify}, so at k = {shown['spec_tokens']} and acceptance "
+             f"{shown['acceptance_rate']} speculation would run at {float(speedup):.2f}× the "
+             "speed")
     if speedup <= 1:
         tokenizer = _TOKENIZER_NAMES.get(model.id, "its tokenizer")
         said = (f"the only draft kvdrill knows that shares {tokenizer}, {draft.name}, is too "
