@@ -31,7 +31,8 @@ MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to h
 # Reading a text: tokens with their sentence, item and clause.
 
 _BULLET = lazy(r"^\s*(?:[-*•·▪‣+>]|\d{1,2}[.)]|\(?[a-z]\)|\(?[ivx]{1,4}\))\s+")
-_ABBREVIATIONS = lazy(r"\b(e\.g|i\.e|vs|etc|approx|cf|resp|incl|no)\.(?=\s)")
+# ("No. 5" is a number; "No. The ceiling is …" answers a question and ends its sentence)
+_ABBREVIATIONS = lazy(r"\b(e\.g|i\.e|vs|etc|approx|cf|resp|incl|no(?=\.\s+\d))\.(?=\s)")
 _SENTENCE_END = lazy(r"""[.!?]+[)\]"'”’]*(?=\s|$)""")  # "ridge.) So" ends one too
 _TOKEN = lazy(
     r"(?P<num>\d+(?:[.,]\d+)*)"
