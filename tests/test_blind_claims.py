@@ -445,6 +445,19 @@ MEASURED = {
     # not the capacity'): the reader keeps no quotation marks. Then a helper wrote claims, in
     # general terms, for its seven wrong answers left unheld (36 → 43)
     "blind_claims_bc.yaml": (40, 38, 43, 1),
+    # corpus BD (stop 64, after BB's and BC's fixes), typed on a phone between meetings:
+    # lowercase, no apostrophes, typos a reader still understands ("cash", "memroy",
+    # "bandwith"); written blind; measured unread: 40 / 38 / 36 / 2. "3x off" and "would give"
+    # report the active-only subtraction. Left: a senior's notes with no full stops, whose "mha
+    # same budget" and "hence dp attention" on two lines read as one clause
+    "blind_claims_bd.yaml": (41, 38, 36, 1),
+    # corpus BE (stop 64, after BB's and BC's fixes), numbers as ranges and estimates
+    # ("between 40 and 50 GB", "roughly 2-3x", "give or take 10%"); written blind; measured
+    # unread: 40 / 36 / 42 / 3. KV reads that "grow with context" are no intensity that does;
+    # "No." answering a question ends its sentence. Left: its "buzzword" lists carry the whole
+    # working ("W ≈ 7.9 s (400 × ~20 ms), ~238 in flight"), read as terse answers; a junior
+    # that watches GPU memory makes that claim
+    "blind_claims_be.yaml": (42, 36, 42, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
