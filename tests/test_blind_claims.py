@@ -121,7 +121,9 @@ MEASURED = {
     "blind_claims_j.yaml": (41, 43, 43, 0),
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
-    "blind_claims_k.yaml": (34, 43, 43, 0),
+    # (stop 64: its embedding-why senior, "use 15.01 for the roofline", had earned "the
+    # roofline is a floor" for the word alone, the drill's own name: 34 → 33)
+    "blind_claims_k.yaml": (33, 43, 43, 0),
     "blind_claims_l.yaml": (35, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (36, 43, 38, 0),
@@ -139,7 +141,7 @@ MEASURED = {
     "blind_claims_o.yaml": (35, 42, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
-    "blind_claims_p.yaml": (42, 42, 38, 0),
+    "blind_claims_p.yaml": (42, 42, 39, 0),
     # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
@@ -163,7 +165,7 @@ MEASURED = {
     # reason by analogy, written blind; measured unread at the end of the stop's marking
     # changes: 33 / 43 / 34 / 2. Then a helper narrowed the two claims that fired on right
     # answers and wrote claims, in general terms, for its nine wrong answers left unheld
-    "blind_claims_t.yaml": (37, 43, 43, 0),
+    "blind_claims_t.yaml": (38, 43, 43, 0),
     # corpus U (stop 52), mock-interview answers spoken aloud and captured by speech-to-text
     # (numbers spelled out), written blind; measured unread: 38 / 28 / 34 / 4. Then the four
     # right answers said to claim wrongly were read and their claims narrowed ("batch one",
@@ -196,7 +198,7 @@ MEASURED = {
     # forgot-weights". Left: "watch gpu memory" in a junior answer (the claim is right)
     # (stop 59: two wrong answers held once a table's rows were read apart and "both are
     # bandwidth-bound" said of prefill and decode was claimed)
-    "blind_claims_x.yaml": (39, 42, 37, 1),
+    "blind_claims_x.yaml": (39, 42, 38, 1),
     # corpus Y (stop 54), terse experts and wordy juniors: seniors in one to four dense lines,
     # juniors long and hedged; written blind; measured unread: 13 / 43 / 40 / 8. Its seniors
     # match fewer concept phrases than its mids (as R's do): ordering is the weak figure. Of
@@ -205,7 +207,9 @@ MEASURED = {
     # the claim says (fragmentation "could be a big one", K and V "for the 64 heads")
     # (stop 64: its 3c-explain mid, "read the whole 138 GB model", came to earn the memory-bound
     # concept a figure had interrupted, and ties its one-line senior: 14 → 13)
-    "blind_claims_y.yaml": (13, 43, 41, 6),
+    # (stop 64, again: a working that names another lever, "DP attention -> 16 -> ~88 seqs",
+    # no longer quantifies the lever beside it; its experts-and-levers senior ties its mid)
+    "blind_claims_y.yaml": (12, 43, 41, 6),
     # corpus Z (stop 54), answers that argue with numbers (if/then, conversions, a senior
     # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
@@ -232,7 +236,7 @@ MEASURED = {
     # graphs eating 20 GB) or listed but said another way ("won't run more than X", whose own
     # "not" read as a denial of the X); a right mid said to blame the system prompt ("I'd
     # explain it") was the false claim that went
-    "blind_claims_ac.yaml": (41, 43, 35, 2),
+    "blind_claims_ac.yaml": (42, 43, 35, 2),
     # corpus AD (stop 57), candidates whose first language is not English (short sentences,
     # missing articles, glued units), a third of the wrong answers wrong in a figure said in
     # prose; written blind; measured unread: 40 / 41 / 37 / 4. A mistake named in an earlier
@@ -252,7 +256,7 @@ MEASURED = {
     # (stop 58: six more, each said within one clause: TP keeping "its own copy of the
     # weights", KV "a much bigger share" at batch 1, "serve it on one card", the peak as "the
     # number to size on", the scheduler preempting the oldest, the partial block "included")
-    "blind_claims_ae.yaml": (40, 42, 38, 0),
+    "blind_claims_ae.yaml": (41, 42, 38, 0),
     # corpus AF (stop 58), whiteboard notes of a research background (formulas, ≈ × → ⇒,
     # Greek letters, "2·L·n_kv·d·b"); written blind; measured unread: 33 / 38 / 27 / 6. Its
     # right answers said to claim wrongly were excuses in other words ("would be a ~636 GB
@@ -281,7 +285,7 @@ MEASURED = {
     # one that improves both", fragmentation "the biggest contributor", a paged cache that
     # "keeps a session's blocks", which an over-broad "cached" had excused). The right answer
     # left said to claim wrongly is a junior that watches GPU memory
-    "blind_claims_ah.yaml": (42, 43, 43, 1),
+    "blind_claims_ah.yaml": (43, 43, 43, 1),
     # corpus AI (stop 59, measured after AH's fixes), staff engineers' design-review comments
     # ("Decision:", "Why:", "Risks:", numbered lists); written blind; measured unread: 39 / 43
     # / 33 / 6, the honest figure of the stop. Its false claims: a term of a bare buzzword list
@@ -376,7 +380,7 @@ MEASURED = {
     # now retracted, and one's own first thought reported ("I first wrote", "my first draft",
     # "Red flags: …") is no claim. Left: a junior watching GPU memory, a p99 plan that also
     # says "every request at 32k" to reject it, the reservation scheme described to compare
-    "blind_claims_as.yaml": (35, 42, 41, 4),
+    "blind_claims_as.yaml": (35, 42, 42, 4),
     # corpus AT (stop 62), a practice dialogue pasted whole: "Interviewer:"/"Q:"/"them:" lines
     # float wrong ideas ("Product says raise it to 128k for everyone"), "Me:"/"A:" replies
     # reject them, the wrong answers accept one; written blind; measured unread: 31 / 38 / 41 /
@@ -390,14 +394,14 @@ MEASURED = {
     # words of another case (a tied model, a reserving server, "only if" the prefix stays, a
     # queue with low usage read as another limit). Left: a junior whose "mostly buys memory" is
     # followed by "It also gives more bandwidth", a slip's result reported in quotes
-    "blind_claims_au.yaml": (38, 36, 39, 2),
+    "blind_claims_au.yaml": (38, 37, 40, 2),
     # corpus AV (stop 62, after AT's and AU's fixes), explained by example first: a toy case or
     # another model worked with its own numbers, then the drill's; written blind; measured
     # unread: 34 / 39 / 40 / 6. A toy's head_dim of 64 is no 64 KV heads, "a 3× fiction"
     # reports, MHA split 8 ways is no latent split. Left: a quoted claim that "fails on both
     # counts" ("fails" as a report word cost two wrong answers held elsewhere), the 8B's
     # "buys only bandwidth" given as the other model's case
-    "blind_claims_av.yaml": (37, 39, 41, 2),
+    "blind_claims_av.yaml": (37, 40, 41, 2),
     # corpus AW (stop 62, after AT's to AV's fixes), rebuttals of a teammate's quoted Slack
     # message ("> @dana: TP=16 should halve the KV again" then "Not quite: …" or "+1"); the
     # wrong answers agree with a wrong quote or correct a right one; written blind; measured
@@ -422,21 +426,21 @@ MEASURED = {
     # written blind; measured unread: 39 / 39 / 40 / 2. "Halving the sessions mixes a per-GPU
     # budget with …" names the mix-up, not a split by tokens. Left: a capacity sheet that
     # "treated Gemma-2 as sliding window, like Mistral" before a load test proved it wrong
-    "blind_claims_az.yaml": (40, 39, 40, 1),
+    "blind_claims_az.yaml": (40, 39, 41, 1),
     # corpus BA (stop 63, after AX's to AZ's fixes), second-person coaching ("you'd think …,
     # but …", "the trap here is …"), the wrong answers coaching a wrong idea; written blind;
     # measured unread: 42 / 40 / 35 / 1. Watching KV usage "to see if we're running out" is no
     # alert at 100%. Left: eight coached wrong answers above their junior, among them one
     # whose "if you want more" in the sentence after excuses "vLLM guarantees each admitted
     # request room to reach max_model_len"
-    "blind_claims_ba.yaml": (42, 40, 35, 0),
+    "blind_claims_ba.yaml": (43, 40, 35, 0),
     # corpus BB (stop 64), memos and emails to a manager ("Summary:", "Recommendation:",
     # passive voice, "it is recommended that"), the wrong memos recommending a wrong course;
     # written blind; measured unread: 40 / 38 / 35 / 2. A proposal "is not recommended",
     # "should be avoided" or "is discouraged" is not made. Left: a tier "healthy when its
     # preemption rate falls" (preemptions said healthy). Then a helper wrote claims, in
     # general terms, for its eight wrong memos left unheld (35 → 43)
-    "blind_claims_bb.yaml": (41, 39, 43, 1),
+    "blind_claims_bb.yaml": (42, 39, 43, 1),
     # corpus BC (stop 64), candidates from another serving stack (TensorRT-LLM's in-flight
     # batching and free_gpu_memory_fraction, SGLang's RadixAttention and --mem-fraction-static,
     # TGI's max_total_tokens); written blind; measured unread: 37 / 37 / 36 / 4. Three right
@@ -444,20 +448,24 @@ MEASURED = {
     # 256"). Left: a claim quoted to be rebutted ('"TP=16 doubles capacity" doubles the GPUs,
     # not the capacity'): the reader keeps no quotation marks. Then a helper wrote claims, in
     # general terms, for its seven wrong answers left unheld (36 → 43)
-    "blind_claims_bc.yaml": (40, 38, 43, 1),
+    "blind_claims_bc.yaml": (41, 38, 43, 1),
     # corpus BD (stop 64, after BB's and BC's fixes), typed on a phone between meetings:
     # lowercase, no apostrophes, typos a reader still understands ("cash", "memroy",
     # "bandwith"); written blind; measured unread: 40 / 38 / 36 / 2. "3x off" and "would give"
     # report the active-only subtraction. Left: a senior's notes with no full stops, whose "mha
-    # same budget" and "hence dp attention" on two lines read as one clause
-    "blind_claims_bd.yaml": (41, 38, 36, 1),
+    # same budget" and "hence dp attention" on two lines read as one clause. Then a helper
+    # wrote claims, in general terms, for its seven wrong answers left unheld (36 → 43): a
+    # reply with no full stops is one sentence, so each claim's excuses had to be words its
+    # other lines do not say
+    "blind_claims_bd.yaml": (41, 38, 43, 1),
     # corpus BE (stop 64, after BB's and BC's fixes), numbers as ranges and estimates
     # ("between 40 and 50 GB", "roughly 2-3x", "give or take 10%"); written blind; measured
     # unread: 40 / 36 / 42 / 3. KV reads that "grow with context" are no intensity that does;
     # "No." answering a question ends its sentence. Left: its "buzzword" lists carry the whole
     # working ("W ≈ 7.9 s (400 × ~20 ms), ~238 in flight"), read as terse answers; a junior
-    # that watches GPU memory makes that claim
-    "blind_claims_be.yaml": (42, 36, 42, 1),
+    # that watches GPU memory makes that claim. Then a helper wrote the claim of its one
+    # wrong answer left unheld, "its own pass through the MLPs" (42 → 43)
+    "blind_claims_be.yaml": (42, 36, 43, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -1,10 +1,15 @@
 """What a right answer is not said to claim (stop 64, corpora BB and BC, written blind and
-measured unread): a proposal a memo advises against, and excuses in a senior's own words."""
+measured unread): a proposal a memo advises against, and excuses in a senior's own words;
+and what a credit does not say it was quantified by."""
 
 from __future__ import annotations
 
-from trainer.drills.loader import find_drill
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import mark_sheet
 from trainer.marking.claims import claims_made
+from trainer.marking.prose import concept_credit
+from trainer.marking.scoring import drill_figures
 
 
 def _claims(drill_id: str, step_id: str, text: str) -> set[str]:
@@ -47,3 +52,32 @@ def test_hidden_over_heads_set_against_the_config_s_256() -> None:
     text = "head_dim: 3584/16 = 224, but Gemma-2 uses 256."
     assert "head-dim-is-hidden-over-heads" not in _claims("sliding-window-kv", "why-different",
                                                           text)
+
+
+# Credit statements that named a figure of something else (expert pass 50, F6 and F11)
+
+def _credit(drill_id: str, concept_id: str, text: str) -> str:
+    drill = find_drill(drill_id)[0]
+    concept = load_rubric(drill.rubric).concept(concept_id)
+    assert concept is not None
+    figures = drill_figures(drill, mark_sheet(AnswerKey(drill), {}))
+    return concept_credit(concept, text, figures)[1]
+
+
+def test_a_figure_of_the_sentence_before_a_so_does_not_quantify_a_lever() -> None:
+    text = ("Every long session that does arrive pins 16 GiB, 32 chat sessions. So a separate "
+            "long pool with FP8 KV, admitted by tier and quota.")
+    note = _credit("long-context-tier", "fp8-kv", text)
+    assert "32" not in note and "not the drill's" not in note
+
+
+def test_a_working_that_names_another_lever_does_not_quantify_the_next() -> None:
+    text = "First lever: DP attention (16 → 88 sessions), then FP8 KV."
+    note = _credit("deepseek-v3-mla-h200", "fp8-kv", text)
+    assert "88" not in note
+
+
+def test_a_figure_set_beside_a_lever_still_quantifies_it() -> None:
+    text = "Keep every expert resident, 673 GB: the router may pick any of them."
+    note = _credit("deepseek-v3-mla-h200", "all-experts-resident", text)
+    assert "673" in note

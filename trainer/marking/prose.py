@@ -932,8 +932,9 @@ def mentions(concept: Concept, text: str,
             # not as "not quantified" ("~3.4 TB/s" where the drill measured 3.5)
             # (of the kind the concept's figures are: "48 sessions" is no threshold of 85%)
             kinds = _figure_measures(concept.figures)
+            written = reading.written or reading.sentence
             own = concept.figures and not figure and any(
-                reading.sentence[p] == sentence and is_number(reading.tokens[p])
+                written[p] == written[start] and is_number(reading.tokens[p])
                 and reading.tokens[p + 1] in (kinds or _MEASURES)
                 for p in range(len(reading.tokens) - 1))
             note = f"'{said}'" + (f" with '{figure}'" if figure else
@@ -1028,20 +1029,30 @@ def _drill_figure_beside(reading: Reading, sentence: int, item: int, at: int,
     resident, 61 GB") or works a figure out ("X = 1.08 — room for one full-length
     request"): the nearest such figure to the mention (at). A figure in a clause that says
     something else ("not 128k", "doubles sessions to ~190") quantifies that clause."""
+    written = reading.written or reading.sentence
     beside = [(abs(position - at), position) for position, value in reading.numbers
               if abs(reading.item[position] - item) == 1
               and reading.sentence[position] == sentence
+              # (a sentence "So …" carries on is still another sentence: "… pins 16 GiB, 32
+              # chat sessions. So a separate pool with FP8 KV" sets no 32 beside FP8 KV)
+              and written[position] == written[at]
               and _states_a_figure(reading, reading.item[position])
               and _of_the_drill(_quantity(reading, position, value), drill_figures)]
     return _shown(reading, min(beside)[1]) if beside else None
 
 
 def _states_a_figure(reading: Reading, item: int) -> bool:
-    """An item of figures and units alone, or one that computes (=, ≈, →, ≥)."""
+    """An item of figures and units alone, or one that computes (=, ≈, →, ≥) with a name or
+    two ("X = 1.08"), not a clause of its own that computes ("First lever: DP attention 16 →
+    88 sessions" quantifies DP attention, not the FP8 KV beside it; expert pass 50, F11)."""
     tokens = [token for token, where in zip(reading.tokens, reading.item, strict=True)
               if where == item]
-    return any(token in _RELATIONS for token in tokens) or all(
-        is_number(token) or token in _UNITS or token in ("~", "≈") for token in tokens)
+    words = [token for token in tokens if token[:1].isalpha() and token not in _UNITS]
+    return (any(token in _RELATIONS for token in tokens) and len(words) <= _NAMES_IN_A_WORKING) \
+        or all(is_number(token) or token in _UNITS or token in ("~", "≈") for token in tokens)
+
+
+_NAMES_IN_A_WORKING = 2
 
 
 _WORD = lazy(r"[^\W_][\w'-]*")
