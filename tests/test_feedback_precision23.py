@@ -7,9 +7,9 @@ from __future__ import annotations
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import mark_sheet
-from trainer.marking.claims import claims_made
+from trainer.marking.claims import asserts, claims_made
 from trainer.marking.prose import concept_credit
-from trainer.marking.scoring import drill_figures
+from trainer.marking.scoring import drill_figures, score_attempt
 
 
 def _claims(drill_id: str, step_id: str, text: str) -> set[str]:
@@ -81,3 +81,35 @@ def test_a_figure_set_beside_a_lever_still_quantifies_it() -> None:
     text = "Keep every expert resident, 673 GB: the router may pick any of them."
     note = _credit("deepseek-v3-mla-h200", "all-experts-resident", text)
     assert "673" in note
+
+
+def test_a_memo_that_advises_against_raising_the_cap_raises_no_red_flag() -> None:
+    # the rubric's own red flag (not a step's wrong claim) read the proposal the memo rejects
+    text = "Summary: Raising max_model_len globally is not recommended."
+    assert not asserts(text, "raise max_model_len globally")
+
+
+def test_a_memo_that_proposes_raising_the_cap_still_asserts_it() -> None:
+    assert asserts("Recommendation: raise max_model_len globally to 131,072.",
+                   "raise max_model_len globally")
+
+
+def _red_flags(drill_id: str, step_id: str, text: str) -> list[str]:
+    drill = find_drill(drill_id)[0]
+    marks = mark_sheet(AnswerKey(drill), {step_id: text})
+    return [flag for flag, _ in score_attempt(drill, load_rubric(drill.rubric), marks).red_flags]
+
+
+def test_an_answer_that_argues_against_raising_the_cap_has_no_red_flag() -> None:
+    # the rubric's phrase "raise max_model_len globally" flagged 42 right answers over the
+    # corpora; the step's own claim of that name reads them with its excuses
+    text = ("Raising max_model_len globally lets a 128k session take 16 GiB, 32 chat sessions' "
+            "worth, on any chat card. Instead keep chat's cap at its p99 and give long context "
+            "its own replicas.")
+    assert _red_flags("long-context-tier", "pool-policy", text) == []
+
+
+def test_an_answer_that_raises_the_cap_for_everyone_keeps_its_red_flag() -> None:
+    text = ("Just raise max_model_len to 131,072 for everyone: paging allocates blocks as "
+            "tokens arrive, so chat users lose nothing.")
+    assert "raise-cap-for-everyone" in _red_flags("long-context-tier", "pool-policy", text)

@@ -125,8 +125,13 @@ def asserts(text: str, phrase: str) -> bool:
     that reports it as a mistake or supposes it ("raising the cap for everyone would be a
     mistake", "if we raised it for everyone")."""
     reading = read_text(text)
+    spans = _spans(reading)
+    # (nor dismissed or advised against just after: "raising max_model_len globally is not
+    # recommended" proposes nothing; the rubric's red flag said it did, stop 64)
     return any(not negated(reading, start, end, phrase)
                and not _reported(reading, reading.sentence[start], ())
+               and not _dismissed_after(reading, spans, spans[end - 1], end,
+                                        set(range(start, end)))
                for start, end in occurrences(reading, phrase))
 
 

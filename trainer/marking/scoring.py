@@ -420,6 +420,12 @@ def _red_flags(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
         for m in marks.values():
             if m.is_numeric or not m.answer or m.step_id in claimed:
                 continue
+            if flag.id in _claim_ids(drill, m.step_id):
+                # (the step's own wrong claim of that name reads the answer, with its
+                # excuses: "raising max_model_len globally lets a 128k session take 16 GiB"
+                # argues against it; the rubric's bare phrase flagged 37 such right answers
+                # over 57 corpora, stop 64)
+                continue
             if any(asserts(m.answer, p) for p in flag.phrases) and not any(
                 contains(m.answer, u) for u in flag.unless
             ):
@@ -429,6 +435,15 @@ def _red_flags(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
             says = (general_part(flag.says) or flag.says) if retargeted else flag.says
             raised.append((flag.id, f"{says} (in {', '.join(steps)})"))
     return tuple(raised)
+
+
+def _claim_ids(drill: Drill, step_id: str) -> frozenset[str]:
+    """The ids of the wrong claims a step lists."""
+    try:
+        step = drill.step(step_id)
+    except KeyError:
+        return frozenset()
+    return frozenset(claim.id for claim in step.wrong_claims or ())
 
 
 def _claim_flags(made: Mapping[str, tuple[ClaimMade, ...]], retargeted: bool = False,
