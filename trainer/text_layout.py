@@ -18,6 +18,18 @@ _LEAD = re.compile(r"^(\s*(?:[-•*✓✗✎·?⚑]|\d+[.)]|\([a-z0-9]+\))?\s*)"
 _LABEL = re.compile(r"^(\s+[A-Za-z][\w .()-]{0,24}: )")  # "  model: ", under a heading
 
 
+# Arithmetic signs of ambiguous East Asian width: one column in most terminals, two in some
+# (a CJK locale, several fonts); a wrap counts them as two, so a worked line ("2 × 32 × 8")
+# never spills past the terminal's edge in either
+_AMBIGUOUS_SIGNS = "×÷"
+
+
+def columns(text: str) -> int:
+    """The columns a text may take on a terminal, at most: its length, the ambiguous-width
+    signs counted twice."""
+    return len(text) + sum(text.count(sign) for sign in _AMBIGUOUS_SIGNS)
+
+
 def wrap_words(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
     """Greedy wrap between words; a word longer than a whole line (a path, a long number) is
     the only thing ever cut, at the width."""
@@ -25,7 +37,7 @@ def wrap_words(text: str, width: int, first: str = "", rest: str = "") -> list[s
     lines: list[str] = []
     line, empty = first, True
     for word in text.split():
-        if not empty and len(line) + 1 + len(word) > room:
+        if not empty and columns(line) + 1 + columns(word) > room:
             lines.append(line.rstrip())
             line, empty = rest, True
         while len(line) + len(word) > room and len(line) < room:

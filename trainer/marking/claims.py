@@ -125,6 +125,9 @@ def asserts(text: str, phrase: str) -> bool:
     that reports it as a mistake or supposes it ("raising the cap for everyone would be a
     mistake", "if we raised it for everyone")."""
     reading = read_text(text)
+    found = list(occurrences(reading, phrase))
+    if not found:
+        return False  # (most phrases: no clause spans worked out for them)
     spans = _spans(reading)
     # (nor dismissed or advised against just after: "raising max_model_len globally is not
     # recommended" proposes nothing; the rubric's red flag said it did, stop 64)
@@ -132,7 +135,7 @@ def asserts(text: str, phrase: str) -> bool:
                and not _reported(reading, reading.sentence[start], ())
                and not _dismissed_after(reading, spans, spans[end - 1], end,
                                         set(range(start, end)))
-               for start, end in occurrences(reading, phrase))
+               for start, end in found)
 
 
 # A heading names what follows ("### Paging vs reserving max_model_len", "## Answer to "2,000

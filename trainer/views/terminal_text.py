@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from trainer.text_layout import columns
+
 Fragment = tuple[str, str]  # (style, text); style "" is plain
 Line = list[Fragment]
 
@@ -90,7 +92,7 @@ def _fill(pieces: list[Fragment], width: int, first: str, rest: str) -> list[Lin
     used = len(first)
     empty = True
     for word in _words(pieces):
-        size = sum(len(text) for _, text in word)
+        size = sum(columns(text) for _, text in word)
         if not empty and used + 1 + size > width:
             lines.append(line)
             line, used, empty = [("", rest)], len(rest), True
