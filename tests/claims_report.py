@@ -47,8 +47,9 @@ def step_report(drill_id: str, step_id: str, answers: dict[str, str]) -> dict[st
     step = drill.step(step_id)
     scores = {level: anchor_score(drill, rubric, step_id, answers[level])
               for level in LEVELS if answers.get(level)}
+    key = AnswerKey(drill)
     claimed = {level: [c.claim.id for c in claims_in(drill, mark_sheet(
-        AnswerKey(drill), {step.id: answers[level]})).get(step.id, ())]
+        key, {step.id: answers[level]}), moe=key.base.experts is not None).get(step.id, ())]
                for level in LEVELS if answers.get(level)}
     return {
         "drill": drill_id, "step": step_id, "scores": scores, "claimed": claimed,

@@ -94,3 +94,12 @@ def test_gpt_oss_keeps_its_lm_head_in_16_bits_too(run: Run) -> None:
     # (N7) modules_to_not_convert: the untied LM head (201,088 × 2,880) stays bf16
     said = _solution(run, "mixtral-moe-decode", "--model", "gpt-oss-120b", "--gpu", "h200")
     assert "What is left in 16 bits (attention, router, embedding and LM head)" in said
+
+
+def test_a_release_read_from_its_config_is_pitched_at_its_publishers_count(run: Run) -> None:
+    # (N6) GPT-OSS-20B from its config.json: OpenAI's 3.61B, as the preset says, not 4.19B
+    config = Path(__file__).parent / "corpus" / "configs" / "gpt-oss-20b"
+    from_config = _solution(run, "mixtral-moe-decode", "--model", str(config))
+    assert "is a 3.61B model at inference time" in from_config
+    assert "is a 3.61B model at inference time" in _solution(
+        run, "mixtral-moe-decode", "--model", "gpt-oss-20b")

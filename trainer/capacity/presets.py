@@ -388,6 +388,16 @@ def same_weights(model: ModelPreset, other: ModelPreset) -> bool:
         model.vocab == other.vocab and model.weights_dtype == other.weights_dtype
 
 
+def published_active(model: ModelPreset) -> Fraction | None:
+    """The active-parameter count the model's publisher gives: the preset's, or, for a model
+    read from a config.json, that of the catalogue's release with the same weights (read from
+    its config, GPT-OSS-20B is still the "3.61B" OpenAI quotes, not a count of kvdrill's)."""
+    if model.published_active_params or not model.from_config:
+        return model.published_active_params
+    return next((other.published_active_params for other in models().values()
+                 if other.published_active_params and same_weights(model, other)), None)
+
+
 def find_gpu(name: str) -> GpuPreset:
     preset: GpuPreset = _find("GPU", name, gpus())
     return preset

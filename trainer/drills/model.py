@@ -59,6 +59,7 @@ class WrongClaim:
     unless: tuple[str, ...] = ()
     own_target_only: bool = False  # wrong of the drill's own card, maybe not of another's
     dense_target_only: bool = False  # wrong of a dense model, maybe not of an MoE
+    moe_target_only: bool = False  # wrong of an MoE model, true of a dense one
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> WrongClaim:
@@ -67,7 +68,8 @@ class WrongClaim:
                    contradicts=tuple(data.get("contradicts") or ()),
                    unless=tuple(data.get("unless") or ()),
                    own_target_only=bool(data.get("own_target_only")),
-                   dense_target_only=bool(data.get("dense_target_only")))
+                   dense_target_only=bool(data.get("dense_target_only")),
+                   moe_target_only=bool(data.get("moe_target_only")))
 
 
 @dataclass(frozen=True, slots=True)

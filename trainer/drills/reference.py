@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from trainer.capacity.deployment import DTYPE_BYTES, Deployment
-from trainer.capacity.presets import build_deployment, find_gpu, model_of
+from trainer.capacity.presets import build_deployment, find_gpu, model_of, published_active
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
 from trainer.capacity.serving_formulas import vision_bytes as serving_vision_bytes
@@ -655,7 +655,7 @@ class AnswerKey:
         shown["hbm_reported_gb"] = (format_number(reported * 2**20 / 10**9, sig=3)
                                     if reported else "unknown")
         shown.update(_moe_text(d))
-        published = model_of(model).published_active_params if model else None
+        published = published_active(model_of(model)) if model else None
         # the count a team quoting the model would quote: its publisher's, where it has one
         shown["claimed_active_b"] = format_number(published / 10**9, sig=3) if published \
             else shown["active_params_b"]

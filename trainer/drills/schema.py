@@ -159,6 +159,10 @@ class WrongClaim(Strict):
         default=False, description="The claim is wrong of a dense model and may be true of "
                                    "an MoE one (speculation at batch 1 may lose on an MoE "
                                    "target): not looked for where the drill's model is an MoE.")
+    moe_target_only: bool = Field(
+        default=False, description="The claim is true of a dense model and wrong of an MoE one "
+                                   "(verifying k + 1 tokens costs one step: an MoE's touch "
+                                   "more experts): looked for only where the model is an MoE.")
 
     @field_validator("parts")
     @classmethod

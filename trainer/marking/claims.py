@@ -62,7 +62,8 @@ _SUPPOSE = "ignore suppose imagine pretend say assume"
 # A clause that attributes a belief to others reports it: "people assume TP=16 halves the KV",
 # "a common belief is that …", "you might think …". Only the clause it opens: "some say it is
 # the heads, but really it is X" still claims X.
-_OTHERS = "people many most some folks everyone others colleagues team vendors naive one you"
+_OTHERS = ("people many most some someone somebody folks everyone others colleagues team "
+           "vendors naive one you")
 _BELIEVE = "assume assumes think thinks believe believes say says claim claims expect expects"
 _HEDGE_BEFORE_BELIEF = "often usually might may would could tend tends to will"
 _COMMON = "common usual popular conventional standard"
@@ -406,6 +407,8 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
             continue
         if reading.item[first] in reading.questions:
             continue  # asked, not said: "maybe you could offload some experts to the CPU?"
+        if _rebutted_after(reading, max(claimed)):
+            continue  # quoted to be answered: '"TP=16 doubles capacity" - no.
         said = _predicated(reading, parts[0][span] if lead is None else lead.get(span, []),
                            [place for found in parts[1:] for place in found[span]])
         items = frozenset(reading.item[start] for found in parts for start, _ in found[span])
@@ -457,6 +460,32 @@ def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
 
 
 _DISMISSAL_REACH = 7
+
+
+def _rebutted_after(reading: Reading, last: int) -> bool:
+    """Whether the item after the one that holds the claim's last word answers it with a bare
+    rejection, as a candidate sets up a claim to knock down: '"TP=16 doubles capacity" - no.',
+    "… . No, …", "… . Wrong: …", "… - that can't happen;"."""
+    start = next((p for p in range(last + 1, len(reading.tokens))
+                  if reading.item[p] != reading.item[last]), None)
+    if start is None:
+        return False
+    item = reading.item[start]
+    words = [reading.tokens[p] for p in range(start, len(reading.tokens))
+             if reading.item[p] == item]
+    if words[0] in _stems(_REBUTTALS):
+        # the word alone ("No.", "- no,", "- wrong."), or "no" before a colon ("No: it does
+        # 16 GFLOP"); not "Wrong:", which a ❌ reads as, of what follows it ("❌ FP8 KV")
+        return len(words) == 1 or (words[0] in _stems("no nope") and words[1] == ":")
+    return len(words) <= _REBUTTAL_WORDS and words[0] in _stems("that this it") and \
+        len(words) > 2 and is_negator(words[2]) and \
+        set(words[3:]) <= _stems(_REBUTTAL_ENDS)
+
+
+# a bare word that answers a claim set up just before it
+_REBUTTALS = "no nope wrong false incorrect untrue"
+_REBUTTAL_WORDS = 5  # "that is not how it works" is the longest form read
+_REBUTTAL_ENDS = "happen true right so correct work works how it the case"
 _HEDGES_BEFORE_DISMISSAL = "probably likely clearly really certainly definitely almost surely"
 # what a named cause is said not to be: "… is not it", "… aren't the problem"
 _DISMISSED_AS = "it cause culprit problem issue reason explanation bottleneck blame answer " \
@@ -529,11 +558,13 @@ def _span_before(reading: Reading, spans: list[int], span: int, first: int) -> l
 
 def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bool:
     """Whether the claim's clause opens by giving it to others: "people (often) assume",
-    "you might think", "the common belief is"."""
+    "you might think", "the common belief is", "contrary to"."""
     before = _span_before(reading, spans, span, first)
     head = before[:_ATTRIBUTION_REACH + 1]
     if _stems(_COMMON) & set(head) and _stems(_BELIEF) & set(head):
         return True
+    if head[:2] == ["contrari", "to"]:
+        return True  # "contrary to what the chat price sheet suggests, …": set against
     if not head or head[0] not in _stems(_OTHERS):
         return False
     rest = head[1:]

@@ -171,8 +171,9 @@ ANCHOR_LEVELS = ("junior", "mid", "senior", "buzzwords")
 def anchor_score(drill: Drill, rubric: Rubric, step_id: str, text: str) -> Fraction:
     """What a text answer scores on its own: the rubric's concept dimensions, summed, for a
     sheet that holds only this answer (as `kvdrill grade --json` reports it)."""
-    marks = mark_sheet(AnswerKey(drill), {step_id: text})
-    score = score_attempt(drill, rubric, marks)
+    key = AnswerKey(drill)
+    marks = mark_sheet(key, {step_id: text})
+    score = score_attempt(drill, rubric, marks, moe=key.base.experts is not None)
     return sum((d.score for d in score.dimensions if d.id != "arithmetic"), Fraction(0))
 
 
@@ -233,8 +234,11 @@ def _lint_wrong_claims(drill: Drill, rubric: Rubric, step: Step, at: str, junior
                                          "has no words to match")
     right = {level: anchors.get(level) for level in ("junior", "mid", "senior")}
     right["model answer"] = step.model_answer
+    moe = AnswerKey(drill).base.experts is not None
     for name, text in right.items():
         for made in claims_made(step, text or ""):
+            if (made.claim.dense_target_only if moe else made.claim.moe_target_only):
+                continue  # a claim of the other kind of model: not wrong of this drill's
             report.errors.append(f"{at}: the {name} makes the wrong claim {made.claim.id!r}: "
                                  "narrow its parts to what only a wrong answer says")
     if wrong and step.wrong_claims:

@@ -1,0 +1,76 @@
+"""A claim set up to be knocked down is not the candidate's (expert pass 52, W1 to W3): a
+rebuttal that follows the claim ('"TP=16 doubles capacity" - no.', ". No.", "Wrong:",
+"that can't happen"), a claim put in someone's mouth ("Someone might say …"), and a claim the
+sentence sets itself against ("Contrary to …"). The claim said plainly is still flagged."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainer.drills.loader import find_drill
+from trainer.marking.claims import claims_made
+
+
+def _claims(drill_id: str, step_id: str, text: str) -> set[str]:
+    step = find_drill(drill_id)[0].step(step_id)
+    return {made.claim.id for made in claims_made(step, text)}
+
+
+WHY_LESS = ("Llama-3.1-405B has 8 KV heads, so at TP=16 each rank holds one whole head and every "
+            "head lives on two GPUs; per GPU the KV per token stays 31.5 KiB.")
+
+
+@pytest.mark.parametrize("setup", [
+    '"TP=16 doubles capacity" - no.',
+    '"TP=16 doubles capacity" — no.',
+    "TP=16 doubles capacity. No.",
+    "TP=16 doubles capacity. No: it is 1.5x.",
+    "TP=16 doubles capacity - wrong.",
+    "TP=16 doubles capacity - nope,",
+])
+def test_a_claim_answered_by_a_bare_rejection_is_not_made(setup: str) -> None:
+    claims = _claims("llama31-405b-h200-tp", "why-less", f"{setup} {WHY_LESS}")
+    assert "tp16-doubles-sessions" not in claims
+
+
+def test_the_same_claim_without_its_rejection_is_made() -> None:
+    claims = _claims("llama31-405b-h200-tp", "why-less", f"TP=16 doubles capacity. {WHY_LESS}")
+    assert "tp16-doubles-sessions" in claims
+
+
+def test_a_claim_answered_that_it_cannot_happen_is_not_made() -> None:
+    text = '"Each GPU holds half a KV head at TP=16" - that can\'t happen; a head isn\'t split.'
+    assert not _claims("llama31-405b-h200-tp", "why-less", text) & {
+        "tp16-halves-kv-per-gpu", "half-a-kv-head"}
+
+
+def test_a_claim_followed_by_more_of_its_own_reasoning_is_made() -> None:
+    # "No doubt" affirms: the rejection must stand alone
+    text = ("Batch-1 decode is compute-bound because attention does a lot of math. No doubt "
+            "about it.")
+    assert "batch1-decode-compute-bound" in _claims("prefill-vs-decode", "why-two-regimes", text)
+
+
+def test_a_claim_someone_might_say_then_called_wrong_is_not_made() -> None:
+    text = ("Someone might say batch-1 decode is compute-bound because attention does a lot of "
+            "math. Wrong: it does ~16 GFLOP against 16.6 GB of reads, 1 FLOP per byte.")
+    assert not _claims("prefill-vs-decode", "why-two-regimes", text) & {
+        "batch1-decode-compute-bound", "decode-compute-bound"}
+
+
+def test_a_claim_the_sentence_is_contrary_to_is_not_made() -> None:
+    text = ("Contrary to what the chat price sheet suggests, a long request's tokens aren't 32x "
+            "slower. What is 32x is the KV it pins: 16 GiB. So price in KV-seconds.")
+    assert "priced-like-chat" not in _claims("long-context-tier", "pricing", text)
+
+
+def test_a_claim_made_after_a_contrary_clause_is_made() -> None:
+    text = "Contrary to intuition, charge the long tier the chat price per token."
+    assert "priced-like-chat" in _claims("long-context-tier", "pricing", text)
+
+
+def test_a_cross_mark_judges_the_item_after_it_not_the_claim_before() -> None:
+    # (corpus AP: "❌ FP8 KV" rejects FP8 KV; the proposal before it is still made)
+    text = ("- ✅ Buy the extra cards now, and set `max_model_len=131072` everywhere so no user "
+            "is ever refused.\n- ❌ FP8 KV — quality risk not worth it.")
+    assert "raise-cap-for-everyone" in _claims("llama31-8b-h100", "policy", text)
