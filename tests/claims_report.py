@@ -24,8 +24,8 @@ from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.model import Drill, Rubric
 from trainer.drills.reference import AnswerKey
 from trainer.marking.checker import mark_sheet
-from trainer.marking.lint import anchor_score
-from trainer.marking.scoring import claims_in
+from trainer.marking.scoring import score_attempt
+from trainer.reading.exact import Fraction
 
 CORPORA = Path(__file__).parent / "corpus"
 LEVELS = ("junior", "mid", "senior", "buzzwords", "wrong")
@@ -44,19 +44,26 @@ def load(name: str) -> dict[str, dict[str, dict[str, str]]]:
 
 def step_report(drill_id: str, step_id: str, answers: dict[str, str]) -> dict[str, Any]:
     drill, rubric = drill_and_rubric(drill_id)
-    step = drill.step(step_id)
-    scores = {level: anchor_score(drill, rubric, step_id, answers[level])
+    graded = {level: _graded(drill, rubric, step_id, answers[level])
               for level in LEVELS if answers.get(level)}
-    key = AnswerKey(drill)
-    claimed = {level: [c.claim.id for c in claims_in(drill, mark_sheet(
-        key, {step.id: answers[level]}), moe=key.base.experts is not None).get(step.id, ())]
-               for level in LEVELS if answers.get(level)}
+    scores = {level: score for level, (score, _) in graded.items()}
+    claimed = {level: claims for level, (_, claims) in graded.items()}
     return {
         "drill": drill_id, "step": step_id, "scores": scores, "claimed": claimed,
         "ordered": scores["junior"] < scores["mid"] < scores["senior"],
         "buzzwords_held": scores["buzzwords"] < scores["mid"],
         "wrong_held": "wrong" not in scores or scores["wrong"] <= scores["junior"],
     }
+
+
+def _graded(drill: Drill, rubric: Rubric, step_id: str, text: str) -> tuple[Any, list[str]]:
+    """What the answer scores alone (lint's anchor_score) and the wrong claims it makes, from
+    one marking and one scoring of it."""
+    key = AnswerKey(drill)
+    score = score_attempt(drill, rubric, mark_sheet(key, {step_id: text}),
+                          moe=key.base.experts is not None)
+    total = sum((d.score for d in score.dimensions if d.id != "arithmetic"), Fraction(0))
+    return total, [c.claim.id for c in score.wrong_claims if c.step_id == step_id]
 
 
 def report(names: list[str]) -> list[dict[str, Any]]:

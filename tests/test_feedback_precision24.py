@@ -74,3 +74,28 @@ def test_a_cross_mark_judges_the_item_after_it_not_the_claim_before() -> None:
     text = ("- ✅ Buy the extra cards now, and set `max_model_len=131072` everywhere so no user "
             "is ever refused.\n- ❌ FP8 KV — quality risk not worth it.")
     assert "raise-cap-for-everyone" in _claims("llama31-8b-h100", "policy", text)
+
+
+def _credit(rubric_id: str, concept_id: str, text: str) -> object:
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+    return concept_credit(load_rubric(rubric_id).concept(concept_id), text)[0]
+
+
+def test_an_moes_active_parameters_are_no_activation_headroom() -> None:
+    # (pass 52, W5: "only ~12.9B parameters are active" earned "headroom for activations")
+    text = ("Only ~12.9B parameters are active per token, so the weights cost about 26 GB and "
+            "the card keeps ~97 GB for KV.")
+    assert _credit("kv-capacity", "activation-headroom", text) == 0
+
+
+def test_activations_still_earn_the_headroom() -> None:
+    text = "Keep a few GB of headroom for activations and CUDA graphs, so the budget is 52 GB."
+    assert _credit("kv-capacity", "activation-headroom", text) > 0
+
+
+def test_capping_at_the_p99_of_real_contexts_is_no_measuring_before_buying() -> None:
+    # (pass 52, W5: "the p99 of real contexts" earned "check the metrics before buying")
+    text = ("Policy: cap max_model_len per tier at the p99 of real contexts (say 8k for chat), "
+            "not the model's 128k; one 128k session pins 16 GiB, the KV of 32 chat sessions.")
+    assert _credit("kv-capacity", "measure-before-buying", text) == 0

@@ -146,8 +146,15 @@ def _stem(word: str) -> str:
 def _snowball_stem(word: str) -> str:
     import snowballstemmer  # type: ignore[import-untyped]  # pure Python, loaded on first use
 
+    if word in _NOT_THE_SAME:
+        return _NOT_THE_SAME[word]
     stem = str(snowballstemmer.stemmer("english").stemWord(_BRITISH.sub(r"iz\1", word)))
     return _SAME_WORD.get(stem, stem)
+
+
+# Words the stemmer folds together that a serving answer keeps apart: an MoE's "active"
+# parameters are no "activations" (memory the reserve holds)
+_NOT_THE_SAME = {"activation": "activation", "activations": "activation"}
 
 
 # Words that say the same in every phrase a rubric or a claim lists: "read the entire model",
