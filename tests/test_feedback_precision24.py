@@ -99,3 +99,15 @@ def test_capping_at_the_p99_of_real_contexts_is_no_measuring_before_buying() -> 
     text = ("Policy: cap max_model_len per tier at the p99 of real contexts (say 8k for chat), "
             "not the model's 128k; one 128k session pins 16 GiB, the KV of 32 chat sessions.")
     assert _credit("kv-capacity", "measure-before-buying", text) == 0
+
+
+def test_a_figure_with_its_unit_is_quoted_as_the_answer_wrote_it() -> None:
+    # (pass 52, W8: "~98%" was quoted as the rubric's "100%", which the answer never says)
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+    concept = next(c for dimension in load_rubric("architectures").dimensions
+                   for c in dimension.concepts if "batch touches nearly all" in c.label)
+    text = ("With 8 of 128 per token the union grows slowly, but by batch 64 a step touches "
+            "~98% of the experts, so at serving batches the bandwidth saving is gone.")
+    credit, note = concept_credit(concept, text)
+    assert credit > 0 and "98%" in note and "100%" not in note

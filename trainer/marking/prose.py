@@ -1106,10 +1106,19 @@ def _as_typed(reading: Reading, figure: str, sentence: int) -> str:
     """A rubric's figure as the answer wrote it, where it is one number ("239" where the
     rubric lists 240, within its tolerance); a figure of words as the rubric has it."""
     for start, end in occurrences(reading, figure):
-        if reading.sentence[start] == sentence and end - start == 1 \
-                and is_number(reading.tokens[start]):
+        if reading.sentence[start] != sentence or not is_number(reading.tokens[start]):
+            continue
+        if end - start == 1:
             return _shown(reading, start)
+        if not any(is_number(token) for token in reading.tokens[start + 1:end]) \
+                and _LEADING_FIGURE.match(figure) is not None:
+            # a figure with its unit ("100%", "10.7 ms"): the number as written, then the unit
+            lead = _LEADING_FIGURE.match(figure)
+            return _shown(reading, start) + figure[lead.end():] if lead else figure
     return figure
+
+
+_LEADING_FIGURE = lazy(r"^[~≈]?\d[\d,]*(?:\.\d+)?")
 
 
 # Small whole numbers (2 for K and V, 8 heads, 4 GPUs) are in every sentence of a drill: they
