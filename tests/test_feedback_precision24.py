@@ -111,3 +111,18 @@ def test_a_figure_with_its_unit_is_quoted_as_the_answer_wrote_it() -> None:
             "~98% of the experts, so at serving batches the bandwidth saving is gone.")
     credit, note = concept_credit(concept, text)
     assert credit > 0 and "98%" in note and "100%" not in note
+
+
+def test_a_small_count_of_the_drills_own_is_not_called_a_figure_of_another() -> None:
+    # (pass 52, W7: "8 sequences" is step 4a's answer, not a figure "not the drill's")
+    from trainer.drills.loader import load_rubric
+    from trainer.drills.reference import AnswerKey
+    from trainer.marking.checker import mark_sheet
+    from trainer.marking.scoring import score_attempt
+    drill = find_drill("llama2-70b-mi300x")[0]
+    marks = mark_sheet(AnswerKey(drill), {
+        "4f": "I recommend FP8 KV: 8 sequences for a config flag, twice the 4 of fp16."})
+    evidence = [line for dimension in score_attempt(drill, load_rubric(drill.rubric),
+                                                    marks).dimensions
+                for line in dimension.evidence if "fp8" in line.lower()]
+    assert evidence and not any("not the drill's" in line for line in evidence)

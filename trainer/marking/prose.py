@@ -943,6 +943,9 @@ def mentions(concept: Concept, text: str,
             own = concept.figures and not figure and any(
                 written[p] == written[start] and is_number(reading.tokens[p])
                 and reading.tokens[p + 1] in (kinds or _MEASURES)
+                # (a small count of the drill's own, "8 sequences", is the drill's: said
+                # "not quantified", never "not the drill's")
+                and not _a_drill_count(reading, p, drill_figures)
                 for p in range(len(reading.tokens) - 1))
             note = f"'{said}'" + (f" with '{figure}'" if figure else
                                     " with figures that are not the drill's" if own else
@@ -1011,10 +1014,21 @@ def _drill_figure(reading: Reading, item: int,
     """A figure of the drill in the mention's own item (a long sentence's other clauses hold
     figures of other things)."""
     for position, value in reading.numbers:
-        if reading.item[position] == item \
-                and _of_the_drill(_quantity(reading, position, value), drill_figures):
+        if reading.item[position] == item and (
+                _of_the_drill(_quantity(reading, position, value), drill_figures)
+                or _counted(reading, position, drill_figures)):
             return _shown(reading, position)
     return None
+
+
+_COUNTED = frozenset({"sequenc", "seq", "session", "user", "request"})
+
+
+def _counted(reading: Reading, position: int, drill_figures: tuple[float, ...]) -> bool:
+    """A small count of the drill's own said with what it counts ("8 sequences"): it
+    quantifies, where a bare 8 (heads, a factor) does not."""
+    return position + 1 < len(reading.tokens) and reading.tokens[position + 1] in _COUNTED \
+        and _a_drill_count(reading, position, drill_figures)
 
 
 def _of_the_drill(value: float, drill_figures: tuple[float, ...]) -> bool:
@@ -1023,7 +1037,12 @@ def _of_the_drill(value: float, drill_figures: tuple[float, ...]) -> bool:
     binary = value * 1.024 if value >= _THOUSAND and value % _THOUSAND == 0 else value
     return meaningful(value) and any(
         min(abs(value - figure), abs(binary - figure)) <= FIGURE_TOLERANCE * figure
-        for figure in drill_figures)
+        for figure in drill_figures if meaningful(figure))
+
+
+def _a_drill_count(reading: Reading, position: int, drill_figures: tuple[float, ...]) -> bool:
+    value = _as_float(reading.tokens[position])
+    return value is not None and any(value == figure for figure in drill_figures)
 
 
 QUANTIFIED_ELSEWHERE = Fraction(3, 4)

@@ -19,7 +19,6 @@ from trainer.marking.prose import (
     concept_credit,
     contains,
     is_number,
-    meaningful,
     numbers_in,
     phrase_words,
     read_text,
@@ -259,7 +258,8 @@ def _without_figures(label: str) -> str:
 
 def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
     """The figures a drill's answers use: each numeric step's value in the unit it is shown
-    in, and every number of its model answers."""
+    in, and every number of its model answers (small counts too: "8 sequences" is the
+    drill's, though it quantifies nothing; prose.meaningful tells them apart)."""
     found: set[float] = set()
     for mark in marks.values():
         if mark.is_numeric and mark.expected is not None:
@@ -270,7 +270,7 @@ def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
     for step in drill.steps:
         if step.model_answer:
             found.update(numbers_in(step.model_answer))
-    return tuple(sorted(v for v in found if meaningful(v)))
+    return tuple(sorted(found))
 
 
 def claims_in(drill: Drill, marks: Mapping[str, Mark], retargeted: bool = False,
