@@ -126,3 +126,16 @@ def test_a_small_count_of_the_drills_own_is_not_called_a_figure_of_another() -> 
                                                     marks).dimensions
                 for line in dimension.evidence if "fp8" in line.lower()]
     assert evidence and not any("not the drill's" in line for line in evidence)
+
+
+def test_a_figure_in_thousands_is_quoted_once_with_its_k() -> None:
+    # (practised in tmux: "past 4k tokens" was quoted as '4kk')
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+    drill = find_drill("sliding-window-kv")[0]
+    rubric = load_rubric(drill.rubric)
+    notes = [concept_credit(rubric.concept(concept_id), "attention past 4k tokens is only "
+                            "indirect (stacked layers), so recall of a fact 20k tokens back "
+                            "gets worse.")[1]
+             for concept_id in drill.step("what-windows-cost").concepts]
+    assert any("'4k'" in note for note in notes) and not any("4kk" in note for note in notes)

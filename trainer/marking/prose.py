@@ -1133,7 +1133,10 @@ def _as_typed(reading: Reading, figure: str, sentence: int) -> str:
                 and _LEADING_FIGURE.match(figure) is not None:
             # a figure with its unit ("100%", "10.7 ms"): the number as written, then the unit
             lead = _LEADING_FIGURE.match(figure)
-            return _shown(reading, start) + figure[lead.end():] if lead else figure
+            rest = figure[lead.end():] if lead else ""
+            if _in_thousands(reading, start):  # "4k": its k is shown with the number
+                rest = rest.lstrip()[1:]
+            return _shown(reading, start) + rest if lead else figure
     return figure
 
 
