@@ -40,6 +40,8 @@ _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconcepti
 
 
 _GOT = "got gets get guessed guesses guess predicted predicts"
+# "nothing goes wrong", "what could go wrong": a verdict on what happens, not a claim reported
+_GOES = "go goes went going gone"
 
 _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "they claim",
                 "he thinks", "she thinks", "in his view", "in her view", "in their view",
@@ -611,6 +613,8 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
     reports = {reading.tokens[p] for p in positions
                if p not in said and not (p and reading.tokens[p - 1] in _stems(_GOT)
                                          and reading.sentence[p - 1] == sentence)
+               and not (p and reading.tokens[p - 1] in _stems(_GOES)
+                        and reading.tokens[p] == "wrong")
                and (own < 0 or reading.written[p] >= own)
                and not _said_of_what_came_before(reading, p, at)
                } & _stems(_REPORTED)
