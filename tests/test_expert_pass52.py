@@ -158,3 +158,23 @@ def test_every_expert_resident_is_no_active_share_claim(run: Run, tmp_path: Path
     result = run("grade", "llama31-8b-h100", "--model", "mixtral-8x7b", "--gpu", "h200",
                  "--answers", _sheet(tmp_path, "policy", text), "--json", ok=False)
     assert "moe-weights-are-the-active-share" not in result.output
+
+
+ONE_CARD = ("One card's 0.9 cap and the reserve leave 68 GB, less than the 70.6 GB of FP8 "
+            "weights, so the model would not even load on one.")
+
+
+def test_a_retargeted_grade_of_text_answers_says_what_it_reads_them_for(
+        run: Run, tmp_path: Path) -> None:
+    # (M5: a claim wrong only of the target went unflagged, and nothing said so)
+    result = run("grade", "llama31-70b-tp2-h100", "--gpu", "h200", "--answers",
+                 _sheet(tmp_path, "tp-trade", ONE_CARD), ok=False)
+    assert "a claim wrong only of this target may go unflagged" in " ".join(
+        result.output.split())
+
+
+def test_a_grade_at_the_drills_own_target_says_nothing_of_it(run: Run,
+                                                             tmp_path: Path) -> None:
+    result = run("grade", "llama31-70b-tp2-h100", "--answers",
+                 _sheet(tmp_path, "tp-trade", ONE_CARD), ok=False)
+    assert "Re-targeted:" not in result.output

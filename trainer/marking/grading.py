@@ -334,7 +334,16 @@ def graded_text(graded: Graded, width: int | None = None) -> str:
             lines += (wrap_words(mark.feedback, width, "     ", "     ") if width
                       else [f"     {mark.feedback}"])
     lines += ["", score_text(graded.score, width)]
+    if graded.target is not None and any(
+            not m.is_numeric and (m.answer or "").strip() for m in graded.marks.values()):
+        # (expert pass 52, M5: a claim wrong only of the target went unflagged, unsaid)
+        lines += wrap_words(RETARGETED_TEXT, width, "", "") if width else [RETARGETED_TEXT]
     return "\n".join(lines)
+
+
+RETARGETED_TEXT = ("Re-targeted: text answers are read for the drill's own ideas and wrong "
+                   "claims, with those true only of its own model or card left out; a claim "
+                   "wrong only of this target may go unflagged.")
 
 
 # How a text dimension is scored, said once under the rubric
