@@ -3,7 +3,8 @@ flags wrong, 16 of 51 wrong answers missed, 26 of 467 credit lines false): the w
 found unflagged are flagged, each by a claim written in general terms (the expert's answers
 below are the check; the corpora of tests/corpus the precision one: no right answer there
 makes any of these claims). A claim true of a dense model and wrong of an MoE one is looked for
-only where the model is an MoE."""
+only where the model is an MoE; re-targeted, a claim's correction keeps none of the drill's own
+figures (pass 53, W18)."""
 
 from __future__ import annotations
 
@@ -178,3 +179,15 @@ def test_a_grade_at_the_drills_own_target_says_nothing_of_it(run: Run,
     result = run("grade", "llama31-70b-tp2-h100", "--answers",
                  _sheet(tmp_path, "tp-trade", ONE_CARD), ok=False)
     assert "Re-targeted:" not in result.output
+
+
+def test_a_retargeted_json_grade_says_each_wrong_claim_without_the_drills_own_figures(
+        run: Run, tmp_path: Path) -> None:
+    # (expert pass 53, W18: a GPT-OSS-20B grade listed Mixtral's 93.4 GB and 0.75^64)
+    import json
+    text = ("All experts stay resident, 13.8 GB. At batch 64 it mostly still reads the active "
+            "share, roughly 3.7 GB plus the KV, since every token uses only 4 experts.")
+    result = run("grade", "mixtral-moe-decode", "--model", "gpt-oss-20b", "--gpu", "h100",
+                 "--answers", _sheet(tmp_path, "what-moe-saves", text), "--json", ok=False)
+    claims = json.loads(result.output)["rubric"]["wrong_claims"]
+    assert claims and not any("93.4" in c["says"] or "0.75" in c["says"] for c in claims)

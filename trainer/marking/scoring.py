@@ -100,6 +100,9 @@ class RubricScore:
     short_of: str | None = None  # with no level: the first level and what it needs
     wrong_claims: tuple[ClaimMade, ...] = ()  # what the text answers claimed wrongly
     next_level: str | None = None  # with a level below the top: the next and what it needs
+    # each wrong claim's correction as said: on a re-targeted drill, without the drill's own
+    # figures (a GPT-OSS grade quoting Mixtral's 93.4 GB: expert pass 53, W18)
+    claim_says: tuple[str, ...] = ()
 
     @property
     def sounds_like(self) -> str:
@@ -365,8 +368,10 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
         level_title = f"{first.title} (a red flag holds it there; without it, {level_title})"
         level_id, next_level = first.id, None
     kept_readings.keep_new()  # the stems and phrase tokens worked out for the next run
-    return RubricScore(dimensions, level_id, level_title, flags, short_of,
-                       tuple(c for claims in made.values() for c in claims), next_level)
+    claims = tuple(c for claims in made.values() for c in claims)
+    return RubricScore(dimensions, level_id, level_title, flags, short_of, claims, next_level,
+                       tuple(_said(c, retargeted, rubric).removesuffix(
+                           f" (a wrong claim in {c.step_id})") for c in claims))
 
 
 def _not_right(drill: Drill, level: Level, marks: Mapping[str, Mark]) -> tuple[str, ...]:
@@ -455,15 +460,20 @@ def _claim_flags(made: Mapping[str, tuple[ClaimMade, ...]], retargeted: bool = F
     others still cost the concepts they contradict. On a re-targeted drill a correction
     written with the drill's own figures is cut to what holds without them, or else said as
     the rubric's concept the claim contradicts."""
-    labels = {c.id: c.label for d in rubric.dimensions for c in d.concepts} if rubric else {}
     flags = []
     for claims in made.values():
         if not claims:
             continue
         c = max(claims, key=lambda made: len(made.claim.parts))
-        if not retargeted:
-            flags.append((c.claim.id, c.sentence))
-            continue
-        instead = next((labels[i] for i in c.claim.contradicts if i in labels), None)
-        flags.append((c.claim.id, c.retargeted_sentence(instead)))
+        flags.append((c.claim.id, _said(c, retargeted, rubric)))
     return tuple(flags)
+
+
+def _said(made: ClaimMade, retargeted: bool, rubric: Rubric | None) -> str:
+    """A wrong claim's correction, with where it was made; re-targeted, cut to what holds
+    without the drill's own figures, or said as the concept it contradicts."""
+    if not retargeted:
+        return made.sentence
+    labels = {c.id: c.label for d in rubric.dimensions for c in d.concepts} if rubric else {}
+    instead = next((labels[i] for i in made.claim.contradicts if i in labels), None)
+    return made.retargeted_sentence(instead)
