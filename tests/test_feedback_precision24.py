@@ -139,3 +139,25 @@ def test_a_figure_in_thousands_is_quoted_once_with_its_k() -> None:
                             "gets worse.")[1]
              for concept_id in drill.step("what-windows-cost").concepts]
     assert any("'4k'" in note for note in notes) and not any("4kk" in note for note in notes)
+
+
+def test_a_lone_word_beside_a_figure_of_something_else_is_not_quantified() -> None:
+    # (pass 53, W8: "duplicating the latent (16 -> 88 sessions)" credited MLA's compression)
+    from trainer.drills.loader import load_rubric
+    from trainer.drills.reference import AnswerKey
+    from trainer.marking.checker import mark_sheet
+    from trainer.marking.prose import concept_credit
+    from trainer.marking.scoring import drill_figures
+    drill = find_drill("deepseek-v3-mla-h200")[0]
+    figures = drill_figures(drill, mark_sheet(AnswerKey(drill), {}))
+    text = ("DP attention first, which stops every GPU duplicating the latent (16 -> 88 "
+            "sessions), then FP8 KV.")
+    concept = load_rubric(drill.rubric).concept("mla-latent-compression")
+    credit, note = concept_credit(concept, text, figures)
+    assert credit < 1 and "'16'" not in note
+
+
+def test_room_for_a_number_of_sequences_is_no_activation_headroom() -> None:
+    # (pass 53, W10: "int8 weights free room for 10 sequences" earned the headroom idea)
+    text = "Int8 weights: 138 -> 69 GB frees room for 10 sequences, at a calibration cost."
+    assert _credit("kv-capacity", "activation-headroom", text) == 0

@@ -832,7 +832,9 @@ def _for_the_cache(reading: Reading, start: int, end: int) -> bool:
     if start > 0 and reading.tokens[start - 1] in _lexed("cache"):
         return True
     position = end
-    while position < len(reading.tokens) and reading.tokens[position] in _lexed(_FILLERS):
+    # ("room for 10 sequences" is the cache's room too: expert pass 53, W10)
+    while position < len(reading.tokens) and (reading.tokens[position] in _lexed(_FILLERS)
+                                              or is_number(reading.tokens[position])):
         position += 1
     return position < len(reading.tokens) and reading.tokens[position] in _lexed(_THE_CACHE)
 
@@ -926,7 +928,10 @@ def mentions(concept: Concept, text: str,
                 reading, f, sentence, (start, end), item if listed else None)), None)
             if figure is not None:
                 figure = _as_typed(reading, figure, sentence)
-            if figure is None and concept.figures and drill_figures:
+            if figure is None and concept.figures and drill_figures \
+                    and len(_phrase_tokens(phrase)) > 1:
+                # (a lone word, "latent", beside a figure of the drill's, "16 -> 88
+                # sessions", quantifies nothing of the idea: expert pass 53, W8)
                 figure = _drill_figure(reading, item, drill_figures)
             if listed:
                 # A figure beside a listed term ("chunked prefill 512-2048") quantifies
