@@ -161,3 +161,13 @@ def test_room_for_a_number_of_sequences_is_no_activation_headroom() -> None:
     # (pass 53, W10: "int8 weights free room for 10 sequences" earned the headroom idea)
     text = "Int8 weights: 138 -> 69 GB frees room for 10 sequences, at a calibration cost."
     assert _credit("kv-capacity", "activation-headroom", text) == 0
+
+
+@pytest.mark.parametrize(("typed", "value"), [
+    ("about 97, call it 96", 96), ("190ish, let's say 185", 185),
+    ("12.9 GB, rounded down to 12 GB", 12)])
+def test_the_value_an_answer_settles_on_is_the_one_read(typed: str, value: int) -> None:
+    # (pass 53, N2: "about 97, call it 96" was read as 97, "call it 96" ignored)
+    from trainer.reading.reader import read_answer
+    reading = read_answer(typed, "GB" if "GB" in typed else "")
+    assert float(reading.readings[0].quantity.value) == value * (10**9 if "GB" in typed else 1)

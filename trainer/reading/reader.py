@@ -297,7 +297,9 @@ _LEADING_WORDS = lazy(r"^((?:[A-Za-z][A-Za-z'’-]*[,:]?\s+){1,4})(?=[~≈]?\s*\
 # What separates shown working from the result: the value after the last one is the answer.
 _WORKING_SEPARATOR = lazy(
     r"\s*(?:=>|->|→|⇒|~=|=|≈|≃|\b(?:so|gives|giving|hence|thus|therefore|i\.e\.|ie|which is"
-    r"|that'?s|that is|making|equals|is)\b)\s*",
+    r"|that'?s|that is|making|equals|is"
+    # the value settled on: "about 97, call it 96", "190ish, let's say 185"
+    r"|call it|let'?s say|round(?:ed)? (?:it )?(?:down |up )?to)\b)\s*",
     re.IGNORECASE,
 )
 _UNITS_WORDS = (
