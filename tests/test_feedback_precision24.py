@@ -5,7 +5,11 @@ sentence sets itself against ("Contrary to …"). The claim said plainly is stil
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
+from click.testing import Result
 
 from trainer.drills.loader import find_drill
 from trainer.marking.claims import claims_made
@@ -171,3 +175,16 @@ def test_the_value_an_answer_settles_on_is_the_one_read(typed: str, value: int) 
     from trainer.reading.reader import read_answer
     reading = read_answer(typed, "GB" if "GB" in typed else "")
     assert float(reading.readings[0].quantity.value) == value * (10**9 if "GB" in typed else 1)
+
+
+def test_the_two_of_k_and_v_in_a_working_shows_no_gpu_count(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (pass 53, W17: "126 x 8 x 128 x 2 x 1 = 252 KiB" was told "Your working shows the slip:
+    # gpus = 2"; the 2 is K and V)
+    import json
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text("bytes-per-token-tp16: 126 x 8 x 128 x 2 x 1 = 252 KiB\n", encoding="utf-8")
+    result = run("grade", "llama31-405b-h200-tp", "--answers", str(sheet), "--json", ok=False)
+    step = next(s for s in json.loads(result.output)["steps"]
+                if s["id"] == "bytes-per-token-tp16")
+    assert "gpus = 2" not in json.dumps(step)

@@ -380,7 +380,9 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
     inputs = _inputs_of(problem)
     found: dict[str, tuple[_Input, Slip]] = {}
     for figure in figures[:MAX_WORKING_FIGURES]:
-        if figure <= 0:
+        if figure <= 0 or figure in _CONSTANTS:
+            # (the 2 of "126 x 8 x 128 x 2 x 1" is K and V, the 1 a byte: no GPU count;
+            # expert pass 53, W17)
             continue
         # A figure that is another input's true value stands for that input: 128 in
         # 2*80*64*128*1 is head_dim, not 128 KV heads, and the 2 of 28*4*128*2 the bytes;
@@ -413,6 +415,7 @@ def from_working(key: AnswerKey, step_id: str, value: Fraction, figures: tuple[F
 
 
 _FAR = 1000  # a figure this far from an input's true value is no slip of it
+_CONSTANTS = frozenset({Fraction(1), Fraction(2)})  # in any working: K and V, one byte, × 1
 
 
 def _a_right_figure(key: AnswerKey, problem: _Problem, figure: Fraction) -> bool:
