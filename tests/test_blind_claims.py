@@ -235,8 +235,11 @@ MEASURED = {
     # no claim listed (TP sequential across cards, the whole conversation prefix-cached, CUDA
     # graphs eating 20 GB) or listed but said another way ("won't run more than X", whose own
     # "not" read as a denial of the X); a right mid said to blame the system prompt ("I'd
-    # explain it") was the false claim that went
-    "blind_claims_ac.yaml": (42, 43, 35, 2),
+    # explain it") was the false claim that went. Stop 65: 42 → 41, a lone word ("mamba")
+    # no longer quantified by a figure of the drill's beside it, which tied AC's hybrid senior
+    # with its mid (and ordered AE's and Y's DeepSeek steps, whose mids had "the latent (16 ->
+    # 88 sessions)" quantify MLA's compression)
+    "blind_claims_ac.yaml": (41, 43, 35, 2),
     # corpus AD (stop 57), candidates whose first language is not English (short sentences,
     # missing articles, glued units), a third of the wrong answers wrong in a figure said in
     # prose; written blind; measured unread: 40 / 41 / 37 / 4. A mistake named in an earlier

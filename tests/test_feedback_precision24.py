@@ -188,3 +188,19 @@ def test_the_two_of_k_and_v_in_a_working_shows_no_gpu_count(
     step = next(s for s in json.loads(result.output)["steps"]
                 if s["id"] == "bytes-per-token-tp16")
     assert "gpus = 2" not in json.dumps(step)
+
+
+def test_mostly_is_a_hedge_not_a_superlative() -> None:
+    # (found writing claims for pass 53: "the gain mostly disappears" read as "gains the most")
+    assert "long-context-gains-more" not in _claims(
+        "prefix-caching", "when-not", "At 32k the gain mostly disappears: 12 sessions either way.")
+    assert "long-context-gains-more" in _claims(
+        "prefix-caching", "when-not", "At 32k prefix caching saves the most sessions.")
+
+
+def test_this_is_fragmentation_names_the_cause() -> None:
+    # (corpus AV's wrong answer had been held only by "second most" read as "mostly")
+    text = ("This is fragmentation, and paging doesn't make it go away: under churn the "
+            "allocator loses 30-40% of the cache.")
+    assert "fragmentation-explains-the-gap" in _claims("observed-concurrency-lower",
+                                                       "hypotheses", text)

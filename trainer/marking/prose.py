@@ -153,8 +153,10 @@ def _snowball_stem(word: str) -> str:
 
 
 # Words the stemmer folds together that a serving answer keeps apart: an MoE's "active"
-# parameters are no "activations" (memory the reserve holds)
-_NOT_THE_SAME = {"activation": "activation", "activations": "activation"}
+# parameters are no "activations" (memory the reserve holds), "mostly" is no "most"
+_NOT_THE_SAME = {"activation": "activation", "activations": "activation",
+                 # a hedge ("the gain mostly disappears") is no superlative ("gains the most")
+                 "mostly": "mostly"}
 
 
 # Words that say the same in every phrase a rubric or a claim lists: "read the entire model",
