@@ -467,7 +467,7 @@ _DISMISSAL_REACH = 7
 def _rebutted_after(reading: Reading, last: int) -> bool:
     """Whether the item after the one that holds the claim's last word answers it with a bare
     rejection, as a candidate sets up a claim to knock down: '"TP=16 doubles capacity" - no.',
-    "… . No, …", "… . Wrong: …", "… - that can't happen;"."""
+    "… . No, …", "… - wrong.", "… - that can't happen;"."""
     start = next((p for p in range(last + 1, len(reading.tokens))
                   if reading.item[p] != reading.item[last]), None)
     if start is None:

@@ -144,10 +144,10 @@ def _stem(word: str) -> str:
 
 
 def _snowball_stem(word: str) -> str:
-    import snowballstemmer  # type: ignore[import-untyped]  # pure Python, loaded on first use
-
     if word in _NOT_THE_SAME:
         return _NOT_THE_SAME[word]
+    import snowballstemmer  # type: ignore[import-untyped]  # pure Python, loaded on first use
+
     stem = str(snowballstemmer.stemmer("english").stemWord(_BRITISH.sub(r"iz\1", word)))
     return _SAME_WORD.get(stem, stem)
 
