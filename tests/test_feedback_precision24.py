@@ -204,3 +204,13 @@ def test_this_is_fragmentation_names_the_cause() -> None:
             "allocator loses 30-40% of the cache.")
     assert "fragmentation-explains-the-gap" in _claims("observed-concurrency-lower",
                                                        "hypotheses", text)
+
+
+def test_a_formula_typed_with_an_x_between_its_terms_is_read_as_the_formula() -> None:
+    # (pass 53, W13: bullet notes' "L = lambda x W = 30/s x 7.9 s ~ 238" went unrecognised)
+    drill = find_drill("littles-law-capacity")[0]
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+    text = "- online != in flight\n- L = lambda x W = 30/s x 7.9 s ~ 238 in flight\n"
+    credit, _ = concept_credit(load_rubric(drill.rubric).concept("littles-law"), text)
+    assert credit > 0

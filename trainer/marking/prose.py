@@ -179,6 +179,8 @@ _SHORTHAND = tuple((lazy(pattern), replacement) for pattern, replacement in (
     (r"\btoks?\b", "tokens"), (r"\bbs(?=\s*[\d=≤<≲~])", "batch "), (r"∝", " proportional to "),
     (r"≲", "≤"), (r"≳", "≥"),
     (r"\bx(\d+(?:\.\d+)?)\b", r"\1×"),
+    # a formula typed with an x between one-letter terms: "L = lambda x W" is "λ × W"
+    (r"(?<![\w])([a-zλα])\s+x\s+([a-zλα])(?![\w])", r"\1 × \2"),
 ))
 
 
