@@ -214,3 +214,13 @@ def test_a_formula_typed_with_an_x_between_its_terms_is_read_as_the_formula() ->
     text = "- online != in flight\n- L = lambda x W = 30/s x 7.9 s ~ 238 in flight\n"
     credit, _ = concept_credit(load_rubric(drill.rubric).concept("littles-law"), text)
     assert credit > 0
+
+
+def test_a_fraction_of_a_percent_quantifies_the_fragmentation() -> None:
+    # (pass 53, W14: "with 16-token blocks it's a fraction of a percent" was "not quantified")
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+    text = ("Fragmentation would be the naive reading; with 16-token blocks it's a fraction "
+            "of a percent.")
+    credit, note = concept_credit(load_rubric("diagnosis").concept("block-fragmentation"), text)
+    assert credit == 1 and "not quantified" not in note
