@@ -224,3 +224,28 @@ def test_a_fraction_of_a_percent_quantifies_the_fragmentation() -> None:
             "of a percent.")
     credit, note = concept_credit(load_rubric("diagnosis").concept("block-fragmentation"), text)
     assert credit == 1 and "not quantified" not in note
+
+
+def test_an_idea_named_only_in_what_people_assume_earns_nothing() -> None:
+    # (pass 53, W7: "People often assume vLLM reserves max_model_len …, but it doesn't"
+    # earned "fix the start-up failure with max_model_len")
+    drill = find_drill("paged-blocks-vllm")[0]
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+    rubric = load_rubric(drill.rubric)
+    text = ("People often assume vLLM reserves max_model_len for each request, but it doesn't: "
+            "blocks are handed out as the sequence grows.")
+    notes = [concept_credit(rubric.concept(concept_id), text)[1]
+             for step in drill.steps for concept_id in step.concepts]
+    assert not any("max_model_len" in note for note in notes)
+
+
+def test_an_idea_said_after_the_but_still_earns() -> None:
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+    text = ("People often assume the cache is reserved up front, but vLLM hands out 16-token "
+            "blocks as a sequence grows, so a 1,000-token request wastes under one block.")
+    drill = find_drill("paged-blocks-vllm")[0]
+    rubric = load_rubric(drill.rubric)
+    assert any(concept_credit(rubric.concept(concept_id), text)[0] > 0
+               for concept_id in drill.step("why-paging").concepts)

@@ -825,7 +825,7 @@ _THE_CACHE = "kv cache sessions session tokens sequences users batch"
 _FILLERS = "for the a more extra bigger larger"
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def _lexed(words: str) -> frozenset[str]:
     return frozenset(_lex(words))
 
@@ -926,6 +926,8 @@ def mentions(concept: Concept, text: str,
             if negated(reading, start, end, phrase):
                 found.append(Mention(phrase, Fraction(0), f"'{said}' negated, no credit"))
                 continue
+            if _believed_by_others(reading, start):
+                continue  # "people often assume vLLM reserves max_model_len, but …": theirs
             item = reading.item[start]
             listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
             figure = next((f for f in concept.figures if _in_sentence(
@@ -972,6 +974,30 @@ def mentions(concept: Concept, text: str,
                     f"'{said}', with '{elsewhere}' in another clause"
             found.append(Mention(phrase, credit, note))
     return found
+
+
+def _believed_by_others(reading: Reading, position: int) -> bool:
+    """Whether the token sits in a sentence that opens by giving what follows to others
+    ("People often assume …", "Someone might say …", "Many think …"), before the "but" or
+    "however" that answers it: the idea is reported, not the candidate's."""
+    sentence = reading.sentence[position]
+    first = position
+    while first > 0 and reading.sentence[first - 1] == sentence:
+        first -= 1
+    head = list(reading.tokens[first:first + 4])
+    if not head or head[0] not in _lexed(_OTHERS):
+        return False
+    rest = head[1:]
+    while rest and rest[0] in _lexed(_HEDGES_OF_BELIEF):
+        rest = rest[1:]
+    if not rest or rest[0] not in _lexed(_BELIEVING):
+        return False
+    return not any(reading.tokens[p] in _lexed("but however") for p in range(first, position))
+
+
+_OTHERS = "people many some someone somebody folks others colleagues"
+_HEDGES_OF_BELIEF = "often usually might may would could tend to"
+_BELIEVING = "assume assumes think thinks believe believes say says expect expects claim claims"
 
 
 # Words before "own" that make it the adjective ("its own caps"), not the verb "owns" (stems)
