@@ -28,6 +28,7 @@ from trainer.marking.prose import (
     negated,
     occurrences,
     occurrences_of,
+    opens_with_belief,
     phrase_words,
     read_text,
 )
@@ -64,10 +65,6 @@ _SUPPOSE = "ignore suppose imagine pretend say assume"
 # A clause that attributes a belief to others reports it: "people assume TP=16 halves the KV",
 # "a common belief is that …", "you might think …". Only the clause it opens: "some say it is
 # the heads, but really it is X" still claims X.
-_OTHERS = ("people many most some someone somebody folks everyone others colleagues team "
-           "vendors naive one you")
-_BELIEVE = "assume assumes think thinks believe believes say says claim claims expect expects"
-_HEDGE_BEFORE_BELIEF = "often usually might may would could tend tends to will"
 _COMMON = "common usual popular conventional standard"
 _BELIEF = "belief assumption wisdom view intuition"
 _ATTRIBUTION_REACH = 4  # a belief verb this near the clause's start, after its subject
@@ -567,12 +564,7 @@ def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bo
         return True
     if head[:2] == ["contrari", "to"]:
         return True  # "contrary to what the chat price sheet suggests, …": set against
-    if not head or head[0] not in _stems(_OTHERS):
-        return False
-    rest = head[1:]
-    while rest and rest[0] in _stems(_HEDGE_BEFORE_BELIEF):
-        rest = rest[1:]
-    return bool(rest) and rest[0] in _stems(_BELIEVE)
+    return opens_with_belief(head)
 
 
 def _condition_of_denial(reading: Reading, spans: list[int], span: int, first: int) -> bool:

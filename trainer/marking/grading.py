@@ -258,8 +258,7 @@ def score_json(score: RubricScore) -> dict[str, Any]:
         "next_level": score.next_level,
         "red_flags": [{"id": flag, "says": says} for flag, says in score.red_flags],
         "wrong_claims": [{"id": c.claim.id, "step": c.step_id, "says": says}
-                         for c, says in zip(score.wrong_claims, score.claim_says or (
-                             c.claim.says for c in score.wrong_claims), strict=True)],
+                         for c, says in zip(score.wrong_claims, score.claim_says, strict=True)],
     }
 
 

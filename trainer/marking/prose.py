@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -984,20 +984,25 @@ def _believed_by_others(reading: Reading, position: int) -> bool:
     first = position
     while first > 0 and reading.sentence[first - 1] == sentence:
         first -= 1
-    head = list(reading.tokens[first:first + 4])
+    return opens_with_belief(reading.tokens[first:first + 5]) and not any(
+        reading.tokens[p] in _lexed("but however") for p in range(first, position))
+
+
+def opens_with_belief(head: Sequence[str]) -> bool:
+    """Whether tokens open by giving what follows to others: a subject of others, a hedge or
+    two, then a verb of belief ("people often assume", "you might think", "someone says")."""
     if not head or head[0] not in _lexed(_OTHERS):
         return False
-    rest = head[1:]
+    rest = list(head[1:])
     while rest and rest[0] in _lexed(_HEDGES_OF_BELIEF):
         rest = rest[1:]
-    if not rest or rest[0] not in _lexed(_BELIEVING):
-        return False
-    return not any(reading.tokens[p] in _lexed("but however") for p in range(first, position))
+    return bool(rest) and rest[0] in _lexed(_BELIEVING)
 
 
-_OTHERS = "people many some someone somebody folks others colleagues"
-_HEDGES_OF_BELIEF = "often usually might may would could tend to"
-_BELIEVING = "assume assumes think thinks believe believes say says expect expects claim claims"
+_OTHERS = ("people many most some someone somebody folks everyone others colleagues team "
+           "vendors naive one you")
+_HEDGES_OF_BELIEF = "often usually might may would could tend tends to will"
+_BELIEVING = "assume assumes think thinks believe believes say says claim claims expect expects"
 
 
 # Words before "own" that make it the adjective ("its own caps"), not the verb "owns" (stems)

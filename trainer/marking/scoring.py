@@ -474,6 +474,6 @@ def _said(made: ClaimMade, retargeted: bool, rubric: Rubric | None) -> str:
     without the drill's own figures, or said as the concept it contradicts."""
     if not retargeted:
         return made.sentence
-    labels = {c.id: c.label for d in rubric.dimensions for c in d.concepts} if rubric else {}
-    instead = next((labels[i] for i in made.claim.contradicts if i in labels), None)
+    contradicted = (rubric.concept(i) for i in made.claim.contradicts) if rubric else ()
+    instead = next((concept.label for concept in contradicted if concept is not None), None)
     return made.retargeted_sentence(instead)
