@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from unicodedata import east_asian_width
 
 GAP = "  "
 MIN_COLUMN = 6  # a column narrower than this reads as noise: stack the rows instead
@@ -18,16 +19,14 @@ _LEAD = re.compile(r"^(\s*(?:[-•*✓✗✎·?⚑]|\d+[.)]|\([a-z0-9]+\))?\s*)"
 _LABEL = re.compile(r"^(\s+[A-Za-z][\w .()-]{0,24}: )")  # "  model: ", under a heading
 
 
-# Arithmetic signs of ambiguous East Asian width: one column in most terminals, two in some
-# (a CJK locale, several fonts); a wrap counts them as two, so a worked line ("2 × 32 × 8")
-# never spills past the terminal's edge in either
-_AMBIGUOUS_SIGNS = "×÷"
-
-
 def columns(text: str) -> int:
-    """The columns a text may take on a terminal, at most: its length, the ambiguous-width
-    signs counted twice."""
-    return len(text) + sum(text.count(sign) for sign in _AMBIGUOUS_SIGNS)
+    """The columns a text may take on a terminal, at most: its length, each character of
+    ambiguous East Asian width counted twice. Such characters ("×", "÷", "•", "—", "→") take
+    one column in most terminals and two in some (a CJK locale, several fonts); a wrap that
+    counts them as two never spills past the terminal's edge in either."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for ch in text if not ch.isascii() and east_asian_width(ch) == "A")
 
 
 def wrap_words(text: str, width: int, first: str = "", rest: str = "") -> list[str]:

@@ -391,7 +391,7 @@ def _review_text(data: dict[str, Any], screen: int | None = None) -> str:
         if screen is not None:  # laid out for the terminal; a file keeps the Markdown
             from trainer.views import terminal_text
 
-            solution = terminal_text.plain(terminal_text.render(solution, screen))
+            solution = terminal_text.plain(terminal_text.render(solution, screen), screen)
         lines += ["", "Worked solution:", "", solution]
     return "\n".join(lines) + "\n"
 

@@ -28,23 +28,30 @@ def render(markdown: str, width: int) -> list[Line]:
     return _Renderer(max(20, width)).blocks(tokens)
 
 
-def plain(lines: list[Line]) -> str:
-    """The lines without styles; a heading keeps its weight as a rule drawn under it."""
+def plain(lines: list[Line], width: int | None = None) -> str:
+    """The lines without styles; a heading keeps its weight as a rule drawn under it, of at
+    most half of `width` (the width the lines were laid out for) in "─", a sign of ambiguous
+    width: two columns each in some terminals, where a rule as long as the heading spilled."""
     out: list[str] = []
     heading = 0  # the width of the heading being printed, over its lines
+    longest = None if width is None else max(1, width // 2)
     for line in lines:
         text = "".join(text for _, text in line).rstrip()
         is_heading = bool(text) and all(style == HEADING or not part.strip()
                                         for style, part in line)
         if heading and not is_heading:
-            out.append("─" * heading)
+            out.append(RULE * heading)
             heading = 0
         out.append(text)
         if is_heading:
-            heading = max(heading, len(text))
+            heading = max(heading, len(text)) if longest is None else \
+                min(longest, max(heading, len(text)))
     if heading:
-        out.append("─" * heading)
+        out.append(RULE * heading)
     return "\n".join(out)
+
+
+RULE = "─"
 
 
 def _inline(token: Any) -> list[Fragment]:
@@ -89,13 +96,13 @@ def _fill(pieces: list[Fragment], width: int, first: str, rest: str) -> list[Lin
     """Greedy word wrap of styled pieces: `first` leads the first line, `rest` the others."""
     lines: list[Line] = []
     line: Line = [("", first)]
-    used = len(first)
+    used = columns(first)
     empty = True
     for word in _words(pieces):
         size = sum(columns(text) for _, text in word)
         if not empty and used + 1 + size > width:
             lines.append(line)
-            line, used, empty = [("", rest)], len(rest), True
+            line, used, empty = [("", rest)], columns(rest), True
         if not empty:
             line.append(("", " "))
             used += 1
@@ -156,7 +163,8 @@ class _Renderer:
                     out.append([("", "".join(hang) + "    "), (CODE, text)])
                 out.append([])
             elif kind == "hr":
-                out += [[("", "─" * min(self.width, 40))], []]
+                # (half the width at most: "─" may be drawn two columns wide)
+                out += [[("", RULE * min(self.width // 2, 40))], []]
             elif kind == "table_open":
                 end = next(i for i in range(index, len(tokens))
                            if tokens[i].type == "table_close")

@@ -185,7 +185,7 @@ def solution(drill_id: str, variant: int | None, target_model: str | None,
             return text
         from trainer.views import terminal_text
 
-        return terminal_text.plain(terminal_text.render(text, width)) + "\n"
+        return terminal_text.plain(terminal_text.render(text, width), width) + "\n"
 
     echo_long(kept_output("solution", drill_id, (variant, width, _target_key(target)), make,
                           templates=True), nl=False)
@@ -357,7 +357,7 @@ def variants(drill_id: str, count: int, seed: int, out_dir: str | None,
         if width is not None:  # a person reads it here: laid out, not Markdown source
             from trainer.views import terminal_text
 
-            text = terminal_text.plain(terminal_text.render(text, width))
+            text = terminal_text.plain(terminal_text.render(text, width), width)
         echo(text)
     if folder is not None:
         echo(f"Wrote {len(chosen)} variants of {drill.id} to {out_dir}: "
