@@ -446,6 +446,10 @@ def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
              if spans[p] == span]
     while reach and reading.tokens[reach[0]] in _stems(_HEDGES_BEFORE_DISMISSAL):
         reach = reach[1:]
+    if reach and reading.tokens[reach[0]] in _stems(_CONFUSES):
+        # '"2,000 users = 2,000 slots" confuses conversations with requests', whatever of the
+        # claim's words the confusion names
+        return True
     if claimed.intersection(reach[:4]):
         return False  # the claim's own words ("the history isn't the problem")
     after = [reading.tokens[p] for p in reach]
@@ -454,6 +458,9 @@ def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
         return True  # "… should be avoided", "… must be rejected"
     if len(after) >= 2 and after[0] in _COPULAS and after[1] in _stems(_REJECTED):
         return True  # "… is discouraged", "… was rejected"
+    if len(after) >= 3 and after[0] in _COPULAS and after[1] in _stems("a an the") and \
+            _stems(_MISTAKE) & set(after[2:4]):
+        return True  # "… is a common mistake", "… is the classic trap"
     return len(after) >= 3 and after[0] in _COPULAS and is_negator(after[1]) and bool(
         _stems(_DISMISSED_AS) & set(after[2:4]) or _stems(_VERDICTS) & set(after[2:5]))
 
@@ -494,6 +501,9 @@ _DISMISSED_AS = "it cause culprit problem issue reason explanation bottleneck bl
 _VERDICTS = "recommended advisable advised wise idea justified warranted necessary needed " \
     "sensible option"
 _ADVISED = "should must"
+# what a claim set up to be knocked down is said to do or be, just after it (expert pass 54)
+_CONFUSES = "confuses conflates muddles misreads"
+_MISTAKE = "mistake myth trap misconception fallacy error misreading"
 _REJECTED = "avoided discouraged rejected declined inadvisable"
 
 

@@ -893,14 +893,18 @@ def _concept_heads(concept: Concept) -> frozenset[str] | None:
     return frozenset(words)
 
 
-def mentions(concept: Concept, text: str,
-             drill_figures: tuple[float, ...] = ()) -> list[Mention]:
+def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
+             retargeted: bool = False) -> list[Mention]:
     """Every mention of the concept in the text, each with the credit it earns and why.
     `drill_figures`: the drill's own figures (its keys, the numbers of its model answers); one
     of them in the mention's item quantifies it as a listed figure does, so a senior's
-    exact figure counts where the rubric lists a rounder one."""
+    exact figure counts where the rubric lists a rounder one. `retargeted`: the drill was
+    marked against another model or card, whose figures are `drill_figures`: a rubric's
+    figure written for the drill's own (the H100's "6" sessions) quantifies nothing there."""
     reading = read_text(text)
     found: list[Mention] = []
+    listed_figures = tuple(f for f in concept.figures if _holds_on_target(f, drill_figures)) \
+        if retargeted else concept.figures
     heads = _concept_heads(concept)
     if heads is not None and reading.starts.keys().isdisjoint(heads):
         return found  # no phrase of the concept can start anywhere in the text
@@ -930,7 +934,7 @@ def mentions(concept: Concept, text: str,
                 continue  # "people often assume vLLM reserves max_model_len, but …": theirs
             item = reading.item[start]
             listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
-            figure = next((f for f in concept.figures if _in_sentence(
+            figure = next((f for f in listed_figures if _in_sentence(
                 reading, f, sentence, (start, end), item if listed else None)), None)
             if figure is not None:
                 figure = _as_typed(reading, figure, sentence)
@@ -953,6 +957,10 @@ def mentions(concept: Concept, text: str,
             written = reading.written or reading.sentence
             own = concept.figures and not figure and any(
                 written[p] == written[start] and is_number(reading.tokens[p])
+                # (in the mention's own item or the one after it, "bandwidth, e.g. ~3.4
+                # TB/s": "if usage sits at 100%" two items on is no figure given to "the
+                # preemption counter": expert pass 54)
+                and 0 <= reading.item[p] - reading.item[start] <= 1
                 and reading.tokens[p + 1] in (kinds or _MEASURES)
                 # (a small count of the drill's own, "8 sequences", is the drill's: said
                 # "not quantified", never "not the drill's")
@@ -961,7 +969,7 @@ def mentions(concept: Concept, text: str,
             note = f"'{said}'" + (f" with '{figure}'" if figure else
                                     " with figures that are not the drill's" if own else
                                     " but not quantified" if concept.figures else "")
-            if credit < 1 and (elsewhere := _figure_elsewhere(reading, concept) or (
+            if credit < 1 and (elsewhere := _figure_elsewhere(reading, listed_figures) or (
                     _drill_figure_beside(reading, sentence, item, start, drill_figures)
                     if concept.figures else None)):
                 # Quantified in another sentence of the same answer ("8.72 MB of state …
@@ -1080,6 +1088,18 @@ def _of_the_drill(value: float, drill_figures: tuple[float, ...]) -> bool:
         for figure in drill_figures if meaningful(figure))
 
 
+def _holds_on_target(figure: str, drill_figures: tuple[float, ...]) -> bool:
+    """Whether a rubric's figure still quantifies on a re-targeted drill: one in words, a
+    ratio or a share ("half", "2×", "50%", "1 byte"), or a number of the target's own."""
+    values = numbers_in(figure)
+    return not values or bool(_RELATIVE_FIGURE.search(figure)) or all(
+        any(abs(value - own) <= FIGURE_TOLERANCE * own for own in drill_figures)
+        for value in values)
+
+
+_RELATIVE_FIGURE = lazy(r"[×x%]$|\btimes\b|\bbytes?\b")
+
+
 def _a_drill_count(reading: Reading, position: int, drill_figures: tuple[float, ...]) -> bool:
     value = _as_float(reading.tokens[position])
     return value is not None and any(value == figure for figure in drill_figures)
@@ -1140,9 +1160,9 @@ def _shown(reading: Reading, position: int) -> str:
     return reading.tokens[position] + ("k" if _in_thousands(reading, position) else "")
 
 
-def _figure_elsewhere(reading: Reading, concept: Concept) -> str | None:
+def _figure_elsewhere(reading: Reading, figures: tuple[str, ...]) -> str | None:
     """A listed figure of the concept anywhere in the answer, in an item that reasons."""
-    for figure in concept.figures:
+    for figure in figures:
         for start, end in occurrences(reading, figure):
             item = reading.item[start]
             if _counting_verb(reading, start, end):
@@ -1192,12 +1212,12 @@ def meaningful(value: float) -> bool:
     return value >= MEANINGFUL_FIGURE or (value > 0 and not value.is_integer())
 
 
-def concept_credit(concept: Concept, text: str,
-                   drill_figures: tuple[float, ...] = ()) -> tuple[Fraction, str]:
+def concept_credit(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
+                   retargeted: bool = False) -> tuple[Fraction, str]:
     """The best mention's credit: 1 for an explained (and, where figures are required,
     quantified) mention; ½ when not quantified; half again when only listed; 0 when negated."""
     best: Mention | None = None
-    for mention in mentions(concept, text, drill_figures):
+    for mention in mentions(concept, text, drill_figures, retargeted):
         if best is None or mention.credit > best.credit:
             best = mention
     if best is None:

@@ -185,7 +185,8 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
             # nvidia-smi utilisation") is not "contradicted": it is held, as a claim holds all
             claim_words = " ".join(phrase for part in said.claim.parts for phrase in part)
             stated = [note for _, text in answered
-                      for credit, note in [concept_credit(concept, text, figures)]
+                      for credit, note in [concept_credit(concept, text, figures,
+                                                          retargeted)]
                       # (not the claim's own words: "both are compute-bound" states no
                       # "decode is memory-bound")
                       if credit and note.split("'")[1:2] != [""]
@@ -202,7 +203,7 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         texts = dict(sorted(answered, key=lambda a: concept.id not in asks.get(a[0], ())))
         withheld = ""  # said, but held to nothing beside a wrong claim: said so, not "nothing"
         for step_id, text in texts.items():
-            credit, note = concept_credit(concept, text, figures)
+            credit, note = concept_credit(concept, text, figures, retargeted)
             if made.get(step_id) and credit > 0:
                 # a wrong claim in the step leaves its concepts nothing: an answer that makes
                 # one scores at most what any junior answer does (measured over 35 corpora:
@@ -259,10 +260,13 @@ def _without_figures(label: str) -> str:
     return _FIGURED_ASIDE.sub(aside, label)
 
 
-def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
+def drill_figures(drill: Drill, marks: Mapping[str, Mark],
+                  retargeted: bool = False) -> tuple[float, ...]:
     """The figures a drill's answers use: each numeric step's value in the unit it is shown
     in, and every number of its model answers (small counts too: "8 sequences" is the
-    drill's, though it quantifies nothing; prose.meaningful tells them apart)."""
+    drill's, though it quantifies nothing; prose.meaningful tells them apart). Re-targeted,
+    the values only: the model answers are written for the drill's own model and card (the
+    H200's 174 sessions are no figure of a B200's: expert pass 54)."""
     found: set[float] = set()
     for mark in marks.values():
         if mark.is_numeric and mark.expected is not None:
@@ -271,7 +275,7 @@ def drill_figures(drill: Drill, marks: Mapping[str, Mark]) -> tuple[float, ...]:
             except (KvdrillError, ZeroDivisionError):
                 continue
     for step in drill.steps:
-        if step.model_answer:
+        if step.model_answer and not retargeted:
             found.update(numbers_in(step.model_answer))
     return tuple(sorted(found))
 
@@ -319,7 +323,7 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
     list_budget: dict[str, Fraction] = {}
     made = claims_in(drill, marks, retargeted, moe)
     # (the figures are for text answers only: a sheet of numbers reads no prose)
-    figures = drill_figures(drill, marks) if any(
+    figures = drill_figures(drill, marks, retargeted) if any(
         not m.is_numeric and m.answer for m in marks.values()) else ()
     scored = (
         _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"

@@ -298,8 +298,10 @@ _LEADING_WORDS = lazy(r"^((?:[A-Za-z][A-Za-z'’-]*[,:]?\s+){1,4})(?=[~≈]?\s*\
 _WORKING_SEPARATOR = lazy(
     r"\s*(?:=>|->|→|⇒|~=|=|≈|≃|\b(?:so|gives|giving|hence|thus|therefore|i\.e\.|ie|which is"
     r"|that'?s|that is|making|equals|is"
-    # the value settled on: "about 97, call it 96", "190ish, let's say 185"
-    r"|call it|let'?s say|round(?:ed)? (?:it )?(?:down |up )?to)\b)\s*",
+    # the value settled on: "about 97, call it 96", "190ish, let's say 185", and a value
+    # corrected: "96/8 = 12 ... actually 24" (expert pass 54), "12, make that 24"
+    r"|call it|let'?s say|round(?:ed)? (?:it )?(?:down |up )?to"
+    r"|actually|make (?:it|that)|correction)\b)\s*",
     re.IGNORECASE,
 )
 _UNITS_WORDS = (
