@@ -917,12 +917,11 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
             if owns and start and reading.tokens[start - 1] in _POSSESSIVES:
                 continue  # "its own max_model_len" is no one owning it
             sentence = reading.sentence[start]
-            if tuple(reading.tokens[start:end]) != _phrase_tokens(phrase):
-                # said the other way round ("FLOPs saved" for "saves flops"): the feedback
-                # quotes what was typed, not the rubric's words
-                said = _typed(text, tuple(reading.tokens[start:end])) or phrase
-            else:
-                said = phrase
+            # the feedback quotes what was typed, not the rubric's words: said the other way
+            # round ("FLOPs saved" for "saves flops") or in another form of its words
+            # ("breaks the hash" for "hashing": expert pass 54, N1)
+            typed = _typed(text, tuple(reading.tokens[start:end]))
+            said = phrase if typed is None or typed.lower() == phrase.lower() else typed
             if generic and (not any(_in_sentence(reading, term, sentence, (start, end))
                                     for term in concept.about)
                             or _for_the_cache(reading, start, end)):

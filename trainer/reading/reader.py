@@ -301,7 +301,9 @@ _WORKING_SEPARATOR = lazy(
     # the value settled on: "about 97, call it 96", "190ish, let's say 185", and a value
     # corrected: "96/8 = 12 ... actually 24" (expert pass 54), "12, make that 24"
     r"|call it|let'?s say|round(?:ed)? (?:it )?(?:down |up )?to"
-    r"|actually|make (?:it|that)|correction)\b)\s*",
+    r"|actually|make (?:it|that)|correction"
+    # and the value picked from a range: "90-100, say 96", "90 - 100, probably 96"
+    r"|(?<=,\s)(?:say|probably|likely))\b)\s*",
     re.IGNORECASE,
 )
 _UNITS_WORDS = (
@@ -493,6 +495,11 @@ def read_answer(text: str, unit: str = "") -> Answer:
             first_error = first_error or error
             continue
         notes += more_notes
+        if len(parts) == 1 and _estimate_range(parts[0]):
+            # "90-100, say 96", "between 150 and 170, say 163": a range the value is picked
+            # from is an estimate, not working (150 is no head_dim typed in it)
+            notes.append(f"read '{parts[0].strip(' ,')}' as the range it was picked from")
+            parts = []
         working_text = body[: body.rfind(final)].strip() if parts else ""
         return Answer(readings, span, tuple(parts), working_text, tuple(notes), unit,
                       bound=bool(bounded) and not parts)
@@ -501,6 +508,22 @@ def read_answer(text: str, unit: str = "") -> Answer:
     raise AnswerParseError(
         f"no number found in {show_word(body)}: type a number, with its unit if any"
     )
+
+
+def _estimate_range(text: str) -> bool:
+    """Whether working is only a range ("90-100", "150 to 170", "between 150 and 170 GB"):
+    a dash between a smaller figure and a larger one is no subtraction."""
+    found = _RANGE_ONLY.match(text.strip(" ,;:"))
+    if found is None:
+        return False
+    low, high = (float(found.group(name).replace(",", "")) for name in ("low", "high"))
+    return low < high
+
+
+_RANGE_ONLY = lazy(
+    r"^(?:between\s+|from\s+)?[~≈]?\s*(?P<low>\d[\d,]*(?:\.\d+)?)\s*[A-Za-z%/]{0,12}\s*"
+    r"(?:-|–|—|to|and)\s*[~≈]?\s*(?P<high>\d[\d,]*(?:\.\d+)?)\s*[A-Za-z%/]{0,12}$",
+    re.IGNORECASE)
 
 
 # A spaced dash before words (or a bracket): what follows is a remark on the value before it
