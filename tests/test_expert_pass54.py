@@ -110,3 +110,19 @@ def test_the_drills_own_grade_still_takes_that_figure(
             "holds about 174 sessions of 32k.")
     graded = _grade(run, tmp_path, "llama31-405b-h200-tp", {"fix": text})
     assert "174" in json.dumps(graded["rubric"])
+
+
+@pytest.mark.parametrize(("typed", "value"), [
+    ("90-100, say 96 sessions", 96), ("between 150 and 170, say 163", 163),
+    ("90 - 100, probably 96", 96)])
+def test_a_value_picked_from_a_range_is_read_and_the_range_is_no_working(
+        typed: str, value: int) -> None:
+    # (found practising prefix-caching in tmux: "90-100, say 96 sessions" was read as -10,
+    # and "between 150 and 170, say 163" was told "head_dim = 150 (the figure in your working)")
+    read = read_answer(typed, "sequences")
+    assert read.readings[0].quantity.value == value and read.working_parts == ()
+
+
+def test_a_subtraction_before_the_value_is_still_working() -> None:
+    read = read_answer("72 - 16, say 56 GB", "GB")
+    assert read.readings[0].quantity.value == 56 * 10**9 and read.working_parts

@@ -143,6 +143,25 @@ def refuse_attention_free(f: Fields, model_type: str) -> None:
                       "kvdrill's KV lessons do not cover")
 
 
+def refuse_gpt2_names(f: Fields, model_type: str) -> None:
+    """A config that names its sizes as GPT-2 does (n_layer, n_head, n_embd: gpt2,
+    gpt_bigcode), refused by that name: its MLP is not gated either, so no count is guessed
+    (expert pass 55: "no num_hidden_layers … is this a model's config.json?")."""
+    if f.has("num_hidden_layers") or not (f.has("n_layer") and f.has("n_embd")):
+        return
+    layers, heads, width = (f.raw(name) for name in ("n_layer", "n_head", "n_embd"))
+    shape = [f"--layers {layers}"]
+    if isinstance(heads, int) and heads > 0:
+        one_kv = f.raw("multi_query") is True  # gpt_bigcode's MQA: one KV head
+        shape += [f"--heads {heads}", f"--kv-heads {1 if one_kv else heads}"]
+        if isinstance(width, int) and width % heads == 0:
+            shape.append(f"--head-dim {width // heads}")
+    named = f"model_type {model_type!r}" if model_type else "it"
+    raise f.error(f"{named} names its sizes n_layer, n_head and n_embd (GPT-2's names), which "
+                  "kvdrill does not read, and its MLP is not gated: give the shape with calc's "
+                  f"options ({' '.join(shape)} and --params)")
+
+
 def _refuse_unread(f: Fields, layers: int) -> None:
     for name in _UNREAD_LAYOUT:
         if f.has(name):

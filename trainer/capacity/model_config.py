@@ -72,6 +72,7 @@ from trainer.capacity.config_layers import (
     mamba_dims,
     read_layout,
     refuse_attention_free,
+    refuse_gpt2_names,
 )
 from trainer.files.bounded_io import read_text_bounded
 from trainer.reading.exact import Fraction
@@ -294,6 +295,7 @@ def model_from_config(data: Mapping[str, Any], where: str = "config.json",
                        "vision part only adds weights")
 
     refuse_attention_free(f, model_type)
+    refuse_gpt2_names(f, model_type)
     layers = f.count_of("num_hidden_layers", "num_layers", required=True, most=MAX_LAYERS)
     hidden = f.count("hidden_size", required=True)
     heads = f.count("num_attention_heads", required=True)

@@ -44,6 +44,8 @@ class RatioBelow:
     lesson: str
     top: str
     bottom: str
+    still: str | None = None
+    still_words: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

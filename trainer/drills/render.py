@@ -483,6 +483,9 @@ def _calc_target(key: AnswerKey) -> dict[str, Any]:
             and measured.get("model") is not None and (
                 preset.id == measured.get("model")
                 or same_weights(preset, model_of(measured.get("model")))),
+            # an input embedding table apart from the LM head: a decode step reads one row of
+            # it, though a plain roofline counts it whole
+            "untied_table": not key.base.tied_embeddings and key.base.vocab is not None,
             "calc_model": shlex.quote(str(model or "")),
             "calc_gpu": shlex.quote(str(key.givens.get("gpu") or "")),
             # grouped-query attention: fewer KV heads than query heads (not MHA, not MLA)

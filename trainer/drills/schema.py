@@ -97,6 +97,11 @@ class RatioBelow(Strict):
     lesson: str = Field(min_length=1, max_length=200)
     top: str = Field(min_length=1, max_length=40)
     bottom: str = Field(min_length=1, max_length=40)
+    # where the ratio fails only because the smaller layout has little room (the weights fill
+    # 8 × 80 GB), a step whose value against `top`'s shows the lesson's cause still there
+    # (TP8 × PP2's sessions against TP=16's), said in the refusal with `still_words`
+    still: Identifier | None = None
+    still_words: str | None = Field(default=None, min_length=1, max_length=40)
 
 
 def parse_tolerance(value: float | str) -> float:

@@ -771,6 +771,16 @@ def _check_lesson(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
         # on only some of them, which no question of the drill says.
         others = model.layers - model.attention_layers
         recurrent = recurrent_layers(model) if model.state_elements else 0
+        if recurrent > others:
+            # a parallel hybrid (Falcon-H1): attention on every layer it has, and beside it a
+            # state the drill's sequences never count (expert pass 55: "keeps KV on 32 of its
+            # 32 layers" was given as the reason)
+            raise UsageError(
+                f"drill {drill.id} prices a sequence as its KV alone, and {model.name} also "
+                f"keeps a fixed state of {format_number(model.state_elements or 0)} values "
+                f"beside the attention of {_layers_phrase(recurrent, model.layers)}, which the "
+                "drill does not count: choose a model with attention only, or "
+                f"{runnable_suggestion(model, None, besides=drill.id)}")
         rest = ", ".join(part for part in (
             f"{recurrent} are recurrent layers that keep a fixed state" if recurrent else "",
             (f"{others - recurrent} are layers with no cache of their own" if recurrent
@@ -781,6 +791,10 @@ def _check_lesson(drill: Drill, model: ModelPreset, gpu: str | None) -> None:
             f"{model.attention_layers} of its {model.layers} layers ({rest}): "
             f"choose a model with attention on every layer, or "
             f"{runnable_suggestion(model, None, besides=drill.id)}")
+
+
+def _layers_phrase(some: int, layers: int) -> str:
+    return f"each of its {layers} layers" if some == layers else f"{some} of its {layers} layers"
 
 
 def _lesson_models(drill: Drill, kind: str, examples: tuple[str, ...],
@@ -1041,9 +1055,19 @@ def _lesson_lost(key: AnswerKey, card: str) -> str | None:
         return None
     top, bottom = (key.reference(other).value for other in step.ratio_of)
     unit = f" {key.drill.step(step.ratio_of[0]).unit}".rstrip()
-    return (f"its lesson is that {bound.lesson}, and on {card} it does not hold "
+    still = ""
+    if bound.still is not None and bound.still_words is not None:
+        other = key.reference(bound.still).value
+        if other > top:
+            # the ratio fails for want of room in the smaller layout, not because the cause
+            # went away: said, lest the refusal read as "TP=16 is fine here" (expert pass 55)
+            still = (f"; the cause is still there, hidden by how little room is left "
+                     f"{bound.bottom}: {bound.still_words} would hold "
+                     f"{format_number(other)}{unit} against {format_number(top)} {bound.top}")
+    return (f"its lesson is that {bound.lesson}, and on {card} the ratio does not show it "
             f"({format_number(top)}{unit} {bound.top} against {format_number(bottom)} "
-            f"{bound.bottom}, {format_number(ratio, sig=3)}×): {_better_card(key, 'memory', '')}")
+            f"{bound.bottom}, {format_number(ratio, sig=3)}×{still}): "
+            f"{_better_card(key, 'memory', '')}")
 
 
 def _batch_under_target(key: AnswerKey, card: str) -> str | None:

@@ -160,6 +160,13 @@ def _lint_requires(drill: Drill, where: str, report: Report) -> None:
             report.errors.append(f"{where}: requires.ratio_below names "
                                  f"{needs.ratio_below.step!r}, which is no ratio step of the "
                                  "drill (one with ratio_of)")
+        still = needs.ratio_below.still
+        if still is not None and (still not in ids or ids[still].kind != "numeric"):
+            report.errors.append(f"{where}: requires.ratio_below.still names {still!r}, "
+                                 "which is no numeric step of the drill")
+        if (still is None) != (needs.ratio_below.still_words is None):
+            report.errors.append(f"{where}: requires.ratio_below gives still and still_words "
+                                 "together, or neither")
     if needs.tokenizer_of and not any(name.startswith("draft_") for name in drill.givens):
         report.errors.append(f"{where}: requires.tokenizer_of is for a drill with a draft "
                              "model (draft_params in its givens)")

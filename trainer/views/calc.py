@@ -259,11 +259,19 @@ def model_shape(model: ModelPreset, deployment: Deployment) -> str:
     if d.attention_layers is not None:
         others = d.layers - d.attention_layers
         recurrent = recurrent_layers(d)
-        parts.append(f"attention in {n(d.attention_layers)} of {n(d.layers)} layers, "
-                     f"{n(d.state_elements or 0)} state values in each of "
-                     + ("the others" if recurrent == others else
-                        f"{n(recurrent)} recurrent ones (the other {n(others - recurrent)} "
-                        "keep no cache)"))
+        if recurrent > others:  # a parallel hybrid: both in the same layers (Falcon-H1)
+            parts.append(f"attention in {n(d.attention_layers)} of {n(d.layers)} layers, and "
+                         f"{n(d.state_elements or 0)} state values in "
+                         + ("every layer" if recurrent == d.layers else
+                            f"{n(recurrent)} layers")
+                         + (", beside the attention" if d.attention_layers == d.layers else
+                            f", {n(recurrent - others)} of them beside attention"))
+        else:
+            parts.append(f"attention in {n(d.attention_layers)} of {n(d.layers)} layers, "
+                         f"{n(d.state_elements or 0)} state values in each of "
+                         + ("the others" if recurrent == others else
+                            f"{n(recurrent)} recurrent ones (the other "
+                            f"{n(others - recurrent)} keep no cache)"))
     if d.experts is not None:
         parts.append(f"{n(d.experts)} experts, {n(d.experts_per_token or 0)} per token")
     params = format_number((d.params or 0) / 10**9, sig=4)
