@@ -505,8 +505,8 @@ def _windows(f: Fields, model_type: str, layout: Layout, fields: dict[str, Any])
                            f"{layers} layers: no layer slides (transformers Qwen2Config "
                            "layer_types: sliding only from max_window_layers on)")
             return
-        _set_window(f, fields, window, sliding, layers, f"layers {max_window} on slide "
-                    f"(max_window_layers {max_window})")
+        _set_window(f, fields, window, sliding, layers, f"layers {max_window}–{layers - 1} "
+                    f"slide (max_window_layers {max_window})")
         return
     pattern = f.count("sliding_window_pattern") or f.count("_sliding_window_pattern")
     if model_type == "gemma2" and pattern is None:
