@@ -45,7 +45,13 @@ def _own_model(drill_id: str) -> Any:
     return model_of(str(find_drill(drill_id)[0].givens["model"]))
 
 
-@pytest.mark.parametrize("drill_id", [p.stem for p in drill_paths()])
+# A drill's two matrix tests run on one worker (pytest-xdist's loadgroup), which works its
+# outcomes out once.
+_ONE_WORKER_EACH = [pytest.param(p.stem, marks=pytest.mark.xdist_group(f"matrix-{p.stem}"))
+                    for p in drill_paths()]
+
+
+@pytest.mark.parametrize("drill_id", _ONE_WORKER_EACH)
 def test_every_model_and_card_renders_or_refuses_in_one_line(drill_id: str) -> None:
     for model_id in models():
         for card in CARDS:
@@ -80,7 +86,7 @@ def _sectioned(text: str) -> list[tuple[str, str]]:
 SUGGESTED = re.compile(r"kvdrill practice (\S+)(?: --model (\S+))?(?: --gpu (\S+))?$")
 
 
-@pytest.mark.parametrize("drill_id", [p.stem for p in drill_paths()])
+@pytest.mark.parametrize("drill_id", _ONE_WORKER_EACH)
 def test_every_drill_a_refusal_suggests_runs_as_suggested(drill_id: str) -> None:
     for model_id in models():
         for card in CARDS:
