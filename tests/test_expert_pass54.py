@@ -293,3 +293,16 @@ def test_a_wrong_answer_the_expert_wrote_is_flagged(drill_id: str, step_id: str,
 @pytest.mark.parametrize(("drill_id", "step_id", "text"), RIGHT)
 def test_a_right_answer_beside_them_is_not(drill_id: str, step_id: str, text: str) -> None:
     assert _claims(drill_id, step_id, text) == []
+
+
+def test_a_request_that_generates_tokens_is_no_measured_live_context() -> None:
+    # (W18: "whether or not it generates tokens" in a pricing answer earned "Measure the live
+    # context (prompt + history + generated) from the server")
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+
+    concept = load_rubric("capacity-policy").concept("measure-live-context")
+    assert concept is not None
+    text = ("Charge by reserved KV-time: a long session holds its KV for its whole life, "
+            "whether or not it generates tokens.")
+    assert concept_credit(concept, text)[0] == 0
