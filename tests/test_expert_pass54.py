@@ -306,3 +306,94 @@ def test_a_request_that_generates_tokens_is_no_measured_live_context() -> None:
     text = ("Charge by reserved KV-time: a long session holds its KV for its whole life, "
             "whether or not it generates tokens.")
     assert concept_credit(concept, text)[0] == 0
+
+
+# Right answers that said an idea in plain words and were told it was "not named" (W13, W14,
+# W15, W19 and M3's list): each concept widened in general terms by a helper who never saw the
+# scorer, every corpus figure the same and no wrong answer of the expert's graded otherwise.
+SAID_PLAINLY = [
+    # W13 (chunked-prefill-tpot__d2)
+    ('serving-systems', 'chunk-ttft-tradeoff',
+     'I used the measured 456 TFLOP/s. With ~14.9 ms left for matmuls, C ≈ 320. The '
+     'pasting user waits ~26 x 25 ms ≈ 650 ms instead of ~250 ms, while 64 streams keep '
+     'under 25 ms TPOT. vLLM: max_num_batched_tokens ≈ 384.'),
+    # W14 (disaggregated-prefill__a)
+    ('serving-systems', 'kv-transfer-cost',
+     "Shipping a 4k prompt's 512 MiB of KV takes ~10.7 ms over 400 Gb/s IB, ~10% of the "
+     '~112 ms prefill, so TTFT goes ~112 -> ~123 ms; over NVLink ~1.2 ms, negligible; over '
+     '100 GbE ~43 ms, ~40%, where the transfer starts to eat the gain. It pays when '
+     'prefills would otherwise interrupt decodes (TPOT targets with long prompts) and when '
+     'the two phases want different parallelism or hardware. Sizing: one request costs '
+     '~112 ms of prefill GPU and ~116 ms of decode GPU (512 steps of 14.5 ms shared by '
+     '64), so about 1 prefill GPU per decode GPU for this mix (0.96); shorter prompts or '
+     'longer replies shift it toward decode.'),
+    # W15 (mixtral-moe-decode__b)
+    ('architectures', 'moe-saves-flops-not-memory',
+     'People often assume an MoE only needs memory for the parameters it uses per token. '
+     "It doesn't: the router can send the next token to any expert, so all 46.7B "
+     'parameters (93 GB in bf16) stay in HBM. The saving is in what a step reads: at batch '
+     '1 only about 26 GB. At batch 64 almost every expert gets hit, so the step reads '
+     'close to the full 93 GB.'),
+    # W19 (prefix-caching__d)
+    ('serving-engine', 'whole-blocks-shared',
+     'When the prefix differs per request: a per-user timestamp or user name placed at the '
+     'top of the system prompt breaks the match for every block after it, so nothing is '
+     "shared. Also when the shared prefix is small next to each session's own tokens (at "
+     '32k live tokens the 2,000-token prompt is 6%, 12 sessions either way), when the '
+     'prompt is shorter than one block, or when prompts rotate faster than the cache keeps '
+     'them (evicted under pressure). In production watch the prefix-cache hit rate (vLLM '
+     'exposes prefix cache queries/hits), KV usage and TTFT of requests with a cached '
+     'prefix.'),
+    # M3 (llama31-405b-h200-tp__r1)
+    ('capacity-policy', 'kv-replication',
+     'Contrary to the usual "more GPUs, more KV" intuition, past 8 GPUs the KV heads run '
+     'out: 8 heads over 16 GPUs means each head is stored twice. Per GPU the token still '
+     'costs 31.5 KiB, for the job 504 KiB instead of 252. The budget did grow 2.98x, to '
+     '1,479 GB, since each GPU carries half the weights, but divided by twice the cost per '
+     'token that is ~1.5x the sessions, 87 instead of 58.'),
+    # M3 (mixtral-moe-decode__d)
+    ('architectures', 'all-experts-resident',
+     'sparse FFN: resident params = dense-47B (93 GB), so KV room is the same as dense. '
+     'bytes streamed per step at bs=1 ~ 26 GB (top-2 of 8 routed FFNs + the shared '
+     'attention/embeddings). once the batch is big the union of routed FFNs covers the '
+     'whole set, weight traffic converges to the dense figure. compute per token stays '
+     '~13B-ish regardless.'),
+    # M3 (sliding-window-kv__a2)
+    ('architectures', 'window-caps',
+     'Mistral windows every layer, so at 32k each of the 32 layers keeps ~4,096 tokens: '
+     '512 MiB instead of 4 GiB per session, 8x less, ~99 sessions vs 12. Gemma-2 windows '
+     'only 21 of its 42 layers; the 21 global layers still hold all 32,768 tokens, so the '
+     'session goes from ~11.3 GB to ~6.3 GB, just under half saved.'),
+    # M3 (decode-roofline-vs-measured__f)
+    ('serving-engine', 'attention-parallelism',
+     'People sometimes blame the longer KV reads themselves, but the byte count is the '
+     "same as 64x4k. It's parallelism: 8 sequences don't fill the SMs. Split-KV "
+     '(flash-decoding) fixes it.'),
+    # M3 (observed-concurrency-lower__a)
+    ('diagnosis', 'activation-cuda-graph-memory',
+     '1. Live context longer than the gateway logged: the prompts omit earlier turns and '
+     'generated tokens. At ~6,800 tokens (two-thirds more) the card holds ~58 sessions, '
+     'exactly the 40% gap; the tracing confirms it. This alone explains it. 2. Reserve '
+     "underestimated: 10 GB instead of 4 GB gives 85 instead of 96, ~11% - real but can't "
+     'explain 40% alone. 3. Block fragmentation: under 0.1% per session at 16-token '
+     'blocks; negligible. 4. Reservation of max_model_len: would give 12 sessions, far '
+     "worse than observed, and vLLM pages anyway, so it's ruled out."),
+    # M3 (deepseek-v3-mla-h200__r1)
+    ('architectures', 'mla-latent-compression',
+     'It is not the case that the latent shards across TP ranks the way KV heads do: it '
+     'has no head dimension, so all 8 GPUs keep the whole 70,272 B per token and the node '
+     'pays 549 KiB. Per copy MLA is ~71x smaller than MHA (4.77 MiB per token), and still '
+     '~2.2x smaller per GPU than a GQA-8 cache split 8 ways would be per token overall '
+     '(250 KB vs ~69 KB per copy) — but the 8x replication hands most of that back: 16 '
+     'sessions of 32k on the node.'),
+]
+
+
+@pytest.mark.parametrize(("rubric_id", "concept_id", "text"), SAID_PLAINLY)
+def test_an_idea_said_in_plain_words_is_credited(rubric_id: str, concept_id: str,
+                                                 text: str) -> None:
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+
+    concept = load_rubric(rubric_id).concept(concept_id)
+    assert concept is not None and concept_credit(concept, text)[0] > 0
