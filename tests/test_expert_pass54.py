@@ -397,3 +397,22 @@ def test_an_idea_said_in_plain_words_is_credited(rubric_id: str, concept_id: str
 
     concept = load_rubric(rubric_id).concept(concept_id)
     assert concept is not None and concept_credit(concept, text)[0] > 0
+
+
+def test_a_cause_ruled_out_is_credited_when_denied_or_set_up_to_be_denied(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (M2: "Someone will say fragmentation. It isn't: … under 0.1%. Nor is it a max_model_len
+    # reservation, which would leave 12 sessions" earned neither; the same in a list earned both)
+    text = ("Someone will say fragmentation. It isn't: with 16-token blocks it's under 0.1%. "
+            "Nor is it a max_model_len reservation, which would leave 12 sessions, not ~58.")
+    graded = _grade(run, tmp_path, "observed-concurrency-lower", {"hypotheses": text})
+    said = json.dumps(graded["rubric"])
+    assert "'fragmentation' with '0.1%'" in said and "with '12'" in said
+
+
+def test_a_cause_ruled_out_is_still_no_credit_beside_the_claim_that_it_is_the_cause(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    text = "It's fragmentation: the blocks waste about a third of the memory."
+    graded = _grade(run, tmp_path, "observed-concurrency-lower", {"hypotheses": text})
+    rubric = graded["rubric"]
+    assert rubric["red_flags"] and rubric["dimensions"]["hypotheses"]["score"] == 0  # type: ignore[index]

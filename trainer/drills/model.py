@@ -202,10 +202,12 @@ class Concept:
     about: tuple[str, ...] = ()
     figures: tuple[str, ...] = ()
     dense_target_only: bool = False  # true of a dense model, not credited on an MoE
+    ruled_out: bool = False  # a cause the drill rules out: denied, it is still said
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Concept:
-        return cls(**_with_tuples(data, keep=("id", "label", "dense_target_only")))
+        return cls(**_with_tuples(data, keep=("id", "label", "dense_target_only",
+                                              "ruled_out")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -466,6 +466,12 @@ class Concept(Strict):
         default=False, description="The idea holds of a dense model only (verification as "
                                    "cheap as one decode step): not credited where the "
                                    "drill's model is an MoE.")
+    ruled_out: bool = Field(
+        default=False, description="The idea is a cause the drill rules out (fragmentation "
+                                   "is negligible): a mention denied ('nor is it "
+                                   "fragmentation') or put in another's mouth ('someone will "
+                                   "say fragmentation') still says it; the wrong claim that it "
+                                   "is the cause is the step's to flag.")
 
     @model_validator(mode="after")
     def _generic_needs_about(self) -> Concept:

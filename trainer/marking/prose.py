@@ -926,10 +926,13 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
                                     for term in concept.about)
                             or _for_the_cache(reading, start, end)):
                 continue
-            if negated(reading, start, end, phrase):
+            # (a cause the drill rules out is said when denied, "nor is it a max_model_len
+            # reservation, which would leave 12 sessions", or set up to be denied, "someone
+            # will say fragmentation. It isn't": expert pass 54, M2)
+            if negated(reading, start, end, phrase) and not concept.ruled_out:
                 found.append(Mention(phrase, Fraction(0), f"'{said}' negated, no credit"))
                 continue
-            if _believed_by_others(reading, start):
+            if _believed_by_others(reading, start) and not concept.ruled_out:
                 continue  # "people often assume vLLM reserves max_model_len, but …": theirs
             item = reading.item[start]
             listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
