@@ -282,6 +282,7 @@ RIGHT = [
      'state at short context. So put long-document, long-context work on it; for short '
      'chat the fixed state is overhead and the advantage over a dense GQA model shrinks.'),
 ]
+_RIGHT_ANSWER = {drill_id: text for drill_id, _, text in RIGHT}
 
 
 @pytest.mark.parametrize(("drill_id", "step_id", "text"), MISSED)
@@ -336,21 +337,10 @@ SAID_PLAINLY = [
      'close to the full 93 GB.'),
     # W19 (prefix-caching__d)
     ('serving-engine', 'whole-blocks-shared',
-     'When the prefix differs per request: a per-user timestamp or user name placed at the '
-     'top of the system prompt breaks the match for every block after it, so nothing is '
-     "shared. Also when the shared prefix is small next to each session's own tokens (at "
-     '32k live tokens the 2,000-token prompt is 6%, 12 sessions either way), when the '
-     'prompt is shorter than one block, or when prompts rotate faster than the cache keeps '
-     'them (evicted under pressure). In production watch the prefix-cache hit rate (vLLM '
-     'exposes prefix cache queries/hits), KV usage and TTFT of requests with a cached '
-     'prefix.'),
+     _RIGHT_ANSWER['prefix-caching']),
     # M3 (llama31-405b-h200-tp__r1)
     ('capacity-policy', 'kv-replication',
-     'Contrary to the usual "more GPUs, more KV" intuition, past 8 GPUs the KV heads run '
-     'out: 8 heads over 16 GPUs means each head is stored twice. Per GPU the token still '
-     'costs 31.5 KiB, for the job 504 KiB instead of 252. The budget did grow 2.98x, to '
-     '1,479 GB, since each GPU carries half the weights, but divided by twice the cost per '
-     'token that is ~1.5x the sessions, 87 instead of 58.'),
+     _RIGHT_ANSWER['llama31-405b-h200-tp']),
     # M3 (mixtral-moe-decode__d)
     ('architectures', 'all-experts-resident',
      'sparse FFN: resident params = dense-47B (93 GB), so KV room is the same as dense. '
@@ -380,12 +370,7 @@ SAID_PLAINLY = [
      "worse than observed, and vLLM pages anyway, so it's ruled out."),
     # M3 (deepseek-v3-mla-h200__r1)
     ('architectures', 'mla-latent-compression',
-     'It is not the case that the latent shards across TP ranks the way KV heads do: it '
-     'has no head dimension, so all 8 GPUs keep the whole 70,272 B per token and the node '
-     'pays 549 KiB. Per copy MLA is ~71x smaller than MHA (4.77 MiB per token), and still '
-     '~2.2x smaller per GPU than a GQA-8 cache split 8 ways would be per token overall '
-     '(250 KB vs ~69 KB per copy) — but the 8x replication hands most of that back: 16 '
-     'sessions of 32k on the node.'),
+     _RIGHT_ANSWER['deepseek-v3-mla-h200']),
 ]
 
 
