@@ -302,8 +302,12 @@ _WORKING_SEPARATOR = lazy(
     # corrected: "96/8 = 12 ... actually 24" (expert pass 54), "12, make that 24"
     r"|call it|let'?s say|round(?:ed)? (?:it )?(?:down |up )?to"
     r"|actually|make (?:it|that)|correction"
-    # and the value picked from a range: "90-100, say 96", "90 - 100, probably 96"
-    r"|(?<=,\s)(?:say|probably|likely))\b)\s*",
+    # and the value picked from a range: "90-100, say 96", "90 - 100, probably 96", or the
+    # round figure a quotient with decimals comes to: "44 / 10.7 = 4.1, about 4" (expert pass
+    # 56, W14; "96, roughly 100" keeps 96: a whole figure rounded for the ear)
+    r"|(?<=,\s)(?:say|probably|likely)"
+    r"|(?:(?<=\.\d,\s)|(?<=\.\d\d,\s)|(?<=\.\d\d\d,\s))(?:about|roughly|around)"
+    r"(?=\s*[~≈]?\s*\d))\b)\s*",
     re.IGNORECASE,
 )
 _UNITS_WORDS = (
