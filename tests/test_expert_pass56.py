@@ -51,3 +51,14 @@ def test_a_whole_figure_rounded_for_the_ear_is_not_the_answer() -> None:
     from trainer.reading.reader import read_answer
 
     assert read_answer("96, roughly 100 sessions", "sequences").readings[0].quantity.value == 96
+
+
+def test_a_notes_own_pool_own_max_model_len_names_no_owner() -> None:
+    # (W10: "own pool, own max_model_len" earned "the platform team owns the per-tier caps")
+    from trainer.drills.loader import load_rubric
+    from trainer.marking.prose import concept_credit
+
+    concept = load_rubric("kv-capacity").concept("platform-owns-caps")
+    assert concept is not None
+    assert concept_credit(concept, "own pool, own max_model_len, gateway routes by tier")[0] == 0
+    assert concept_credit(concept, "The platform team owns max_model_len per tier.")[0] > 0

@@ -916,6 +916,9 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
         for start, end in _occurrences_either_way(reading, phrase):
             if owns and start and reading.tokens[start - 1] in _POSSESSIVES:
                 continue  # "its own max_model_len" is no one owning it
+            if owns and (start == 0 or reading.item[start - 1] != reading.item[start]) and \
+                    (_typed(text, tuple(reading.tokens[start:end])) or "").lower()[:4] == "own ":
+                continue  # "own pool, own max_model_len": a note's adjective, no owner named
             sentence = reading.sentence[start]
             # the feedback quotes what was typed, not the rubric's words: said the other way
             # round ("FLOPs saved" for "saves flops") or in another form of its words
