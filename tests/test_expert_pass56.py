@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 
 from trainer.drills.loader import find_drill
@@ -62,3 +63,73 @@ def test_a_notes_own_pool_own_max_model_len_names_no_owner() -> None:
     assert concept is not None
     assert concept_credit(concept, "own pool, own max_model_len, gateway routes by tier")[0] == 0
     assert concept_credit(concept, "The platform team owns max_model_len per tier.")[0] > 0
+
+
+# The expert's wrong answers left unflagged (X1-X10, X14; X11 is wrong only of a re-target),
+# each flagged by a claim written in general terms by a helper who never saw the scorer,
+# checked over the 57 corpora (no right answer there makes one) and over all 79 of the
+# expert's sheets (no new flag on any right one).
+MISSED = [
+    # X1 (8b_B)
+    ('llama31-8b-h100', 'followup-128k-policy',
+     'Separate long-context pool with its own max_model_len, routed by tier, FP8 KV there '
+     'so about 6 sessions per card instead of 3. Prefill of a 128k prompt tends to be '
+     "bandwidth-bound like decode, so chunked prefill won't buy much; instead just give "
+     'the long pool its own GPUs so chat TPOT is untouched.'),
+    # X2 (pc_B)
+    ('prefix-caching', 'when-not',
+     'It buys little when sessions are long compared with the prompt. It also mostly stops '
+     "working once the KV cache is in FP8, since quantised blocks can't be hashed and "
+     'shared, so with FP8 KV you lose the sharing gain. Watch the hit rate.'),
+    # X3 (cp_B)
+    ('chunked-prefill-tpot', 'trade-off',
+     'I sized the chunk so that the step stays under 25 ms. Chunking mostly costs the '
+     'pasting user nothing, since the prefill FLOPs are the same chunked or not, so the '
+     "first token still arrives after roughly the 252 ms of the unchunked pass. I'd set "
+     'max_num_batched_tokens to 320.'),
+    # X4 (pd_B)
+    ('prefill-vs-decode', 'why-two-regimes',
+     'Prefill is compute-bound because it has to read the whole KV cache of the prompt, '
+     'which is large, while decode reads little but the weights. As the batch grows, '
+     'decode tends to turn compute-bound at about batch 8 to 16 on an H200.'),
+    # X5 (dg_B)
+    ('disaggregated-prefill', 'when-it-pays',
+     'It pays nearly always, because the transfer is tiny: the KV of a 4k prompt is only '
+     "about 64 MiB, well under a millisecond over InfiniBand. I'd size the pools at "
+     'roughly one prefill GPU per four decode GPUs, since prefill is compute-bound and '
+     'therefore fast.'),
+    # X6 (l2_B)
+    ('llama2-70b-mi300x', '5a',
+     'The step time roughly halves, since fp8 halves the bytes of the KV that is read.'),
+    # X7 (sr_B)
+    ('swap-or-recompute', 'policy',
+     'Recompute: prefill on an H200 is compute-bound and very fast, so it roughly always '
+     'beats a PCIe transfer, which is far slower than HBM. The host tier is mostly useless '
+     'for KV, since PCIe is too slow to sit on the resume path.'),
+    # X8 (hy_B)
+    ('hybrid-state-kv', 'how-concurrency-scales',
+     "Jamba's memory is essentially constant in context, since the Mamba layers hold a "
+     'fixed state, so its concurrency hardly depends on length. That makes it the right '
+     'choice for every workload, short chat included, where it also holds roughly 9x what '
+     'a transformer holds.'),
+    # X9 (lc_B)
+    ('long-context-tier', 'operations',
+     'Watch GPU utilisation (SM busy %) on both pools; as long as it stays below about '
+     '90%, the pool is sized right.'),
+    # X10 (oc_B)
+    ('observed-concurrency-lower', 'action',
+     'Tell product to go ahead with the order, and meanwhile lower max_model_len to 8k to '
+     'stop the reservations.'),
+    # X14 (sw_B)
+    ('sliding-window-kv', 'why-different',
+     "Gemma-2's window is the same 4,096 tokens, but it has more layers and a wider head, "
+     'so the window mostly cuts every layer just as in Mistral, only from a bigger '
+     'starting point. Taking head_dim as 3584/16 = 224 gives a slightly larger cache, '
+     'which is at least the safe side.'),
+]
+
+
+@pytest.mark.parametrize(("drill_id", "step_id", "text"), MISSED)
+def test_a_wrong_answer_the_expert_wrote_is_flagged(drill_id: str, step_id: str,
+                                                     text: str) -> None:
+    assert _claims(drill_id, step_id, text)
