@@ -133,3 +133,15 @@ MISSED = [
 def test_a_wrong_answer_the_expert_wrote_is_flagged(drill_id: str, step_id: str,
                                                      text: str) -> None:
     assert _claims(drill_id, step_id, text)
+
+
+def test_working_in_words_is_read_as_plain_arithmetic_and_gets_one_explanation(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (W16: "80 x 0.9 = 72, minus 16 GB weights = 56 GB" was told it left out the reserve "or
+    # mixed GB and GiB: both give it"; the working shows no unit mixed)
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text('kv-budget: "80 x 0.9 = 72, minus 16 GB weights = 56 GB"\n',
+                     encoding="utf-8")
+    result = run("grade", "llama31-8b-h100", "--answers", str(sheet), "--json", ok=False)
+    step = next(s for s in json.loads(result.output)["steps"] if s["id"] == "kv-budget")
+    assert step["misconceptions"] == ["forgot-reserve"]

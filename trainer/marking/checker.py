@@ -1174,11 +1174,22 @@ def _last_working_text(read: Answer) -> str:
     ("80*0.9 = 72; 72-16-4 = 52 GB" ends "72-16-4")."""
     if not read.working_parts:
         return ""
-    return re.split(r";|,\s", read.working_parts[-1])[-1].strip().rstrip("=≈→ ")
+    pieces = re.split(r";|,\s", read.working_parts[-1])
+    last = pieces[-1].strip()
+    if len(pieces) > 1 and _GOES_ON.match(last):
+        # "72, minus 16 GB weights": the step goes on from the figure before the comma
+        last = f"{pieces[-2].strip()} {last}"
+    return last.rstrip("=≈→ ")
+
+
+# A step of working that goes on from the figure before it, in words (expert pass 56, W16)
+_GOES_ON = re.compile(r"(?:minus|plus|times|divided by)\b", re.IGNORECASE)
+_OPERATOR_WORDS = {"minus": "-", "plus": "+", "times": "×", "divided by": "/"}
 
 
 def _last_working(read: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
-    text = _last_working_text(read)
+    text = _GOES_ON.sub(lambda word: _OPERATOR_WORDS[word.group().lower()],
+                        _last_working_text(read))
     return working_values(replace(read, working_parts=(text,)), chosen) if text else []
 
 
