@@ -1183,7 +1183,7 @@ def _last_working_text(read: Answer) -> str:
 
 
 # A step of working that goes on from the figure before it, in words (expert pass 56, W16)
-_GOES_ON = re.compile(r"(?:minus|plus|times|divided by)\b", re.IGNORECASE)
+_GOES_ON = re.compile(r"\b(?:minus|plus|times|divided by)\b", re.IGNORECASE)
 _OPERATOR_WORDS = {"minus": "-", "plus": "+", "times": "×", "divided by": "/"}
 
 
