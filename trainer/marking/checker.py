@@ -28,7 +28,14 @@ from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number, typed_at_some_scale
 from trainer.reading.patterns import lazy
-from trainer.reading.reader import Answer, ParsedAnswer, accepted_dims, read_answer, working_values
+from trainer.reading.reader import (
+    OPERATOR_WORD,
+    Answer,
+    ParsedAnswer,
+    accepted_dims,
+    read_answer,
+    working_values,
+)
 from trainer.reading.units import DIMENSIONLESS, Dim
 
 if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
@@ -1176,20 +1183,14 @@ def _last_working_text(read: Answer) -> str:
         return ""
     pieces = re.split(r";|,\s", read.working_parts[-1])
     last = pieces[-1].strip()
-    if len(pieces) > 1 and _GOES_ON.match(last):
+    if len(pieces) > 1 and OPERATOR_WORD.match(last):
         # "72, minus 16 GB weights": the step goes on from the figure before the comma
         last = f"{pieces[-2].strip()} {last}"
     return last.rstrip("=≈→ ")
 
 
-# A step of working that goes on from the figure before it, in words (expert pass 56, W16)
-_GOES_ON = re.compile(r"\b(?:minus|plus|times|divided by)\b", re.IGNORECASE)
-_OPERATOR_WORDS = {"minus": "-", "plus": "+", "times": "×", "divided by": "/"}
-
-
 def _last_working(read: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
-    text = _GOES_ON.sub(lambda word: _OPERATOR_WORDS[word.group().lower()],
-                        _last_working_text(read))
+    text = _last_working_text(read)
     return working_values(replace(read, working_parts=(text,)), chosen) if text else []
 
 

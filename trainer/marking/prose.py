@@ -1151,13 +1151,19 @@ _WORD = lazy(r"[^\W_][\w'-]*")
 
 def _typed(text: str, needle: tuple[str, ...]) -> str | None:
     """The words of the text whose tokens are `needle`, as typed."""
-    words = [(token, word.start(), word.end()) for word in _WORD.finditer(text)
-             for token in _phrase_tokens(word.group())]
+    words = _typed_words(text)
     for first in range(len(words) - len(needle) + 1):
         run = words[first:first + len(needle)]
         if tuple(token for token, _, _ in run) == needle:
             return text[run[0][1]:run[-1][2]]
     return None
+
+
+@lru_cache(maxsize=64)
+def _typed_words(text: str) -> tuple[tuple[str, int, int], ...]:
+    """(token, start, end) of each word of the text: every mention quotes from them."""
+    return tuple((token, word.start(), word.end()) for word in _WORD.finditer(text)
+                 for token in _phrase_tokens(word.group()))
 
 
 def _shown(reading: Reading, position: int) -> str:

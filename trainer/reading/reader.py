@@ -626,6 +626,11 @@ def _has_number(text: str) -> bool:
     return bool(re.search(r"\d", text) or _NUMBER_WORD.match(text) or _NONE_FIT.match(text))
 
 
+# An operator said in words in shown working
+OPERATOR_WORD = lazy(r"\b(?:minus|plus|times|divided by)\b", re.IGNORECASE)
+_OPERATOR_SIGNS = {"minus": "-", "plus": "+", "times": "×", "divided by": "/"}
+
+
 def working_values(answer: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
     """The values of the working shown before the last '=', a bare number in it taken in the
     unit the answer was read in ("72 - 16 - 4 = 52 GB": 52 GB); parts that are words
@@ -634,6 +639,8 @@ def working_values(answer: Answer, chosen: ParsedAnswer) -> list[ParsedAnswer]:
     unit = chosen.unit if chosen.unit is not None else answer.unit
     found = []
     for part in answer.working_parts:
+        # "72 minus 16 GB weights" is 72 - 16 GB (expert pass 56, W16)
+        part = OPERATOR_WORD.sub(lambda word: _OPERATOR_SIGNS[word.group().lower()], part)
         reading = _read_quietly(part, unit, expected)
         if reading is not None:
             found.append(reading)
