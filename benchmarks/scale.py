@@ -45,11 +45,11 @@ def grow(home: Path, target: int, rng: random.Random) -> None:
     """Add attempts to the store in `home` until it holds `target`, keeping the marks of each
     finished one as practice does (a Keeper marks each distinct sheet once)."""
     os.environ["KVDRILL_HOME"] = str(home)
+    from trainer import SOLVER_VERSION
     from trainer.app import session
     from trainer.drills import loader, variants
     from trainer.store import kept_marks as progress
     from trainer.store.database import Store
-    from trainer.versions import SOLVER_VERSION
 
     sheets = {drill_id: _sheet(drill_id) for drill_id in DRILLS}
     drills = {drill_id: loader.find_drill(drill_id) for drill_id in DRILLS}

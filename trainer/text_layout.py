@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from unicodedata import east_asian_width
+
+from trainer.records import field, record
 
 GAP = "  "
 MIN_COLUMN = 6  # a column narrower than this reads as noise: stack the rows instead
@@ -124,7 +125,7 @@ def _is_continuation_of_item(item: str, line: str) -> bool:
 # ---- Tables ---------------------------------------------------------------------------------
 
 
-@dataclass
+@record(frozen=False)
 class Column:
     header: str
     align: str = "<"  # "<" left, ">" right (numbers)
@@ -132,7 +133,7 @@ class Column:
     least: int = 0  # narrowed no further than this while others can give (a title)
 
 
-@dataclass
+@record(frozen=False)
 class Table:
     """Columns laid out once for a width (from the rows it is shown first), then any number of
     rows printed under that layout, so a long listing can be printed a batch at a time."""

@@ -18,10 +18,10 @@ import hashlib
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from trainer import SOLVER_VERSION
 from trainer.drills.model import Step
 from trainer.drills.placeholders import fill
 from trainer.drills.reference import AnswerKey, show
@@ -30,8 +30,8 @@ from trainer.marking.checker import Mark, form_text, mark_sheet, unreadable_reas
 from trainer.marking.grading import MAX_ANSWER_CHARS
 from trainer.reading.exact import Fraction
 from trainer.reading.reader import read_answer
+from trainer.records import record, replace
 from trainer.store.database import Store
-from trainer.versions import SOLVER_VERSION
 from trainer.views.sheets import givens_lines, prompt_of, situation_of
 
 COMMANDS_HELP = "? hint · :skip · :back · :givens · :help · :quit"
@@ -124,7 +124,7 @@ def help_text(attempt_id: int) -> str:
         f"  {name.ljust(width)}  {what.format(attempt=attempt_id)}" for name, what in COMMANDS])
 
 
-@dataclass(frozen=True)
+@record
 class StepPrompt:
     """What the asker needs to show one step: the question and its clocks."""
 

@@ -19,13 +19,13 @@ import math
 import random
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from trainer.drills.skills import SKILLS
 from trainer.errors import KvdrillError
 from trainer.reading.exact import Fraction
+from trainer.records import record
 from trainer.store.schedule import SkillCard
 
 if TYPE_CHECKING:  # `next` reads only the advice: the solver is imported when a session is built
@@ -45,7 +45,7 @@ class NothingWeak(KvdrillError):
     """No skill has been rated yet."""
 
 
-@dataclass(frozen=True)
+@record
 class Chosen:
     """One step of a weak-skill session: where it comes from and its givens."""
 

@@ -28,10 +28,10 @@ convolution (L_cache − 1) × hidden. Kept in the model's dtype (vLLM's mamba c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from trainer.capacity.config_fields import Fields, shown
+from trainer.records import field, record
 
 FULL_KINDS = frozenset({"full_attention", "full", "global", "global_attention", "attention"})
 SLIDING_KINDS = frozenset({"sliding_attention", "sliding", "local", "local_attention"})
@@ -61,7 +61,7 @@ _RECURRENT_HINTS = ("mamba_", "ssm_", "linear_key_head_dim", "linear_num_value_h
                     "conv_L_cache", "time_step_", "rwkv", "recurrent_")
 
 
-@dataclass
+@record(frozen=False)
 class Layout:
     """What each layer holds, by index."""
 

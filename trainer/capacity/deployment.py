@@ -4,13 +4,12 @@ a user can type any number, the solver only computes sane ones."""
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 from trainer.capacity import serving_formulas as serving
 from trainer.errors import InvalidInput
 from trainer.reading.exact import Fraction
+from trainer.records import field_names, record
 
 GB = 10**9
 TB = 10**12
@@ -64,7 +63,7 @@ _LIMITS: dict[str, int] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Deployment:
     """Every input of the capacity model: a model shape on some GPUs, served one way.
 
@@ -169,7 +168,7 @@ class Deployment:
     reply_in_cycle: int = 1  # 0: a conversation's cycle counted as its think time alone
 
     def changed(self, **changes: Any) -> Deployment:
-        # dataclasses.replace, without its call of __init__ (every field is an init field and
+        # records.replace, without its call of __init__ (every field is an init field and
         # nothing is checked there): a wrong path's deployment is made thousands of times a key
         unknown = changes.keys() - _FIELD_NAMES
         if unknown:
@@ -344,4 +343,4 @@ def _plain(value: Fraction | int) -> str:
 
 
 
-_FIELD_NAMES = frozenset(field.name for field in dataclasses.fields(Deployment))
+_FIELD_NAMES = frozenset(field_names(Deployment))

@@ -3,7 +3,6 @@ and the warnings a deployment deserves (a context past the model's, KV that does
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any, Literal
 
@@ -20,12 +19,13 @@ from trainer.capacity.solver import (
 )
 from trainer.capacity.solver import prefix_bytes as solver_prefix_bytes
 from trainer.reading.exact import Fraction
+from trainer.records import record, replace
 
 # ---------------------------------------------------------------------------------------------
 # Derivation: the working, with units at every step
 
 
-@dataclass(frozen=True)
+@record
 class DerivationStep:
     name: str
     label: str

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from trainer.capacity.presets import GpuPreset, ModelPreset
 from trainer.reading.engine_log import EngineLog, later_start_note
+from trainer.records import record
 
 GIB = 2**30
 # Within this share a logged figure agrees with one computed from the log's own rounded
@@ -35,7 +35,7 @@ _QUANTIZED = re.compile(r"fp8|awq|gptq|int4|int8|w4a16|w8a8|w4a8|bnb|bitsandbyte
                         r"compressed|marlin|gguf", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record
 class Settings:
     tensor_parallel: int
     pipeline_parallel: int
@@ -49,7 +49,7 @@ class Settings:
     weights_differ: str | None = None  # why the preset's weight size is not this release's
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     name: str
     logged: float | None
@@ -154,13 +154,13 @@ def _sane(name: str, value: Any) -> bool:
 
 
 def with_conflict(settings: Settings, conflict: str) -> Settings:
-    from dataclasses import replace
+    from trainer.records import replace
 
     return replace(settings, conflicts=(*settings.conflicts, conflict))
 
 
 def with_weights_differ(settings: Settings, why: str) -> Settings:
-    from dataclasses import replace
+    from trainer.records import replace
 
     return replace(settings, weights_differ=why)
 
@@ -675,7 +675,7 @@ def _explain_disagreement(rows: list[Row], model: ModelPreset, settings: Setting
                  "explains it: check the model (a different release?) and the block size")
 
 
-@dataclass(frozen=True)
+@record
 class _Candidate:
     what: str
     factor: float  # the logged ÷ expected tokens it gives

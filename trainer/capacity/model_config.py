@@ -47,7 +47,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +75,7 @@ from trainer.capacity.config_layers import (
 )
 from trainer.files.bounded_io import read_text_bounded
 from trainer.reading.exact import Fraction
+from trainer.records import field, field_names, record
 
 # A config.json is a few kilobytes; a megabyte holds any real one with room to spare.
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -83,7 +83,7 @@ MAX_CONFIG_BYTES = 1024 * 1024
 __all__ = ["ConfigError", "ConfigModel", "ParamCount", "model_from_config", "read_config"]
 
 
-@dataclass(frozen=True)
+@record
 class LayerShares:
     """The parameters of one layer's attention, router, routed experts and the rest of its MLP
     (a dense MLP, or an MoE layer's shared experts), and the layers that hold each."""
@@ -98,7 +98,7 @@ class LayerShares:
     dense_layers: frozenset[int]
 
 
-@dataclass(frozen=True)
+@record
 class ParamCount:
     """The parameters of a model by where they sit, so the quantized part can be priced apart."""
 
@@ -131,7 +131,7 @@ class ParamCount:
         return self.embedding + self.lm_head
 
 
-@dataclass(frozen=True)
+@record
 class ConfigModel:
     """What a config.json says, as the fields of a model preset, with the notes that say how
     each was read."""
@@ -652,7 +652,7 @@ def _max_context(f: Fields, top_type: str) -> int | None:
 def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str, Any] | None,
            layout: Layout) -> ParamCount:
     layers, hidden, vocab = fields["layers"], fields["hidden"], fields["vocab"]
-    counts: dict[str, Any] = {key: 0 for key in ParamCount.__dataclass_fields__
+    counts: dict[str, Any] = {key: 0 for key in field_names(ParamCount)
                               if key != "per_layer"}
     counts["embedding"] = vocab * hidden
     counts["lm_head"] = 0 if fields["tied_embeddings"] else vocab * hidden
@@ -676,7 +676,7 @@ def _count(f: Fields, model_type: str, fields: dict[str, Any], experts: dict[str
         return ParamCount(**counts)
 
     intermediate = f.count_of("intermediate_size", "ffn_hidden_size")
-    gated = 2 if _ungated(f) else 3
+    gated = 2 if _ungated(f, model_type) else 3
     if model_type in _FALCON_TYPES:
         intermediate, gated = _falcon_width(f, hidden), 2
         f.assumed["params"] = (f"an estimate (an ungated MLP {intermediate:,} wide), not "
@@ -768,10 +768,18 @@ def _falcon_width(f: Fields, hidden: int) -> int:
     return f.count_of("intermediate_size", "ffn_hidden_size") or 4 * hidden
 
 
-def _ungated(f: Fields) -> bool:
+def _ungated(f: Fields, model_type: str | None) -> bool:
     """An MLP of two matrices (up, down) rather than three (gate, up, down): Nemotron-H's
-    squared ReLU."""
+    squared ReLU. A nemotron_h config that names no activation has transformers' default,
+    NemotronHConfig's mlp_hidden_act "relu2", and is said so among the defaults filled."""
     act = f.raw("mlp_hidden_act") or f.raw("hidden_act")
+    if act is None and model_type == "nemotron_h":
+        f.assumed["params"] = ("no mlp_hidden_act: relu2, as transformers' NemotronHConfig "
+                               "defaults (an ungated MLP, up and down projections only)")
+        f.notes.append("no mlp_hidden_act: the MLP blocks are counted as transformers' default "
+                       "for nemotron_h, relu2 (squared ReLU): up and down projections, 2 × "
+                       "hidden × intermediate_size each, no gate")
+        return True
     return isinstance(act, str) and act.lower() in ("relu2", "squared_relu", "relu_squared")
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,13 +18,14 @@ from trainer.capacity.serving_formulas import draft_from_catalogue
 from trainer.errors import InvalidInput, UnknownName
 from trainer.reading.exact import Fraction
 from trainer.reading.numbers import format_number
+from trainer.records import record
 
 PRESET_DIR = Path(__file__).parent / "presets"
 
 DEFAULT_CONTEXT = 4096
 
 
-@dataclass(frozen=True)
+@record
 class ModelPreset:
     id: str
     name: str
@@ -89,7 +89,7 @@ class ModelPreset:
         return self.config_path is not None
 
 
-@dataclass(frozen=True)
+@record
 class GpuPreset:
     id: str
     name: str
@@ -403,7 +403,7 @@ def find_gpu(name: str) -> GpuPreset:
     return preset
 
 
-@dataclass(frozen=True)
+@record
 class Setting:
     """One input of a deployment and where it came from.
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from trainer.capacity.presets import ModelPreset
 from trainer.errors import UnknownName
+from trainer.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Release:
     """A published release and the preset whose KV geometry it has."""
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from trainer.errors import InvalidInput
 from trainer.reading.exact import Fraction
 from trainer.reading.numbers import format_number
+from trainer.records import record
 
 GB = 10**9
 TB = 10**12
@@ -94,7 +94,7 @@ def validate(d: Any) -> None:
                                f"({d.layers})")
 
 
-@dataclass(frozen=True)
+@record
 class Spec:
     name: str
     label: str
@@ -188,7 +188,7 @@ def _prefill_gpus_per_decode_gpu(v: Any, ops: Any) -> Any:
 # draft says why in one sentence (InvalidInput), which a re-targeted drill prints as its refusal.
 
 
-@dataclass(frozen=True)
+@record
 class DraftFamily:
     """Targets that share one tokenizer, and the preset that drafts for them (None: none does,
     for the reason given)."""
@@ -258,7 +258,7 @@ _SHAPE_FIELDS = ("layers", "hidden", "heads", "vocab", "experts", "experts_per_t
                  "attention", "attention_layers")
 
 
-@dataclass(frozen=True)
+@record
 class Draft:
     """The draft a target's family drafts with (its preset's figures), or why there is none."""
 
@@ -739,7 +739,7 @@ def _replicas_for_load(v: Any, ops: Any) -> Any:
 # ---- Wrong paths -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class PathSpec:
     id: str
     mistake: str

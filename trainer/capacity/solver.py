@@ -13,12 +13,10 @@ figure read per GPU where the whole was meant (or the other way round).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
@@ -27,12 +25,13 @@ from trainer.capacity.deployment import DTYPE_BYTES, GB, TB, Deployment
 from trainer.capacity.identity_cache import by_identity
 from trainer.errors import DoesNotFit, InvalidInput, UnknownName
 from trainer.reading.exact import Fraction
+from trainer.records import field_names, record
 
 # ---------------------------------------------------------------------------------------------
 # The formulas
 
 
-@dataclass(frozen=True)
+@record
 class Formula:
     name: str
     label: str
@@ -648,7 +647,7 @@ def _base(deployment: Deployment, ops: Any, pins: Mapping[str, Any]) -> _Base:
     return base
 
 
-_INPUT_NAMES = tuple(field.name for field in dataclasses.fields(Deployment))
+_INPUT_NAMES = field_names(Deployment)
 if set(_INPUT_NAMES) & set(FORMULAS) or any(name.startswith("_") for name in _INPUT_NAMES):
     # A namespace holds its inputs as attributes: a formula of an input's name would be hidden
     raise RuntimeError("a Deployment field is named as a formula, or starts with '_'")

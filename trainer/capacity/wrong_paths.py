@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from trainer.capacity import serving_formulas as serving
@@ -16,12 +15,13 @@ from trainer.capacity.identity_cache import by_identity
 from trainer.capacity.solver import changed_inputs, exact_reads, value_of, value_of_changed
 from trainer.errors import KvdrillError, UnknownName
 from trainer.reading.exact import Fraction
+from trainer.records import record
 
 # ---------------------------------------------------------------------------------------------
 # Wrong paths
 
 
-@dataclass(frozen=True)
+@record
 class WrongPath:
     id: str
     mistake: str  # what the candidate did

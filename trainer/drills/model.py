@@ -5,8 +5,9 @@ these classes have the same fields, so a drill read from a file validated once a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from trainer.records import field, record
 
 Scalar = int | float | str | None
 
@@ -17,7 +18,7 @@ def linked_names(key: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in key.split(","))
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Derived:
     """A per-step value computed from the base givens: `of` quantity × `times`."""
 
@@ -25,7 +26,7 @@ class Derived:
     times: float = 1
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class FitGpus:
     """The fewest GPUs, of those listed, on which a step's deployment holds one sequence."""
 
@@ -35,7 +36,7 @@ class FitGpus:
 WithValue = int | float | str | Derived | FitGpus | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class RatioBelow:
     """A lesson stated as a ratio step below a bound (schema: RatioBelow)."""
 
@@ -48,7 +49,7 @@ class RatioBelow:
     still_words: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class WrongClaim:
     """A claim an interviewer would flag on a text step: said when every part (any one of its
     phrases) is in one item of a sentence, none of them negated; `says` corrects it, and the
@@ -74,7 +75,7 @@ class WrongClaim:
                    moe_target_only=bool(data.get("moe_target_only")))
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Step:
     """One question of a drill: numeric (checked against a solver quantity) or text (scored
     against rubric concepts)."""
@@ -115,7 +116,7 @@ class Step:
         })
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Followup:
     """An interviewer's push after the main questions, and what a strong answer says."""
 
@@ -124,7 +125,7 @@ class Followup:
     steps: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Requires:
     """What a drill's lesson needs of a re-targeted model or card (schema: Requires)."""
 
@@ -145,7 +146,7 @@ class Requires:
     engine_starts: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Drill:
     id: str
     title: str
@@ -189,7 +190,7 @@ class Drill:
         raise KeyError(step_id)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Concept:
     """Something a text answer should say: any of `phrases`, and, when `figures` is given,
     one of them in the same sentence too (a lever counts fully only when it is quantified).
@@ -210,7 +211,7 @@ class Concept:
                                               "ruled_out")))
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Dimension:
     id: str
     title: str
@@ -220,7 +221,7 @@ class Dimension:
     concepts: tuple[Concept, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Level:
     id: str
     title: str
@@ -229,7 +230,7 @@ class Level:
     right: tuple[str, ...] = ()  # quantities whose drill's own step must be answered right
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class RedFlag:
     id: str
     says: str
@@ -238,7 +239,7 @@ class RedFlag:
     unless: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Rubric:
     id: str
     title: str

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -38,6 +37,7 @@ from trainer.reading.expression import unit_factor
 from trainer.reading.formatting import format_bytes, format_quantity, format_seconds
 from trainer.reading.numbers import format_number
 from trainer.reading.units import BYTES, TOKENS, Dim
+from trainer.records import field, record
 
 Givens = Mapping[str, Any]
 
@@ -86,7 +86,7 @@ def dim_of_unit(unit: str | None) -> Dim:
     return unit_factor(unit).dim
 
 
-@dataclass(frozen=True)
+@record
 class Reference:
     """What a numeric step expects, in base units (bytes, tokens, sequences, seconds)."""
 
@@ -250,6 +250,9 @@ def _split_words(gpus: int | None) -> dict[str, str]:
             "split_across": "across the pair" if gpus == 2 else f"across the {word} GPUs"}
 
 
+MAX_RECOMPUTED = 4096  # recompute's values kept per key (a wrong sheet asks about 1,300)
+
+
 class AnswerKey:
     """Reference values of one drill for one set of givens (the drill's own or a variant's)."""
 
@@ -272,6 +275,7 @@ class AnswerKey:
         "moe_layer_word", "dense_mlp_note", "moe_layers_said", "windowed_said",
         "max_num_seqs_default", "block_size_note", "batch_cost_question",
         "claimed_active_b", "split_gpus", "split_gpus_word", "split_share", "split_across",
+        "sequence_kv_hint", "half_context_hint", "ridge_hint", "rate_measured_on",
         *SERVING_PLACEHOLDERS,
     )
 
@@ -282,6 +286,9 @@ class AnswerKey:
         self._references: dict[str, Reference] = {}
         self.base = self._build(self.givens, "givens")
         self._shown: dict[str, str] | None = None  # display_givens, once worked out
+        # recompute's values: a wrong sheet's carried answers ask the same sets many times
+        self._recomputed: dict[tuple[str, frozenset[tuple[str, Fraction]], bool],
+                               Fraction | None] = {}
         # "Qwen3-32B on NVIDIA H200" when the drill was re-targeted (variants.answer_key)
         self.retargeted: str | None = None
         self.target_digest: str | None = None  # variants.target_digest of that target
@@ -500,6 +507,15 @@ class AnswerKey:
         """The step's value computed from earlier answers (step id → value in base units)
         standing for the quantities those steps ask; None when it cannot be recomputed.
         `relaxed`: with the floors left out (29.8 sessions, where the count is 29)."""
+        kept = (step_id, frozenset(carried.items()), relaxed)
+        if kept not in self._recomputed:
+            if len(self._recomputed) >= MAX_RECOMPUTED:
+                self._recomputed.clear()
+            self._recomputed[kept] = self._recompute(step_id, carried, relaxed)
+        return self._recomputed[kept]
+
+    def _recompute(self, step_id: str, carried: Mapping[str, Fraction], relaxed: bool
+                   ) -> Fraction | None:
         step = self.drill.step(step_id)
         if step.ratio_of is not None:
             a_id, b_id = step.ratio_of
@@ -571,6 +587,23 @@ class AnswerKey:
             return "why serving many users at once costs each of them so little"
         return ("what serving many users at once shares among them and what it does not, "
                 "and so what each user costs here")
+
+    def _rate_measured_on(self, model: Any) -> str:
+        """Where a measured rate (the 550 TFLOP/s prefill) comes from, said of this key's
+        model: "measured on this card" for the model it was measured with (or its twin weight
+        for weight), and, for a model the drill's variants draw (Qwen2.5-7B), that it was
+        measured with the other shape and is assumed for this one: never "measured" of a model
+        nobody ran (expert pass 58, W3)."""
+        from trainer.capacity.presets import same_weights
+
+        measured = self.drill.requires.measured_on or {}
+        shape = measured.get("model")
+        if not shape or not model:
+            return "measured on this card"
+        own, preset = model_of(shape), model_of(model)
+        if preset.id == own.id or same_weights(preset, own):
+            return "measured on this card"
+        return f"measured on this card with {own.name}'s shape, assumed for {preset.name}"
 
     def _display_givens(self) -> dict[str, str]:
         d = self.base
@@ -671,6 +704,9 @@ class AnswerKey:
                 f" (Its publisher counts {format_number(published / 10**9, sig=3)}B active, "
                 "leaving the embedding table out.)")
         shown.update(_session_text(d))
+        shown.update(_sequence_hints(d, bool(model and model_of(model).chunked_attention)))
+        shown["rate_measured_on"] = self._rate_measured_on(model)
+        shown["ridge_hint"] = _ridge_hint(d)
         shown.update(self._pinned_positions_notes())
         shown["vision_note"] = vision_note(model_of(model) if model else None, d)
         shared = model_of(model).shared_experts if model else 0
@@ -932,6 +968,52 @@ def _window_text(d: Deployment, model_name: str, chunked: bool = False) -> dict[
             f"{window}, sized as a window of {window})" if chunked else
             "the windowed layers holding only their window")
     return {"window_note": note, "attention_flops_rule": rule, "windowed_said": said}
+
+
+def _sequence_hints(d: Deployment, chunked: bool) -> dict[str, str]:
+    """The hints of a step that asks for one sequence's KV, and of one that halves the context,
+    true of this model: bytes per token × context where every layer holds the whole context;
+    where some layers keep only a window (Gemma-3: 52 of 62 hold 1,024 tokens), the
+    full-attention layers × context plus the windowed layers × min(context, window), and
+    halving the context halves only the first term (expert pass 58, W1)."""
+    if d.window is None or not d.windowed_layers or d.attention == "mla":
+        return {"sequence_kv_hint": "Bytes per token × context.",
+                "half_context_hint": "Each sequence now holds half as many tokens."}
+    window = format_number(d.window)
+    kind = "chunked-attention" if chunked else "windowed"
+    span = f"chunk (at most {window} tokens)" if chunked else f"{window}-token window"
+    full = (d.attention_layers or d.layers) - d.windowed_layers
+    if full <= 0:
+        return {"sequence_kv_hint": f"Bytes per token × min(context, {window}): every layer "
+                                    f"keeps only its {span}.",
+                "half_context_hint": f"Every layer keeps only its {span}: a sequence holds "
+                                     f"min(half the context, {window}) tokens."}
+    return {"sequence_kv_hint": (f"Bytes per layer and token × (full-attention layers × context "
+                                 f"+ {kind} layers × min(context, {window})): here {full} "
+                                 f"layers hold the whole context, the {d.windowed_layers} "
+                                 f"{kind} ones only their {span}."),
+            "half_context_hint": (f"The {full} full-attention layers hold half as many tokens; "
+                                  f"the {d.windowed_layers} {kind} layers still hold "
+                                  f"min(half the context, {window}) tokens each"
+                                  + (", so a sequence shrinks by less than half." if
+                                     d.window < d.context else "."))}
+
+
+def _ridge_hint(d: Deployment) -> str:
+    """The hint of a step that asks where decode turns compute-bound, true of this model:
+    FLOP/s ÷ bandwidth for a dense model in 2-byte weights; scaled by weight bytes ÷ (2 B ×
+    the parameters a token multiplies) otherwise, which for an MoE is its total weights over
+    its active ones (Qwen3-30B-A3B: 10× the dense ridge; expert pass 58, W2)."""
+    if d.experts is not None and d.active_params is not None:
+        return ("Plain decode turns compute-bound near FLOP/s ÷ bandwidth × total weight "
+                "bytes ÷ (2 B × active parameters): at a large batch an MoE step reads every "
+                "expert, but each token multiplies only its active ones (the embedding is a "
+                "lookup); each sequence now brings k + 1 tokens to every weight read.")
+    if DTYPE_BYTES.get(d.weights_dtype) == 2:
+        return ("Plain decode turns compute-bound near FLOP/s ÷ bandwidth (2-byte weights); "
+                "each sequence now brings k + 1 tokens to every weight read.")
+    return ("Plain decode turns compute-bound near FLOP/s × weight bytes ÷ (2 × parameters × "
+            "bandwidth); each sequence now brings k + 1 tokens to every weight read.")
 
 
 def _head_dim_hint(d: Any) -> str:

@@ -11,7 +11,6 @@ with a DrillFileError naming the template and the bound."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import os
@@ -38,6 +37,7 @@ from trainer.errors import DrillFileError, KvdrillError
 from trainer.files.bounded_io import MAX_TEMPLATE_BYTES, read_text_bounded
 from trainer.files.paths import data_dir
 from trainer.reading.expression import unit_factor
+from trainer.records import replace
 
 MAX_WORK = 500_000  # loop iterations, calls and elements weighed, per render
 MAX_CALL_DEPTH = 40  # calls inside calls: a recursive macro stops here
@@ -426,7 +426,7 @@ def solution_context(key: AnswerKey) -> dict[str, Any]:
         experts its batch touches)."""
         if name not in FORMULAS:
             raise DrillFileError(f"unknown quantity {name!r} in a solution template")
-        at = dataclasses.replace(deployment_of(step_id), batch=max(1, round(batch)))
+        at = replace(deployment_of(step_id), batch=max(1, round(batch)))
         return float(key.value(name, at))
 
     derivations: dict[str | None, dict[str, str]] = {}

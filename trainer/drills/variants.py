@@ -9,7 +9,6 @@ import itertools
 import random
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from trainer.capacity.presets import (
@@ -31,6 +30,7 @@ from trainer.drills.reference import ROPE_SCALING_REACH, AnswerKey, rope_base
 from trainer.errors import KvdrillError, UsageError
 from trainer.reading.exact import Fraction
 from trainer.reading.numbers import format_number
+from trainer.records import replace
 
 MAX_SEED = 2**63 - 1
 DRAW_ATTEMPTS = 64

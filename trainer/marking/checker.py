@@ -6,8 +6,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Literal
 
 from trainer.capacity.solver import FORMULAS, changed_inputs, value_of
@@ -37,6 +36,7 @@ from trainer.reading.reader import (
     working_values,
 )
 from trainer.reading.units import DIMENSIONLESS, Dim
+from trainer.records import record, replace
 
 if TYPE_CHECKING:  # imported when a wrong answer first needs a diagnosis
     from trainer.capacity.deployment import Deployment
@@ -66,7 +66,7 @@ CARRY_TOLERANCE = Fraction(2, 100)
 CARRY_GRAIN = Fraction(1, 4)  # the most the digits typed stand for, as a share of the answer
 
 
-@dataclass(frozen=True)
+@record
 class Mark:
     """The verdict on one step, with everything a transcript or report shows about it."""
 
@@ -1327,7 +1327,7 @@ def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
 
 def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
                     quotients: bool = False, rounded: bool = True
-                    ) -> dict[Fraction, tuple[tuple[str, ...], ...]]:
+                    ) -> Mapping[Fraction, tuple[tuple[str, ...], ...]]:
     """Each value of the step recomputed from the candidate's own earlier answers, where those
     were wrong but not absurd (within CARRY_FACTOR of their references), with the fewest of
     those answers it follows from (the ones feedback names; several where as few give it
@@ -1416,7 +1416,7 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
         and reference.value % 1 == 0 and tolerance_of(step) >= ESTIMATE_TOLERANCE else (False,)
     if quotients:  # `quotients`: the counts before their floors, alone
         relaxed = (True,)
-    found: dict[Fraction, tuple[tuple[str, ...], ...]] = {}
+    found: dict[Fraction, list[tuple[dict[str, Fraction], bool]]] = {}
     for carried_set in sets:
         floored: Fraction | None = None
         for floors_left_out in relaxed:
@@ -1437,14 +1437,38 @@ def carried_sources(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
             if estimate and floored is not None and not close(value, floored,
                                                               tolerance_of(step)):
                 continue
-            ids = _sources_in(key, step.id, carried_set, value, floors_left_out, marks)
-            fewest = found.get(value, (ids,))
-            if len(ids) < len(fewest[0]):
-                fewest = (ids,)
-            elif len(ids) == len(fewest[0]) and ids not in fewest:
-                fewest = (*fewest, ids)
-            found[value] = fewest
-    return found
+            found.setdefault(value, []).append((carried_set, floors_left_out))
+    return _Sources(key, step.id, marks, found)
+
+
+class _Sources(Mapping[Fraction, tuple[tuple[str, ...], ...]]):
+    """carried_sources' answer: its values at once, the answers each follows from worked out
+    when asked (most values are only compared with the answer typed; working out the sources
+    of each was a third of what grading a wrong sheet cost)."""
+
+    def __init__(self, key: AnswerKey, step_id: str, marks: Mapping[str, Mark],
+                 sets: dict[Fraction, list[tuple[dict[str, Fraction], bool]]]) -> None:
+        self._key, self._step_id, self._marks, self._sets = key, step_id, marks, sets
+        self._made: dict[Fraction, tuple[tuple[str, ...], ...]] = {}
+
+    def __getitem__(self, value: Fraction) -> tuple[tuple[str, ...], ...]:
+        if value not in self._made:
+            fewest: tuple[tuple[str, ...], ...] = ()
+            for carried_set, floors_left_out in self._sets[value]:
+                ids = _sources_in(self._key, self._step_id, carried_set, value,
+                                  floors_left_out, self._marks)
+                if not fewest or len(ids) < len(fewest[0]):
+                    fewest = (ids,)
+                elif len(ids) == len(fewest[0]) and ids not in fewest:
+                    fewest = (*fewest, ids)
+            self._made[value] = fewest
+        return self._made[value]
+
+    def __iter__(self) -> Iterator[Fraction]:
+        return iter(self._sets)
+
+    def __len__(self) -> int:
+        return len(self._sets)
 
 
 def _sources_in(key: AnswerKey, step_id: str, carried: Mapping[str, Fraction],
@@ -1662,12 +1686,12 @@ def own_earlier_answers(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
     return tuple(found)
 
 
-def _values_of(carried: Callable[[], dict[Fraction, tuple[tuple[str, ...], ...]]]
+def _values_of(carried: Callable[[], Mapping[Fraction, tuple[tuple[str, ...], ...]]]
                ) -> tuple[Fraction, ...]:
     return tuple(carried())
 
 
-def _sources_of(carried: Callable[[], dict[Fraction, tuple[tuple[str, ...], ...]]],
+def _sources_of(carried: Callable[[], Mapping[Fraction, tuple[tuple[str, ...], ...]]],
                 value: Fraction) -> tuple[tuple[str, ...], ...]:
     return carried().get(value, ())
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 
 from trainer.drills.model import Step, WrongClaim
@@ -33,6 +32,7 @@ from trainer.marking.prose import (
     read_text,
 )
 from trainer.reading.patterns import lazy
+from trainer.records import record
 
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconception fallacy "
@@ -77,7 +77,7 @@ def _stems(words: str) -> frozenset[str]:
     return frozenset(phrase_words(words))
 
 
-@dataclass(frozen=True)
+@record
 class ClaimMade:
     claim: WrongClaim
     step_id: str

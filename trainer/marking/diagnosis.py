@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -54,6 +53,7 @@ from trainer.marking import chance, world
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number, typed_at_some_scale
+from trainer.records import field_names, record, replace
 
 # How strong a candidate's reason is, strongest first: the classic slips (the utilisation
 # applied after the weights, the reserve once per node, the TP degree twice, the hidden size
@@ -100,7 +100,7 @@ ROUNDS = frozenset({"max_concurrency", "max_tokens", "num_blocks", "max_concurre
                     "cpu_tier_sessions", "latency_bound_batch", "operating_batch"})
 
 
-@dataclass(frozen=True)
+@record
 class Slip:
     """One input (or a factor) the answer implies, against its true value."""
 
@@ -122,7 +122,7 @@ class Slip:
                 "unit": self.unit or None, "why": self.why}
 
 
-@dataclass(frozen=True)
+@record
 class Diagnosis:
     """The likely slip behind a wrong answer: one input the formula was fed, or one or two
     factors the answer is off by; with the other readings that give the same answer."""
@@ -171,7 +171,7 @@ def _plain(value: Fraction) -> int | float:
 # The inputs a diagnosis may name
 
 
-@dataclass(frozen=True)
+@record
 class _Input:
     name: str  # as the givens name it
     slot: str  # what is set in the solver's namespace (an input, or weights_bytes, batch_size)
@@ -274,7 +274,7 @@ _SHAPE_LABELS = {"layers": "the layer count", "heads": "the query heads",
                  "kv_heads": "the KV heads", "head_dim": "head_dim", "hidden": "the hidden size"}
 
 
-@dataclass(frozen=True)
+@record
 class _Candidate:
     value: Fraction  # as shown (GB for the weights)
     why: str
@@ -285,7 +285,7 @@ class _Candidate:
     rare: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class _Problem:
     """What a diagnosis of one step needs, hashable so diagnoses are cached."""
 
@@ -321,7 +321,7 @@ class _Problem:
         # every look-up cost more than many of the evaluations they keep.
         kept: int | None = self.__dict__.get("_hash")
         if kept is None:
-            kept = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            kept = hash(tuple(getattr(self, name) for name in field_names(self)))
             object.__setattr__(self, "_hash", kept)
         return kept
 
@@ -1225,7 +1225,7 @@ def _shown_in(value: Fraction, unit: str) -> str:
 # Solving backwards
 
 
-@dataclass(frozen=True)
+@record
 class _Curve:
     """The step's value (floors left out) as a function of one input, every other input
     fixed: f0 × (x ÷ x0)^power, or a Möbius map (ax + b) ÷ (cx + d) through three points."""
@@ -1331,7 +1331,7 @@ def _implied_range(problem: _Problem, spec: _Input, x0: Fraction,
 # Factor slips
 
 
-@dataclass(frozen=True)
+@record
 class _Factor:
     input: str
     factor: Fraction
@@ -1434,7 +1434,7 @@ def _scaled(problem: _Problem, factor: Fraction) -> tuple[Fraction, Fraction]:
 # What chance would explain: every candidate of the step, strongest first
 
 
-@dataclass(frozen=True)
+@record
 class _Entry:
     key: tuple[str, Fraction]  # (input name, candidate as shown) or ("×", factor product)
     tier: int
@@ -1493,7 +1493,7 @@ def _admitted(problem: _Problem, figures: int, whole: bool) -> frozenset[tuple[s
 # The diagnosis
 
 
-@dataclass(frozen=True)
+@record
 class _Found:
     tier: int
     closeness: float  # how far from the answer, in windows: 0 is exact

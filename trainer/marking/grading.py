@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,12 @@ from trainer.marking.scoring import RubricScore, score_attempt
 from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
+from trainer.records import record
 
 MAX_ANSWER_CHARS = 8000
 
 
-@dataclass(frozen=True)
+@record
 class Graded:
     drill: Drill
     variant: int | None

@@ -5,7 +5,6 @@ the worked solution, for the drill's givens and a few variants."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from trainer.capacity.presets import ALL_INPUTS, find_gpu, find_model
@@ -24,13 +23,14 @@ from trainer.marking.claims import claims_made
 from trainer.marking.scoring import phrase_words, score_attempt
 from trainer.reading.exact import Fraction
 from trainer.reading.units import Dim
+from trainer.records import field, record
 
 # Variants whose every listed mistake must stay namable; the first few also render a solution.
 VARIANT_SEEDS_CHECKED = tuple(range(1, 13))
 SOLUTIONS_RENDERED = 4  # for the givens and three variants
 
 
-@dataclass
+@record(frozen=False)
 class Report:
     path: Path
     errors: list[str] = field(default_factory=list)

@@ -17,13 +17,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from trainer.drills.model import Concept
 from trainer.reading.emphasis import without_emphasis
 from trainer.reading.exact import Fraction
 from trainer.reading.patterns import lazy
+from trainer.records import record
 
 MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to here
 
@@ -341,7 +341,7 @@ def is_number(token: str) -> bool:
     return token[:1].isdigit()
 
 
-@dataclass(frozen=True)
+@record
 class Reading:
     """A text as tokens (content only), each with its sentence, item and clause, plus which
     items carry reasoning and which sentences are bare lists."""
@@ -870,7 +870,7 @@ def _term_in_a_list(reading: Reading, start: int, end: int) -> bool:
     return not _item_reasons(rest) and not reasoned_elsewhere
 
 
-@dataclass(frozen=True)
+@record
 class Mention:
     phrase: str
     credit: Fraction
@@ -997,8 +997,18 @@ def _believed_by_others(reading: Reading, position: int) -> bool:
     first = position
     while first > 0 and reading.sentence[first - 1] == sentence:
         first -= 1
-    return opens_with_belief(reading.tokens[first:first + 5]) and not any(
-        reading.tokens[p] in _lexed("but however") for p in range(first, position))
+    if not opens_with_belief(reading.tokens[first:first + 5]) or any(
+            reading.tokens[p] in _lexed("but however") for p in range(first, position)):
+        return False
+    # The belief runs on through the items its own words carry on ("…, and that it doubles
+    # capacity", "…, so they buy GPUs"); an item that opens otherwise is the candidate's
+    # answer to it: "People assume the transfer is the killer; at 400 Gb/s it's 10.7 ms"
+    # (expert pass 57, W12)
+    return all(reading.item[p] == reading.item[p - 1] or reading.tokens[p] in _lexed(_CARRY_ON)
+               for p in range(first + 1, position + 1))
+
+
+_CARRY_ON = "and that so which because or nor as since then thus hence therefore"
 
 
 def opens_with_belief(head: Sequence[str]) -> bool:
@@ -1015,7 +1025,8 @@ def opens_with_belief(head: Sequence[str]) -> bool:
 _OTHERS = ("people many most some someone somebody folks everyone others colleagues team "
            "vendors naive one you")
 _HEDGES_OF_BELIEF = "often usually might may would could tend tends to will"
-_BELIEVING = "assume assumes think thinks believe believes say says claim claims expect expects"
+_BELIEVING = ("assume assumes think thinks believe believes say says claim claims expect expects "
+              "blame blames suspect suspects")
 
 
 # Words before "own" that make it the adjective ("its own caps"), not the verb "owns" (stems)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from trainer.drills.model import Dimension, Drill, Level, Rubric, Step
 from trainer.errors import KvdrillError
@@ -27,6 +26,7 @@ from trainer.reading.exact import Fraction
 from trainer.reading.expression import unit_factor
 from trainer.reading.numbers import format_number
 from trainer.reading.patterns import lazy
+from trainer.records import field, record
 
 __all__ = [
     "DimensionScore",
@@ -76,7 +76,7 @@ def depth(text: str) -> Fraction:
     return Fraction(points, 2 * DEPTH_POINTS)
 
 
-@dataclass(frozen=True)
+@record
 class DimensionScore:
     id: str
     title: str
@@ -91,7 +91,7 @@ class DimensionScore:
         return self.score if self.concepts_score is None else self.concepts_score
 
 
-@dataclass(frozen=True)
+@record
 class RubricScore:
     dimensions: tuple[DimensionScore, ...]
     level: str | None
@@ -114,15 +114,22 @@ class RubricScore:
         return next(d for d in self.dimensions if d.id == dimension_id)
 
 
-def _numeric_score(dimension: Dimension, marks: Mapping[str, Mark],
-                   credit_carried: float) -> DimensionScore:
+def _numeric_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark],
+                   credit_carried: float, made: Mapping[str, object]) -> DimensionScore:
     numeric = [m for m in marks.values() if m.is_numeric]
     correct = [m.step_id for m in numeric if m.verdict == "correct"]
     carried = [m.step_id for m in numeric if m.carried_forward]
     # A step left unanswered whose value a text answer states (with its unit) shows the
-    # arithmetic was done: credited as an answer carried forward is.
-    stated_in = {step_id: m.step_id for m in marks.values() if not m.is_numeric
-                 for figure in m.figures for step_id in figure.right_for}
+    # arithmetic was done: credited as an answer carried forward is. Only a step asked before
+    # the text (a text restates what was worked out: "96 sessions" in the 8B policy is no
+    # answer to the 70B follow-up after it, whose key is 97), and not by a text that makes a
+    # wrong claim (the colleague's "about 48 sessions" is no answer to the bf16-KV step that
+    # also comes to 48: expert pass 57, W3 and W4).
+    order = {step.id: index for index, step in enumerate(drill.steps)}
+    stated_in = {step_id: m.step_id for m in marks.values()
+                 if not m.is_numeric and m.step_id not in made
+                 for figure in m.figures for step_id in figure.right_for
+                 if order.get(step_id, len(order)) < order.get(m.step_id, 0)}
     stated = [m.step_id for m in numeric if m.verdict == "unanswered" and m.step_id in stated_in]
     earned = len(correct) + Fraction(str(credit_carried)) * (len(carried) + len(stated))
     score = _round_half(dimension.max * earned / len(numeric)) if numeric else Fraction(0)
@@ -326,7 +333,8 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
     figures = drill_figures(drill, marks, retargeted) if any(
         not m.is_numeric and m.answer for m in marks.values()) else ()
     scored = (
-        _numeric_score(d, marks, rubric.carried_forward_credit) if d.scored_from == "numeric"
+        _numeric_score(d, drill, marks, rubric.carried_forward_credit, made)
+        if d.scored_from == "numeric"
         else _concept_score(d, drill, marks, list_budget, made, figures, retargeted, moe)
         for d in rubric.dimensions
     )

@@ -16,13 +16,13 @@ hold a figure beside the words that make it a claim.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from trainer.drills.reference import AnswerKey, dim_of_unit
 from trainer.errors import KvdrillError
 from trainer.reading.exact import Fraction
 from trainer.reading.patterns import lazy
 from trainer.reading.reader import parse_answer
+from trainer.records import record
 
 MAX_FIGURES = 40  # figures read from one answer; the rest are not looked at
 RIGHT_BAND = Fraction(2, 100)
@@ -34,7 +34,7 @@ _FIGURE = lazy(
     r"sessions?|sequences?|seqs?)(?![\w/])")
 
 
-@dataclass(frozen=True)
+@record
 class Figure:
     shown: str  # as typed
     value: Fraction  # base units

@@ -9,16 +9,16 @@ drill's other givens and variants, the true value doubled, halved or rounded).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 from trainer.capacity.presets import GpuPreset, ModelPreset, gpus, models
 from trainer.reading.exact import Fraction
+from trainer.records import record
 
 GB = 10**9
 
 
-@dataclass(frozen=True)
+@record
 class Figure:
     """A value an input takes somewhere, and where ("an H200's", "a common block size").
     `card` names the GPU preset a figure belongs to ("self" for the drill's own model's weights

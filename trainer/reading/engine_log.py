@@ -14,7 +14,8 @@ came from."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from trainer.records import field, record
 
 MAX_LOG_CHARS = 4 * 1024 * 1024  # a start-up log is kilobytes; a pasted day of serving is not
 MAX_LINE_CHARS = 20_000
@@ -26,7 +27,7 @@ _NUMBER = (r"([0-9]{1,15}(?:,[0-9]{3}){0,5}(?:\.[0-9]{1,12})?)"
 _LARGEST = 1e15  # no KV figure of a real deployment is near it (tokens, blocks, GiB)
 
 
-@dataclass
+@record(frozen=False)
 class Figure:
     """One figure as the log printed it."""
 
@@ -36,7 +37,7 @@ class Figure:
     text: str  # the message it came from, prefix removed
 
 
-@dataclass
+@record(frozen=False)
 class EngineLog:
     engine: str | None = None  # vllm-v0, vllm-v1, sglang
     version: str | None = None

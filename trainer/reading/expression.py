@@ -16,7 +16,6 @@ import functools
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
 
 from trainer.errors import AnswerParseError
 from trainer.reading.exact import Fraction
@@ -37,6 +36,7 @@ from trainer.reading.units import (
     as_fraction,
     dim_label,
 )
+from trainer.records import record
 
 MAX_CHARS = 200
 MAX_TOKENS = 64
@@ -82,7 +82,7 @@ _COUNTED = lazy(r"\s*(?:tokens?|toks?|sequences?|seqs?|sessions?|requests?|users
                 re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class _Tok:
     kind: str
     text: str
@@ -298,7 +298,7 @@ class _Lexer:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class _V:
     q: Quantity
     text: str | None = None  # the unit as the person wrote it, when it still applies

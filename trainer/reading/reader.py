@@ -18,7 +18,6 @@ import functools
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
 
 from trainer.errors import AnswerParseError, KvdrillError
 from trainer.reading.emphasis import without_emphasis
@@ -52,6 +51,7 @@ from trainer.reading.units import (
     Dim,
     Quantity,
 )
+from trainer.records import record
 
 _BIDI = frozenset(
     [chr(c) for c in range(0x202A, 0x202F)]
@@ -144,7 +144,7 @@ def _check_magnitude(q: Quantity, text: str) -> None:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ParsedAnswer:
     """A typed answer as read: its exact quantity, whether it was marked approximate ("~97",
     "about 100"), whether a unit was typed, and `shown`, how it was read ("131,072 B = 128 KiB")."""
@@ -249,7 +249,7 @@ def _shown(q: Quantity, unit_text: str | None) -> str:
 MAX_ANSWER_CHARS = 400  # a whole typed answer with its working; one expression stays ≤ MAX_CHARS
 
 
-@dataclass(frozen=True)
+@record
 class Answer:
     """Everything a typed answer could mean at a step: `readings`, most likely first (for a
     range, its two ends); `span` when it is a range (low, high); `working_parts`, the working
@@ -482,8 +482,15 @@ def read_answer(text: str, unit: str = "") -> Answer:
     while parts:
         # The result is the last part that reads: words after it ("96, so one card is
         # enough") are commentary, and working before it is checked, not marked.
-        final, more_approx, more_notes = _tidy(parts.pop())
+        part = parts.pop()
+        final, more_approx, more_notes = _tidy(part)
         if not _has_number(final):
+            continue
+        if parts and _REFERRED_FIGURE.match(part):
+            # "roughly 30 sessions, so one card is enough for the 80": a figure the words
+            # after the value refer to ("the 80", "for 80 users", "than 100") is no result
+            # of working; the value before them is the answer (expert pass 57, W22)
+            notes.append(f"ignored what follows the value: '{part.strip()}'")
             continue
         try:
             if bounded and not parts:
@@ -512,6 +519,15 @@ def read_answer(text: str, unit: str = "") -> Answer:
     raise AnswerParseError(
         f"no number found in {show_word(body)}: type a number, with its unit if any"
     )
+
+
+# Words, then a figure they refer to rather than state: "(so) one card is enough for the 80",
+# "more than 100", "against the expected 80" (an article or a preposition of comparison just
+# before the figure)
+_REFERRED_FIGURE = lazy(
+    r"^\s*(?:[A-Za-z][\w'’-]*[,;]?\s+)*(?:the|for|than|versus|vs\.?|against)\s+"
+    r"(?:(?:expected|required|needed|target|promised|planned|original|same|other)\s+)?"
+    r"[~≈]?\s*\d", re.IGNORECASE)
 
 
 def _estimate_range(text: str) -> bool:

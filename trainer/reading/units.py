@@ -10,10 +10,9 @@ Base units: bytes, tokens, sequences, seconds, FLOP. GB = 10^9 B, GiB = 2^30 B.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from trainer.errors import AnswerParseError
 from trainer.reading.exact import Fraction
+from trainer.records import record
 
 __all__ = [
     "BYTES",
@@ -52,7 +51,7 @@ _DIM_NAMES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Dim:
     """Integer exponents of the five base dimensions."""
 
@@ -136,7 +135,7 @@ def dim_label(dim: Dim) -> str:
     return "a plain number" if dim.is_dimensionless else str(dim)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Quantity:
     """An exact value in base units (bytes, tokens, sequences, seconds, FLOP) and its dimension.
 

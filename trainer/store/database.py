@@ -25,13 +25,13 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from trainer.errors import StoreError
+from trainer.records import record
 from trainer.store.moments import utc_text
 from trainer.store.schema import (
     APPLICATION_ID,
@@ -139,7 +139,7 @@ def _row_id(row: sqlite3.Row) -> int | None:
         return None
 
 
-@dataclass(frozen=True)
+@record
 class AttemptRow:
     id: int
     drill_id: str
@@ -157,7 +157,7 @@ class AttemptRow:
     target: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class AnswerRow:
     attempt_id: int
     step_id: str
@@ -175,7 +175,7 @@ class AnswerRow:
     answered_at: str
 
 
-@dataclass(frozen=True)
+@record
 class ScoreRow:
     """An attempt's kept marks: `summary` (what history shows: scores, share, level, each
     step's verdict) as computed under `stamp` when its newest answer row was `answers_seen`."""
@@ -185,7 +185,7 @@ class ScoreRow:
     summary: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class ScheduleRow:
     """A drill's spaced-repetition card (FSRS's own dict) and the last rating put into it."""
     drill_id: str
@@ -195,7 +195,7 @@ class ScheduleRow:
     last_rating: str | None
 
 
-@dataclass(frozen=True)
+@record
 class SkillRow:
     """A skill's spaced-repetition card (FSRS's own dict): how many attempts rated it, over how
     many steps, how many of those were wrong, and the last rating, mistake and drill."""
@@ -209,7 +209,7 @@ class SkillRow:
     last_drill: str | None
 
 
-@dataclass(frozen=True)
+@record
 class ImportRow:
     """An attempt taken in by `kvdrill import`: whom the file names, where it came from, and
     what it contradicts (tampering findings, {step, field, says})."""

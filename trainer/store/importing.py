@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from trainer.errors import KvdrillError
 from trainer.printable import printable
+from trainer.records import record
 from trainer.store.database import Store
 
 MAX_CANDIDATE_CHARS = 60
@@ -30,7 +30,7 @@ class DuplicateImport(KvdrillError):
     """The file's attempt is already in the store."""
 
 
-@dataclass(frozen=True)
+@record
 class Imported:
     path: Path
     attempt_id: int

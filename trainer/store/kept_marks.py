@@ -22,13 +22,13 @@ import json
 import math
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from trainer import __version__
+from trainer import MARKING_VERSION, SOLVER_VERSION, __version__
 from trainer.errors import KvdrillError, StoreError
 from trainer.reading.sparkline import sparkline
+from trainer.records import field, record
 from trainer.store import moments
 from trainer.store.database import (
     DAMAGED,
@@ -40,7 +40,6 @@ from trainer.store.database import (
     Store,
 )
 from trainer.store.schema import SCHEMA_VERSION
-from trainer.versions import MARKING_VERSION, SOLVER_VERSION
 
 TREND_POINTS = 20  # complete attempts per drill in a trend line
 # The newest complete attempts a card takes in at once when it has fallen behind (an upgraded
@@ -54,7 +53,7 @@ def marking_version() -> str:
     return f"{__version__}/{SOLVER_VERSION}/{MARKING_VERSION}"
 
 
-@dataclass
+@record(frozen=False)
 class Keeper:
     """Marks attempts as needed and keeps what it marked. One per command run."""
 

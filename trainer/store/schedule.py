@@ -5,13 +5,13 @@ soonest. Learning steps are days, not minutes: a drill is not a flash card."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
 from fsrs import Card, Rating, Scheduler
 
+from trainer.records import record
 from trainer.store import moments
 
 # Rating thresholds on the share of rubric points earned (all dimensions together).
@@ -82,7 +82,7 @@ def _scheduler() -> Scheduler:
                      enable_fuzzing=False)
 
 
-@dataclass(frozen=True)
+@record
 class DrillCard:
     drill: str
     attempts: int
@@ -91,7 +91,7 @@ class DrillCard:
     due: datetime | None  # None: never practised
 
 
-@dataclass(frozen=True)
+@record
 class CardState:
     """A drill's card as kept in the store (FSRS's dict), with how many ratings it holds and
     the last one; `review` puts one more attempt in."""
@@ -189,7 +189,7 @@ def worst(ratings: list[Rating]) -> Rating:
     return min(ratings, key=RATING_ORDER.index)
 
 
-@dataclass(frozen=True)
+@record
 class SkillCard:
     """A skill's card as `next` and `practice --weak` read it."""
     skill: str
@@ -208,7 +208,7 @@ class SkillCard:
         return self.wrong / self.steps if self.steps else 0.0
 
 
-@dataclass(frozen=True)
+@record
 class SkillState:
     """A skill's card as kept in the store, and how one attempt's steps are put in it."""
     skill: str

@@ -16,7 +16,6 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from trainer.drills.model import Drill
 from trainer.errors import KvdrillError, UsageError
 from trainer.files.bounded_io import read_bounded, read_text_bounded
 from trainer.reading.exact import Fraction
+from trainer.records import field_names, record, replace
 from trainer.store import moments
 
 MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
@@ -44,7 +44,7 @@ MODES = ("practice", "exam", "grade")
 STATUSES = ("incomplete", "complete")
 
 
-@dataclass(frozen=True)
+@record
 class StepRecord:
     id: str
     answer: str | None = None
@@ -56,10 +56,10 @@ class StepRecord:
     hints: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        return {name: getattr(self, name) for name in field_names(self)}
 
 
-@dataclass(frozen=True)
+@record
 class TranscriptFile:
     id: int
     drill: str

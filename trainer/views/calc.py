@@ -275,7 +275,8 @@ def model_shape(model: ModelPreset, deployment: Deployment) -> str:
     if d.experts is not None:
         parts.append(f"{n(d.experts)} experts, {n(d.experts_per_token or 0)} per token")
     params = format_number((d.params or 0) / 10**9, sig=4)
-    if "params" in dict(model.config_assumed) and d.params == model.params:
+    if dict(model.config_assumed).get("params", "").startswith("an estimate") and \
+            d.params == model.params:
         parts.append(f"about {params}B params (an estimate, not a count)")
     else:
         parts.append(f"{params}B params")

@@ -24,9 +24,18 @@ def situation_of(key: AnswerKey) -> str:
                 and (note := key.positions_note()):
             # a context past the target's positions, where the situation has no place for it
             text += f"\n\n{note}"
-        if shown.startswith("its own model on "):  # only the card moved
+        own = key.drill.givens.get("model")
+        drawn = key.givens.get("model")
+        if shown.startswith("its own model on ") and (drawn == own or not drawn):
+            # only the card moved
             text += (f"\n\nRe-targeted at {shown.removeprefix('its own model on ')}: every "
                      "number is this card's; the model is the drill's own.")
+        elif shown.startswith("its own model on "):
+            # only the card moved, and this variant drew another of the drill's models
+            # (swap-or-recompute's Qwen2.5-7B): not "the drill's own" (expert pass 58, W3)
+            text += (f"\n\nRe-targeted at {shown.removeprefix('its own model on ')}: every "
+                     f"number is this card's and {key.display_givens()['model_name']}'s, a "
+                     "model this drill's variants draw in place of its own.")
         else:
             text += (f"\n\nRe-targeted at {shown}: every number is that model's and "
                      "card's; a hint written for the drill's own model may not fit it.")
