@@ -120,3 +120,40 @@ def test_a_figure_in_a_text_that_makes_a_wrong_claim_earns_no_step(
     rubric = graded["rubric"]  # type: ignore[index]
     assert rubric["red_flags"]
     assert "stated in a text answer" not in " ".join(rubric["dimensions"]["arithmetic"]["evidence"])
+
+
+@pytest.mark.parametrize("typed", ["not 80 but 96", "not 80, 96", "not 80 sessions but 96",
+                                   "not 80: about 96"])
+def test_a_figure_denied_before_the_answer_is_a_remark(typed: str) -> None:
+    # (NIT: "not 80 but 96" was refused for its word "not")
+    assert read_answer(typed, "sequences").readings[0].quantity.value == 96
+
+
+def test_a_figure_only_denied_is_still_refused() -> None:
+    from trainer.errors import AnswerParseError
+
+    with pytest.raises(AnswerParseError):
+        read_answer("not 52", "sequences")
+
+
+# Right ideas in plain words that earned nothing (W6, W8, W10, W13), said here in other words
+# than the expert's: the rubric phrases were widened for the idea, not for one answer.
+@pytest.mark.parametrize("drill_id, step_id, dimension, text", [
+    ("long-context-tier", "pricing", "levers",
+     "Charge by the session-hour: a 128k session holds as much KV as 32 chat sessions, so "
+     "price it at about 32 times a chat seat."),
+    ("llama2-70b-mi300x", "2d", "assumptions",
+     "None of them fit: one 32k sequence needs 85.9 GB against 44 GB of budget, so the promise "
+     "can't be kept on one card."),
+    ("prefix-caching", "block-size-why", "mechanism",
+     "The last block of the prompt is only partly filled, so its 208 leftover tokens stay "
+     "private to each session; with 256-token blocks that costs about 17 sessions."),
+    ("hybrid-state-kv", "how-concurrency-scales", "mechanisms",
+     "The Mamba part is fixed at 8.7 MB per sequence; only the attention layers grow with "
+     "context, 16 KiB per token, so at long context it holds about 8x more."),
+])
+def test_a_right_idea_in_plain_words_earns_its_dimension(
+        run: Callable[..., Result], tmp_path: Path, drill_id: str, step_id: str,
+        dimension: str, text: str) -> None:
+    graded = _graded(run, tmp_path, drill_id, {step_id: text})
+    assert graded["rubric"]["dimensions"][dimension]["score"] > 0  # type: ignore[index]

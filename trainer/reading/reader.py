@@ -458,6 +458,11 @@ def read_answer(text: str, unit: str = "") -> Answer:
         # and a remark of its own working; the value is the answer, not the remark's last figure
         notes.append(f"ignored the words after the dash: '{body[dash.end():].strip()}'")
         body = body[: dash.start()]
+    leading = _LEADING_DENIAL.match(body)
+    if leading:
+        # "not 80 but 96", "not 80, 96": the figure denied first is a remark (expert pass 57)
+        notes.append(f"ignored '{leading.group('denied').strip()}'")
+        body = body[leading.end():]
     denial = _TRAILING_DENIAL.search(body)
     if denial and re.search(r"\d", body[: denial.start()]):
         # "4096 (the window), not 32768": the figure it is not is a remark
@@ -558,6 +563,11 @@ _VALUE_THEN_WORDS = lazy(rf"^(?P<head>\s*{_ONE_FIGURE}),\s+(?P<rest>[A-Za-z][^\d
                          re.DOTALL)
 _DASH_REMARK = lazy(r"\s+(?:—|–|--)\s+(?=[A-Za-z(])")  # (a spaced "-" is a minus)
 # A figure the answer says it is not, after it: "4096, not 32768", "12 rather than 13"
+# A figure denied before the answer: "not 80 but 96", "not 80 sessions, 96", "not 80: 96"
+_LEADING_DENIAL = lazy(
+    r"^\s*(?P<denied>not\s+[~≈]?\s*\d[\d,]*(?:\.\d+)?(?:\s*[A-Za-z/%]+)?)"
+    r"\s*(?:[,;:]\s*(?:but\s+)?|\s[-–—]\s*|\s+but\s+)"
+    r"(?=(?:about\s+|roughly\s+|around\s+|approx\.?\s+|~|≈)?\s*\d)", re.IGNORECASE)
 _TRAILING_DENIAL = lazy(r"\s*[,;]?\s*\b(?:not|rather\s+than|instead\s+of)\s+[~≈]?\s*\d[^=]*$",
                         re.IGNORECASE)
 # Working, then a comma, colon or semicolon and the bare figure it comes to (a unit at most)
