@@ -108,3 +108,11 @@ def test_the_405b_refusal_for_want_of_room_names_cards_that_render(run: Run) -> 
         assert named and all(name for name in named)
         for other in named:
             run("solution", "llama31-405b-h200-tp", "--gpu", other)
+
+
+def test_a_card_named_in_a_situation_is_not_made_plural_by_an_s(run: Run) -> None:
+    # (N4: "runs on NVIDIA H200 SXM 141GBs", "on AMD Instinct MI300Xs")
+    for drill_id, card in (("swap-or-recompute", "h200"), ("littles-law-capacity", "mi300x"),
+                           ("disaggregated-prefill", "h200")):
+        said = _flat(run("show", drill_id, "--gpu", card).output)
+        assert "GBs" not in said and "MI300Xs" not in said and " cards" in said
