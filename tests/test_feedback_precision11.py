@@ -443,3 +443,10 @@ def test_a_step_of_working_read_only_in_part_is_not_quoted_as_its_value() -> Non
         "colocated-x"]
     assert mark.verdict == "correct"
     assert "comes to 8,814" not in mark.feedback
+
+
+def test_a_count_just_over_a_whole_is_not_shown_as_the_whole_beside_it() -> None:
+    # (stop 67, practised at 80 columns: "only 106 whole sequences fit (106 sequences before
+    # the floor)" for 107 on the real card's 106.1)
+    mark = marked("llama31-8b-h100", {"sessions-real-card": "107"})["sessions-real-card"]
+    assert "only 106 whole sequences fit (106.1" in mark.feedback

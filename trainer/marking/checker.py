@@ -877,7 +877,8 @@ def _before_rounding(reading: ParsedAnswer, reference: Reference, tolerance: Fra
         # 103 for 97.5 is no rounding at all, only a figure within the tolerance
         whole = math.floor(past)
         unfloored = show(past, unit)
-        if unfloored.split()[0].replace(",", "") == str(whole + 1):  # 12.96 is not "13"
+        # 12.96 is not "13", and 106.1 not "106" beside the 106 that fit
+        if unfloored.split()[0].replace(",", "") in (str(whole), str(whole + 1)):
             unfloored = f"{float(past):,.2f} {unit}"
         return (f"within the tolerance, though only {whole} whole "
                 f"{'sequence' if whole == 1 else 'sequences'} fit ({unfloored} "
