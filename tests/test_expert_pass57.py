@@ -157,3 +157,32 @@ def test_a_right_idea_in_plain_words_earns_its_dimension(
         dimension: str, text: str) -> None:
     graded = _graded(run, tmp_path, drill_id, {step_id: text})
     assert graded["rubric"]["dimensions"][dimension]["score"] > 0  # type: ignore[index]
+
+
+# Wrong claims the expert's answers made unflagged (X6, X11-X13), said here in other words; each
+# beside the right answer in the same words' neighbourhood, which stays unflagged.
+@pytest.mark.parametrize("drill_id, step_id, claim, wrong, right", [
+    ("decode-roofline-vs-measured", "embedding-why", "lm-head-tied",
+     "The LM head reuses the embedding matrix, so that 1 GB is mostly not read each step either.",
+     "The embedding is a lookup of one row per token; the LM head is a separate untied matrix "
+     "read in full every step."),
+    ("hybrid-state-kv", "how-concurrency-scales", "state-grows-slowly",
+     "Only 4 of Jamba's 32 layers are attention, so 16 KiB per token; the Mamba state grows "
+     "slowly with context too, but far less than KV.",
+     "Only 4 of 32 layers keep KV, 16 KiB per token; the Mamba state is a fixed 8.7 MB whatever "
+     "the length."),
+    ("observed-concurrency-lower", "hypotheses", "activation-memory-explains-the-gap",
+     "The activation peak at 10 GB would by itself bring the card down to about 58 sessions, so "
+     "it is as likely as longer contexts.",
+     "Longer live contexts (+2/3) give 58, the whole gap; a 10 GB activation peak is a smaller "
+     "effect, about 11%."),
+    ("littles-law-capacity", "plan", "think-time-counted-in-flight",
+     "In flight = 30 req/s x (8 s of generation + 60 s of thinking) = about 2,040, so 2,000 "
+     "slots is about right.",
+     "Only requests being generated hold KV: 30 req/s x 8 s = 240 in flight; the 60 s of think "
+     "time holds none."),
+])
+def test_a_subtle_wrong_claim_is_flagged_and_the_right_one_beside_it_is_not(
+        drill_id: str, step_id: str, claim: str, wrong: str, right: str) -> None:
+    assert claim in _claims(drill_id, step_id, wrong)
+    assert _claims(drill_id, step_id, right) == []
