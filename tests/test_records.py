@@ -127,3 +127,18 @@ def test_importing_the_marking_code_compiles_no_dataclass() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_frozen_record_with_slots_copies_and_pickles() -> None:
+    import copy
+    import pickle
+
+    point = Slotted(1, ("a",))
+    assert copy.deepcopy(point) == point
+    assert pickle.loads(pickle.dumps(point)) == point
+
+
+@records.record(slots=True)
+class Slotted:  # (module level: pickle finds a class by its name)
+    x: int
+    tags: tuple[str, ...] = ()

@@ -128,6 +128,9 @@ def _make(original: type[T], frozen: bool, slots: bool) -> type[T]:
     if frozen:
         put("__setattr__", _frozen_setattr(cls, names))
         put("__delattr__", _frozen_delattr(cls, names))
+    if slots and frozen:  # copy and pickle set slots through setattr: give them the state
+        put("__getstate__", lambda self: [getattr(self, name) for name in names])
+        put("__setstate__", _frozen_setstate(names))
     made: type[T] = cls
     return made
 
@@ -186,6 +189,14 @@ def _frozen_delattr(cls: type, names: tuple[str, ...]) -> Callable[[Any, str], N
         object.__delattr__(self, name)
 
     return __delattr__
+
+
+def _frozen_setstate(names: tuple[str, ...]) -> Callable[[Any, list[Any]], None]:
+    def __setstate__(self: Any, state: list[Any]) -> None:
+        for name, value in zip(names, state, strict=True):
+            object.__setattr__(self, name, value)
+
+    return __setstate__
 
 
 def _lazy_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[..., None]:
