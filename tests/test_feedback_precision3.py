@@ -156,7 +156,9 @@ def test_several_red_flags_keep_an_attempt_below_the_first_level() -> None:
 def test_a_mamba_state_said_to_grow_is_a_wrong_claim() -> None:
     text = ("The Mamba state also grows with context, just more slowly than KV (it's "
             "compressed), so concurrency still drops linearly with length.")
-    assert claimed("hybrid-state-kv", {"how-concurrency-scales": text}) == ["state-grows"]
+    # (the first is the red flag printed; "just more slowly" also makes state-grows-slowly,
+    # listed in the JSON beside it: expert pass 57, X11)
+    assert claimed("hybrid-state-kv", {"how-concurrency-scales": text})[0] == "state-grows"
 
 
 def test_a_retargeted_concept_is_said_without_the_drills_own_figures() -> None:
