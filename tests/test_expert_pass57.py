@@ -186,3 +186,13 @@ def test_a_subtle_wrong_claim_is_flagged_and_the_right_one_beside_it_is_not(
         drill_id: str, step_id: str, claim: str, wrong: str, right: str) -> None:
     assert claim in _claims(drill_id, step_id, wrong)
     assert _claims(drill_id, step_id, right) == []
+
+
+def test_a_phrase_that_starts_inside_a_typed_word_is_quoted_from_its_start(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (the recall patch's "/s x" was quoted "'s x' with '238'" for "30/s x ~8 s")
+    graded = _graded(run, tmp_path, "littles-law-capacity", {"plan": (
+        "Only the ~238 in flight (30/s x ~8 s) hold KV; plan on arrival rate and time in the "
+        "system.")})
+    evidence = " ".join(graded["rubric"]["dimensions"]["mechanisms"]["evidence"])  # type: ignore[index]
+    assert "'30/s x'" in evidence and "'s x'" not in evidence

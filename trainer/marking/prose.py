@@ -1166,7 +1166,13 @@ def _typed(text: str, needle: tuple[str, ...]) -> str | None:
     for first in range(len(words) - len(needle) + 1):
         run = words[first:first + len(needle)]
         if tuple(token for token, _, _ in run) == needle:
-            return text[run[0][1]:run[-1][2]]
+            start = run[0][1]
+            # a phrase that starts inside what was typed as one ("30/s x" for "/s x") is
+            # quoted from its start, not as "s x"
+            while start and not text[start - 1].isspace():
+                start -= 1
+            start += len(text[start:run[0][1]]) - len(text[start:run[0][1]].lstrip("([{\"'“‘"))
+            return text[start:run[-1][2]]
     return None
 
 
