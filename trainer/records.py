@@ -15,6 +15,7 @@ written in the class kept); `typing.dataclass_transform` tells type checkers so.
 
 from __future__ import annotations
 
+import keyword
 import operator
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
@@ -213,12 +214,14 @@ def _lazy_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[.
 def _compiled_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callable[..., None]:
     # The same code dataclass writes: one assignment a field, a factory called when its
     # argument was not given, __post_init__ last. Only field names (identifiers, from the
-    # class's own annotations) are written into the source.
+    # class's own annotations) are written into the source, never a value: the classes are
+    # kvdrill's own, defined in its source, and nothing a user types or a drill file says
+    # reaches this (the red line on exec).
     scope: dict[str, Any] = {"__set": object.__setattr__, "__factory_missing": _MISSING}
     params, body = [], []
     for index, spec in enumerate(fields):
         name = spec.name
-        if not name.isidentifier():
+        if not name.isidentifier() or keyword.iskeyword(name):
             raise TypeError(f"{cls.__name__}: field name {name!r} is not an identifier")
         if spec.default_factory is not _MISSING:
             scope[f"__factory_{index}"] = spec.default_factory
