@@ -116,3 +116,11 @@ def test_a_card_named_in_a_situation_is_not_made_plural_by_an_s(run: Run) -> Non
                            ("disaggregated-prefill", "h200")):
         said = _flat(run("show", drill_id, "--gpu", card).output)
         assert "GBs" not in said and "MI300Xs" not in said and " cards" in said
+
+
+def test_an_expert_share_short_of_all_is_not_called_every_expert(run: Run) -> None:
+    # (N6: "the union of 64 tokens' choices is every expert" beside a table's 98.4%)
+    said = _flat(run("solution", "mixtral-moe-decode", "--model", "qwen3-30b-a3b", "--gpu",
+                     "h200").output)
+    assert "choices is nearly every expert (98.4%)" in said
+    assert "choices is every expert" in _flat(run("solution", "mixtral-moe-decode").output)
