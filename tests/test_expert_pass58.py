@@ -124,3 +124,10 @@ def test_an_expert_share_short_of_all_is_not_called_every_expert(run: Run) -> No
                      "h200").output)
     assert "choices is nearly every expert (98.4%)" in said
     assert "choices is every expert" in _flat(run("solution", "mixtral-moe-decode").output)
+
+
+def test_a_roofline_verdict_on_speculation_is_said_as_one(run: Run) -> None:
+    # (N7: section 2 says the measured step times decide; section 4 said "is a loss" flatly)
+    said = _flat(run("solution", "speculative-decoding", "--model", "qwen3-30b-a3b", "--gpu",
+                     "h200").output)
+    assert "is, on the roofline, a loss already at batch 1" in said
