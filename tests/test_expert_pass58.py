@@ -131,3 +131,12 @@ def test_a_roofline_verdict_on_speculation_is_said_as_one(run: Run) -> None:
     said = _flat(run("solution", "speculative-decoding", "--model", "qwen3-30b-a3b", "--gpu",
                      "h200").output)
     assert "is, on the roofline, a loss already at batch 1" in said
+
+
+def test_gpt_oss_is_said_to_keep_only_its_experts_in_mxfp4(run: Run) -> None:
+    # (pass 60, N5: "weights in mxfp4" in the situation, where attention, router and the
+    # tables stay bf16, as the worked solution says)
+    said = _flat(run("show", "mixtral-moe-decode", "--model", "gpt-oss-20b", "--gpu",
+                     "h200").output)
+    assert "the experts' weights in mxfp4, the rest in bf16" in said
+    assert "- weights in bf16" in run("show", "mixtral-moe-decode").output

@@ -259,7 +259,8 @@ class AnswerKey:
     PLACEHOLDERS = (
         "model_name", "gpu_name", "hbm_gb", "bandwidth_tbs", "context", "layers", "heads",
         "kv_heads", "head_dim", "hidden", "weights_gb", "reserve_gb", "utilization", "gpus",
-        "kv_dtype", "weights_dtype", "params_b", "batch", "block_size", "prompt_tokens",
+        "kv_dtype", "weights_dtype", "weights_in", "params_b", "batch", "block_size",
+        "prompt_tokens",
         "prefix_tokens", "window", "hbm_marketed_gb", "bandwidth_datasheet_tbs",
         "hbm_reported_mib", "hbm_reported_gb",
         "attention_params_b", "reply_seconds", "fp8_checkpoint_gb", "weights_read_gb",
@@ -630,6 +631,10 @@ class AnswerKey:
             "gpus": format_number(d.gpus),
             "kv_dtype": d.kv_dtype,
             "weights_dtype": d.weights_dtype,
+            # (GPT-OSS: only the experts are MXFP4, attention, router and tables stay bf16)
+            "weights_in": f"the experts' weights in {d.weights_dtype}, the rest in "
+                          f"{d.tables_dtype}" if d.weights_dtype == "mxfp4" and d.tables_dtype
+                          else f"weights in {d.weights_dtype}",
             "params_b": format_number((d.params or 0) / 10**9, sig=4),
             "attention_params_b": format_number((d.attention_params or 0) / 10**9, sig=3),
             "active_params_b": format_number((d.active_params or d.params or 0) / 10**9, sig=3),
