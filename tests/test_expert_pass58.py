@@ -140,3 +140,11 @@ def test_gpt_oss_is_said_to_keep_only_its_experts_in_mxfp4(run: Run) -> None:
                      "h200").output)
     assert "the experts' weights in mxfp4, the rest in bf16" in said
     assert "- weights in bf16" in run("show", "mixtral-moe-decode").output
+
+
+def test_a_measured_rate_on_a_re_targeted_shape_says_whose_it_was(run: Run) -> None:
+    # (pass 60, N3: "the 2.05 TB/s a batch-1 step really achieved" beside Qwen2.5-7B's bytes)
+    said = _flat(run("solution", "prefill-vs-decode", "--model", "qwen2.5-7b", "--gpu",
+                     "h200").output)
+    assert "a batch-1 step of the Llama-3.1-8B shape really achieved, taken for this shape " \
+           "too" in said
