@@ -622,6 +622,10 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                } & _stems(_REPORTED)
     if reports or words >= _stems(_COUNTERFACTUAL):
         return True
+    # "raising it everywhere would seem harmless because vLLM pages - it isn't": an
+    # appearance set up to be knocked down, not the candidate's view (expert pass 59, W1)
+    if words & _stems("would might may could") and words & _stems("seem seems"):
+        return True
     # "subtracting only the active 37B would give 946 GB, 3× too much": a what-if, judged
     if "would" in words and any(reading.sentence[start] == sentence
                                 for phrase in _OVERSHOT for start, _ in occurrences(reading,

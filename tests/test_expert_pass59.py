@@ -1,0 +1,55 @@
+"""Expert pass 59 (233 text answers and 38 numeric ones written before grading, on the tree of
+the end of stop 67, none read here before): red flags wrong 6 of 55, wrong answers missed 43
+of 93, credit statements false 31 of 717, levels clearly wrong 6, numeric explanations wrong 0
+of 12. Its false flags and the confidently wrong answer it found rated Senior, each said here
+in other words than the expert's, through the real matcher."""
+
+from __future__ import annotations
+
+from trainer.drills.loader import find_drill
+from trainer.marking.claims import claims_made
+
+
+def _claims(drill_id: str, step_id: str, text: str) -> list[str]:
+    step = find_drill(drill_id)[0].step(step_id)
+    return [made.claim.id for made in claims_made(step, text)]
+
+
+def test_what_would_seem_harmless_and_is_then_denied_is_no_claim() -> None:
+    # (W1: "Raising max_model_len everywhere would seem harmless because vLLM pages - it isn't")
+    text = ("A 128k cap for every pool might seem harmless since vLLM pages the cache; it is "
+            "not: one long user displaces 32 chat sessions.")
+    assert _claims("long-context-tier", "pool-policy", text) == []
+
+
+def test_a_global_cap_said_to_be_harmless_is_still_flagged() -> None:
+    assert _claims("long-context-tier", "pool-policy",
+                   "Raising max_model_len to 128k everywhere seems fine because vLLM pages.") \
+        == ["raise-cap-for-everyone"]
+
+
+def test_a_partial_block_said_not_to_be_shared_before_the_shared_share_is_no_claim() -> None:
+    # (W2: "the partial last block can't be shared: … 1,792 of 2,000 tokens are shared")
+    text = ("The last partial block is never shared: at 256-token blocks only 1,792 of the "
+            "2,000 prompt tokens are shared.")
+    assert "partial-block-shared" not in _claims("prefix-caching", "block-size-why", text)
+
+
+def test_a_partial_block_said_to_be_shared_is_still_flagged() -> None:
+    assert "partial-block-shared" in _claims(
+        "prefix-caching", "block-size-why",
+        "The partial last block gets shared as well: 2,000 of 2,000 tokens shared.")
+
+
+def test_a_cost_set_beside_the_cost_in_one_go_is_no_claim_that_bigger_is_better() -> None:
+    # (W4: "Costs the pasting user ~26 x 25 ms = 650 ms TTFT vs 252 ms in one go")
+    text = "The pasting user waits about 650 ms for the first token, versus 252 ms in one go."
+    assert "bigger-chunks-always-better" not in _claims("chunked-prefill-tpot", "trade-off", text)
+
+
+def test_a_user_holding_a_kv_slot_through_think_time_is_flagged() -> None:
+    # (X8 and L1: "every online user holds a KV slot for the session, think time included, so
+    # we need 2,000 slots, about 20 GPUs" was credited and rated Senior)
+    text = ("Each online user holds a KV slot for the whole session, think time included, so "
+            "size for 2,000 slots.")
+    assert "thinking-users-hold-kv" in _claims("littles-law-capacity", "plan", text)
