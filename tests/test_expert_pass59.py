@@ -6,6 +6,12 @@ in other words than the expert's, through the real matcher."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import Result
+
 from trainer.drills.loader import find_drill
 from trainer.marking.claims import claims_made
 
@@ -53,3 +59,18 @@ def test_a_user_holding_a_kv_slot_through_think_time_is_flagged() -> None:
     text = ("Each online user holds a KV slot for the whole session, think time included, so "
             "size for 2,000 slots.")
     assert "thinking-users-hold-kv" in _claims("littles-law-capacity", "plan", text)
+
+
+def test_a_lever_wrong_of_the_drills_model_and_right_of_the_target_is_not_flagged(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (W3: "FP8 weights would roughly double it again" flagged on Qwen3-30B-A3B, whose FP8
+    # weights take 17 sessions to 93, as the tool's own worked solution says)
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text("policy: |\n  Cap the context at the p99. FP8 weights would about double "
+                     "the sessions, since the weights fill most of the card.\n", encoding="utf-8")
+    flagged = []
+    for target in ((), ("--model", "qwen3-30b-a3b")):
+        said = json.loads(run("grade", "llama31-8b-h100", "--answers", str(sheet), *target,
+                              "--json", ok=False).output)
+        flagged.append([claim["id"] for claim in said["rubric"]["wrong_claims"]])
+    assert flagged == [["fp8-weights-double-sessions"], []]
