@@ -74,3 +74,15 @@ def test_a_lever_wrong_of_the_drills_model_and_right_of_the_target_is_not_flagge
                               "--json", ok=False).output)
         flagged.append([claim["id"] for claim in said["rubric"]["wrong_claims"]])
     assert flagged == [["fp8-weights-double-sessions"], []]
+
+
+def test_heads_that_cannot_go_below_one_per_gpu_are_credited_as_replication(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (W5: "they can't go below one per GPU … TP=16 duplicates each: 504 KiB per token for
+    # the job vs 252" earned nothing on assumptions)
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text("why-less: |\n  KV heads cannot go below one per GPU, so TP=16 duplicates "
+                     "them: 504 KiB per token for the job against 252 KiB.\n", encoding="utf-8")
+    said = json.loads(run("grade", "llama31-405b-h200-tp", "--answers", str(sheet), "--json",
+                          ok=False).output)
+    assert said["rubric"]["dimensions"]["assumptions"]["score"] > 0
