@@ -86,3 +86,16 @@ def test_heads_that_cannot_go_below_one_per_gpu_are_credited_as_replication(
     said = json.loads(run("grade", "llama31-405b-h200-tp", "--answers", str(sheet), "--json",
                           ok=False).output)
     assert said["rubric"]["dimensions"]["assumptions"]["score"] > 0
+
+
+def test_a_re_targeted_flag_with_nothing_general_to_say_names_its_claim() -> None:
+    # (M1: "Red flag: an interviewer flags it; the worked solution gives this target's
+    # figures" gave no reason at all)
+    from trainer.marking.claims import ClaimMade
+    from trainer.records import replace
+
+    claim = find_drill("llama31-8b-h100")[0].step("policy").wrong_claims[0]
+    bare = replace(claim, id="fp8-weights-double-sessions",
+                   says="16 GB of weights against 52 GB of KV: 15% more sessions.")
+    said = ClaimMade(bare, "policy").retargeted_sentence()
+    assert said.startswith("an interviewer flags the claim 'fp8 weights double sessions'")

@@ -95,8 +95,11 @@ class ClaimMade:
         # a rubric's concept is written for every drill of its kind: only a name would be wrong
         if not kept and instead and not _NAMED.search(instead):
             kept = f"It contradicts this: {instead}."
-        shown = kept or "an interviewer flags it; the worked solution gives this target's " \
-                        "figures"
+        # (with nothing general to say, the claim is named at least: a flag that gives no
+        # reason cannot be acted on; expert pass 59, M1)
+        named = self.claim.id.replace("-", " ")
+        shown = kept or f"an interviewer flags the claim '{named}'; the worked solution gives " \
+                        "this target's figures"
         return f"{shown} (a wrong claim in {self.step_id})"
 
 
