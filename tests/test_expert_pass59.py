@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 
 from trainer.drills.loader import find_drill
@@ -99,3 +100,35 @@ def test_a_re_targeted_flag_with_nothing_general_to_say_names_its_claim() -> Non
                    says="16 GB of weights against 52 GB of KV: 15% more sessions.")
     said = ClaimMade(bare, "policy").retargeted_sentence()
     assert said.startswith("an interviewer flags the claim 'fp8 weights double sessions'")
+
+
+# Confidently wrong answers the expert's found unflagged (X1, X3, X10, X12, X14), said here in
+# other words, each beside the right answer to the same question, which stays unflagged.
+@pytest.mark.parametrize("drill_id, step_id, claim, wrong, right", [
+    ("llama2-70b-mi300x", "2c-why", "gqa-caches-keys-only",
+     "With GQA the server keeps only the keys in the cache and rebuilds the values when "
+     "needed, which halves it.",
+     "GQA keeps K and V for 8 KV heads instead of 64, so the cache is 8x smaller."),
+    ("llama31-8b-h100", "policy", "paged-cache-spills-to-cpu",
+     "No cap needed: paged attention spills the KV cache to CPU memory on its own when the "
+     "GPU fills.",
+     "Cap max_model_len at the p99; paged attention allocates blocks as tokens arrive but "
+     "does not spill to the CPU by itself."),
+    ("paged-blocks-vllm", "why-paging", "x-is-a-hard-cap",
+     "The 53x in the log is a hard ceiling: vLLM will never run more than 53 requests at once.",
+     "The 53x is tokens divided by max_model_len, a worst case, not a cap: short requests run "
+     "hundreds at once."),
+    ("prefix-caching", "when-not", "prefix-always-helps",
+     "Prefix caching always roughly halves memory whatever the workload.",
+     "It buys little when the shared prefix is a small share of each session, and nothing "
+     "when per-user text comes first."),
+    ("llama31-8b-h100", "policy", "window-caps-llama-kv",
+     "Past 4k a session costs nothing more because Llama's sliding window caps the KV at "
+     "4,096 tokens.",
+     "Llama-3.1-8B has no sliding window: every layer keeps the whole context, so a 32k "
+     "session holds 8x the KV."),
+])
+def test_a_confident_wrong_claim_is_flagged_and_the_right_answer_is_not(
+        drill_id: str, step_id: str, claim: str, wrong: str, right: str) -> None:
+    assert claim in _claims(drill_id, step_id, wrong)
+    assert _claims(drill_id, step_id, right) == []
