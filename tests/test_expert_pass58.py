@@ -148,3 +148,14 @@ def test_a_measured_rate_on_a_re_targeted_shape_says_whose_it_was(run: Run) -> N
                      "h200").output)
     assert "a batch-1 step of the Llama-3.1-8B shape really achieved, taken for this shape " \
            "too" in said
+
+
+def test_a_refusal_for_want_of_positions_names_models_that_run(run: Run) -> None:
+    # (pass 60, N4: "choose a model with a longer context" named none, where the refusals for
+    # want of memory name two)
+    said = _flat(run("solution", "llama31-8b-h100", "--model", "phi-3-mini", "--gpu",
+                     "a100-40gb", ok=False).output)
+    named = said.split("a longer context (such as ", 1)[1].split(")")[0].split(" or ")
+    assert len(named) == 2
+    for model in named:
+        run("solution", "llama31-8b-h100", "--model", model, "--gpu", "a100-40gb")

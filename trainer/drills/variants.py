@@ -6,6 +6,7 @@ an interviewer's sheet, the candidate's practice and the grading all see one var
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import re
 from collections.abc import Callable, Iterable
@@ -258,7 +259,8 @@ def retarget(drill: Drill, givens: dict[str, Any], target: Target) -> dict[str, 
         _check_lesson(drill, model, gpu)
     changed = replaced_givens(givens, model, gpu)
     if model is not None:
-        _check_reach(drill, changed.get("context"), model, givens.get("model"))
+        _check_reach(drill, changed.get("context"), model, givens.get("model"),
+                     changed.get("gpu") if isinstance(changed.get("gpu"), str) else gpu)
     if model is not None:
         _check_same_tokenizer_draft(drill, model, changed, target)
     if gpu is not None:
@@ -501,7 +503,8 @@ def replaced_givens(givens: dict[str, Any], model: ModelPreset | None,
     return changed
 
 
-def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> None:
+def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any,
+                 card: str | None = None) -> None:
     """Past its own positions a model is served with RoPE scaling (Qwen's YaRN, by 4); past
     that reach nobody serves it at that context, and a drill whose sessions (or a step's)
     hold more is refused, unless the drill's own model is past it too (then the drill asks
@@ -535,9 +538,26 @@ def _check_reach(drill: Drill, context: Any, model: ModelPreset, own: Any) -> No
                    "own model is stretched as far)")
         raise UsageError(
             f"drill {drill.id}'s {where} {tokens:,} tokens, more than {how_far}: choose a "
-            f"model with a longer context, or size {model.name} with kvdrill calc --model "
-            f"{_named(model)}"
+            f"model with a longer context{_longer_context(drill, model, card)}, or size "
+            f"{model.name} with kvdrill calc --model {_named(model)}"
             + (f" --seq {model.max_context}" if model.max_context < DEFAULT_CONTEXT else ""))
+
+
+def _longer_context(drill: Drill, model: ModelPreset, card: str | None) -> str:
+    """" (such as phi-4 or qwen3-4b)": the two catalogue models nearest the target's size (at
+    most twice it; its own family first) with which the drill runs on this card, or "" when
+    none of the few tried does (expert pass 60, N4: the refusal named none)."""
+    if _TRYING:
+        return ""
+    from trainer.capacity.presets import models as model_presets
+
+    family = _family(model.id)
+    near = sorted((m for m in model_presets().values()
+                   if m.id != model.id and m.params <= 2 * model.params
+                   and (m.max_context or 0) > (model.max_context or 0)),
+                  key=lambda m: (_family(m.id) != family, abs(math.log(m.params / model.params))))
+    runs = _first_two(m.id for m in near[:_SMALLER_TRIED] if _runs(drill, m, card))
+    return f" (such as {_or_list(runs)})" if runs else ""
 
 
 def _asks_reported(drill: Drill) -> bool:
