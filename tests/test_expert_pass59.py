@@ -132,3 +132,22 @@ def test_a_confident_wrong_claim_is_flagged_and_the_right_answer_is_not(
         drill_id: str, step_id: str, claim: str, wrong: str, right: str) -> None:
     assert claim in _claims(drill_id, step_id, wrong)
     assert _claims(drill_id, step_id, right) == []
+
+
+# Partly right answers with one wrong claim in mild words (pass 59's 27), two of those claimed,
+# said here in other words; the right answer beside each stays unflagged.
+@pytest.mark.parametrize("drill_id, step_id, claim, wrong, right", [
+    ("speculative-decoding", "when-it-pays", "speculation-helps-at-any-batch",
+     "Speculation pays at any batch size: the draft is cheap, so it speeds up big batches as "
+     "much as batch 1.",
+     "It pays at low batch, where the step is memory-bound; near the ridge the verification "
+     "FLOPs eat the gain."),
+    ("prefix-caching", "block-size-why", "big-blocks-buy-nothing",
+     "Bigger blocks buy nothing at all; they only waste the tail.",
+     "Bigger blocks buy shorter block tables and bigger kernel tiles, at the cost of a larger "
+     "unshared tail."),
+])
+def test_a_mild_wrong_claim_is_flagged_and_the_right_answer_is_not(
+        drill_id: str, step_id: str, claim: str, wrong: str, right: str) -> None:
+    assert claim in _claims(drill_id, step_id, wrong)
+    assert _claims(drill_id, step_id, right) == []
