@@ -102,8 +102,8 @@ def test_a_re_targeted_flag_with_nothing_general_to_say_names_its_claim() -> Non
     assert said.startswith("an interviewer flags the claim 'fp8 weights double sessions'")
 
 
-# Confidently wrong answers the expert's found unflagged (X1, X3, X10, X12, X14), said here in
-# other words, each beside the right answer to the same question, which stays unflagged.
+# Wrong answers the expert found unflagged (X1, X3, X10, X12, X14, and two partly right ones), said
+# here in other words, each beside the right answer to the same question, which stays unflagged.
 @pytest.mark.parametrize("drill_id, step_id, claim, wrong, right", [
     ("llama2-70b-mi300x", "2c-why", "gqa-caches-keys-only",
      "With GQA the server keeps only the keys in the cache and rebuilds the values when "
@@ -127,16 +127,7 @@ def test_a_re_targeted_flag_with_nothing_general_to_say_names_its_claim() -> Non
      "4,096 tokens.",
      "Llama-3.1-8B has no sliding window: every layer keeps the whole context, so a 32k "
      "session holds 8x the KV."),
-])
-def test_a_confident_wrong_claim_is_flagged_and_the_right_answer_is_not(
-        drill_id: str, step_id: str, claim: str, wrong: str, right: str) -> None:
-    assert claim in _claims(drill_id, step_id, wrong)
-    assert _claims(drill_id, step_id, right) == []
-
-
-# Partly right answers with one wrong claim in mild words (pass 59's 27), two of those claimed,
-# said here in other words; the right answer beside each stays unflagged.
-@pytest.mark.parametrize("drill_id, step_id, claim, wrong, right", [
+    # partly right answers' one wrong claim in mild words (two of the 27)
     ("speculative-decoding", "when-it-pays", "speculation-helps-at-any-batch",
      "Speculation pays at any batch size: the draft is cheap, so it speeds up big batches as "
      "much as batch 1.",
@@ -147,7 +138,7 @@ def test_a_confident_wrong_claim_is_flagged_and_the_right_answer_is_not(
      "Bigger blocks buy shorter block tables and bigger kernel tiles, at the cost of a larger "
      "unshared tail."),
 ])
-def test_a_mild_wrong_claim_is_flagged_and_the_right_answer_is_not(
+def test_a_wrong_claim_is_flagged_and_the_right_answer_beside_it_is_not(
         drill_id: str, step_id: str, claim: str, wrong: str, right: str) -> None:
     assert claim in _claims(drill_id, step_id, wrong)
     assert _claims(drill_id, step_id, right) == []
