@@ -239,6 +239,8 @@ def _compiled_init(cls: type, fields: tuple[Field, ...], frozen: bool) -> Callab
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass")
+    # safe: the source holds only field names (identifiers, keywords refused above) of classes
+    # defined in kvdrill's own modules; every value reaches it through `scope`, never the text
     exec(compile(source, f"<record {cls.__qualname__}>", "exec"), scope)
     init: Callable[..., None] = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
