@@ -210,7 +210,8 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         texts = dict(sorted(answered, key=lambda a: concept.id not in asks.get(a[0], ())))
         withheld = ""  # said, but held to nothing beside a wrong claim: said so, not "nothing"
         for step_id, text in texts.items():
-            credit, note = concept_credit(concept, text, figures, retargeted)
+            credit, note = concept_credit(concept, text, figures, retargeted,
+                                          own_step=concept.id in asks.get(step_id, ()))
             if made.get(step_id) and credit > 0:
                 # a wrong claim in the step leaves its concepts nothing: an answer that makes
                 # one scores at most what any junior answer does (measured over 35 corpora:
@@ -354,6 +355,10 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
             break
     short_of = None if level_id or not rubric.levels else _short_of(
         rubric.levels[0], dimensions, by_id, not_right=_not_right(drill, rubric.levels[0], marks))
+    if short_of is not None and (partial := _text_only(drill, marks)):
+        # "not yet Solid: it needs Arithmetic 3/4" said of one explanation practised alone
+        # reads as a verdict on it (expert pass 61, L0): a level reads a whole attempt
+        short_of = partial
     next_level = None if level_id is None or above is None else \
         _short_of(above, dimensions, by_id, reached=True,
                   not_right=_not_right(drill, above, marks))
@@ -384,6 +389,18 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
     return RubricScore(dimensions, level_id, level_title, flags, short_of, claims, next_level,
                        tuple(_said(c, retargeted, rubric).removesuffix(
                            f" (a wrong claim in {c.step_id})") for c in claims))
+
+
+def _text_only(drill: Drill, marks: Mapping[str, Mark]) -> str | None:
+    """What to say instead of a level for an attempt that answered text steps and no numeric
+    one, in a drill that has them; None for any other attempt."""
+    numeric = [s for s in drill.steps if s.kind == "numeric"]
+    answered = [m for m in marks.values() if m.answer and m.answer.strip()]
+    if not numeric or not answered or any(m.is_numeric for m in answered):
+        return None
+    return (f"no level: {len(answered)} of {len(drill.steps)} steps answered, none of them "
+            "numeric (a level reads a whole attempt; the dimensions above score these "
+            "answers)")
 
 
 def _not_right(drill: Drill, level: Level, marks: Mapping[str, Mark]) -> tuple[str, ...]:

@@ -1,0 +1,139 @@
+"""Expert pass 61 (88 text answers written before grading, on the tree at the start of stop 68,
+none read here before): red flags printed 31, wrong 3; wrong claims named 52, wrong 7; partly
+right answers missed 11 of 22; credit statements false 17 of 260; four sentences the tool
+prints that are not true. These are its false flags, its wrong sentences, the off-step credit
+of generic words and the level said of one explanation graded alone, each said here in other
+words than the expert's, through the real matcher or the real CLI. (Its missed claims are in
+test_expert_pass61.py.)"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from click.testing import Result
+
+from trainer.drills.loader import find_drill
+from trainer.marking.claims import claims_made
+
+
+def _claims(drill_id: str, step_id: str, text: str) -> list[str]:
+    step = find_drill(drill_id)[0].step(step_id)
+    return [made.claim.id for made in claims_made(step, text)]
+
+
+def _graded(run: Callable[..., Result], tmp_path: Path, drill_id: str, step_id: str,
+            text: str) -> dict[str, Any]:
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text(json.dumps({"drill": drill_id, step_id: text}), encoding="utf-8")
+    graded: dict[str, Any] = json.loads(
+        run("grade", drill_id, "--answers", str(sheet), "--json", ok=False).output)
+    return graded
+
+
+def test_a_prefill_called_compute_bound_is_no_claim_that_decode_is() -> None:
+    # (F2: "~112 ms of compute-bound prefill ~ 14 decode steps" flagged as decode compute-bound)
+    text = ("The stall is time, not memory: a 4k prompt is about 110 ms of compute-bound "
+            "prefill, some fourteen decode steps in which every stream waits.")
+    assert _claims("prefill-vs-decode", "stalls-and-levers", text) == []
+
+
+def test_decode_called_compute_bound_is_still_flagged() -> None:
+    assert "decode-compute-bound" in _claims(
+        "prefill-vs-decode", "stalls-and-levers",
+        "Prefill is compute-bound, and decode is compute-bound too, so the two fight for FLOPs.")
+
+
+def test_five_times_the_bandwidth_is_no_claim_of_a_five_times_speed_up() -> None:
+    # (F1: "verifying 5 tokens costs 5x the bandwidth" answered with the k + 1 speed-up)
+    claims = _claims("speculative-decoding", "when-it-pays",
+                     "At batch 1 checking the five drafted tokens costs 5x the bandwidth.")
+    assert "speedup-is-k-plus-one" not in claims
+
+
+def test_speculation_kept_for_large_batches_is_flagged() -> None:
+    assert "pays-only-when-compute-bound" in _claims(
+        "speculative-decoding", "when-it-pays",
+        "Speculation only helps when compute-bound, so I'd enable it at large batch only.")
+
+
+def test_an_alert_on_gpu_utilisation_is_answered_about_utilisation_not_memory() -> None:
+    # (F4, F5: "alert on nvidia-smi GPU utilization hitting 100%" rebutted as an alert on GPU
+    # memory, and as raising gpu_memory_utilization to 1.0)
+    claims = _claims("llama31-8b-h100", "policy",
+                     "Alert when nvidia-smi shows GPU utilization at 100%: then we are full.")
+    assert claims == ["alert-on-gpu-utilization"]
+
+
+def test_an_alert_on_gpu_memory_is_still_answered_about_memory() -> None:
+    assert _claims("llama31-8b-h100", "policy",
+                   "Alert when nvidia-smi shows GPU memory above 90%.") == ["alert-on-gpu-memory"]
+
+
+def test_raising_the_utilisation_to_the_whole_card_is_still_flagged() -> None:
+    assert "utilization-to-the-whole-card" in _claims(
+        "llama31-8b-h100", "policy", "Set gpu_memory_utilization to 1.0 to get more sessions.")
+
+
+def test_the_rebuttal_of_the_whole_card_does_not_put_activations_outside_vllms_share(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (S1: vLLM profiles the activation peak and CUDA graphs inside gpu_memory_utilization)
+    graded = _graded(run, tmp_path, "llama31-8b-h100", "policy",
+                     "Set gpu_memory_utilization to 1.0 to get more sessions.")
+    says = [c["says"] for c in graded["rubric"]["wrong_claims"]
+            if c["id"] == "utilization-to-the-whole-card"]
+    assert says and "outside vLLM's share" not in says[0] and "profile" in says[0]
+
+
+def test_the_stall_rebuttal_names_the_levers_the_answer_proposed(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (F3, S2: "raise max_num_seqs" rebutted as "FP8 KV, more memory or prefix caching", and
+    # prefix caching said never to shorten a prefill, which a cache hit does)
+    graded = _graded(run, tmp_path, "prefill-vs-decode", "stalls-and-levers",
+                     "Raising max_num_seqs fixes the stall.")
+    says = " ".join(c["says"] for c in graded["rubric"]["wrong_claims"])
+    assert "max_num_seqs" in says and "prefix caching only skips" in says
+
+
+def test_a_max_model_len_said_in_why_paging_earns_no_start_up_fix(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (C8-C10: "a server reserving max_model_len gives each request 8,192 slots" credited as
+    # the refusal step's "fix the start-up failure with max_model_len")
+    graded = _graded(run, tmp_path, "paged-blocks-vllm", "why-paging",
+                     "A server that reserves max_model_len up front gives every request 8,192 "
+                     "slots; paging hands out 16-token blocks as the request grows.")
+    evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
+                        for e in d["evidence"])
+    assert "Fix the start-up failure" not in evidence
+
+
+def test_a_lowered_max_model_len_in_the_refusal_step_still_earns_the_fix(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    graded = _graded(run, tmp_path, "paged-blocks-vllm", "refusal",
+                     "It starts only if one max_model_len request fits: cap max_model_len to "
+                     "32k and it starts.")
+    evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
+                        for e in d["evidence"])
+    assert "Fix the start-up failure" in evidence
+
+
+def test_one_explanation_graded_alone_is_given_no_level_rather_than_not_yet_solid(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (L0: every text answer graded alone read "not yet Solid: it needs Arithmetic 3/4")
+    graded = _graded(run, tmp_path, "observed-concurrency-lower", "evidence",
+                     "Read the KV-cache usage gauge at p95 and the preemption counter.")
+    assert graded["rubric"]["level"] is None
+    assert graded["rubric"]["short_of"].startswith("no level: 1 of ")
+
+
+def test_an_attempt_with_a_numeric_answer_is_still_told_what_it_needs(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text(json.dumps({"drill": "observed-concurrency-lower", "kv-budget": "50 GB",
+                                 "evidence": "Read the KV-cache usage gauge at p95."}),
+                     encoding="utf-8")
+    graded = json.loads(run("grade", "observed-concurrency-lower", "--answers", str(sheet),
+                            "--json", ok=False).output)
+    assert graded["rubric"]["short_of"].startswith("not yet ")
