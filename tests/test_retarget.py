@@ -125,11 +125,11 @@ def test_variant_and_model_together_draw_the_serving_givens_and_keep_the_model(
     ("deepseek-v3-mla-h200", "qwen3-32b",
      "drill deepseek-v3-mla-h200 is DeepSeek-V3's own (its prose works DeepSeek-V3's own "
      "shape: 61 layers, 128 heads, 256 experts): re-target it with --gpu only, or drill it "
-     "with kvdrill practice llama31-8b-h100 --model qwen3-32b --gpu h200"),
+     "with kvdrill practice llama31-70b-tp2-h100 --model qwen3-32b"),
     ("sliding-window-kv", "qwen3-32b",
      "drill sliding-window-kv is Mistral-7B-v0.1's own (it compares Mistral-7B's window on "
      "every layer with Gemma-2's on half of them): re-target it with --gpu only, or drill it "
-     "with kvdrill practice llama31-8b-h100 --model qwen3-32b --gpu h200"),
+     "with kvdrill practice llama31-70b-tp2-h100 --model qwen3-32b"),
     ("mixtral-moe-decode", "llama-3.3-70b",
      "drill mixtral-moe-decode is a lesson in mixture-of-experts, which Llama-3.3-70B does not "
      "have: choose an MoE model, such as qwen3-30b-a3b, gpt-oss-20b or mixtral-8x7b"),

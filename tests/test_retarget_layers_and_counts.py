@@ -181,7 +181,8 @@ def test_the_weight_read_is_called_dominant_only_when_it_is(run: Run) -> None:
 
 
 def test_a_refusal_never_names_an_option_the_command_lacks(run: Run) -> None:
-    # the TP=2 drill needs a released FP8 checkpoint's size; the presets list none for Qwen3-32B
-    result = run("show", "llama31-70b-tp2-h100", "--model", "qwen3-32b", ok=False)
+    # the TP=2 drill sizes FP8 weights from a release or from the vocabulary; Mixtral-8x7B's
+    # preset has neither
+    result = run("show", "llama31-70b-tp2-h100", "--model", "mixtral-8x7b", ok=False)
     assert result.exit_code == 2
     assert "--weights-gb" not in result.stderr and "kvdrill calc" in result.stderr

@@ -554,7 +554,29 @@ def _take_reported(gpu: GpuPreset, take: Any) -> None:
          f"(marketed {format_number(gpu.hbm_gb)} GB)")
 
 
+# `checkpoint: fp8-or-load`: the released FP8 checkpoint where the preset records one, else the
+# weights vLLM's load-time FP8 (--quantization fp8) leaves of the 16-bit release: Fp8Config
+# gives every LinearBase and FusedMoE layer an FP8 method, and the embedding and the LM head
+# (VocabParallelEmbedding, ParallelLMHead) none, so they stay in the model's dtype
+# (vllm/model_executor/layers/quantization/fp8.py, get_quant_method; the docs: "all Linear
+# modules (except for the final lm_head) have their weights quantized down to FP8_E4M3").
+# Norms and an MoE router (ReplicatedLinear with quant_config=None) stay 16-bit as well, well
+# under 0.1% of the parameters, counted at one byte as the released checkpoints' sizes count
+# their norms.
+FP8_OR_LOAD = "fp8-or-load"
+
+
+def fp8_released(model: ModelPreset | None) -> bool:
+    """Whether the preset records a released FP8 checkpoint of the model."""
+    return model is not None and "fp8" in (model.checkpoints or {})
+
+
 def _take_checkpoint(model: ModelPreset | None, dtype: str, take: Any) -> None:
+    if dtype == FP8_OR_LOAD:
+        if not fp8_released(model):
+            _take_fp8_at_load(model, take)
+            return
+        dtype = "fp8"
     released = (model.checkpoints or {}) if model is not None else {}
     if dtype not in released:
         known = (f" (it lists {', '.join(repr(d) for d in released)})" if released else
@@ -570,6 +592,40 @@ def _take_checkpoint(model: ModelPreset | None, dtype: str, take: Any) -> None:
     take("weights_gb", size, "preset", detail)
     take("native_weights_dtype", dtype, "preset", detail)
     take("weights_dtype", dtype, "preset", detail)
+
+
+def _take_fp8_at_load(model: ModelPreset | None, take: Any) -> None:
+    """The weights as vLLM quantizes a 16-bit release at load (FP8_OR_LOAD): linear layers in
+    FP8, the embedding and the LM head kept in the release's 16-bit dtype."""
+    if model is None:
+        raise InvalidInput("no model preset: vLLM's FP8 quantization at load is sized from "
+                           "the model's vocabulary and parameters")
+    whose = (f"{model.name}'s config.json records" if model.from_config else
+             f"kvdrill's preset for {model.id} records")
+    if model.weights_dtype not in ("bf16", "fp16"):
+        raise InvalidInput(
+            f"{whose} no 'fp8' checkpoint, and its "
+            f"{model.weights_dtype.upper()} release is not one vLLM quantizes to FP8 at load "
+            "(--quantization fp8 converts a 16-bit checkpoint; a quantized one keeps its own "
+            "method): give --weights-gb and --weights-dtype yourself")
+    if model.vision_params or model.uncounted_vision_params:
+        # which of a vision tower's layers vLLM converts differs by model (Llama-4 builds its
+        # tower with no quantization config, Gemma-3 with the model's): not sized here
+        raise InvalidInput(
+            f"{whose} no 'fp8' checkpoint, and kvdrill does not size what vLLM's "
+            f"--quantization fp8 makes of {model.name}'s vision tower: give --weights-gb and "
+            "--weights-dtype yourself")
+    if not model.vocab or not model.hidden:
+        raise InvalidInput(
+            f"{whose} no 'fp8' checkpoint, nor the "
+            "vocabulary that sizes the 16-bit embedding and LM head vLLM's --quantization "
+            "fp8 keeps beside its FP8 linear layers: give --weights-gb and --weights-dtype "
+            "yourself")
+    detail = f"{model.id}, quantized to FP8 at load by vLLM (--quantization fp8)"
+    take("weights_dtype", "fp8", "preset", detail)
+    take("tables_dtype", model.weights_dtype, "preset",
+         f"{model.id}: the embedding and the LM head, which vLLM's --quantization fp8 keeps "
+         f"in {model.weights_dtype}")
 
 
 def _fill_shape_defaults(chosen: dict[str, Setting], take: Any) -> None:

@@ -10,7 +10,14 @@ from functools import cached_property
 from typing import Any
 
 from trainer.capacity.deployment import DTYPE_BYTES, Deployment
-from trainer.capacity.presets import build_deployment, find_gpu, model_of, published_active
+from trainer.capacity.presets import (
+    ModelPreset,
+    build_deployment,
+    find_gpu,
+    fp8_released,
+    model_of,
+    published_active,
+)
 from trainer.capacity.serving_formulas import PLACEHOLDERS as SERVING_PLACEHOLDERS
 from trainer.capacity.serving_formulas import display as serving_display
 from trainer.capacity.serving_formulas import vision_bytes as serving_vision_bytes
@@ -238,6 +245,69 @@ _COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 6: "six", 8: "eight",
 _SHARES = {1: "all", 2: "half", 4: "a quarter", 8: "an eighth", 16: "a sixteenth"}
 
 
+def _fp8_weights_text(model: ModelPreset | None, d: Deployment,
+                      shown: Mapping[str, str]) -> dict[str, str]:
+    """How a step with `checkpoint: fp8-or-load` names its FP8 weights: the checkpoint
+    released for the model where the preset records one, else the 16-bit release quantized
+    at load by vLLM (--quantization fp8), whose linear layers are FP8 and whose embedding and
+    LM head stay 16-bit (presets.FP8_OR_LOAD). The released wording is the drill's own."""
+    name = shown["model_name"]
+    tables = "the embedding and the LM head"
+    if d.vocab and d.hidden:
+        count = f"{format_number(d.vocab)} × {format_number(d.hidden)}"
+        tables_params = (f"{count} parameters at 2 B" if d.tied_embeddings
+                         else f"2 × {count} parameters at 2 B")
+    else:
+        tables_params = "unknown"
+    if model is None or fp8_released(model) or model.weights_dtype not in ("bf16", "fp16") \
+            or not d.vocab or not d.hidden:
+        return {
+            "fp8_source": "released",
+            # (the situation's own line break, in the drill's words)
+            "fp8_weights_come": "come as an FP8\ncheckpoint",
+            "fp8_later_step": "(a later step asks what the released checkpoint really weighs)",
+            "fp8_weights_question": (
+                f"The FP8 checkpoints released for {name} are not one byte per parameter: they "
+                f"keep {tables} in BF16. With the released checkpoint's size from the preset "
+                f"({shown['fp8_checkpoint_gb']} GB),"),
+            "fp8_exactly": "the few sessions the larger checkpoint costs are the point",
+            "fp8_weights_gb": shown["fp8_checkpoint_gb"],
+            "fp8_tables_params": tables_params,
+            "fp8_formula_weights": "checkpoint weights",
+            "fp8_converted": "the linear layers",
+            "fp8_tables_kept": "the embedding and the LM head as they were",
+        }
+    wide = model.weights_dtype.upper()
+    if d.tied_embeddings:
+        tables = "the embedding table, which is also the LM head,"
+    # (an MoE's experts are FusedMoE layers, which Fp8Config converts as well)
+    converted = "the linear layers and the experts" if d.experts else "the linear layers"
+    kept = (d.vocab * d.hidden * (1 if d.tied_embeddings else 2))
+    size = (d.params or 0) + kept * (DTYPE_BYTES[model.weights_dtype] - 1)
+    gb = format_number(Fraction(size) / 10**9, sig=4)
+    return {
+        "fp8_source": "load",
+        "fp8_weights_come": f"are quantized to FP8 at load by vLLM\n(--quantization fp8) "
+                            f"from {name}'s {wide} release",
+        "fp8_later_step": "(a later step asks what that quantization really leaves)",
+        "fp8_weights_question": (
+            f"vLLM's FP8 quantization at load (--quantization fp8) is not one byte per "
+            f"parameter either: it converts {converted} to FP8 and keeps {tables} in "
+            f"{wide}. With the weights it leaves of {name} ({gb} GB),"),
+        "fp8_exactly": (f"what the {wide} table costs, if anything, is the point"
+                        if d.tied_embeddings else
+                        f"what the {wide} tables cost, if anything, is the point"),
+        "fp8_tables_kept": ("the embedding table, which is also its LM head, as it was"
+                            if d.tied_embeddings else
+                            "the embedding and the LM head as they were"),
+        "fp8_weights_gb": gb,
+        "fp8_formula_weights": "weights quantized at load",
+        "fp8_converted": converted,
+        "fp8_tables_params": tables_params.replace("at 2 B", f"at 2 B in {wide}")
+        if wide != "BF16" else tables_params,
+    }
+
+
 def _split_words(gpus: int | None) -> dict[str, str]:
     """How a step that chooses its GPU count (gpus: {fit: [2, 4, 8]}) says it: "two" GPUs,
     "half" of every token's KV on each, "across the pair"."""
@@ -277,6 +347,9 @@ class AnswerKey:
         "max_num_seqs_default", "block_size_note", "batch_cost_question",
         "claimed_active_b", "split_gpus", "split_gpus_word", "split_share", "split_across",
         "sequence_kv_hint", "half_context_hint", "ridge_hint", "rate_measured_on",
+        "fp8_weights_come", "fp8_later_step", "fp8_weights_question", "fp8_exactly",
+        "fp8_weights_gb", "fp8_tables_params", "fp8_source", "fp8_formula_weights",
+        "fp8_tables_kept", "fp8_converted",
         *SERVING_PLACEHOLDERS,
     )
 
@@ -655,6 +728,7 @@ class AnswerKey:
         fp8 = released.get("fp8")
         shown["fp8_checkpoint_gb"] = (format_number(Fraction(str(fp8["weights_gb"])), sig=4)
                                       if fp8 else "unknown")
+        shown.update(_fp8_weights_text(model_of(model) if model else None, d, shown))
         shown["head_dim_hint"] = _head_dim_hint(d)
         chosen = self.givens.get("checkpoint")
         if isinstance(chosen, str) and chosen in released:
