@@ -137,10 +137,9 @@ class Screen:
 ONE_SHOT_TIMEOUT = 300  # a whole command on a busy machine; pexpect returns when it ends
 
 
-def screen_lines(args: list[str], columns: int = 80, env: Mapping[str, str] | None = None,
-                 cwd: Path | None = None) -> list[str]:
-    """Every line the command leaves on a `columns`-wide terminal, trailing blanks dropped.
-    The emulated screen is tall enough to keep the whole output (nothing scrolls away)."""
+def terminal_output(args: list[str], columns: int = 80, env: Mapping[str, str] | None = None,
+                    cwd: Path | None = None) -> str:
+    """Everything the command writes to a `columns`-wide pseudo-terminal, until it exits."""
     command = kvdrill_command()
     # the whole output, laid out: a pager would hold all but its first screen back
     environment = {**os.environ, **(env or {}), "COLUMNS": str(columns), "LINES": "24",
@@ -148,8 +147,14 @@ def screen_lines(args: list[str], columns: int = 80, env: Mapping[str, str] | No
     child = pexpect.spawn(command[0], [*command[1:], *args], env=environment,
                           dimensions=(24, columns), encoding="utf-8", timeout=ONE_SHOT_TIMEOUT,
                           cwd=str(cwd) if cwd else None)
-    output = child.read()  # until the command exits
+    output: str = child.read()  # until the command exits
     child.close()
+    return output
+
+
+def screen_of(output: str, columns: int) -> list[str]:
+    """Every line `output` leaves on a `columns`-wide terminal, trailing blanks dropped. The
+    emulated screen is tall enough to keep the whole output (nothing scrolls away)."""
     screen = pyte.Screen(columns, 2000)
     stream = pyte.Stream(screen)
     stream.feed(output.replace("\n", "\r\n").replace("\r\r\n", "\r\n"))
@@ -159,19 +164,22 @@ def screen_lines(args: list[str], columns: int = 80, env: Mapping[str, str] | No
     return lines
 
 
+def printed_of(output: str) -> list[str]:
+    """The lines of `output` as the program wrote them (before the terminal wraps them)."""
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output)
+    return [line.rstrip("\r") for line in plain.split("\n")]
+
+
+def screen_lines(args: list[str], columns: int = 80, env: Mapping[str, str] | None = None,
+                 cwd: Path | None = None) -> list[str]:
+    """Every line the command leaves on a `columns`-wide terminal (screen_of)."""
+    return screen_of(terminal_output(args, columns, env, cwd), columns)
+
+
 def printed_lines(args: list[str], columns: int = 80, env: Mapping[str, str] | None = None
                   ) -> list[str]:
     """The lines as the program wrote them (before the terminal wraps them), to measure."""
-    command = kvdrill_command()
-    # the whole output, laid out: a pager would hold all but its first screen back
-    environment = {**os.environ, **(env or {}), "COLUMNS": str(columns), "LINES": "24",
-                   "TERM": "xterm-256color", "KVDRILL_PAGER": "never"}
-    child = pexpect.spawn(command[0], [*command[1:], *args], env=environment,
-                          dimensions=(24, columns), encoding="utf-8", timeout=ONE_SHOT_TIMEOUT)
-    output = child.read()
-    child.close()
-    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output)
-    return [line.rstrip("\r") for line in plain.split("\n")]
+    return printed_of(terminal_output(args, columns, env))
 
 
 def broken_words(screen: list[str], printed: list[str]) -> list[str]:

@@ -323,8 +323,10 @@ MEASURED = {
     # "didn't" does, a report word ("… is wrong, but …") judges the clause before its "but",
     # not the claim after; Little's law inverted for open chats is a claim of its own. Left: a
     # cause and its consequence in two items ("head_dim 256 … — so the window saves a smaller
-    # share"): read as one, it claimed right answers' unrelated "so" clauses
-    "blind_claims_al.yaml": (41, 42, 42, 0),
+    # share"): read as one, it claimed right answers' unrelated "so" clauses. Stop 68: 40, its
+    # junior's "wastes at most part of one block (<1%)" now credited as the tail waste it is,
+    # above a mid whose worst case goes uncredited
+    "blind_claims_al.yaml": (40, 42, 42, 0),
     # corpus AM (stop 60, measured after AK's and AL's fixes), engineering managers and
     # product-minded staff engineers (cost per session, SLOs, rollout plans, "what I'd tell
     # the VP"); written blind; measured unread: 38 / 40 / 31 / 4. Its false claims were right
@@ -403,8 +405,10 @@ MEASURED = {
     # unread: 34 / 39 / 40 / 6. A toy's head_dim of 64 is no 64 KV heads, "a 3× fiction"
     # reports, MHA split 8 ways is no latent split. Left: a quoted claim that "fails on both
     # counts" ("fails" as a report word cost two wrong answers held elsewhere), the 8B's
-    # "buys only bandwidth" given as the other model's case
-    "blind_claims_av.yaml": (37, 40, 41, 2),
+    # "buys only bandwidth" given as the other model's case. Stop 68: 36, its mid's "reserve
+    # 8,192" in why-paging no longer credited as the refusal step's start-up fix (expert pass
+    # 61, C8-C10), which had held it above its junior
+    "blind_claims_av.yaml": (36, 40, 41, 2),
     # corpus AW (stop 62, after AT's to AV's fixes), rebuttals of a teammate's quoted Slack
     # message ("> @dana: TP=16 should halve the KV again" then "Not quite: …" or "+1"); the
     # wrong answers agree with a wrong quote or correct a right one; written blind; measured

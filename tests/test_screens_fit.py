@@ -12,7 +12,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from screen import broken_words, kvdrill_command, printed_lines, screen_lines
+from screen import (
+    broken_words,
+    kvdrill_command,
+    printed_lines,
+    printed_of,
+    screen_lines,
+    screen_of,
+    terminal_output,
+)
 
 WIDTHS = (80, 60)
 
@@ -71,11 +79,23 @@ def _name(args: list[str]) -> str:
     return " ".join(args)[:40]
 
 
+# Each command at each width runs once on this worker, for both tests that read its screen
+# (the width and the broken words): the output of one run is the same terminal's either way.
+_OUTPUTS: dict[tuple[tuple[str, ...], int, str], str] = {}
+
+
+def _output(args: list[str], columns: int, home: dict[str, str]) -> str:
+    key = (tuple(args), columns, home["KVDRILL_HOME"])
+    if key not in _OUTPUTS:
+        _OUTPUTS[key] = terminal_output(args, columns, home)
+    return _OUTPUTS[key]
+
+
 @pytest.mark.parametrize("columns", WIDTHS)
 @pytest.mark.parametrize("args", COMMANDS, ids=_name)
 def test_no_line_is_wider_than_the_terminal(args: list[str], columns: int,
                                             home: dict[str, str]) -> None:
-    lines = printed_lines(args, columns, home)
+    lines = printed_of(_output(args, columns, home))
     wide = [line for line in lines if len(line) > columns]
     assert wide == [], f"{len(wide)} lines wider than {columns}: {wide[:2]}"
 
@@ -84,8 +104,8 @@ def test_no_line_is_wider_than_the_terminal(args: list[str], columns: int,
 @pytest.mark.parametrize("args", COMMANDS, ids=_name)
 def test_no_word_is_broken_across_lines(args: list[str], columns: int,
                                         home: dict[str, str]) -> None:
-    assert broken_words(screen_lines(args, columns, home),
-                        printed_lines(args, columns, home)) == []
+    output = _output(args, columns, home)
+    assert broken_words(screen_of(output, columns), printed_of(output)) == []
 
 
 def test_history_has_a_header_row(home: dict[str, str]) -> None:

@@ -14,6 +14,5 @@ SOLVER_VERSION = "5"
 # Bumped when marking or scoring changes in a way SOLVER_VERSION and the package version do not
 # show; every kept mark made before is then re-made. (2: text figures credit only the steps
 # asked before the text, and not from a text that makes a wrong claim; a belief's scope ends
-# where the candidate answers it. 3: a generic term earns a concept only in the step that asks
-# for it; an attempt of text answers alone is given no level.)
+# where the candidate answers it. 3: an attempt of text answers alone is given no level.)
 MARKING_VERSION = "3"

@@ -535,8 +535,13 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
             "scale_up": "Infinity Fabric" if amd else "Gaudi 3's scale-up RoCE ports (21 of its 24)"
             if gaudi else "PCIe" if gddr or (card is not None and "PCIe" in card.name)
             else "NVLink",
-            "driver_total": ("the total the ROCm runtime reports" if amd else
-                             "CUDA's total, a little below nvidia-smi's")}
+            # (a card's figure is CUDA's own total or nvidia-smi's, as its source says: one
+            # sentence for both read the nvidia-smi figure as CUDA's; expert pass 62, O3)
+            "driver_total": "the total the ROCm runtime reports" if amd else
+            "CUDA's own total, a little below nvidia-smi's"
+            if card is not None and card.reported_by_cuda else
+            "nvidia-smi's figure here; CUDA's own total, which vLLM reads, is up to about 1% "
+            "lower"}
 
 
 # The counts of sequences that fit in memory, which an engine runs together only up to its cap

@@ -894,7 +894,7 @@ def _concept_heads(concept: Concept) -> frozenset[str] | None:
 
 
 def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
-             retargeted: bool = False, with_generic: bool = True) -> list[Mention]:
+             retargeted: bool = False) -> list[Mention]:
     """Every mention of the concept in the text, each with the credit it earns and why.
     `drill_figures`: the drill's own figures (its keys, the numbers of its model answers); one
     of them in the mention's item quantifies it as a listed figure does, so a senior's
@@ -908,9 +908,8 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
     heads = _concept_heads(concept)
     if heads is not None and reading.starts.keys().isdisjoint(heads):
         return found  # no phrase of the concept can start anywhere in the text
-    terms = [*((p, False) for p in concept.phrases),
-             *((p, True) for p in (concept.generic if with_generic else ()))]
-    for phrase, generic in terms:
+    for phrase, generic in [*((p, False) for p in concept.phrases),
+                            *((p, True) for p in concept.generic)]:
         if generic and len(_phrase_tokens(phrase)) < 2:
             continue  # one generic word ("own", "same") never carries a concept
         owns = phrase.split()[0].lower() == "owns"
@@ -1242,14 +1241,11 @@ def meaningful(value: float) -> bool:
 
 
 def concept_credit(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
-                   retargeted: bool = False, own_step: bool = True) -> tuple[Fraction, str]:
+                   retargeted: bool = False) -> tuple[Fraction, str]:
     """The best mention's credit: 1 for an explained (and, where figures are required,
-    quantified) mention; ½ when not quantified; half again when only listed; 0 when negated.
-    `own_step`: the text answers the step that asks for the concept. A generic term
-    ("max_model_len" beside "reserve") carries a concept only there: in another step's answer
-    the same words are about that step's question (expert pass 61, C8-C10)."""
+    quantified) mention; ½ when not quantified; half again when only listed; 0 when negated."""
     best: Mention | None = None
-    for mention in mentions(concept, text, drill_figures, retargeted, with_generic=own_step):
+    for mention in mentions(concept, text, drill_figures, retargeted):
         if best is None or mention.credit > best.credit:
             best = mention
     if best is None:

@@ -210,8 +210,7 @@ def _concept_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         texts = dict(sorted(answered, key=lambda a: concept.id not in asks.get(a[0], ())))
         withheld = ""  # said, but held to nothing beside a wrong claim: said so, not "nothing"
         for step_id, text in texts.items():
-            credit, note = concept_credit(concept, text, figures, retargeted,
-                                          own_step=concept.id in asks.get(step_id, ()))
+            credit, note = concept_credit(concept, text, figures, retargeted)
             if made.get(step_id) and credit > 0:
                 # a wrong claim in the step leaves its concepts nothing: an answer that makes
                 # one scores at most what any junior answer does (measured over 35 corpora:
