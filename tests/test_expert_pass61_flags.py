@@ -137,3 +137,15 @@ def test_an_attempt_with_a_numeric_answer_is_still_told_what_it_needs(
     graded = json.loads(run("grade", "observed-concurrency-lower", "--answers", str(sheet),
                             "--json", ok=False).output)
     assert graded["rubric"]["short_of"].startswith("not yet ")
+
+
+def test_each_gpu_holding_only_its_own_latents_is_no_replication_under_tp(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (C17: DP attention's "each GPU holds only its own sessions' latents" credited as TP
+    # holding the whole latent on every GPU)
+    graded = _graded(run, tmp_path, "deepseek-v3-mla-h200", "experts-and-levers",
+                     "With DP attention each GPU holds only its own sessions' latents, so the "
+                     "16 sessions grow to about 88.")
+    evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
+                        for e in d["evidence"])
+    assert "no heads to split" not in evidence
