@@ -149,3 +149,25 @@ def test_each_gpu_holding_only_its_own_latents_is_no_replication_under_tp(
     evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
                         for e in d["evidence"])
     assert "no heads to split" not in evidence
+
+
+def test_a_follow_up_answered_near_the_step_befores_answer_raises_no_red_flag(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (found practising at 80 columns: 189 sessions for BF16 KV after ~190 with FP8 KV read
+    # as a per-GPU mix-up for sure, with its red flag; the FP8 answer kept gives it as well)
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text(json.dumps({"drill": "llama31-70b-tp2-h100", "sessions": "~190",
+                                 "sessions-bf16-kv": "189 sessions"}), encoding="utf-8")
+    graded = json.loads(run("grade", "llama31-70b-tp2-h100", "--answers", str(sheet),
+                            "--model", "qwen3-32b", "--json", ok=False).output)
+    assert graded["rubric"]["red_flags"] == []
+
+
+def test_a_per_gpu_mix_up_far_from_any_earlier_answer_is_still_flagged(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text(json.dumps({"drill": "llama31-70b-tp2-h100", "kv-heads-per-gpu": "8"}),
+                     encoding="utf-8")
+    graded = json.loads(run("grade", "llama31-70b-tp2-h100", "--answers", str(sheet),
+                            "--json", ok=False).output)
+    assert [flag["id"] for flag in graded["rubric"]["red_flags"]] == ["per-gpu-confusion"]

@@ -457,6 +457,13 @@ def check_numeric(
         # second and last explanation; then neither is certain enough for a red flag.
         beside = None
         ties = _same_number(value, reading.resolution, reference, paths)
+        if len(paths) == 1 and paths[0].id not in ties and _near_an_earlier_answer(
+                value, stated()):
+            # the mistake only near the number, and an earlier step's answer as near: 189
+            # sessions for BF16 KV after 192 with FP8 KV may be that answer kept (the step's
+            # own change not made) as well as the mistake: said, but no red flag (found in
+            # practice, stop 68)
+            certain = False
         # the floor left out is said alone: no slip of an input beside it
         floor_left_out = kept_fraction and paths[0].id == "rounded-up"
         if diagnose_slip is not None and len(paths) == 1 and not floor_left_out \
@@ -1070,6 +1077,14 @@ def numeric_step_before(key: AnswerKey, step: Step) -> str:
     numeric = [s.id for s in key.drill.steps if s.kind == "numeric"]
     at = numeric.index(step.id) if step.id in numeric else 0
     return numeric[at - 1] if at > 0 else ""
+
+
+def _near_an_earlier_answer(value: Fraction, stated: Iterable[tuple[Fraction, str]]) -> bool:
+    """Whether `value` lies within CARRY_TOLERANCE of an earlier step's answer the drill has
+    shown (stated_figures), as a kept answer typed again roughly does."""
+    return any(what.startswith("the answer to ") and figure != 0
+               and abs(figure - value) <= CARRY_TOLERANCE * abs(figure)
+               for figure, what in stated)
 
 
 def _copied(reading: ParsedAnswer, stated: Iterable[tuple[Fraction, str]]) -> str | None:
