@@ -292,7 +292,7 @@ def _fp8_weights_text(model: ModelPreset | None, d: Deployment,
         "fp8_later_step": "(a later step asks what that quantization really leaves)",
         "fp8_weights_question": (
             f"vLLM's FP8 quantization at load (--quantization fp8) is not one byte per "
-            f"parameter either: it converts {converted} to FP8 and keeps {tables} in "
+            f"parameter: it converts {converted} to FP8 and keeps {tables} in "
             f"{wide}. With the weights it leaves of {name} ({gb} GB),"),
         "fp8_exactly": (f"what the {wide} table costs, if anything, is the point"
                         if d.tied_embeddings else
