@@ -224,7 +224,7 @@ class Step(Strict):
         default=None, description="A text step's anchor answers (junior, mid, senior, "
                                   "buzzwords), which the scorer must rank in that order.")
     wrong_claims: tuple[WrongClaim, ...] = Field(
-        default=(), max_length=24,
+        default=(), max_length=28,
         description="Wrong claims a text answer here is checked for (text steps).")
     skill: Identifier | None = Field(
         default=None, description="The skill a numeric step exercises (trainer/drills/skills.py): "

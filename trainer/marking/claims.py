@@ -222,13 +222,20 @@ def _states_a_figure(reading: Reading, position: int) -> bool:
                                              strict=False) if i in (item, item + 1))
 
 
-# "and it also halves", "and also cuts": the clause's subject again, before its verb
+# "and it also halves", "and also cuts": the clause's subject again, before its verb; or an
+# adverb of degree between them ("and it roughly halves the batch-1 step too": expert pass
+# 61, M5)
 _SUBJECT_AGAIN = frozenset({"it", "also", "they"})
+_DEGREE = ("roughly nearly almost about approximately basically effectively actually even then "
+           "really probably likely typically usually")
+_SUBJECT_RUN = 3
 
 
 def _pronoun_run(tokens: tuple[str, ...], start: int) -> int:
     run = 0
-    while start + run < len(tokens) and run < 2 and tokens[start + run] in _SUBJECT_AGAIN:
+    while start + run < len(tokens) and run < _SUBJECT_RUN \
+            and (tokens[start + run] in _SUBJECT_AGAIN
+                 or tokens[start + run] in _stems(_DEGREE)):
         run += 1
     return run
 _SHARED_SUBJECT = ("halves doubles cuts reduces increases raises lowers shrinks grows frees "
