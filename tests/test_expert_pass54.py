@@ -86,12 +86,12 @@ def test_hidden_over_heads_said_to_overstate_sessions_is_no_overstated_cache() -
 def test_a_figure_in_another_clause_is_not_given_to_a_mention(
         run: Callable[..., Result], tmp_path: Path) -> None:
     # (W20: "the preemption counter, …; if usage sits at 100% …" was said to quantify
-    # preemption "with figures that are not the drill's")
+    # preemption "with figures the rubric does not list")
     text = ("Watch KV-cache usage (p95), the preemption counter, and running vs waiting "
             "requests; if usage sits at 100% with preemptions, the estimate is stale.")
     graded = _grade(run, tmp_path, "llama31-8b-h100", {"policy": text})
     said = json.dumps(graded["rubric"])
-    assert "preemption" in said and "not the drill's" not in said
+    assert "preemption" in said and "the rubric does not list" not in said
 
 
 def test_a_retargeted_grade_takes_no_figure_of_the_drills_own_card(

@@ -171,3 +171,44 @@ def test_a_per_gpu_mix_up_far_from_any_earlier_answer_is_still_flagged(
     graded = json.loads(run("grade", "llama31-70b-tp2-h100", "--answers", str(sheet),
                             "--json", ok=False).output)
     assert [flag["id"] for flag in graded["rubric"]["red_flags"]] == ["per-gpu-confusion"]
+
+
+# Expert pass 63 (105 answers written before grading on the tree after pass 61's fixes, none
+# read here before): red flags printed 36, wrong 2; right and hedged answers flagged 0 of 42;
+# partly right answers missed 23 of 42; credit statements false 15 of 299.
+
+def test_a_bigger_chunk_said_to_be_free_is_answered_as_bigger_is_better() -> None:
+    # (F1: "a bigger chunk is free … chunking only hurts TTFT" answered as chunking costing the
+    # document's user nothing, the one thing the answer got right)
+    claims = _claims("chunked-prefill-tpot", "trade-off",
+                     "Make the chunk as big as possible: the weights are read once anyway, so a "
+                     "bigger chunk is free.")
+    assert claims == ["bigger-chunks-always-better"]
+
+
+def test_five_times_the_weight_reads_is_no_speed_up_claim() -> None:
+    # (F2: "verifying 5 tokens needs 5x the weight reads … it only pays when the GPU is
+    # compute-bound" corrected as a k + 1 speed-up)
+    claims = _claims("speculative-decoding", "when-it-pays",
+                     "Verifying the 5 drafted tokens takes 5x the weight reads, so it only pays "
+                     "when the GPU is compute-bound.")
+    assert "speedup-is-k-plus-one" not in claims and "pays-only-when-compute-bound" in claims
+
+
+def test_sm_utilisation_is_no_claim_about_gpu_memory() -> None:
+    # (F3: "watch SM utilisation" listed as the GPU-memory claim as well as the compute one)
+    claims = _claims("long-context-tier", "operations",
+                     "On the chat pool, watch SM utilisation: long sessions show up as spikes.")
+    assert "gpu-memory-says-full" not in claims and claims
+
+
+def test_a_figure_the_rubric_does_not_list_is_not_said_to_be_foreign_to_the_drill(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (S1: "~62% at 32 seqs", the drill's own measured figure, said to be "figures that are
+    # not the drill's")
+    graded = _graded(run, tmp_path, "decode-roofline-vs-measured", "batch1-why",
+                     "Batch 1 reaches well under the bandwidth; achieved BW climbs to ~62% at "
+                     "32 seqs.")
+    evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
+                        for e in d["evidence"])
+    assert "not the drill's" not in evidence

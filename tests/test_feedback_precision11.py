@@ -393,7 +393,7 @@ def test_a_threshold_concept_is_not_said_to_have_other_figures_when_none_is_give
         "Cap max_model_len near the p99 of real contexts, FP8 KV for about 2x, prefix caching; "
         "watch KV-cache usage and preemptions, 48 sessions per card is tight.")},
         "operational-close")
-    assert "figures that are not the drill's" not in said
+    assert "figures the rubric does not list" not in said
 
 
 # --- review 21 ----------------------------------------------------------------------------------

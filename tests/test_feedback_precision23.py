@@ -68,7 +68,7 @@ def test_a_figure_of_the_sentence_before_a_so_does_not_quantify_a_lever() -> Non
     text = ("Every long session that does arrive pins 16 GiB, 32 chat sessions. So a separate "
             "long pool with FP8 KV, admitted by tier and quota.")
     note = _credit("long-context-tier", "fp8-kv", text)
-    assert "32" not in note and "not the drill's" not in note
+    assert "32" not in note and "the rubric does not list" not in note
 
 
 def test_a_working_that_names_another_lever_does_not_quantify_the_next() -> None:

@@ -75,7 +75,7 @@ def credited(drill_id: str, concept_id: str, text: str) -> tuple[Fraction, str]:
 def test_a_mention_beside_a_figure_of_its_own_is_not_said_unquantified() -> None:
     said = "I'd plan on a measured effective bandwidth, e.g. ~3.4 TB/s at batch 64, not 4.8."
     credit, note = credited("decode-roofline-vs-measured", "plan-measured-fraction", said)
-    assert credit == 0.5 and note.endswith("with figures that are not the drill's")
+    assert credit == 0.5 and note.endswith("with figures the rubric does not list")
 
 
 def test_a_ratio_right_only_before_rounding_says_so() -> None:

@@ -59,7 +59,7 @@ def test_the_measured_bandwidth_at_batch_1_quantifies_the_plan() -> None:
     score = score_attempt(drill, load_rubric(drill.rubric),
                           marked("decode-roofline-vs-measured", {"batch1-why": said}))
     evidence = " ".join(e for d in score.dimensions for e in d.evidence)
-    assert "with figures that are not the drill's" not in evidence
+    assert "with figures the rubric does not list" not in evidence
 
 
 def test_an_answer_inside_a_wide_tolerance_by_an_earlier_slip_is_right_and_says_so() -> None:

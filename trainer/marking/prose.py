@@ -968,11 +968,11 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
                 and 0 <= reading.item[p] - reading.item[start] <= 1
                 and reading.tokens[p + 1] in (kinds or _MEASURES)
                 # (a small count of the drill's own, "8 sequences", is the drill's: said
-                # "not quantified", never "not the drill's")
+                # "not quantified", never "the rubric does not list")
                 and not _a_drill_count(reading, p, drill_figures)
                 for p in range(len(reading.tokens) - 1))
             note = f"'{said}'" + (f" with '{figure}'" if figure else
-                                    " with figures that are not the drill's" if own else
+                                    " with figures the rubric does not list" if own else
                                     " but not quantified" if concept.figures else "")
             if credit < 1 and (elsewhere := _figure_elsewhere(reading, listed_figures) or (
                     _drill_figure_beside(reading, sentence, item, start, drill_figures)
