@@ -33,6 +33,11 @@ def _graded(run: Callable[..., Result], tmp_path: Path, drill_id: str, step_id: 
     return graded
 
 
+def _evidence(graded: dict[str, Any]) -> str:
+    """Every credit line of a grade's text dimensions, as one string."""
+    return " ".join(e for d in graded["rubric"]["dimensions"].values() for e in d["evidence"])
+
+
 def test_a_prefill_called_compute_bound_is_no_claim_that_decode_is() -> None:
     # (F2: "~112 ms of compute-bound prefill ~ 14 decode steps" flagged as decode compute-bound)
     text = ("The stall is time, not memory: a 4k prompt is about 110 ms of compute-bound "
@@ -104,9 +109,7 @@ def test_a_max_model_len_said_in_why_paging_earns_no_start_up_fix(
     graded = _graded(run, tmp_path, "paged-blocks-vllm", "why-paging",
                      "A server that reserves max_model_len up front gives every request 8,192 "
                      "slots; paging hands out 16-token blocks as the request grows.")
-    evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
-                        for e in d["evidence"])
-    assert "Fix the start-up failure" not in evidence
+    assert "Fix the start-up failure" not in _evidence(graded)
 
 
 def test_a_lowered_max_model_len_in_the_refusal_step_still_earns_the_fix(
@@ -114,9 +117,7 @@ def test_a_lowered_max_model_len_in_the_refusal_step_still_earns_the_fix(
     graded = _graded(run, tmp_path, "paged-blocks-vllm", "refusal",
                      "It starts only if one max_model_len request fits: cap max_model_len to "
                      "32k and it starts.")
-    evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
-                        for e in d["evidence"])
-    assert "Fix the start-up failure" in evidence
+    assert "Fix the start-up failure" in _evidence(graded)
 
 
 def test_one_explanation_graded_alone_is_given_no_level_rather_than_not_yet_solid(
@@ -146,9 +147,7 @@ def test_each_gpu_holding_only_its_own_latents_is_no_replication_under_tp(
     graded = _graded(run, tmp_path, "deepseek-v3-mla-h200", "experts-and-levers",
                      "With DP attention each GPU holds only its own sessions' latents, so the "
                      "16 sessions grow to about 88.")
-    evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
-                        for e in d["evidence"])
-    assert "no heads to split" not in evidence
+    assert "no heads to split" not in _evidence(graded)
 
 
 def test_a_follow_up_answered_near_the_step_befores_answer_raises_no_red_flag(
@@ -209,6 +208,4 @@ def test_a_figure_the_rubric_does_not_list_is_not_said_to_be_foreign_to_the_dril
     graded = _graded(run, tmp_path, "decode-roofline-vs-measured", "batch1-why",
                      "Batch 1 reaches well under the bandwidth; achieved BW climbs to ~62% at "
                      "32 seqs.")
-    evidence = " ".join(e for d in graded["rubric"]["dimensions"].values()
-                        for e in d["evidence"])
-    assert "not the drill's" not in evidence
+    assert "not the drill's" not in _evidence(graded)
