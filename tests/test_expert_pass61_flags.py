@@ -209,3 +209,23 @@ def test_a_figure_the_rubric_does_not_list_is_not_said_to_be_foreign_to_the_dril
                      "Batch 1 reaches well under the bandwidth; achieved BW climbs to ~62% at "
                      "32 seqs.")
     assert "not the drill's" not in _evidence(graded)
+
+
+def test_the_live_context_named_as_a_cause_is_no_plan_to_measure_it(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (pass 63 C3, C6: a hypotheses answer's "live ctx ~6,800" credited as "measure the real
+    # live context from token histograms or traces")
+    graded = _graded(run, tmp_path, "observed-concurrency-lower", "hypotheses",
+                     "The prompt-only average is the cause: the live context is nearer 6,800 "
+                     "tokens, which alone gives 58 sessions.")
+    assert "Measure the real live context" not in _evidence(graded)
+
+
+def test_vllm_preallocating_its_pool_is_no_per_request_reservation(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (pass 63 C7: "vLLM preallocates the cache, so nvidia-smi always shows ~90%" credited as
+    # ruling out the max_model_len reservation)
+    graded = _graded(run, tmp_path, "observed-concurrency-lower", "evidence",
+                     "Not nvidia-smi memory: vLLM preallocates the cache so it always reads "
+                     "about 90%. Read KV usage at p95 and the preemption counter.")
+    assert "Reserving max_model_len per request" not in _evidence(graded)
