@@ -229,3 +229,33 @@ def test_vllm_preallocating_its_pool_is_no_per_request_reservation(
                      "Not nvidia-smi memory: vLLM preallocates the cache so it always reads "
                      "about 90%. Read KV usage at p95 and the preemption counter.")
     assert "Reserving max_model_len per request" not in _evidence(graded)
+
+
+# Expert pass 64 (100 answers written before grading, on the tree after pass 63's fixes, none
+# read here before): red flags 34, wrong 4; hedged answers flagged 2 of 20.
+
+def test_the_instinct_to_buy_named_to_be_overruled_is_no_claim_to_buy() -> None:
+    # (F2: "the instinct is to buy 40% more GPUs, but …" flagged as buying before measuring)
+    claims = _claims("observed-concurrency-lower", "action",
+                     "The instinct is to buy 40% more GPUs, but the arithmetic was right and "
+                     "the input wasn't: re-plan at the real live context first.")
+    assert "buy-before-measuring" not in claims
+
+
+def test_flops_set_against_the_bytes_read_raise_no_flops_flag(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (F1: "it's not 'whenever the GPU has spare FLOPs' — the condition is bytes")
+    graded = _graded(run, tmp_path, "llama2-70b-mi300x", "5c",
+                     "Not when the GPU has spare FLOPs: the condition is bytes, the weights "
+                     "against the KV every step reads.")
+    assert "flops-not-memory" not in [flag["id"] for flag in graded["rubric"]["red_flags"]]
+
+
+def test_int8_said_to_speed_the_step_by_flops_is_not_answered_as_a_tp_claim(
+        run: Callable[..., Result], tmp_path: Path) -> None:
+    # (F3: "int8 tensor cores double the FLOPs" answered "A second GPU helps decode by …")
+    graded = _graded(run, tmp_path, "llama2-70b-mi300x", "4f",
+                     "int8 weights make the step faster because the int8 tensor cores double "
+                     "the FLOPs.")
+    says = " ".join(c["says"] for c in graded["rubric"]["wrong_claims"])
+    assert says and not says.startswith("A second GPU")

@@ -57,7 +57,7 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
 # "If the head were tied, …": a counterfactual describes another model, it claims nothing.
 _COUNTERFACTUAL = "if were"
 # What others put forward, named as the subject a sentence opens with ("The premise is …")
-_PUT_TO_ME = "premise proposal intuition suggestion assumption"
+_PUT_TO_ME = "premise proposal intuition suggestion assumption instinct temptation reflex"
 # ("The premise is right": an endorsement, the candidate's own)
 _ENDORSED = "right correct true sound valid fine"
 # A sentence that opens with one of these supposes, it does not claim.
