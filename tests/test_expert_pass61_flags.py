@@ -259,3 +259,29 @@ def test_int8_said_to_speed_the_step_by_flops_is_not_answered_as_a_tp_claim(
                      "the FLOPs.")
     says = " ".join(c["says"] for c in graded["rubric"]["wrong_claims"])
     assert says and not says.startswith("A second GPU")
+
+
+# Expert pass 65 (115 answers written before grading, on the tree after pass 64's fixes, none
+# read here before): answers flagged 36, wrongly 3; hedged answers flagged 1 of 23.
+
+def test_a_condition_on_the_eightfold_cut_is_no_claim_that_gemma_windows_every_layer() -> None:
+    # (F1: "…, but that's only true when every layer is windowed like Mistral")
+    claims = _claims("sliding-window-kv", "why-different",
+                     "A 4k window cuts a session 8x at 32k, but that's only true when every "
+                     "layer is windowed like Mistral. Gemma-2's 21 global layers keep "
+                     "everything.")
+    assert "gemma-windows-every-layer" not in claims
+
+
+def test_fp8_said_to_halve_the_kv_is_no_claim_that_tp16_halves_it() -> None:
+    # (F2: "the budget triples because fp8 KV halves the KV on the second node")
+    claims = _claims("llama31-405b-h200-tp", "why-less",
+                     "The budget triples because fp8 KV halves the KV on the second node.")
+    assert "tp16-halves-kv-per-gpu" not in claims
+
+
+def test_multi_query_attention_is_not_read_as_a_query_only_width() -> None:
+    # (F3: "256 … because Gemma uses multi-query attention" also named query-width-not-cached)
+    claims = _claims("sliding-window-kv", "why-different",
+                     "Head dim is 256 because Gemma uses multi-query attention with one KV head.")
+    assert "query-width-not-cached" not in claims and "gemma-uses-mqa" in claims
