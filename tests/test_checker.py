@@ -62,7 +62,7 @@ def test_gib_given_where_gb_was_asked_is_wrong() -> None:
 def test_a_time_where_bytes_were_asked_is_wrong_and_says_so() -> None:
     result = one("llama2-70b-mi300x", "1a", "44 ms")
     assert result.verdict == "wrong"
-    assert "asks for B" in result.feedback
+    assert "asks for bytes" in result.feedback
 
 
 def test_tokens_where_sequences_were_asked_are_wrong() -> None:

@@ -1330,8 +1330,15 @@ def _agrees(working: Fraction, result: Fraction, tolerance: Fraction,
         resolution is not None and 2 * abs(working - result) <= resolution)
 
 
+# A dimension said in words where its symbol alone reads oddly ("the question asks for B")
+_DIMENSION_WORDS = {"B": "bytes", "s": "a time", "B/s": "bytes per second",
+                    "B/token": "bytes per token", "tokens/s": "tokens per second"}
+
+
 def _dimension_words(dim: Dim) -> str:
-    return "a plain number" if dim == DIMENSIONLESS else str(dim)
+    if dim == DIMENSIONLESS:
+        return "a plain number"
+    return _DIMENSION_WORDS.get(str(dim), str(dim))
 
 
 def carried_values(key: AnswerKey, step: Step, marks: Mapping[str, Mark],
