@@ -6,29 +6,14 @@ stay unflagged."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
-from trainer.drills.loader import find_drill
-from trainer.drills.reference import AnswerKey
-from trainer.marking.claims import claims_made
-
-_ANSWERS = Path(__file__).parent / "corpus" / "expert_pass61_answers.yaml"
-
-
-def _claims(drill_id: str, step_id: str, text: str) -> list[str]:
-    """The wrong claims a grade names: an MoE-only claim is not one on a dense target."""
-    drill = find_drill(drill_id)[0]
-    moe = AnswerKey(drill).base.experts is not None
-    return [made.claim.id for made in claims_made(drill.step(step_id), text)
-            if not (made.claim.dense_target_only if moe else made.claim.moe_target_only)]
+from tests.expert_claims import claims_named as _claims
+from tests.expert_claims import expert_answer
 
 
 def _expert(answer_id: str) -> str:
-    answers = yaml.safe_load(_ANSWERS.read_text(encoding="utf-8"))
-    return str(answers[answer_id])
+    return expert_answer("expert_pass61_answers.yaml", answer_id)
 
 
 # The misses (M1–M14), each on the expert's answer and said again in other words.

@@ -1,0 +1,28 @@
+"""What the expert-pass tests share: the wrong claims a grade names for one text answer, and
+an expert's answer read from the corpus file its pass kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from trainer.drills.loader import find_drill
+from trainer.drills.reference import AnswerKey
+from trainer.marking.claims import claims_made
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def claims_named(drill_id: str, step_id: str, text: str) -> list[str]:
+    """The wrong claims a grade names: an MoE-only claim is not one on a dense target."""
+    drill = find_drill(drill_id)[0]
+    moe = AnswerKey(drill).base.experts is not None
+    return [made.claim.id for made in claims_made(drill.step(step_id), text)
+            if not (made.claim.dense_target_only if moe else made.claim.moe_target_only)]
+
+
+def expert_answer(corpus: str, answer_id: str) -> str:
+    """Answer `answer_id` of tests/corpus/`corpus`."""
+    answers = yaml.safe_load((CORPUS / corpus).read_text(encoding="utf-8"))
+    return str(answers[answer_id])
