@@ -540,8 +540,7 @@ def _vendor_words(key: AnswerKey) -> dict[str, Any]:
             "driver_total": "the total the ROCm runtime reports" if amd else
             "CUDA's own total, a little below nvidia-smi's"
             if card is not None and card.reported_by_cuda else
-            "nvidia-smi's figure here; CUDA's own total, which vLLM reads, is up to about 1% "
-            "lower"}
+            "nvidia-smi's; CUDA's, which vLLM reads, is up to 1% lower"}
 
 
 # The counts of sequences that fit in memory, which an engine runs together only up to its cap
