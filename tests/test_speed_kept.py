@@ -188,13 +188,13 @@ def test_a_sheet_is_read_once_and_each_reader_gets_its_own_copy(
     sheet = tmp_path / "sheet.yaml"
     sheet.write_text("drill: llama31-8b-h100\nvariant: null\nlayers: '32'\n", encoding="utf-8")
     calls: list[Path] = []
-    read_yaml = grading.read_yaml
+    yaml_text = grading.yaml_text
 
     def counted(path: Path, *args: Any) -> Any:
         calls.append(path)
-        return read_yaml(path, *args)
+        return yaml_text(path, *args)
 
-    monkeypatch.setattr(grading, "read_yaml", counted)
+    monkeypatch.setattr(grading, "yaml_text", counted)
     first = grading._sheet_data(sheet)
     first["layers"] = "changed"
     assert grading._sheet_data(sheet)["layers"] == "32"

@@ -33,10 +33,17 @@ def read_yaml(path: Path, what: str = "drill file",
     constructed: not a regular file, over MAX_FILE_BYTES (counted as read), binary, not UTF-8,
     tags, anchors and aliases, deep nesting, a key given twice in one mapping. `what` names the
     file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2)."""
+    text = yaml_text(path, what, error)
+    return parse_yaml(path, text, what, error), text
+
+
+def yaml_text(path: Path, what: str = "drill file",
+              error: type[KvdrillError] = DrillFileError) -> str:
+    """The text of a YAML file, read within its bounds (see read_yaml)."""
     text = read_text_bounded(path, MAX_FILE_BYTES, what, error)
     if "\0" in text:
         raise error(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML text")
-    return _parse(path, text, what, error)
+    return text
 
 
 def _fix(says: str) -> str:
@@ -47,8 +54,9 @@ def _fix(says: str) -> str:
     return ""
 
 
-def _parse(path: Path, text: str, what: str,
-           error: type[KvdrillError]) -> tuple[Any, str]:
+def parse_yaml(path: Path, text: str, what: str = "drill file",
+               error: type[KvdrillError] = DrillFileError) -> Any:
+    """The data of `text`, read from `path` (see read_yaml)."""
     import yaml
 
     _screen_tokens(path, text, what, error)
@@ -63,7 +71,7 @@ def _parse(path: Path, text: str, what: str,
     except ValueError:  # int() of a number with thousands of digits
         raise error(f"{path}: a number with more than {MAX_DIGITS:,} digits: "
                     f"{article(what)} holds figures of sensible size") from None
-    return data, text
+    return data
 
 
 def screening_loader() -> Any:
@@ -227,7 +235,7 @@ def _validated_data(path: Path, what: str, use_kept: bool = True) -> dict[str, A
         found, kept = parsed_cache.lookup(key)
         if found and isinstance(kept, dict):
             return kept
-    data, text = _parse(path, text, what, DrillFileError)
+    data = parse_yaml(path, text, what, DrillFileError)
     if not isinstance(data, dict):
         raise DrillFileError(f"{path}:1: expected a mapping of fields (id: ..., title: ...)")
     _refuse_duplicate_steps(path, data, text)

@@ -184,10 +184,24 @@ class Drill:
         return sum(step.seconds for step in self.steps)
 
     def step(self, step_id: str) -> Step:
-        for step in self.steps:
-            if step.id == step_id:
-                return step
-        raise KeyError(step_id)
+        index = _STEP_INDEXES.get(id(self.steps))
+        if index is None or index[0] is not self.steps:
+            # (marking a wrong sheet asks for a step thousands of times)
+            if len(_STEP_INDEXES) >= 256:
+                _STEP_INDEXES.clear()
+            by_id: dict[str, Step] = {}
+            for step in self.steps:
+                by_id.setdefault(step.id, step)
+            index = _STEP_INDEXES[id(self.steps)] = (self.steps, by_id)
+        try:
+            return index[1][step_id]
+        except KeyError:
+            raise KeyError(step_id) from None
+
+
+# Each drill's steps by id, kept by the identity of its tuple of steps (beside it, so an id
+# reused by another tuple never finds this one's)
+_STEP_INDEXES: dict[int, tuple[tuple[Step, ...], dict[str, Step]]] = {}
 
 
 @record(slots=True)

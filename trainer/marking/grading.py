@@ -8,11 +8,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from trainer.drills.loader import load_rubric, read_yaml, screening_loader
+from trainer.drills.loader import load_rubric, parse_yaml, screening_loader, yaml_text
 from trainer.drills.model import Drill
 from trainer.drills.reference import AnswerKey, dim_of_unit, show
 from trainer.errors import UsageError
 from trainer.files.paths import DRILL_ID
+from trainer.files.plain_mapping import plain_mapping
 from trainer.marking.checker import Mark, mark_sheet
 from trainer.marking.scoring import RubricScore, score_attempt
 from trainer.reading.exact import Fraction
@@ -76,8 +77,12 @@ def _sheet_data(path: Path) -> Any:
         stat = None
     kept = None if stat is None else (str(path), stat.st_size, stat.st_mtime_ns)
     if kept is None or kept not in _SHEETS:
-        data, text = read_yaml(path, "answer sheet", UsageError)
-        data = _numbers_as_typed(data, text)
+        text = yaml_text(path, "answer sheet", UsageError)
+        # a sheet of one-line `step: answer` entries needs no YAML library (the fields that
+        # say what it is for are strings, and `variant:` a whole number)
+        data = plain_mapping(text, numeric_fields=("variant",), fields=SHEET_FIELDS)
+        if data is None:
+            data = _numbers_as_typed(parse_yaml(path, text, "answer sheet", UsageError), text)
         if kept is None:
             return data
         _SHEETS.clear()

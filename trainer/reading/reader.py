@@ -13,7 +13,6 @@ Nothing here evaluates code: every value comes from trainer/reading/expression.p
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import re
@@ -414,6 +413,20 @@ _SHARE_OF = lazy(r"^\s*(?P<part>\d[\d,]*(?:\.\d+)?)\s+(?:out\s+)?of\s+"
                  r"(?P<whole>\d[\d,]*(?:\.\d+)?)(?:\s+[A-Za-z]+)?\s*$", re.IGNORECASE)
 
 
+# A figure with at most one unit, as a key or a sheet writes it ("36.9 GB", "8,192", "13
+# sequences"): every stage before the final one leaves such text as it is, so it is read by
+# that stage alone (tests/test_reader_plain_figures.py holds the two readings equal for every
+# unit here, with and without its space, at every step's unit), and the patterns of shown
+# working, remarks and ranges are not compiled for a sheet of plain figures (ASCII digits
+# only: others are normalised first)
+_PLAIN_FIGURE = lazy(r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?"
+                     r"(?: ?(?P<unit>[A-Za-z%/]+))?")
+PLAIN_UNITS = frozenset({
+    "", "%", "x", "B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "bytes", "s", "ms",
+    "us", "tokens", "tokens/s", "tok/s", "sequences", "seqs", "sessions", "users", "requests",
+    "GPUs", "blocks", "steps", "FLOP", "GFLOP", "TFLOP", "PFLOP"})
+
+
 @functools.lru_cache(maxsize=1024)
 def read_answer(text: str, unit: str = "") -> Answer:
     """Read an answer typed at a step whose reference is in `unit` ("" for a plain number).
@@ -422,6 +435,21 @@ def read_answer(text: str, unit: str = "") -> Answer:
     marking reads one answer again for the figures it carries and the working it shows.
     """
     _check_typed(text, MAX_ANSWER_CHARS)
+    plain = _PLAIN_FIGURE.fullmatch(text)
+    if plain is not None and (plain.group("unit") or "") in PLAIN_UNITS:
+        return read_plain_figure(text, unit)
+    return read_fully(text, unit)
+
+
+def read_plain_figure(text: str, unit: str) -> Answer:
+    """A figure with at most one of PLAIN_UNITS, read by the final stage alone."""
+    expected = unit_factor(unit).dim if unit else DIMENSIONLESS
+    span, readings = _read_final(text, unit, expected, False)
+    return Answer(readings, span, (), "", (), unit, bound=False)
+
+
+def read_fully(text: str, unit: str) -> Answer:
+    """read_answer through every stage: screening, remarks, working, ranges and bounds."""
     expected = unit_factor(unit).dim if unit else DIMENSIONLESS
     screened = _SHORTHAND.sub("tokens/s", without_emphasis(_screen(text)))
     if unit == "%":
@@ -990,6 +1018,8 @@ def _respelled(text: str) -> tuple[str, str]:
         low = word.lower()
         if low in _KNOWN_WORDS or low in _PLAIN_WORDS:
             return word
+        import difflib  # only for a word that is not a unit: kept out of start-up
+
         close = difflib.get_close_matches(low, _RESPELLABLE, n=1, cutoff=0.8)
         if not close:
             return word
