@@ -27,19 +27,11 @@ _LONG_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
 Model = TypeVar("Model", Drill, Rubric)
 
 
-def read_yaml(path: Path, what: str = "drill file",
-              error: type[KvdrillError] = DrillFileError) -> tuple[Any, str]:
-    """The data of a YAML file and its text, refusing hostile files before anything is
-    constructed: not a regular file, over MAX_FILE_BYTES (counted as read), binary, not UTF-8,
-    tags, anchors and aliases, deep nesting, a key given twice in one mapping. `what` names the
-    file in messages ("answer sheet"); `error` is raised (its exit code: 1 or 2)."""
-    text = yaml_text(path, what, error)
-    return parse_yaml(path, text, what, error), text
-
-
 def yaml_text(path: Path, what: str = "drill file",
               error: type[KvdrillError] = DrillFileError) -> str:
-    """The text of a YAML file, read within its bounds (see read_yaml)."""
+    """The text of a YAML file, refusing a file that is not a regular one, over MAX_FILE_BYTES
+    (counted as read), binary or not UTF-8. `what` names the file in messages ("answer
+    sheet"); `error` is raised (its exit code: 1 or 2)."""
     text = read_text_bounded(path, MAX_FILE_BYTES, what, error)
     if "\0" in text:
         raise error(f"{path}: binary data (NUL bytes): {article(what)} is UTF-8 YAML text")
@@ -56,7 +48,8 @@ def _fix(says: str) -> str:
 
 def parse_yaml(path: Path, text: str, what: str = "drill file",
                error: type[KvdrillError] = DrillFileError) -> Any:
-    """The data of `text`, read from `path` (see read_yaml)."""
+    """The data of `text` (read from `path` by yaml_text), refusing hostile text before anything
+    is constructed: tags, anchors and aliases, deep nesting, a key given twice in one mapping."""
     import yaml
 
     _screen_tokens(path, text, what, error)

@@ -70,7 +70,7 @@ _SHEETS: dict[tuple[str, int, int], Any] = {}
 
 
 def _sheet_data(path: Path) -> Any:
-    """read_yaml's data of an answer sheet (a copy), parsed once while the file is unchanged."""
+    """The data of an answer sheet (a copy), read once while the file is unchanged."""
     try:
         stat = path.stat()
     except OSError:
@@ -101,7 +101,7 @@ def _numbers_as_typed(data: Any, text: str) -> Any:
         return data
     import yaml
 
-    root = yaml.compose(text, Loader=screening_loader())  # read_yaml refused hostile text
+    root = yaml.compose(text, Loader=screening_loader())  # parse_yaml refused hostile text
     if not isinstance(root, yaml.MappingNode):
         return data
     typed = {key.value: value.value for key, value in root.value
