@@ -564,6 +564,7 @@ class _Traced:
         self._ops = ops
         self._values: dict[str, Any] = dict(pins)
         self._reads: dict[str, frozenset[str]] = {}
+        self._computed: list[str] = []  # the formulas of _reads, in the order computed
         self._stack: list[set[str]] = []
 
     def __getattr__(self, name: str) -> Any:
@@ -584,6 +585,7 @@ class _Traced:
             finally:
                 reads = stack.pop()
             self._reads[name] = frozenset(reads)
+            self._computed.append(name)
             if stack:
                 stack[-1].update(reads)
         elif name in self._inputs:
@@ -603,7 +605,9 @@ class _Base:
         self.ops = ops
         self.pins = dict(pins)
         self.space = _Traced(_shared_inputs(deployment), ops, self.pins)
-        self._reusable: dict[tuple[frozenset[str], int], dict[str, Any]] = {}
+        # for each set of names changed: the inputs, the pins and the formula values that read
+        # none of them, and how many of the base's computed formulas that has looked at
+        self._reusable: dict[frozenset[str], tuple[dict[str, Any], list[int]]] = {}
 
     def namespace(self, name: str, overrides: Mapping[str, Any]) -> _Namespace:
         """A namespace with the pins and `overrides` set, for reading `name`: every formula
@@ -615,16 +619,19 @@ class _Base:
             reuse: dict[str, Any] = {}
         else:
             changed = frozenset(overrides)
-            key = (changed, len(space._values))
-            merged = self._reusable.get(key)
-            if merged is None:
-                reads = space._reads
-                # the inputs, the reusable formula values and the pins, merged once
-                merged = {**space._inputs,
-                          **{n: v for n, v in space._values.items()
-                             if n in reads and n not in changed and reads[n].isdisjoint(changed)},
-                          **self.pins}
-                self._reusable[key] = merged
+            kept = self._reusable.get(changed)
+            if kept is None:
+                kept = self._reusable[changed] = ({**space._inputs, **self.pins}, [0])
+            merged, seen = kept
+            computed = space._computed
+            if seen[0] < len(computed):
+                # the formulas the base computed since: those that read none of the changed
+                # names (no pin is a computed formula, no input a formula's name)
+                reads, values = space._reads, space._values
+                for n in computed[seen[0]:]:
+                    if n not in changed and reads[n].isdisjoint(changed):
+                        merged[n] = values[n]
+                seen[0] = len(computed)
             return _Namespace(space._inputs, self.ops, merged, overrides, merged=True)
         return _Namespace(space._inputs, self.ops, {**reuse, **self.pins, **overrides})
 
