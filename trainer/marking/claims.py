@@ -190,6 +190,8 @@ def _spans(reading: Reading) -> list[int]:
                  or reading.tokens[position + 1:position + 4] in _THE_ONE_THAT
                  # "ties its input embedding and output LM head," names a second thing
                  or _short_tail(reading, position))
+        # "FP8 KV stretches it but only ~1.5x": one statement, qualified by a figure
+        shared = shared or _qualified_again(reading, position)
         if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared):
             fresh += 1
             span = fresh
@@ -206,6 +208,19 @@ def _spans(reading: Reading) -> list[int]:
             last_item = reading.item[position]
         spans.append(span)
     return spans
+
+
+def _qualified_again(reading: Reading, position: int) -> bool:
+    """Whether a "but" only qualifies the clause before it by a figure: "FP8 KV stretches it
+    but only ~1.5x" is one statement of FP8 KV (expert pass 69), where "… but only the
+    weights are split" opens another."""
+    tokens = reading.tokens
+    return tokens[position] == "but" and position + 2 < len(tokens) \
+        and tokens[position + 1] in _stems("only just merely barely") \
+        and (is_number(tokens[position + 2]) or (
+            tokens[position + 2] in _stems("by about around roughly some") and position + 3
+            < len(tokens) and (is_number(tokens[position + 3])
+                               or tokens[position + 3] in _stems("about around roughly"))))
 
 
 # (", not the saving" sets a contrast inside the clause before it; ", not query heads (64)"
@@ -387,9 +402,16 @@ def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
             and not any(is_number(t) or t in _OPERATORS for t in phrase) \
             and reading.sentence[start - 1] == reading.sentence[end] == reading.sentence[start]:
         return True  # "n_kv × d_head drops": the product changes, not d_head
+    if is_number(phrase[0]) and start > 1 and reading.tokens[start - 1] in _SUMMED \
+            and is_number(reading.tokens[start - 2]) \
+            and reading.sentence[start - 2] == reading.sentence[start]:
+        return True  # "a 512+64 latent": 64 is a term of the sum, not 64 latent channels
     return ("=" in phrase or (len(phrase) > 1 and is_number(phrase[-1]))) and start > 0 \
         and reading.tokens[start - 1] in _OPERATORS \
         and reading.sentence[start - 1] == reading.sentence[start]  # "(2×). Batch-1 …" no
+
+
+_SUMMED = frozenset("+")  # (a product's factor may be the claim: "2 × 576")
 
 
 def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
@@ -636,6 +658,10 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
     # appearance set up to be knocked down, not the candidate's view (expert pass 59, W1)
     if words & _stems("would might may could") and words & _stems("seem seems"):
         return True
+    # "raising max_model_len fleet-wide looks harmless with paging, but each 128k session is
+    # 16 GiB": the claim's clause is an appearance, and the "but" after it answers it
+    if at is not None and _appearance_answered(reading, positions, at):
+        return True
     # "subtracting only the active 37B would give 946 GB, 3× too much": a what-if, judged
     if "would" in words and any(reading.sentence[start] == sentence
                                 for phrase in _OVERSHOT for start, _ in occurrences(reading,
@@ -663,12 +689,28 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and (phrase in _CONDITION_WORDS or not negated(reading, start, end, phrase))
                and (start not in elsewhere or _stems(_CONTRASTS) & set(phrase_words(phrase)))
                and not (items and phrase in _SET_AGAINST and reading.item[start] not in items)
+               # a condition in an item after the claim's is that item's own ("raise it for
+               # everyone - …, and the scheduler preempts fairly if needed": expert pass 69)
+               and not (items and at is not None and phrase in _LATER_CONDITIONS
+                        and start > at and reading.item[start] not in items)
                # "it looks like 240 ms on paper, but the recompute is free": the appearance
                # is the clause before the "but", the claim is the candidate's (only an
                # appearance: "… because it's untied …, but the input embedding is a gather"
                # keeps its excuse)
                and not (phrase in _APPEARANCES and _said_of_what_came_before(reading, start, at))
                for phrase in unless for start, end in occurrences(reading, phrase))
+
+
+def _appearance_answered(reading: Reading, positions: list[int], at: int) -> bool:
+    """Whether the claim at `at` sits in a clause that says how something looks ("looks
+    harmless", "seems free", "sounds cheap") and a "but", "yet" or "however" later in the
+    sentence turns against it."""
+    seems = [p for p in positions if reading.tokens[p] in _stems(_APPEARS)]
+    turns = [p for p in positions if reading.tokens[p] in _stems(_TURNS)]
+    return any(at < turn and any(at < seen < turn for seen in seems) for turn in turns)
+
+
+_APPEARS = "look looks seem seems sound sounds appear appears"
 
 
 def _said_of_what_came_before(reading: Reading, report: int, at: int | None) -> bool:
@@ -689,3 +731,4 @@ _APPEARANCES = frozenset({"people assume", "people think", "people expect", "one
                           "some think", "some say", "at first glance", "on paper",
                           "intuitively", "common belief", "the intuition", "people voice"})
 _SET_AGAINST = frozenset({"instead of", "rather than"})
+_LATER_CONDITIONS = frozenset({"if", "when", "whenever", "once"})
