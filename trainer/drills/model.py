@@ -218,11 +218,12 @@ class Concept:
     figures: tuple[str, ...] = ()
     dense_target_only: bool = False  # true of a dense model, not credited on an MoE
     ruled_out: bool = False  # a cause the drill rules out: denied, it is still said
+    factor: float | None = None  # the factor the idea states (FP8 KV: 2)
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Concept:
         return cls(**_with_tuples(data, keep=("id", "label", "dense_target_only",
-                                              "ruled_out")))
+                                              "ruled_out", "factor")))
 
 
 @record(slots=True)

@@ -473,6 +473,12 @@ class Concept(Strict):
                                    "say fragmentation') still says it; the wrong claim that it "
                                    "is the cause is the step's to flag.")
 
+    factor: float | None = Field(
+        default=None, gt=1, le=1000,
+        description="The factor the idea states (FP8 KV: 2, half the bytes and about twice "
+                    "the sessions): a mention whose sentence states only other factors ('1.5x', "
+                    "'quadruples', 'a quarter') says another idea, and earns nothing.")
+
     @model_validator(mode="after")
     def _generic_needs_about(self) -> Concept:
         if self.generic and not self.about:

@@ -971,6 +971,14 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
                 # "not quantified", never "the rubric does not list")
                 and not _a_drill_count(reading, p, drill_figures)
                 for p in range(len(reading.tokens) - 1))
+            other = _other_factor(reading, start, sentence, concept.factor)
+            if other is not None:
+                # "FP8 KV gives around 1.5x more sessions": the idea said with another factor
+                # is another idea (expert passes 69 and 70)
+                found.append(Mention(phrase, Fraction(0),
+                                     f"'{said}' with '{other}', not the idea's "
+                                     f"{format_factor(concept.factor)}×, no credit"))
+                continue
             note = f"'{said}'" + (f" with '{figure}'" if figure else
                                     " with figures the rubric does not list" if own else
                                     " but not quantified" if concept.figures else "")
@@ -987,6 +995,54 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
                     f"'{said}', with '{elsewhere}' in another clause"
             found.append(Mention(phrase, credit, note))
     return found
+
+
+def _other_factor(reading: Reading, start: int, sentence: int,
+                  factor: float | None) -> str | None:
+    """The factor said just after a mention (its item or the next, a few words on), where
+    every factor said there is another than the idea's ("1.5×", "quadrupl", "a quarter"), as
+    shown; None where none is said, or one is the idea's (within a fifth: "~1.9×" of 2). A
+    factor further on is another lever's ("…, and KV-second pricing at 32× a chat session")."""
+    if factor is None:
+        return None
+    tokens = reading.tokens
+    said: list[tuple[float, str]] = []
+    for p in range(start, min(len(tokens), start + FACTOR_REACH)):
+        if reading.sentence[p] != sentence or reading.item[p] - reading.item[start] > 1:
+            break
+        token = tokens[p]
+        if token in _FACTOR_WORDS:
+            said.append((_FACTOR_WORDS[token], token))
+        elif is_number(token) and p + 1 < len(tokens) and tokens[p + 1] in _TIMES \
+                and tokens[p - 1] != "×" and not (p + 2 < len(tokens)
+                                                   and is_number(tokens[p + 2])):
+            try:
+                value = float(token.replace(",", ""))
+            except ValueError:
+                continue
+            if value > 0:  # ("a 4 × 2 product" multiplies: skipped above)
+                times = "×" if tokens[p + 1] == "×" else f" {tokens[p + 1]}"
+                said.append((max(value, 1 / value), f"{token}{times}"))
+    # (a factor far from the idea's is of something else: "FP8 pool = 16×" prices the pool
+    # against a chat session, "GQA's 8×" is another saving)
+    said = [(value, shown) for value, shown in said if factor / FACTOR_NEAR <= value
+            <= factor * FACTOR_NEAR]
+    if not said or any(abs(value / factor - 1) <= FACTOR_AGREES for value, _ in said):
+        return None
+    return said[0][1]
+
+
+FACTOR_AGREES = 0.2
+FACTOR_NEAR = 3  # a factor this near the idea's says the idea another way
+FACTOR_REACH = 16  # words after the mention's first
+_TIMES = frozenset({"×", "time", "fold"})
+# (stems, as read_text gives them)
+_FACTOR_WORDS = {"doubl": 2.0, "twice": 2.0, "halv": 2.0, "half": 2.0, "tripl": 3.0,
+                 "third": 3.0, "quadrupl": 4.0, "quarter": 4.0}
+
+
+def format_factor(factor: float | None) -> str:
+    return "" if factor is None else f"{factor:g}"
 
 
 def _believed_by_others(reading: Reading, position: int) -> bool:
