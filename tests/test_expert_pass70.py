@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.expert_claims import expert_answer
+from tests.expert_claims import claims_named, expert_answer
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.model import Concept
 from trainer.marking.prose import concept_credit
@@ -70,3 +70,29 @@ def test_a_product_in_the_working_is_no_factor() -> None:
     # "2 × 32 × 8 × 128 × 1" multiplies: no "2×" or "32×" said of FP8 KV
     assert _credit("llama31-8b-h100",
                    "fp8 kv: 2 × 32 × 8 × 128 × 1 = 64 KiB per token, so 193 sessions.") == 1
+
+
+# F2: a wrong answer proposing DP attention for the dense 405B is told what it claims (the
+# attention copies are not negligible), not that TP=16 fails, which it did not propose
+def test_dp_attention_for_a_dense_model_is_answered_as_such() -> None:
+    named = claims_named("llama31-405b-h200-tp", "fix",
+                         expert_answer("expert_pass70_answers.yaml",
+                                       "llama31-405b-h200-tp/fix/W:A071"))
+    assert "attention-copies-negligible" in named
+    assert "tp16-doubles-capacity" not in named
+
+
+@pytest.mark.parametrize("key", ["llama31-405b-h200-tp/fix/R:A069",
+                                 "llama31-405b-h200-tp/fix/H:A072"])
+def test_right_answers_on_the_405b_fix_stay_unflagged(key: str) -> None:
+    assert claims_named("llama31-405b-h200-tp", "fix",
+                        expert_answer("expert_pass70_answers.yaml", key)) == []
+
+
+def test_a_step_said_compute_bound_is_answered_for_the_weight_read_too() -> None:
+    # F1: "the weight part … is compute-bound" was answered only about attention arithmetic
+    step = find_drill("llama2-70b-mi300x")[0].step("5a")
+    says = next(c.says for c in step.wrong_claims if c.id == "compute-grows")
+    assert "weight read" in says and "memory-bound" in says
+    assert "compute-grows" in claims_named("llama2-70b-mi300x", "5a", expert_answer(
+        "expert_pass70_answers.yaml", "llama2-70b-mi300x/5a/P:A058"))
