@@ -243,3 +243,17 @@ def test_a_mistake_named_in_a_tie_raises_no_red_flag() -> None:
     mark = Mark("kv-budget", "numeric", "68", "wrong", misconceptions=("gb-gib", "forgot-weights"))
     score = score_attempt(drill, load_rubric(drill.rubric), {"kv-budget": mark})
     assert score.red_flags == ()
+
+
+# Found practising at 80 columns (stop 69): "16 gib per 128k sesion" was read as 16 GiB divided
+# by 128,000 sessions (134 KB a session). A length before a singular noun names which one.
+@pytest.mark.parametrize("answer", ["16 gib per 128k sesion", "16 GiB per 128k session",
+                                    "16 GiB per 128k-token session", "16 GiB per session"])
+def test_a_session_named_by_its_length_is_one_session(answer: str) -> None:
+    assert one("long-context-tier", "long-session-bytes", answer).verdict == "correct"
+
+
+def test_a_count_of_sessions_still_divides() -> None:
+    # "per 4k sessions" is four thousand of them: 68.7 TB over 4,000 is 16 GiB each
+    assert one("long-context-tier", "long-session-bytes",
+               "68.7 TB per 4k sessions").verdict == "correct"

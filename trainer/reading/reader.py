@@ -799,6 +799,13 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
         text = str(_NUMBER_WORDS[tens] + _NUMBER_WORDS[ones]) + text[m.end():]
     text, note = _respelled(text)
     respelled = note
+    sized = _SIZED_ONE.search(text)
+    if sized:
+        # "16 GiB per 128k session": the 128k says which session, it divides nothing
+        text = text[:sized.start("size")] + text[sized.end("size"):]
+        noun = sized.group("noun")
+        note = "; ".join(part for part in (
+            note, f"read 'per {sized.group('size').strip()} {noun}' as per {noun}") if part)
     if expected in (SEQUENCES, DIMENSIONLESS) and _NONE_FIT.match(text):
         note = f"read '{text}' as 0"
         text = "0"
@@ -870,6 +877,12 @@ def _read_value(text: str, unit: str, expected: Dim, approximate: bool
     return tuple(readings)
 
 
+# "per 128k session", "per 32k-token request": a length that names one thing (the noun is
+# singular), not a count to divide by ("per 1k tokens" and "per 4k sessions" still divide)
+_SIZED_ONE = lazy(
+    r"\bper\s+(?P<size>\d+(?:\.\d+)?\s?[kK](?:[-\s]?tokens?)?\s+)"
+    r"(?=(?P<noun>session|sequence|request|conversation|chat|user|prompt|context)\b)",
+    re.IGNORECASE)
 _WORDS_BEFORE_UNIT = lazy(
     r"^(?P<n>[~≈]?\s*" + _NUM_TEXT + r"\s*[kKM]?)\s+(?P<words>(?:[A-Za-z][A-Za-z-]*\s+){1,3})"
     r"(?P<unit>[A-Za-z]+)(?P<rest>.*)$"
