@@ -402,16 +402,15 @@ def _operand(reading: Reading, start: int, phrase: tuple[str, ...]) -> bool:
             and not any(is_number(t) or t in _OPERATORS for t in phrase) \
             and reading.sentence[start - 1] == reading.sentence[end] == reading.sentence[start]:
         return True  # "n_kv × d_head drops": the product changes, not d_head
-    if is_number(phrase[0]) and start > 1 and reading.tokens[start - 1] in _SUMMED \
+    if is_number(phrase[0]) and start > 1 and reading.tokens[start - 1] == "+" \
             and is_number(reading.tokens[start - 2]) \
             and reading.sentence[start - 2] == reading.sentence[start]:
+        # (a sum only: a product's factor may be the claim, "2 × 576")
         return True  # "a 512+64 latent": 64 is a term of the sum, not 64 latent channels
     return ("=" in phrase or (len(phrase) > 1 and is_number(phrase[-1]))) and start > 0 \
         and reading.tokens[start - 1] in _OPERATORS \
         and reading.sentence[start - 1] == reading.sentence[start]  # "(2×). Batch-1 …" no
 
-
-_SUMMED = frozenset("+")  # (a product's factor may be the claim: "2 × 576")
 
 
 def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,

@@ -80,6 +80,8 @@ def _sheet_data(path: Path) -> Any:
         text = yaml_text(path, "answer sheet", UsageError)
         # a sheet of one-line `step: answer` entries needs no YAML library (the fields that
         # say what it is for are strings, and `variant:` a whole number)
+        # safe: plain_mapping makes only str, int and None values in one flat dict, equal to
+        # yaml.safe_load's; every other text goes to yaml.safe_load (parse_yaml) and its screens
         data = plain_mapping(text, numeric_fields=("variant",), fields=SHEET_FIELDS)
         if data is None:
             data = _numbers_as_typed(parse_yaml(path, text, "answer sheet", UsageError), text)

@@ -977,7 +977,7 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
                 # is another idea (expert passes 69 and 70)
                 found.append(Mention(phrase, Fraction(0),
                                      f"'{said}' with '{other}', not the idea's "
-                                     f"{format_factor(concept.factor)}×, no credit"))
+                                     f"{concept.factor:g}×, no credit"))
                 continue
             note = f"'{said}'" + (f" with '{figure}'" if figure else
                                     " with figures the rubric does not list" if own else
@@ -1014,8 +1014,8 @@ def _other_factor(reading: Reading, start: int, sentence: int,
         if token in _FACTOR_WORDS:
             said.append((_FACTOR_WORDS[token], token))
         elif is_number(token) and p + 1 < len(tokens) and tokens[p + 1] in _TIMES \
-                and tokens[p - 1] != "×" and not (p + 2 < len(tokens)
-                                                   and is_number(tokens[p + 2])):
+                and (p == 0 or tokens[p - 1] != "×") \
+                and not (p + 2 < len(tokens) and is_number(tokens[p + 2])):
             try:
                 value = float(token.replace(",", ""))
             except ValueError:
@@ -1040,9 +1040,6 @@ _TIMES = frozenset({"×", "time", "fold"})
 _FACTOR_WORDS = {"doubl": 2.0, "twice": 2.0, "halv": 2.0, "half": 2.0, "tripl": 3.0,
                  "third": 3.0, "quadrupl": 4.0, "quarter": 4.0}
 
-
-def format_factor(factor: float | None) -> str:
-    return "" if factor is None else f"{factor:g}"
 
 
 def _believed_by_others(reading: Reading, position: int) -> bool:
