@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +14,7 @@ from click.testing import Result
 from probes import imported_after
 
 from trainer import __version__
-from trainer.app.cli import cli
+from trainer.app.cli import cli, collects_as_it_runs
 
 
 def _commands() -> list[tuple[str, click.Command]]:
@@ -80,3 +83,29 @@ def test_an_unknown_command_is_a_one_line_usage_error(run: Callable[..., Result]
                                   ["practice", "llama31-8b-h100"]])
 def test_start_up_does_not_import_sympy(args: list[str], tmp_path: Path) -> None:
     assert imported_after(args, tmp_path, ("sympy",)) == []
+
+
+@pytest.mark.parametrize(("args", "collects"), [
+    (["practice", "llama31-8b-h100"], True),
+    (["--version"], False),
+    (["grade", "llama2-70b-mi300x", "--answers", "sheet.yaml"], False),
+    (["variants", "littles-law-capacity", "--count", "108"], False),
+    (["lint"], False),
+    ([], False),
+])
+def test_only_practice_keeps_the_cycle_collector_running(args: list[str],
+                                                         collects: bool) -> None:
+    # a person answers at their own pace; every other command does a bounded job and ends
+    assert collects_as_it_runs(args) is collects
+
+
+def test_a_one_shot_command_runs_with_the_collector_off(tmp_path: Path) -> None:
+    code = ("import gc, sys\n"
+            "sys.argv = ['kvdrill', 'list', '--json']\n"
+            "from trainer.app.cli import main\n"
+            "try:\n    main()\n"
+            "except SystemExit as end:\n"
+            "    sys.stderr.write(f'code={end.code} collecting={gc.isenabled()}')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, KVDRILL_HOME=str(tmp_path)), check=False)
+    assert done.stderr.endswith("code=0 collecting=False"), done.stderr

@@ -7,6 +7,7 @@ runs, so `kvdrill --help` stays fast. Only app/ imports click.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -154,5 +155,21 @@ def cli(ctx: click.Context) -> None:
         echo(ctx.get_help())
 
 
+# A person answers at their own pace for as long as they like: the collector runs as usual.
+COLLECTED_AS_IT_RUNS = frozenset({"practice"})
+
+
+def collects_as_it_runs(args: Sequence[str]) -> bool:
+    """Whether the command these arguments run keeps Python's cycle collector on. Every other
+    command does a bounded piece of work and ends: what it makes is freed as it goes (its
+    objects hold no cycles to speak of: 20 variants leave a few thousand), while the collector
+    walks every live object, time and again, as the parsed drills, keys and values pile up
+    (75 variants: 4.0 s with it, 2.9 s without, the same peak memory)."""
+    named = next((arg for arg in args if not arg.startswith("-")), None)
+    return named in COLLECTED_AS_IT_RUNS
+
+
 def main() -> None:
+    if not collects_as_it_runs(sys.argv[1:]):
+        gc.disable()
     cli(prog_name="kvdrill")
