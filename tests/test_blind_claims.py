@@ -115,7 +115,12 @@ MEASURED = {
     # factor of K and V, which had lifted seniors saying "fp8 at 2×B" above mids saying the
     # same in words; R's mid now earns the KV transfer it states as "transfer: IB …")
     "blind_claims_d.yaml": (40, 43, 42, 0),
-    "blind_claims_e.yaml": (41, 43, 37, 0),
+    # (stop 70: E, O and Y one fewer ordered, AT one fewer wrong held: their seniors' credit for
+    # "States the cache dtype" came from "70.6 GB of fp8 weights", for what MLA caches from "an
+    # FP8 latent cache", for TP's all-reduces from PP's "1 inter-node hop/step", all false
+    # credit by expert pass 71 (C4-C6, C13, C16-C18); what is left below is a senior's "what it
+    # buys: (1) memory — …" that names no phrase of the idea)
+    "blind_claims_e.yaml": (40, 43, 37, 0),
     "blind_claims_f.yaml": (43, 43, 43, 0),
     "blind_claims_g.yaml": (40, 43, 35, 0),
     "blind_claims_h.yaml": (39, 43, 43, 0),
@@ -140,7 +145,7 @@ MEASURED = {
     "blind_claims_n.yaml": (35, 42, 43, 0),
     # corpus O (stop 49), measured unread: 33 / 42 / 33 / 0; then a helper who never opened P
     # wrote claims for the unheld wrong answers of L, N and O in general terms
-    "blind_claims_o.yaml": (35, 42, 43, 0),
+    "blind_claims_o.yaml": (34, 42, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
     "blind_claims_p.yaml": (42, 42, 39, 0),
@@ -212,7 +217,7 @@ MEASURED = {
     # (stop 64, again: a working that names another lever, "DP attention -> 16 -> ~88 seqs",
     # no longer quantifies the lever beside it; its experts-and-levers senior ties its mid)
     # (stop 68: 11, its hypotheses senior as corpus A's, expert pass 63, C3)
-    "blind_claims_y.yaml": (11, 43, 41, 6),
+    "blind_claims_y.yaml": (10, 43, 41, 6),
     # corpus Z (stop 54), answers that argue with numbers (if/then, conversions, a senior
     # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
@@ -395,7 +400,7 @@ MEASURED = {
     # 11. The interviewer's lines are no words of the candidate (neither claims nor credit).
     # Left: a mid that named fp8 only in the interviewer's question now lacks it (right), a
     # senior's imperative what-if ("Subtract only the 37 GB and you'd plan on 946 GB")
-    "blind_claims_at.yaml": (37, 37, 41, 2),
+    "blind_claims_at.yaml": (38, 37, 40, 2),
     # corpus AU (stop 62), answers that cite and quote docs, configs and papers ("> …", `field`,
     # "per the vLLM docs"), the wrong ones citing a source for a wrong claim; written blind;
     # measured unread: 32 / 34 / 39 / 11. Claims narrowed where a right answer used the claim's
@@ -430,7 +435,7 @@ MEASURED = {
     # written blind; measured unread: 39 / 39 / 38 / 5. "a fake ~946gb budget" reports, "i
     # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
     # captures" is no "captures". Left: a junior's "watch gpu memory usage i guess"
-    "blind_claims_ay.yaml": (42, 42, 38, 1),
+    "blind_claims_ay.yaml": (42, 43, 38, 1),
     # corpus AZ (stop 63, after AX's and AY's fixes), production war stories ("at my last job
     # we ran …", "in prod we saw …"), the wrong answers citing an experience for a wrong claim;
     # written blind; measured unread: 39 / 39 / 40 / 2. "Halving the sessions mixes a per-GPU

@@ -219,6 +219,8 @@ class Concept:
     dense_target_only: bool = False  # true of a dense model, not credited on an MoE
     ruled_out: bool = False  # a cause the drill rules out: denied, it is still said
     factor: float | None = None  # the factor the idea states (FP8 KV: 2)
+    quantified_only: tuple[str, ...] = ()  # "latent": a topic unless a figure quantifies it
+    not_of: tuple[str, ...] = ()  # "fp8 weights": the phrase said of something else
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Concept:

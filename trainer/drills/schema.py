@@ -478,6 +478,26 @@ class Concept(Strict):
         description="The factor the idea states (FP8 KV: 2, half the bytes and about twice "
                     "the sessions): a mention whose sentence states only other factors ('1.5x', "
                     "'quadruples', 'a quarter') says another idea, and earns nothing.")
+    quantified_only: tuple[str, ...] = Field(
+        default=(), description="Phrases among `phrases` that name the idea only with one of "
+                                "its `figures` in the same sentence ('latent' with '576'): "
+                                "said without one ('an FP8 latent', 'the latent is not "
+                                "replicated'), they name a topic and earn nothing.")
+    not_of: tuple[str, ...] = Field(
+        default=(), description="What a phrase names when said of it: just after the phrase "
+                                "('fp8 weights') or before it with 'in' or 'at' ('weights in "
+                                "fp8'), the mention is about that, not the idea, and earns "
+                                "nothing (the cache's dtype is not the weights').")
+
+    @model_validator(mode="after")
+    def _quantified_only_needs_figures(self) -> Concept:
+        stray = [p for p in self.quantified_only if p not in self.phrases]
+        if stray or (self.quantified_only and not self.figures):
+            raise ValueError(f"concept {self.id}: `quantified_only` lists phrases of "
+                             "`phrases` that count with one of `figures`: "
+                             + (f"{', '.join(stray)} not in `phrases`" if stray
+                                else "give `figures`"))
+        return self
 
     @model_validator(mode="after")
     def _generic_needs_about(self) -> Concept:

@@ -811,6 +811,55 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
     return False
 
 
+def _said_of_another(reading: Reading, start: int, end: int, others: tuple[str, ...]) -> bool:
+    """Whether the phrase at start..end is said of one of `others`: one just after it ("fp8
+    weights"), or one a few words before its "in" or "at", in its clause ("weights in fp8",
+    "the weights are 70.6 GB in fp8")."""
+    tokens, clause = reading.tokens, reading.clause
+    for other in others:
+        words = _phrase_tokens(other)
+        after = tokens[end:end + len(words)]
+        if after == words and clause[end + len(words) - 1] == clause[start]:
+            return True
+        if start and tokens[start - 1] in ("in", "at") and any(
+                tokens[p:p + len(words)] == words and clause[p] == clause[start]
+                for p in range(max(0, start - 1 - _SAID_OF_REACH), start - len(words))):
+            return True  # "weights in fp8", "the weights are ~70.6 GB in fp8"
+    return False
+
+
+_SAID_OF_REACH = 8
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "our", "their", "it", "that", "this", "those",
+                          "these", "my", "your"})
+_GIVING_UP = {"swap": "for", "trade": "for", "exchang": "for", "replac": "with"}
+
+
+def given_up(reading: Reading, start: int, end: int) -> bool:
+    """What is swapped for something else ("swap the datasheet 4.8 TB/s for the 4,138 GB/s
+    copy bandwidth", "replace the bf16 cache with fp8"): given up, not claimed (expert pass
+    71, F1); not read for a concept, whose idea may be the swap ("replace old turns with a
+    summary"). The phrase within three words after the verb (its object, or a determiner,
+    right after it), its "for" or "with" within a unit's few words after it, in one clause:
+    "swap the KV out to host for later" swaps nothing for anything."""
+    tokens, clause = reading.tokens, reading.clause
+    verb = next((p for p in range(start - 1, max(-1, start - 4), -1)
+                 if tokens[p] in _GIVING_UP or clause[p] != clause[start]), None)
+    if verb is None or clause[verb] != clause[start]:
+        return False
+    joint = _GIVING_UP[tokens[verb]]
+    # (its object right after it, or after a determiner: "swap only pays for MHA" names the
+    # swap, it swaps nothing)
+    if joint in tokens[verb + 1:start] or (
+            verb + 1 < start and tokens[verb + 1] not in _DETERMINERS):
+        return False
+    return any(tokens[p] == joint and clause[p] == clause[start]
+               and not any(tokens[q] in ("out", "to", "in", "into", "back")
+                           for q in range(verb + 1, p))
+               for p in range(end, min(len(tokens), end + 4)))
+
+
 def _no_matter_how(tokens: tuple[str, ...], position: int) -> bool:
     """"full speed no matter how many users": a concession, no dismissal of what precedes
     it (as "speed does not matter" is)."""
@@ -919,6 +968,8 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
             if owns and (start == 0 or reading.item[start - 1] != reading.item[start]) and \
                     (_typed(text, tuple(reading.tokens[start:end])) or "").lower()[:4] == "own ":
                 continue  # "own pool, own max_model_len": a note's adjective, no owner named
+            if concept.not_of and _said_of_another(reading, start, end, concept.not_of):
+                continue  # "70.6 GB of FP8 weights" states no cache dtype (expert pass 71)
             sentence = reading.sentence[start]
             # the feedback quotes what was typed, not the rubric's words: said the other way
             # round ("FLOPs saved" for "saves flops") or in another form of its words
@@ -941,6 +992,8 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
             listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
             figure = next((f for f in listed_figures if _in_sentence(
                 reading, f, sentence, (start, end), item if listed else None)), None)
+            if figure is None and phrase in concept.quantified_only:
+                continue  # "an FP8 latent" names the latent, not what MLA caches (pass 71)
             if figure is not None:
                 figure = _as_typed(reading, figure, sentence)
             if figure is None and concept.figures and drill_figures \
