@@ -7,7 +7,6 @@ the command itself, which then says what is wrong."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from trainer.errors import KvdrillError
 from trainer.files import parsed_cache
 from trainer.files.bounded_io import MAX_DRILL_FILE_BYTES, read_bounded
 from trainer.files.paths import data_dir, drill_path, package_digest
+from trainer.files.sha256 import sha256
 
 
 def kept_output(command: str, drill_id: str, options: tuple[object, ...],
@@ -45,7 +45,7 @@ def _key(command: str, drill_id: str, options: tuple[object, ...],
         path = drill_path(drill_id)
         if path is None:
             return None
-        drill = hashlib.sha256(read_bounded(path, MAX_DRILL_FILE_BYTES, "drill file"))
+        drill = sha256(read_bounded(path, MAX_DRILL_FILE_BYTES, "drill file"))
         for source in inputs:
             drill.update(str(source).encode("utf-8", "surrogatepass") + b"\0")
             drill.update(read_bounded(source, MAX_DRILL_FILE_BYTES, "input file") + b"\0")

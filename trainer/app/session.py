@@ -14,7 +14,6 @@ included) stay in the store as earlier revisions."""
 from __future__ import annotations
 
 import difflib
-import hashlib
 import re
 import textwrap
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from trainer.drills.model import Step
 from trainer.drills.placeholders import fill
 from trainer.drills.reference import AnswerKey, show
 from trainer.errors import AnswerParseError
+from trainer.files.sha256 import sha256
 from trainer.marking.checker import Mark, form_text, mark_sheet, unreadable_reason
 from trainer.marking.grading import MAX_ANSWER_CHARS
 from trainer.reading.exact import Fraction
@@ -159,7 +159,7 @@ Ready = Callable[[str], bool]  # shows the message, waits for Enter; False: the 
 
 
 def drill_hash(path: Path) -> str:
-    return hashlib.sha256(_drill_bytes(path)).hexdigest()
+    return sha256(_drill_bytes(path)).hexdigest()
 
 
 def _drill_bytes(path: Path) -> bytes:
@@ -458,7 +458,7 @@ def new_attempt(store: Store, key: AnswerKey, path: Path, variant: int | None, *
     the attempt can be shown after the file is moved, changed or deleted."""
     data = _drill_bytes(path)
     return store.create_attempt(
-        key.drill.id, hashlib.sha256(data).hexdigest(), variant, params_json(key.givens),
+        key.drill.id, sha256(data).hexdigest(), variant, params_json(key.givens),
         SOLVER_VERSION, "exam" if exam else "practice", strict,
         drill_text=data.decode("utf-8", "replace"), target=target,
     )

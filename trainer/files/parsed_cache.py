@@ -14,7 +14,6 @@ temporary file behind."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import threading
@@ -24,6 +23,7 @@ from typing import Any
 from trainer.errors import KvdrillError
 from trainer.files.bounded_io import read_bounded
 from trainer.files.paths import cache_folder
+from trainer.files.sha256 import sha256
 
 FORMAT = "3"  # bump when the loader's screens, YAML reading or the entry's shape change
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
@@ -34,7 +34,7 @@ def _folder() -> Path:
 
 
 def _key_digest(text: str) -> str:
-    return hashlib.sha256(f"{FORMAT}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(f"{FORMAT}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _entry(text: str) -> Path:
@@ -70,7 +70,7 @@ def _digest(data: Any) -> str:
         canonical = json.dumps(data, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return ""
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def keep(text: str, data: Any) -> None:

@@ -84,12 +84,11 @@ def package_digest() -> str:
     their own text): what a kept derived result depends on besides its input, so an upgrade or
     any edited module makes it stale. Stats, not contents: reading the whole package would cost
     more than the results kept save."""
-    import hashlib
-
     from trainer import __version__
+    from trainer.files.sha256 import sha256
 
     package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(__version__.encode())
+    digest = sha256(__version__.encode())
     folders = [str(package)]
     while folders:
         with os.scandir(folders.pop()) as entries:

@@ -6,7 +6,6 @@ Markdown escaping for what a person typed lives here too, so every page escapes 
 from __future__ import annotations
 
 import base64
-import hashlib
 import math
 import re
 from collections.abc import Callable
@@ -21,6 +20,7 @@ if TYPE_CHECKING:  # Jinja is imported by the pages that need it: text and md st
 
 
 from trainer.errors import UsageError
+from trainer.files.sha256 import sha256
 from trainer.printable import printable
 
 # Runs once the page is laid out: the size of every chart, for the browser test (and for anyone
@@ -36,7 +36,7 @@ CHART_SCRIPT = (
 # Only that script may run, even if something slipped past the escaping; nothing may be fetched.
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-"
-    + base64.b64encode(hashlib.sha256(CHART_SCRIPT.encode()).digest()).decode() + "'"
+    + base64.b64encode(sha256(CHART_SCRIPT.encode()).digest()).decode() + "'"
 )
 
 
