@@ -206,9 +206,9 @@ def check_numeric(
     carried_right = nonzero(carried_right)
     if fed_by:
         diagnose_slip = None
-    base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if answer is None or not answer.strip():
-        return replace(base, feedback=f"no answer given; expected {reference.display}")
+        return unanswered(step, answer, reference)
+    base = Mark(step.id, "numeric", answer, "unanswered", reference.value, unit)
     if len(answer) <= 200 and _UNBOUNDED.match(answer):
         # "never", "no limit": a claim that there is no finite value, and every step has one
         return replace(base, verdict="wrong", shown=answer.strip(),
@@ -1617,6 +1617,12 @@ def _shape(d: Deployment) -> tuple[object, ...]:
 REVEALED = "answered after the answer was shown"
 
 
+def unanswered(step: Step, answer: str | None, reference: Reference) -> Mark:
+    """A numeric step left blank: the reference said."""
+    return Mark(step.id, "numeric", answer, "unanswered", reference.value, reference.unit,
+                feedback=f"no answer given; expected {reference.display}")
+
+
 def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                revealed: frozenset[str] = frozenset()) -> dict[str, Mark]:
     """Every step of the drill marked, in order, each with its carried-forward value. A step in
@@ -1638,6 +1644,11 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             marks[step.id] = mark
             continue
         reference = key.reference(step.id)
+        if answer is None or not answer.strip():
+            # (before the lazy questions below are set up: most steps of a sheet of text
+            # answers are numeric and unanswered)
+            marks[step.id] = unanswered(step, answer, reference)
+            continue
         own = _own_ratio(step, marks)
         if own is not None and own not in (reference.value, *reference.alternatives):
             # the ratio of two answers each right within its tolerance is right too

@@ -280,7 +280,7 @@ MAX_VARIANTS = 64
 _CHANGE_VERBS = " ".join(_FAMILIES[:4]) + " compress compresses narrow narrows"
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)  # (every drill's claim phrases: some 30,000)
 def _variants(phrase: str) -> tuple[tuple[str, ...], ...]:
     """The phrase's tokens with each word of direction replaced by the others of its family."""
     choices = []

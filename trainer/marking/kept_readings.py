@@ -61,7 +61,8 @@ def keep_new() -> None:
 def _added(memory: dict[str, Any], size: int) -> dict[str, Any]:
     if len(memory) < size:  # started again since (MAX_REMEMBERED): all of it is new
         return memory
-    return dict(itertools.islice(memory.items(), size, None))
+    # (from the end: the memory holds thousands, a marking adds a few)
+    return dict(reversed(list(itertools.islice(reversed(memory.items()), len(memory) - size))))
 
 
 def _valid(data: Any) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:

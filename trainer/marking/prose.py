@@ -663,15 +663,15 @@ def occurrences_of(reading: Reading, needle: tuple[str, ...],
     "like a 12.9B dense model", whose figure is the point."""
     # (most phrases asked of a text are not in it: a word that starts none ends the search
     # before a generator is made; a reading is asked some thousands of times)
-    if not needle or (not is_number(needle[0]) and needle[0] not in reading.starts):
-        return ()
+    if not needle or (not needle[0][:1].isdigit() and needle[0] not in reading.starts):
+        return ()  # (is_number, inline: asked some 100,000 times a corpus)
     return _found(reading, needle, figure_inside)
 
 
 def _found(reading: Reading, needle: tuple[str, ...],
            figure_inside: bool) -> Iterable[tuple[int, int]]:
     n = len(needle)
-    first = _as_float(needle[0])
+    first = _as_float(needle[0]) if needle[0][:1].isdigit() else None
     starts = reading.starts.get(needle[0], ()) if first is None else [
         # A figure matches the same number written to other precision: "0.79%" in "0.794%".
         position for position, value in reading.numbers
@@ -1163,20 +1163,28 @@ def _occurrences_either_way(reading: Reading, phrase: str) -> Iterable[tuple[int
     state") the noun said to have it ("the state is fixed", "state stays constant"); for a
     verb of effect and its object ("saves flops") the object said to undergo it ("flops
     saved", "FLOPs are saved")."""
-    yield from occurrences(reading, phrase, figure_inside=True)
+    needle, *others = _either_way(phrase)
+    yield from occurrences_of(reading, needle, figure_inside=True)
+    starts = reading.starts
+    for other in others:
+        if other[0] in starts:
+            yield from _found(reading, other, False)
+
+
+@lru_cache(maxsize=65536)
+def _either_way(phrase: str) -> tuple[tuple[str, ...], ...]:
+    """The phrase's tokens, then each other order _occurrences_either_way reads it in (none
+    starts with a figure), worked out once a phrase: a reading is asked them thousands of
+    times."""
     needle = _phrase_tokens(phrase)
     if needle and needle[0] in _EFFECT_VERBS and len(needle) in (2, 3) \
             and not any(is_number(token) for token in needle):
         verb, noun = needle[0], needle[-1]  # "halves the kv": the article goes
-        yield from occurrences_of(reading, (noun, verb))
-        for copula in _COPULAS:
-            yield from occurrences_of(reading, (noun, copula, verb))
-        return
+        return (needle, (noun, verb), *((noun, copula, verb) for copula in _COPULAS))
     if len(needle) != 2 or any(is_number(token) for token in needle):
-        return
+        return (needle,)
     quality, noun = needle
-    for copula in _COPULAS:
-        yield from occurrences_of(reading, (noun, copula, quality))
+    return (needle, *((noun, copula, quality) for copula in _COPULAS))
 
 
 def _drill_figure(reading: Reading, item: int,
