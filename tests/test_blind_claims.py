@@ -131,7 +131,11 @@ MEASURED = {
     # (stop 64: its embedding-why senior, "use 15.01 for the roofline", had earned "the
     # roofline is a floor" for the word alone, the drill's own name: 34 → 33)
     "blind_claims_k.yaml": (33, 43, 43, 0),
-    "blind_claims_l.yaml": (35, 43, 42, 0),
+    # (stop 70: L one fewer ordered, BB one fewer buzzword list held: their long-context
+    # pricing mid and senior no longer earn "a separate pool" for naming the product's "long
+    # tier", expert pass 71's C21; the senior's "pins 16GiB vs 512MiB (32x)" names no phrase
+    # of the idea it states)
+    "blind_claims_l.yaml": (34, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (36, 43, 38, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
@@ -455,7 +459,7 @@ MEASURED = {
     # "should be avoided" or "is discouraged" is not made. Left: a tier "healthy when its
     # preemption rate falls" (preemptions said healthy). Then a helper wrote claims, in
     # general terms, for its eight wrong memos left unheld (35 → 43)
-    "blind_claims_bb.yaml": (42, 39, 43, 1),
+    "blind_claims_bb.yaml": (42, 38, 43, 1),
     # corpus BC (stop 64), candidates from another serving stack (TensorRT-LLM's in-flight
     # batching and free_gpu_memory_fraction, SGLang's RadixAttention and --mem-fraction-static,
     # TGI's max_total_tokens); written blind; measured unread: 37 / 37 / 36 / 4. Three right

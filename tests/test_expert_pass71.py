@@ -179,3 +179,24 @@ def test_fewer_kv_heads_is_no_smaller_head_dim() -> None:
 
 def test_five_times_slower_is_no_k_plus_one_speedup() -> None:
     assert "speedup-is-k-plus-one" not in _said("speculative-decoding/when-it-pays/W:A167")
+
+
+# -- a topic named, not the idea (C20, C21, C30)
+
+def test_what_gets_blamed_before_a_but_is_not_proposed() -> None:
+    concept = next(c for d in load_rubric(find_drill("llama31-8b-h100")[0].rubric).dimensions
+                   for c in d.concepts if c.label.startswith("Cap max_model_len"))
+    text = ("Fragmentation and max_model_len reservation get blamed, but paged vLLM wastes "
+            "under a block per request and reserves nothing.")
+    assert concept_credit(concept, text)[0] == 0
+
+
+def test_the_long_tier_named_as_the_product_proposes_no_pool() -> None:
+    text = "Per token is the fairest: the long tier already pays for more input tokens."
+    assert concept_credit(_concept("long-context-tier", "long-context-pool"), text)[0] == 0
+
+
+def test_an_interleaved_model_named_says_nothing_of_gemmas_layout() -> None:
+    text = ("Decide with a long-context retrieval eval against a full-attention or "
+            "interleaved model.")
+    assert concept_credit(_concept("sliding-window-kv", "half-layers-global"), text)[0] == 0

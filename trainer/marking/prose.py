@@ -986,7 +986,8 @@ def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
             if negated(reading, start, end, phrase) and not concept.ruled_out:
                 found.append(Mention(phrase, Fraction(0), f"'{said}' negated, no credit"))
                 continue
-            if _believed_by_others(reading, start) and not concept.ruled_out:
+            if (_believed_by_others(reading, start) or _blamed_then_answered(reading, start)) \
+                    and not concept.ruled_out:
                 continue  # "people often assume vLLM reserves max_model_len, but …": theirs
             item = reading.item[start]
             listed = item in reading.listed_items or _term_in_a_list(reading, start, end)
@@ -1115,6 +1116,27 @@ def _believed_by_others(reading: Reading, position: int) -> bool:
 
 
 _CARRY_ON = "and that so which because or nor as since then thus hence therefore"
+
+
+def _blamed_then_answered(reading: Reading, position: int) -> bool:
+    """Whether the token names what "gets blamed" (or "is suspected") in a clause that a "but"
+    or "however" then answers: "Fragmentation and max_model_len reservation get blamed, but
+    paged vLLM reserves nothing" proposes neither (expert pass 71, C20)."""
+    sentence = reading.sentence[position]
+    tokens = reading.tokens
+    blamed = False
+    for p in range(position + 1, len(tokens)):
+        if reading.sentence[p] != sentence:
+            return False
+        if tokens[p] in _lexed("but however"):
+            return blamed
+        if tokens[p] in _lexed(_BLAMED) and tokens[p - 1] in _lexed(_BLAMED_AFTER):
+            blamed = True
+    return False
+
+
+_BLAMED = "blamed suspected accused"
+_BLAMED_AFTER = "get gets got is are was were often usually commonly first always typically"
 
 
 def opens_with_belief(head: Sequence[str]) -> bool:
