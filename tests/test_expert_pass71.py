@@ -200,3 +200,13 @@ def test_an_interleaved_model_named_says_nothing_of_gemmas_layout() -> None:
     text = ("Decide with a long-context retrieval eval against a full-attention or "
             "interleaved model.")
     assert concept_credit(_concept("sliding-window-kv", "half-layers-global"), text)[0] == 0
+
+
+@pytest.mark.parametrize(("typed", "concept_id", "drill_id"), [
+    ("seperate pool w/ its own gpus + quota for the 128k users", "long-context-pool",
+     "llama31-8b-h100"),
+    ("alert when premptions climb past 1%", "preemption-alert", "llama31-8b-h100"),
+])
+def test_a_common_misspelling_is_read_as_meant(typed: str, concept_id: str,
+                                              drill_id: str) -> None:
+    assert concept_credit(_concept(drill_id, concept_id), typed)[0] > 0

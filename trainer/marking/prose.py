@@ -166,6 +166,19 @@ _SAME_WORD = {"entir": "whole", "full": "whole"}
 
 # The shorthand people type under a clock, spelled out before phrases are matched (phrases are
 # folded the same way): "live ctx", "w/o prefix caching", "APC", "x2".
+_MISSPELLED = {
+    "seperate": "separate", "seperately": "separately", "seperated": "separated",
+    "seperation": "separation", "bandwith": "bandwidth", "bandwidht": "bandwidth",
+    "concurency": "concurrency", "concurrancy": "concurrency", "concurent": "concurrent",
+    "preemtion": "preemption", "preemtions": "preemptions", "premption": "preemption",
+    "premptions": "preemptions", "preemptoin": "preemption", "throughtput": "throughput",
+    "thoughput": "throughput", "througput": "throughput", "memroy": "memory",
+    "occured": "occurred", "paramters": "parameters", "paramaters": "parameters",
+    "fragmantation": "fragmentation", "fragementation": "fragmentation",
+    "latancy": "latency", "latencey": "latency", "capactiy": "capacity", "capcity": "capacity",
+    "cacheing": "caching", "chache": "cache", "promt": "prompt", "promts": "prompts",
+    "quantizaton": "quantization", "recomupte": "recompute", "recompte": "recompute",
+}
 _SHORTHAND = tuple((lazy(pattern), replacement) for pattern, replacement in (
     (r"!=|≠|=/=", " is not "), (r"\bw/o\b", "without"), (r"\bw/(?=\s|\w)", "with "),
     (r"\bctx\b", "context"),
@@ -178,6 +191,9 @@ _SHORTHAND = tuple((lazy(pattern), replacement) for pattern, replacement in (
     (r"\bconst\b", "constant"), (r"\bwts\b", "weights"), (r"\bb/c\b", "because"),
     (r"\btoks?\b", "tokens"), (r"\bbs(?=\s*[\d=≤<≲~])", "batch "), (r"∝", " proportional to "),
     (r"≲", "≤"), (r"≳", "≥"),
+    # the misspellings people type most often in this field ("seperate pool", "bandwith")
+    (r"\b(?:" + "|".join(sorted(_MISSPELLED, key=len, reverse=True)) + r")\b",
+     lambda match: _MISSPELLED[match.group()]),
     (r"\bx(\d+(?:\.\d+)?)\b", r"\1×"),
     # a formula typed with an x between one-letter terms: "L = lambda x W" is "λ × W"
     (r"(?<![\w])([a-zλα])\s+x\s+([a-zλα])(?![\w])", r"\1 × \2"),
@@ -302,8 +318,8 @@ def _fold(text: str) -> str:
     text = text.replace("’", "'").replace("‘", "'")
     for pattern, replacement in _CONTRACTIONS:
         text = pattern.sub(replacement, text)
-    for pattern, replacement in _SHORTHAND:
-        text = pattern.sub(replacement, text)
+    for shorthand, meant in _SHORTHAND:
+        text = shorthand.sub(meant, text)
     text = _PERCENT.sub("%", _SPOKEN.sub(_said_as_figure, text))
     return _THOUSANDS.sub("", text)
 
