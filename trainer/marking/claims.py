@@ -534,11 +534,11 @@ _DISMISSED_AS = "it cause culprit problem issue reason explanation bottleneck bl
 # advisable", "… is not a good idea", "… isn't justified"
 _VERDICTS = "recommended advisable advised wise idea justified warranted necessary needed " \
     "sensible option"
-_ADVISED = "should must"
+_ADVISED = "should must would"
 # what a claim set up to be knocked down is said to do or be, just after it (expert pass 54)
 _CONFUSES = "confuses conflates muddles misreads"
 _MISTAKE = "mistake myth trap misconception fallacy error misreading"
-_REJECTED = "avoided discouraged rejected declined inadvisable"
+_REJECTED = "avoided discouraged rejected declined inadvisable premature unwise wasteful"
 
 
 def _short_tail(reading: Reading, position: int) -> bool:
