@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,3 +28,16 @@ def test_a_digest_fed_in_parts_is_the_whole_texts() -> None:
 def test_a_second_run_loads_no_openssl_hash(args: list[str], tmp_path: Path) -> None:
     imported_after(args, tmp_path, ())
     assert imported_after(args, tmp_path, ("hashlib", "_hashlib")) == []
+
+
+def test_without_cpythons_own_module_it_falls_back_to_hashlib() -> None:
+    code = ("import sys\n"
+            "sys.modules['_sha2'] = None\n"
+            "sys.modules['_sha256'] = None\n"
+            "import hashlib\n"
+            "from trainer.files.sha256 import sha256\n"
+            "assert sha256(b'kv').hexdigest() == hashlib.sha256(b'kv').hexdigest()\n"
+            "print(sha256 is hashlib.sha256)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert done.stdout.strip() == "True", done.stderr

@@ -25,5 +25,7 @@ for _name in ("_sha2", "_sha256"):
         break
     except (ImportError, AttributeError):
         continue
-else:
-    pass
+else:  # a Python built without its own SHA-2 module
+    import hashlib
+
+    sha256 = hashlib.sha256
