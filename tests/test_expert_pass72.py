@@ -85,3 +85,19 @@ def test_the_host_memory_flag_says_what_v1_does_with_a_preempted_sequence() -> N
     step = find_drill("llama2-70b-mi300x")[0].step("2d")
     says = next(c.says for c in step.wrong_claims if c.id == "paged-cache-spills-to-host")
     assert "recomputed" in says and "swap space only parks" not in says
+
+
+@pytest.mark.parametrize(("key", "claim"), [
+    ("llama31-8b-h100/followup-128k-policy/P:A086", "long-session-few-times-chat"),  # M13
+    ("long-context-tier/pool-policy/P:A094", "fp8-kv-more-than-doubles"),  # M14
+])
+def test_a_calm_wrong_multiple_is_named(key: str, claim: str) -> None:
+    assert claim in _said(key)
+
+
+@pytest.mark.parametrize("key", [
+    "llama31-8b-h100/followup-128k-policy/R:A085", "llama31-8b-h100/followup-128k-policy/H:A088",
+    "long-context-tier/pool-policy/R:A093", "long-context-tier/pool-policy/H:A096",
+])
+def test_the_right_multiples_beside_them_claim_nothing(key: str) -> None:
+    assert _said(key) == []
