@@ -3,14 +3,18 @@ tree after pass 71's fixes): 2 of 86 right or hedged answers red-flagged, 4 of 6
 23 of 43 partly right and 3 of 43 wrong answers missed, 10 of 401 credit statements false (pass
 71: 34 of 518), one sentence dated. Fixed here: a proposal called premature is rejected, not
 made; a framing that "ignores the KV" is criticised, not claimed; "40% more sessions" buys no
-cards; and three misreadings of vLLM's defaults the pass (and pass 71) found unflagged: chunked
-prefill off in V1, max_model_len lowered by itself, preemption swapping to CPU."""
+cards; "check the tail" sizes no pool; two calm wrong multiples; and three misreadings of
+vLLM's defaults the pass (and pass 71) found unflagged: chunked prefill off in V1,
+max_model_len lowered by itself, preemption swapping to CPU."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.expert_claims import claims_named, expert_answer
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.drills.model import Concept
+from trainer.marking.prose import concept_credit
 
 CORPUS = "expert_pass72_answers.yaml"
 
@@ -80,8 +84,6 @@ def test_preemption_recomputed_in_v1_is_no_swap_claim() -> None:
 
 
 def test_the_host_memory_flag_says_what_v1_does_with_a_preempted_sequence() -> None:  # S1
-    from trainer.drills.loader import find_drill
-
     step = find_drill("llama2-70b-mi300x")[0].step("2d")
     says = next(c.says for c in step.wrong_claims if c.id == "paged-cache-spills-to-host")
     assert "recomputed" in says and "swap space only parks" not in says
@@ -101,3 +103,19 @@ def test_a_calm_wrong_multiple_is_named(key: str, claim: str) -> None:
 ])
 def test_the_right_multiples_beside_them_claim_nothing(key: str) -> None:
     assert _said(key) == []
+
+
+def _tail_concept() -> Concept:
+    rubric = load_rubric(find_drill("littles-law-capacity")[0].rubric)
+    return next(c for d in rubric.dimensions for c in d.concepts
+                if c.id == "tail-context-capacity")
+
+
+def test_checking_the_tail_says_nothing_of_how_the_pool_is_sized() -> None:  # C3
+    text = expert_answer(CORPUS, "littles-law-capacity/plan/H:A036")
+    assert concept_credit(_tail_concept(), text)[0] == 0
+
+
+def test_the_tail_with_its_figure_still_earns() -> None:
+    text = "Size on the mean; the 32k tail sets max_model_len and admission, capped or routed."
+    assert concept_credit(_tail_concept(), text)[0] > 0
