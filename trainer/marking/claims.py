@@ -736,4 +736,4 @@ _APPEARANCES = frozenset({"people assume", "people think", "people expect", "one
                           "some think", "some say", "at first glance", "on paper",
                           "intuitively", "common belief", "the intuition", "people voice"})
 _SET_AGAINST = frozenset({"instead of", "rather than"})
-_LATER_CONDITIONS = frozenset({"if", "when", "whenever", "once"})
+_LATER_CONDITIONS = frozenset(_CONDITIONS.split())  # an unless phrase that is one of them

@@ -679,15 +679,15 @@ def occurrences_of(reading: Reading, needle: tuple[str, ...],
     "like a 12.9B dense model", whose figure is the point."""
     # (most phrases asked of a text are not in it: a word that starts none ends the search
     # before a generator is made; a reading is asked some thousands of times)
-    if not needle or (not needle[0][:1].isdigit() and needle[0] not in reading.starts):
-        return ()  # (is_number, inline: asked some 100,000 times a corpus)
+    if not needle or (not is_number(needle[0]) and needle[0] not in reading.starts):
+        return ()
     return _found(reading, needle, figure_inside)
 
 
 def _found(reading: Reading, needle: tuple[str, ...],
            figure_inside: bool) -> Iterable[tuple[int, int]]:
     n = len(needle)
-    first = _as_float(needle[0]) if needle[0][:1].isdigit() else None
+    first = _as_float(needle[0])
     starts = reading.starts.get(needle[0], ()) if first is None else [
         # A figure matches the same number written to other precision: "0.79%" in "0.794%".
         position for position, value in reading.numbers
