@@ -307,6 +307,8 @@ def wrong_values(
     truth. `per-gpu-vs-total` gives two values: the figure for one GPU and for all of them."""
     truth = value_of(deployment, name)
     reads = exact_reads(deployment, name)
+    applicable = by_identity(_APPLICABLE, deployment, lambda: _applicable(deployment),
+                             MAX_CHANGED)
     found: list[tuple[str, Fraction]] = []
     for path_id in ids if ids is not None else tuple(WRONG_PATHS):
         path = WRONG_PATHS.get(path_id)
@@ -323,11 +325,7 @@ def wrong_values(
                 if truth.denominator == 1 and truth % deployment.gpus:
                     found.append((path_id, Fraction(math.floor(truth / deployment.gpus))))
             continue
-        for which in (0, 1):
-            changed = changed_by(deployment, path, which)
-            if changed is None:
-                continue
-            changes = _changes(deployment, path, which)
+        for changed, changes in applicable.get(path_id, ()):
             if reads is not None and changes.keys().isdisjoint(reads):
                 continue  # the path changes nothing the value is read from: the truth again
             try:
@@ -368,6 +366,25 @@ def _changes(deployment: Deployment, path: WrongPath, which: int) -> Mapping[str
         assert changed is not None
         slots[slot] = changed_inputs(deployment, changed)
     return slots[slot]
+
+
+# Each deployment's wrong-path deployments with the inputs each changes, listed once: a key
+# walks every path for each of a deployment's steps, and most paths change nothing.
+_Applicable = dict[str, list[tuple[Deployment, Mapping[str, Any]]]]
+_APPLICABLE: dict[int, tuple[Deployment, _Applicable]] = {}
+
+
+def _applicable(deployment: Deployment) -> _Applicable:
+    """path id → (changed deployment, the inputs it changes) of `change`, then `also`, for
+    each path that applies to `deployment`."""
+    applicable: _Applicable = {}
+    for path in WRONG_PATHS.values():
+        for which in (0, 1):
+            changed = changed_by(deployment, path, which)
+            if changed is not None:
+                applicable.setdefault(path.id, []).append(
+                    (changed, _changes(deployment, path, which)))
+    return applicable
 
 
 def paired_wrong_values(deployment: Deployment, name: str
