@@ -485,6 +485,14 @@ MEASURED = {
     # that watches GPU memory makes that claim. Then a helper wrote the claim of its one
     # wrong answer left unheld, "its own pass through the MLPs" (42 → 43)
     "blind_claims_be.yaml": (42, 36, 43, 1),
+    # corpus BF (stop 71), spoken and transcribed: fillers, arithmetic said in words,
+    # self-corrections ("it's 8 — no, 16 KV heads... sorry, 8"); written blind; measured
+    # unread: 40 / 39 / 42 / 1. A wish turned down by a "but" ("you'd like half a head each,
+    # but a head can't be split") is no claim; an excuse ("in full") the LM-head claim took
+    # from the sentence after it is now the head's own. Left: buzzword lists that carry the
+    # whole working; a mid that states the KV transfer by its figures alone (512 MiB, 10.7 ms)
+    # under a junior that names it
+    "blind_claims_bf.yaml": (41, 39, 43, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -351,18 +351,22 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
 
 def _after_condition(reading: Reading, spans: list[int], span: int,
                      lead: dict[int, list[tuple[int, int]]]) -> bool:
-    """Whether the span follows, in the same sentence, an item that opens with "if", "when" or
-    "once" and holds the lead part."""
+    """Whether the span follows, in the same sentence, an item that opens with "if", "when",
+    "once" or "even with" (on, at ...) and holds the lead part."""
     first = spans.index(span)
     if not first or reading.sentence[first - 1] != reading.sentence[first]:
         return False
     item = reading.item[first - 1]
     opens = next(p for p in range(first) if reading.item[p] == item)
-    return reading.tokens[opens] in _stems(_CONDITIONS) and any(
+    # ("even with hits, TTFT doesn't change": a condition conceded, expert pass 73)
+    conceded = reading.tokens[opens] == "even" and opens + 1 < first \
+        and reading.tokens[opens + 1] in _stems(_CONCEDED)
+    return (reading.tokens[opens] in _stems(_CONDITIONS) or conceded) and any(
         reading.item[p] == item for places in lead.values() for p, _ in places)
 
 
 _CONDITIONS = "if when whenever once"
+_CONCEDED = "with on at for after"
 
 
 @lru_cache(maxsize=1024)
@@ -708,14 +712,23 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
 
 def _appearance_answered(reading: Reading, positions: list[int], at: int) -> bool:
     """Whether the claim at `at` sits in a clause that says how something looks ("looks
-    harmless", "seems free", "sounds cheap") and a "but", "yet" or "however" later in the
-    sentence turns against it."""
-    seems = [p for p in positions if reading.tokens[p] in _stems(_APPEARS)]
-    turns = [p for p in positions if reading.tokens[p] in _stems(_TURNS)]
-    return any(at < turn and any(at < seen < turn for seen in seems) for turn in turns)
+    harmless", "seems free", "sounds cheap", "in theory") or is wished for, and a "but", "yet"
+    or "however" later in the sentence turns against it."""
+    tokens = reading.tokens
+    seems = [p for p in positions if tokens[p] in _stems(_APPEARS)]
+    # a wish, said before what is wished: "you'd like half a head each, but a head can't be
+    # split" (no turn between the two)
+    wishes = [p for p in positions if p < at and tokens[p] in _stems(_WISHED)
+              and p and tokens[p - 1] in _stems(_WISHERS)
+              and not _stems(_TURNS).intersection(tokens[p:at])]
+    turns = [p for p in positions if tokens[p] in _stems(_TURNS)]
+    return any(at < turn and (wishes or any(at < seen < turn for seen in seems))
+               for turn in turns)
 
 
-_APPEARS = "look looks seem seems sound sounds appear appears"
+_APPEARS = "look looks seem seems sound sounds appear appears ideally theory"
+_WISHED = "like want wish hope love"
+_WISHERS = "would you we i"  # ("you'd like" reads "you like")
 
 
 def _said_of_what_came_before(reading: Reading, report: int, at: int | None) -> bool:
