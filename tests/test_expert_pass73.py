@@ -116,3 +116,15 @@ def test_the_dtype_credit_promises_only_the_dtype() -> None:  # C10, C11, C18-C2
     credit, _ = concept_credit(concept, "unchanged ~34 ms: 8 fp8 sequences read what 4 in "
                                         "fp16 did")
     assert credit > 0 and "bytes per element" not in concept.label.split(",")[0]
+
+
+def test_the_two_regimes_swapped_are_claimed() -> None:  # C28
+    text = ("Prefill is memory-bound because it writes the whole KV cache, and decode is "
+            "compute-bound because of the softmax over the vocab.")
+    assert "regimes-swapped" in claims_named("prefill-vs-decode", "why-two-regimes", text)
+
+
+def test_the_regimes_the_right_way_round_claim_nothing() -> None:
+    text = ("Prefill is compute-bound, not memory-bound: thousands of tokens share each weight "
+            "read. Decode is memory-bound until the batch nears the ops:byte ratio.")
+    assert "regimes-swapped" not in claims_named("prefill-vs-decode", "why-two-regimes", text)
