@@ -128,3 +128,20 @@ def test_the_regimes_the_right_way_round_claim_nothing() -> None:
     text = ("Prefill is compute-bound, not memory-bound: thousands of tokens share each weight "
             "read. Decode is memory-bound until the batch nears the ops:byte ratio.")
     assert "regimes-swapped" not in claims_named("prefill-vs-decode", "why-two-regimes", text)
+
+
+def _stated(drill_id: str, text: str) -> list[tuple[str, ...]]:
+    from trainer.drills.reference import AnswerKey
+    from trainer.marking.text_figures import figures_in
+
+    return [f.right_for for f in figures_in(AnswerKey(find_drill(drill_id)[0]), text)]
+
+
+def test_a_given_restated_states_no_step() -> None:  # C4, C5
+    assert _stated("littles-law-capacity",
+                   "one GPU runs ~94: the 20 ms TPOT binds before memory's 105") == []
+
+
+def test_the_step_worked_out_is_still_stated() -> None:
+    assert _stated("littles-law-capacity", "the step at 94 takes 19.9 ms") == [
+        ("operating-step",)]

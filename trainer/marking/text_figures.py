@@ -5,7 +5,9 @@ answer is, and compared with every numeric step's reference of the same kind (by
 sequences, time, rates). A figure within 2% of a reference (or the step's tolerance, up to 5%)
 states that step's value, and the arithmetic dimension sees it.
 
-A figure that matches no reference is not called wrong. Measured on 129 right answers written
+A figure nearer one of the drill's givens than to any reference restates that given ("the
+20 ms TPOT" beside a step of 19.9 ms) and states no step. A figure that matches no reference
+is not called wrong. Measured on 129 right answers written
 blind (tests/corpus/blind_text_answers_all.yaml), reading such a figure as a known mistake's
 value called 18 right figures wrong (47 GB is the weights per GPU, not the whole model's
 halved; 5 tokens is the draft length, not the accepted tokens): a text states many quantities
@@ -45,6 +47,7 @@ class Figure:
 def figures_in(key: AnswerKey, text: str) -> tuple[Figure, ...]:
     """Every figure of the text that states a numeric step's value."""
     references = _references(key)
+    givens = _givens(key)
     found = []
     for match in list(_FIGURE.finditer(text[:8000]))[:MAX_FIGURES]:
         read = _read(match)
@@ -60,6 +63,9 @@ def figures_in(key: AnswerKey, text: str) -> tuple[Figure, ...]:
             # ("255 tok/s" is the rate with the KV, 254.8, not the 260 ceiling beside it;
             # expert pass 69), or each of several that share its value
             nearest = min(near.values())
+            if any(given_dim == dim and abs(value - given) / given + SAME_VALUE < nearest
+                   for given_dim, given in givens):
+                continue  # a given, stated ("the 20 ms TPOT" beside a 19.9 ms step: pass 73)
             right = tuple(step_id for step_id, distance in near.items()
                           if distance <= nearest + SAME_VALUE)
             found.append(Figure(match.group(), value, right))
@@ -79,6 +85,33 @@ def _read(match: re.Match[str]) -> tuple[Fraction, str, Fraction] | None:
         return None
     half_digit = Fraction(1, 2 * 10**decimals) / typed  # what the digits claim, relative
     return value, str(parsed.quantity.dim), half_digit
+
+
+# The givens a text may restate, with the unit each is shown in: a figure nearer one of them
+# than any reference restates the situation, it works nothing out.
+_GIVEN_UNITS = {"tpot_ms": "ms", "hbm_gb": "GB", "hbm_reported_gb": "GB", "weights_gb": "GB",
+                "reserve_gb": "GB", "weights_read_gb": "GB", "fp8_weights_gb": "GB",
+                "fp8_checkpoint_gb": "GB", "cpu_kv_gb": "GB", "context": "tokens",
+                "output_tokens": "tokens", "long_prompt_tokens": "tokens",
+                "prefix_tokens": "tokens", "window": "tokens"}
+
+
+def _givens(key: AnswerKey) -> list[tuple[str, Fraction]]:
+    """(dimension, value in base units) of each given the text may restate."""
+    found = []
+    shown = key.display_givens()
+    for name, unit in _GIVEN_UNITS.items():
+        figure = shown.get(name, "")
+        if not figure[:1].isdigit():
+            continue  # "unknown", "no window": not given as a figure
+        try:
+            parsed = parse_answer(f"{figure} {unit}")
+        except KvdrillError:
+            continue
+        value = Fraction(parsed.quantity.value)
+        if value > 0:
+            found.append((str(parsed.quantity.dim), value))
+    return found
 
 
 def _references(key: AnswerKey) -> list[tuple[str, str, tuple[Fraction, ...], Fraction]]:
