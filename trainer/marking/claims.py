@@ -68,8 +68,11 @@ _SUPPOSE = "ignore suppose imagine pretend say assume"
 # "a common belief is that …", "you might think …". Only the clause it opens: "some say it is
 # the heads, but really it is X" still claims X.
 _COMMON = "common usual popular conventional standard"
-_BELIEF = "belief assumption wisdom view intuition"
-_ATTRIBUTION_REACH = 4  # a belief verb this near the clause's start, after its subject
+_BELIEF = ("belief assumption wisdom view intuition take worry guess mistake misconception "
+           "misreading reading reflex instinct")
+# a belief verb this near the clause's start, after its subject ("the colleague makes the
+# usual assumption that …": expert pass 74)
+_ATTRIBUTION_REACH = 6
 
 
 @lru_cache(maxsize=64)
@@ -439,6 +442,8 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
                                                                            span, first):
             continue
         claimed = {p for found in parts for start, end in found[span] for p in range(start, end)}
+        if _supposed(reading, spans, span, claimed):
+            continue
         if any(_dismissed_after(reading, spans, span, end, claimed)
                for found in parts for _, end in found[span]):
             continue
@@ -455,6 +460,17 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
                          said, items, first):
             return True
     return False
+
+
+def _supposed(reading: Reading, spans: list[int], span: int, claimed: set[int]) -> bool:
+    """Whether part of the claim is the condition of a "would … if" in its span: "2,000 slots
+    would be right if the server kept each conversation's KV between turns" supposes it
+    (expert pass 74, F3)."""
+    tokens = reading.tokens
+    ifs = [p for p in range(len(tokens)) if spans[p] == span and tokens[p] == "if"]
+    return any(max(claimed) > at and any(spans[q] == span and tokens[q] == "would"
+                                         for q in range(at))
+               for at in ifs)
 
 
 def _trailing_condition(reading: Reading, span: int, spans: list[int], start: int,
@@ -661,7 +677,8 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and (own < 0 or reading.written[p] >= own)
                and not _said_of_what_came_before(reading, p, at)
                } & _stems(_REPORTED)
-    if reports or words >= _stems(_COUNTERFACTUAL):
+    if reports or (words >= _stems(_COUNTERFACTUAL) and _in_the_supposition(reading, positions,
+                                                                              at)):
         return True
     # "raising it everywhere would seem harmless because vLLM pages - it isn't": an
     # appearance set up to be knocked down, not the candidate's view (expert pass 59, W1)
@@ -708,6 +725,20 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                # keeps its excuse)
                and not (phrase in _APPEARANCES and _said_of_what_came_before(reading, start, at))
                for phrase in unless for start, end in occurrences(reading, phrase))
+
+
+def _in_the_supposition(reading: Reading, positions: list[int], at: int | None) -> bool:
+    """Whether the claim at `at` is said in a counterfactual's "if … were" clause, or after it
+    as what would follow ("if TP were 16, each GPU would hold half a head"): not what a main
+    clause states outright after it ("if it were below 1, vLLM starts anyway": expert pass 74,
+    M19)."""
+    if at is None:
+        return True
+    ifs = [p for p in positions if reading.tokens[p] == "if" and p <= at]
+    if not ifs or reading.item[ifs[-1]] == reading.item[at]:
+        return True
+    after = [reading.tokens[p] for p in positions if p > ifs[-1]]
+    return bool(_stems("would could might") & set(after))
 
 
 def _appearance_answered(reading: Reading, positions: list[int], at: int) -> bool:
