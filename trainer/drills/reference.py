@@ -121,8 +121,9 @@ class Reference:
         that a variant is sensible needs only the references."""
         return self.find_wrong()
 
-    @property
+    @cached_property
     def display(self) -> str:
+        # (kept: a key compares every wrong value and slip of the step with it)
         return show(self.value, self.unit)
 
     @property
