@@ -467,10 +467,11 @@ def _supposed(reading: Reading, spans: list[int], span: int, claimed: set[int]) 
     would be right if the server kept each conversation's KV between turns" supposes it
     (expert pass 74, F3)."""
     tokens = reading.tokens
-    ifs = [p for p in range(len(tokens)) if spans[p] == span and tokens[p] == "if"]
-    return any(max(claimed) > at and any(spans[q] == span and tokens[q] == "would"
-                                         for q in range(at))
-               for at in ifs)
+    would = next((p for p in range(len(tokens)) if spans[p] == span and tokens[p] == "would"),
+                 None)
+    return would is not None and any(
+        would < p < max(claimed) and spans[p] == span and tokens[p] == "if"
+        for p in range(would + 1, len(tokens)))
 
 
 def _trailing_condition(reading: Reading, span: int, spans: list[int], start: int,
@@ -624,7 +625,10 @@ def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bo
     "you might think", "the common belief is", "contrary to"."""
     before = _span_before(reading, spans, span, first)
     head = before[:_ATTRIBUTION_REACH + 1]
-    if _stems(_COMMON) & set(head) and _stems(_BELIEF) & set(head):
+    # the belief word just after its "common" ("a common take", "the usual assumption"): not
+    # "standard practice is to take …"
+    if any(word in _stems(_COMMON) and _stems(_BELIEF).intersection(head[at + 1:at + 3])
+           for at, word in enumerate(head)):
         return True
     if head[:2] == ["contrari", "to"]:
         return True  # "contrary to what the chat price sheet suggests, …": set against
