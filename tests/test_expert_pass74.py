@@ -96,3 +96,10 @@ def test_the_tp_flag_says_tp_splits_each_token_across_the_pair() -> None:  # S2
     drill = find_drill("llama2-70b-mi300x")[0]
     claim = next(c for s in drill.steps for c in s.wrong_claims if c.id == "tp-copies-weights")
     assert "cannot split" not in claim.says and "pair still holds all of it" in claim.says
+
+
+def test_a_common_word_apart_from_a_belief_gives_nothing_away() -> None:
+    said = claims_named("littles-law-capacity", "plan",
+                        "Standard practice is to take 2,000 slots, one per online user, so buy "
+                        "about 20 GPUs.")
+    assert "online-users-as-slots" in said
