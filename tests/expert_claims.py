@@ -26,3 +26,9 @@ def expert_answer(corpus: str, answer_id: str) -> str:
     """Answer `answer_id` of tests/corpus/`corpus`."""
     answers = yaml.safe_load((CORPUS / corpus).read_text(encoding="utf-8"))
     return str(answers[answer_id])
+
+
+def claims_of_answer(corpus: str, key: str) -> list[str]:
+    """The wrong claims named for the answer keyed drill/step/KIND:id in `corpus`."""
+    drill, step, _ = key.split("/")
+    return claims_named(drill, step, expert_answer(corpus, key))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.expert_claims import claims_named, expert_answer
+from tests.expert_claims import claims_named, claims_of_answer
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.marking.prose import concept_credit
 
@@ -22,8 +22,7 @@ CORPUS = "expert_pass73_answers.yaml"
 
 
 def _said(key: str) -> list[str]:
-    drill, step, _ = key.split("/")
-    return claims_named(drill, step, expert_answer(CORPUS, key))
+    return claims_of_answer(CORPUS, key)
 
 
 @pytest.mark.parametrize("key", [
