@@ -865,9 +865,9 @@ WRONG_PATHS: tuple[PathSpec, ...] = (
     PathSpec(
         "mixed-step-additive",
         "priced a mixed step as a whole decode step plus the chunk's FLOPs",
-        "Decode and chunk tokens share the step's matmuls: the weights are read once and the "
-        "chunk's compute hides behind that read (Sarathi-Serve). step ≈ decode KV read + "
-        "max(weight read, (batch + C) tokens' FLOPs ÷ FLOP/s).",
+        "Decode and chunk tokens share the step's matmuls: the weights are read once for both "
+        "(Sarathi-Serve), and the step costs the larger of that read and the FLOPs. step ≈ "
+        "decode KV read + max(weight read, (batch + C) tokens' FLOPs ÷ FLOP/s).",
         lambda d: None if d.tpot_ms is None else d.changed(mixed_step_additive=1),
     ),
     PathSpec(

@@ -69,6 +69,7 @@ _NEGATORS = frozenset({"no", "not", "never", "without", "none", "nor", "neither"
                        "doesnt", "didnt", "isnt", "arent", "wont", "cant", "wouldnt",
                        "shouldnt", "wasnt", "werent", "avoid", "skip", "unlik", "noth",
                        "nobodi"})
+_NEGATIVE_VERBS = frozenset({"avoid", "skip", "without", "unlik"})
 # "not only", "no matter", "no-op" (a hyphen makes a word of it), "if not it raises …" (otherwise)
 _NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less",
                                 "-", "it"})
@@ -780,7 +781,10 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
         opening -= 1
     if tokens[opening] == "becaus" and opening > 0 and tokens[opening - 1] in _NEGATORS:
         return True  # "not because recompute is cheaper": the reason is denied
-    if any(t in _NEGATORS for t in _phrase_tokens(phrase)):
+    # (a phrase negative in its grammar, "does not fit", is read as is; one negative only in
+    # its verb, "the LM head is skipped", is still denied before it: "it's not that the LM
+    # head is skipped", expert pass 76)
+    if any(t in _NEGATORS - _NEGATIVE_VERBS for t in _phrase_tokens(phrase)):
         return False
     if "ani" in tokens[max(0, start - 2):start] and any(
             tokens[p] in _NEGATORS for p in range(max(0, start - 3 * NEGATION_WINDOW), start)
