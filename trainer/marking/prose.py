@@ -69,7 +69,9 @@ _NEGATORS = frozenset({"no", "not", "never", "without", "none", "nor", "neither"
                        "doesnt", "didnt", "isnt", "arent", "wont", "cant", "wouldnt",
                        "shouldnt", "wasnt", "werent", "avoid", "skip", "unlik", "noth",
                        "nobodi"})
+# negative only in the verb: "the LM head is skipped" is still denied by a "not" before it
 _NEGATIVE_VERBS = frozenset({"avoid", "skip", "without", "unlik"})
+_GRAMMATICAL_NEGATORS = _NEGATORS - _NEGATIVE_VERBS
 # "not only", "no matter", "no-op" (a hyphen makes a word of it), "if not it raises …" (otherwise)
 _NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less",
                                 "-", "it"})
@@ -784,7 +786,7 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
     # (a phrase negative in its grammar, "does not fit", is read as is; one negative only in
     # its verb, "the LM head is skipped", is still denied before it: "it's not that the LM
     # head is skipped", expert pass 76)
-    if any(t in _NEGATORS - _NEGATIVE_VERBS for t in _phrase_tokens(phrase)):
+    if any(t in _GRAMMATICAL_NEGATORS for t in _phrase_tokens(phrase)):
         return False
     if "ani" in tokens[max(0, start - 2):start] and any(
             tokens[p] in _NEGATORS for p in range(max(0, start - 3 * NEGATION_WINDOW), start)
