@@ -46,10 +46,13 @@ class Figure:
 
 def figures_in(key: AnswerKey, text: str) -> tuple[Figure, ...]:
     """Every figure of the text that states a numeric step's value."""
+    matches = list(_FIGURE.finditer(text[:8000]))[:MAX_FIGURES]
+    if not matches:
+        return ()  # (most text answers: no reference or given is worked out for them)
     references = _references(key)
-    givens = _givens(key)
+    givens: list[tuple[str, Fraction]] | None = None  # read only when a figure is near a step
     found = []
-    for match in list(_FIGURE.finditer(text[:8000]))[:MAX_FIGURES]:
+    for match in matches:
         read = _read(match)
         if read is None:
             continue
@@ -63,6 +66,8 @@ def figures_in(key: AnswerKey, text: str) -> tuple[Figure, ...]:
             # ("255 tok/s" is the rate with the KV, 254.8, not the 260 ceiling beside it;
             # expert pass 69), or each of several that share its value
             nearest = min(near.values())
+            if givens is None:
+                givens = _givens(key)
             if any(given_dim == dim and abs(value - given) / given + SAME_VALUE < nearest
                    for given_dim, given in givens):
                 continue  # a given, stated ("the 20 ms TPOT" beside a 19.9 ms step: pass 73)
