@@ -1687,6 +1687,11 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(_sources_of, carried),
                              functools.partial(own_earlier_answers, key, step, so_far),
                              just_before=numeric_step_before(key, step))
+        ahead = None if mark.verdict != "wrong" or mark.misconceptions or mark.diagnosis \
+            or not mark.feedback.endswith(f"expected {reference.display}.") \
+            else later_answer(key, step, mark, answer)
+        if ahead is not None:
+            mark = replace(mark, feedback=f"{mark.feedback} {ahead}")
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "
@@ -1698,6 +1703,36 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
             made_before.add(mark.sure_mistake)
         marks[step.id] = mark
     return marks
+
+
+def later_answer(key: AnswerKey, step: Step, mark: Mark, answer: str) -> str | None:
+    """Where a wrong answer is a later step's answer to the digit, the candidate ran ahead:
+    the whole calculation typed at the first prompt ("2*32*8*128*2 = 131072" where only the
+    layers are asked). Said only where it cannot be chance: the value runs to four figures,
+    or the working shows this step's own answer among its operands; a later step that asks
+    this step's quantity in another setting is no step run ahead to."""
+    value = mark.parsed
+    if value is None or mark.span is not None or value == 0:
+        return None
+    ids = [s.id for s in key.drill.steps]
+    own = key.reference(step.id).value
+    shows_own = len(answer) <= 200 and own in _operands(answer)
+    if abs(value) < 1000 and not shows_own:
+        return None
+    for later in key.drill.steps[ids.index(step.id) + 1:]:
+        if later.kind != "numeric" or later.answer == step.answer:
+            continue
+        try:
+            reference = key.reference(later.id)
+        except KvdrillError:
+            continue
+        if reference.value != value:
+            continue
+        if shows_own:
+            return (f"It is the answer to {later.id}, a later step ({reference.display}); "
+                    f"your working holds {show(own, step.unit or '')}, this step's answer.")
+        return f"It is the answer to {later.id}, a later step ({reference.display})."
+    return None
 
 
 def own_earlier_answers(key: AnswerKey, step: Step, marks: Mapping[str, Mark]
