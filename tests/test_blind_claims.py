@@ -500,6 +500,14 @@ MEASURED = {
     # Tried and taken back: matching every claim phrase without its articles (right answers
     # claimed wrongly 45 → 74 over the other corpora)
     "blind_claims_bg.yaml": (42, 41, 43, 0),
+    # corpus BH (stop 72), typed live in a video interview's chat: lowercase, arrows, "~",
+    # "b1", "gen + history"; seniors compact and dense with figures, mids plain and longer;
+    # written blind; measured unread: 31 / 41 / 41 / 1. An arrow before a verb of advice
+    # ("per-user content first -> put static text first") opens a statement of its own;
+    # "gen" and "b64" are spelled out. Left: ten seniors whose notes carry the ideas as
+    # figures and formulas ("(6/8)^64 ~ 1e-8 -> reads all 93.4 GB") the rubric's phrases do
+    # not name, scored at or under the plainer mid
+    "blind_claims_bh.yaml": (33, 41, 41, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

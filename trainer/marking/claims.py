@@ -198,7 +198,11 @@ def _spans(reading: Reading) -> list[int]:
                  or _short_tail(reading, position))
         # "FP8 KV stretches it but only ~1.5x": one statement, qualified by a figure
         shared = shared or _qualified_again(reading, position)
-        if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared):
+        # "X → put static text first": an arrow before a verb of advice opens what to do about
+        # X, a statement of its own (BH corpus); "TP=16 → halves the KV" stays one claim
+        advised = position > 0 and reading.tokens[position - 1] == "→" \
+            and token in _stems(_ADVICE)
+        if (new_item and not goes_on) or (token in _stems(_JOINS) and not shared) or advised:
             fresh += 1
             span = fresh
         opening.setdefault(reading.sentence[position], span)
@@ -282,6 +286,7 @@ _SHARED_SUBJECT = ("halves doubles cuts reduces increases raises lowers shrinks 
 
 
 _JOINS = "and but while whereas although though however yet"
+_ADVICE = "put use move place keep set turn enable disable add raise lower check watch alert buy"
 
 # "… and the one that …", "… and the only one which …": the same subject, said again
 _THE_ONE_THAT = (("the", "one", "that"), ("the", "one", "which"), ("the", "onli", "one"))
@@ -468,8 +473,11 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
             continue
         if reading.item[first] in reading.questions:
             continue  # asked, not said: "maybe you could offload some experts to the CPU?"
-        if _rebutted_after(reading, max(claimed)):
-            continue  # quoted to be answered: '"TP=16 doubles capacity" - no.
+        if any(_rebutted_after(reading, p) for p in claimed):
+            # quoted to be answered: '"TP=16 doubles capacity" - no.'; or answered where it
+            # is set up, its correction after ("a factor 2 on the latent -- don't, it's one
+            # 576-wide vector")
+            continue
         said = _predicated(reading, parts[0][span] if lead is None else lead.get(span, []),
                            [place for found in parts[1:] for place in found[span]])
         items = frozenset(reading.item[start] for found in parts for start, _ in found[span])
@@ -503,7 +511,9 @@ def _trailing_condition(reading: Reading, span: int, spans: list[int], start: in
         return False  # the sentence goes on after it
     opened = [p for p in range(start) if reading.sentence[p] == sentence and spans[p] == span]
     between = range(opened[-1] + 1 if opened else start, start)
-    return bool(opened) and end - start <= _TRAILING_WORDS and all(
+    # (the whole item short: "recompute only on slow links or MHA" after "so swap wins" is a
+    # clause of its own, not a condition of the claim: expert pass 78)
+    return bool(opened) and end - opened[-1] - 1 <= _TRAILING_WORDS and all(
         reading.item[p] == reading.item[start] for p in between) \
         and not _stems(_JOINS).intersection(reading.tokens[p] for p in between)
 
@@ -545,7 +555,7 @@ _DISMISSAL_REACH = 7
 def _rebutted_after(reading: Reading, last: int) -> bool:
     """Whether the item after the one that holds the claim's last word answers it with a bare
     rejection, as a candidate sets up a claim to knock down: '"TP=16 doubles capacity" - no.',
-    "… . No, …", "… - wrong.", "… - that can't happen;"."""
+    "… . No, …", "… - wrong.", "… - that can't happen;", "… -- don't, …"."""
     start = next((p for p in range(last + 1, len(reading.tokens))
                   if reading.item[p] != reading.item[last]), None)
     if start is None:
@@ -553,6 +563,8 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
     item = reading.item[start]
     words = [reading.tokens[p] for p in range(start, len(reading.tokens))
              if reading.item[p] == item]
+    if words == ["do", "not"]:
+        return True  # "people put a factor 2 on the latent -- don't, it's one vector"
     if words[0] in _stems(_REBUTTALS):
         # the word alone ("No.", "- no,", "- wrong."), or "no" before a colon ("No: it does
         # 16 GFLOP"); not "Wrong:", which a ❌ reads as, of what follows it ("❌ FP8 KV")

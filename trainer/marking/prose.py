@@ -193,6 +193,8 @@ _SHORTHAND = tuple((lazy(pattern), replacement) for pattern, replacement in (
     (r"\bconc\b", "concurrency"), (r"\btput\b", "throughput"), (r"\bthru\b", "through"),
     (r"\bconst\b", "constant"), (r"\bwts\b", "weights"), (r"\bb/c\b", "because"),
     (r"\btoks?\b", "tokens"), (r"\bbs(?=\s*[\d=≤<≲~])", "batch "), (r"∝", " proportional to "),
+    # "gen + history", "b1 read", "at b64" (not a B200's name, nor PCIe's "Gen 4")
+    (r"\bgen\b(?!\s*\d)", "generated"), (r"\bb(?!(?:100|200|300)\b)(\d{1,3})\b", r"batch \1"),
     (r"≲", "≤"), (r"≳", "≥"),
     # the misspellings people type most often in this field ("seperate pool", "bandwith")
     (r"\b(?:" + "|".join(sorted(_MISSPELLED, key=len, reverse=True)) + r")\b",
