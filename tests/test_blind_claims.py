@@ -109,8 +109,8 @@ MEASURED = {
     # hypotheses senior no longer credited "measure the live context" for naming the live
     # context as the cause: expert pass 63, C3)
     "blind_claims_a.yaml": (41, 43, 43, 0),
-    "blind_claims_b.yaml": (36, 41, 42, 0),
-    "blind_claims_c.yaml": (42, 40, 42, 0),
+    "blind_claims_b.yaml": (36, 42, 42, 0),
+    "blind_claims_c.yaml": (42, 42, 42, 0),
     # (stop 58: D and K 40 and 34 ordered, R 11: "2×" alone stopped earning the KV formula's
     # factor of K and V, which had lifted seniors saying "fp8 at 2×B" above mids saying the
     # same in words; R's mid now earns the KV transfer it states as "transfer: IB …")
@@ -149,10 +149,10 @@ MEASURED = {
     "blind_claims_n.yaml": (35, 42, 43, 0),
     # corpus O (stop 49), measured unread: 33 / 42 / 33 / 0; then a helper who never opened P
     # wrote claims for the unheld wrong answers of L, N and O in general terms
-    "blind_claims_o.yaml": (34, 42, 43, 0),
+    "blind_claims_o.yaml": (34, 43, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
-    "blind_claims_p.yaml": (42, 42, 39, 0),
+    "blind_claims_p.yaml": (42, 43, 39, 0),
     # corpus Q (stop 50), spoken interview transcripts, written blind; measured unread:
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
@@ -185,7 +185,7 @@ MEASURED = {
     # lists of terms are mostly equations with their figures (14 held above the mid): left
     # (stop 54: numbers said in words read as figures, "forty percent", "five twelve": its
     # buzzword lists held 29 → 35, wrong answers held 35 → 38)
-    "blind_claims_u.yaml": (42, 36, 38, 0),
+    "blind_claims_u.yaml": (42, 40, 38, 0),
     # corpus V (stop 52), answers polished like a chat assistant's (bold, bullets, "In short"),
     # written blind; measured unread: 39 / 42 / 40 / 6. Then the five right answers said to
     # claim wrongly were read: a hedged "might" with heavier quantisation, a risk listed,
@@ -338,7 +338,7 @@ MEASURED = {
     # share"): read as one, it claimed right answers' unrelated "so" clauses. Stop 68: 40, its
     # junior's "wastes at most part of one block (<1%)" now credited as the tail waste it is,
     # above a mid whose worst case goes uncredited
-    "blind_claims_al.yaml": (40, 42, 42, 0),
+    "blind_claims_al.yaml": (40, 43, 42, 0),
     # corpus AM (stop 60, measured after AK's and AL's fixes), engineering managers and
     # product-minded staff engineers (cost per session, SLOs, rollout plans, "what I'd tell
     # the VP"); written blind; measured unread: 38 / 40 / 31 / 4. Its false claims were right
@@ -351,7 +351,7 @@ MEASURED = {
     # "paged on-demand" is no alert and KV "split between the two GPUs" no cost of TP; ten
     # misconceptions got phrases. Left: a p99 plan whose sentences also say "average" and
     # "only", and a recompute whose subject is cut from "effectively free" by "by contrast"
-    "blind_claims_am.yaml": (42, 41, 41, 0),
+    "blind_claims_am.yaml": (42, 42, 41, 0),
     # corpus AN (stop 60, measured after AK's, AL's and AM's fixes), recent graduates with
     # textbook framing ("Recall that…", "The key insight is…", numbered steps, careful units);
     # written blind; measured unread: 26 / 43 / 38 / 10, the worst precision of the stop: ten
@@ -397,21 +397,21 @@ MEASURED = {
     # now retracted, and one's own first thought reported ("I first wrote", "my first draft",
     # "Red flags: …") is no claim. Left: a junior watching GPU memory, a p99 plan that also
     # says "every request at 32k" to reject it, the reservation scheme described to compare
-    "blind_claims_as.yaml": (35, 42, 42, 4),
+    "blind_claims_as.yaml": (35, 43, 42, 4),
     # corpus AT (stop 62), a practice dialogue pasted whole: "Interviewer:"/"Q:"/"them:" lines
     # float wrong ideas ("Product says raise it to 128k for everyone"), "Me:"/"A:" replies
     # reject them, the wrong answers accept one; written blind; measured unread: 31 / 38 / 41 /
     # 11. The interviewer's lines are no words of the candidate (neither claims nor credit).
     # Left: a mid that named fp8 only in the interviewer's question now lacks it (right), a
     # senior's imperative what-if ("Subtract only the 37 GB and you'd plan on 946 GB")
-    "blind_claims_at.yaml": (38, 37, 40, 2),
+    "blind_claims_at.yaml": (38, 40, 40, 2),
     # corpus AU (stop 62), answers that cite and quote docs, configs and papers ("> …", `field`,
     # "per the vLLM docs"), the wrong ones citing a source for a wrong claim; written blind;
     # measured unread: 32 / 34 / 39 / 11. Claims narrowed where a right answer used the claim's
     # words of another case (a tied model, a reserving server, "only if" the prefix stays, a
     # queue with low usage read as another limit). Left: a junior whose "mostly buys memory" is
     # followed by "It also gives more bandwidth", a slip's result reported in quotes
-    "blind_claims_au.yaml": (38, 37, 40, 2),
+    "blind_claims_au.yaml": (38, 39, 40, 2),
     # corpus AV (stop 62, after AT's and AU's fixes), explained by example first: a toy case or
     # another model worked with its own numbers, then the drill's; written blind; measured
     # unread: 34 / 39 / 40 / 6. A toy's head_dim of 64 is no 64 KV heads, "a 3× fiction"
@@ -420,7 +420,7 @@ MEASURED = {
     # "buys only bandwidth" given as the other model's case. Stop 68: 36, its mid's "reserve
     # 8,192" in why-paging no longer credited as the refusal step's start-up fix (expert pass
     # 61, C8-C10), which had held it above its junior
-    "blind_claims_av.yaml": (36, 40, 41, 2),
+    "blind_claims_av.yaml": (36, 41, 41, 2),
     # corpus AW (stop 62, after AT's to AV's fixes), rebuttals of a teammate's quoted Slack
     # message ("> @dana: TP=16 should halve the KV again" then "Not quite: …" or "+1"); the
     # wrong answers agree with a wrong quote or correct a right one; written blind; measured
@@ -434,7 +434,7 @@ MEASURED = {
     # "n_kv × d_head drops" says the product drops, not d_head. Left: rich buzzword lists
     # ("58 → 87 sessions (1,5×)") above thin mids on eight steps, the decimal-comma figures read
     # as no figure at all (the reader refuses "31,5" by name rather than guess)
-    "blind_claims_ax.yaml": (41, 35, 38, 0),
+    "blind_claims_ax.yaml": (41, 37, 38, 0),
     # corpus AY (stop 63), casual chat typed fast: lowercase, "tbh", "ngl", "dont", "~52gb";
     # written blind; measured unread: 39 / 39 / 38 / 5. "a fake ~946gb budget" reports, "i
     # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
@@ -445,21 +445,21 @@ MEASURED = {
     # written blind; measured unread: 39 / 39 / 40 / 2. "Halving the sessions mixes a per-GPU
     # budget with …" names the mix-up, not a split by tokens. Left: a capacity sheet that
     # "treated Gemma-2 as sliding window, like Mistral" before a load test proved it wrong
-    "blind_claims_az.yaml": (40, 39, 41, 1),
+    "blind_claims_az.yaml": (40, 42, 41, 1),
     # corpus BA (stop 63, after AX's to AZ's fixes), second-person coaching ("you'd think …,
     # but …", "the trap here is …"), the wrong answers coaching a wrong idea; written blind;
     # measured unread: 42 / 40 / 35 / 1. Watching KV usage "to see if we're running out" is no
     # alert at 100%. Left: eight coached wrong answers above their junior, among them one
     # whose "if you want more" in the sentence after excuses "vLLM guarantees each admitted
     # request room to reach max_model_len"
-    "blind_claims_ba.yaml": (43, 40, 35, 0),
+    "blind_claims_ba.yaml": (43, 42, 35, 0),
     # corpus BB (stop 64), memos and emails to a manager ("Summary:", "Recommendation:",
     # passive voice, "it is recommended that"), the wrong memos recommending a wrong course;
     # written blind; measured unread: 40 / 38 / 35 / 2. A proposal "is not recommended",
     # "should be avoided" or "is discouraged" is not made. Left: a tier "healthy when its
     # preemption rate falls" (preemptions said healthy). Then a helper wrote claims, in
     # general terms, for its eight wrong memos left unheld (35 → 43)
-    "blind_claims_bb.yaml": (42, 38, 43, 1),
+    "blind_claims_bb.yaml": (42, 41, 43, 1),
     # corpus BC (stop 64), candidates from another serving stack (TensorRT-LLM's in-flight
     # batching and free_gpu_memory_fraction, SGLang's RadixAttention and --mem-fraction-static,
     # TGI's max_total_tokens); written blind; measured unread: 37 / 37 / 36 / 4. Three right
@@ -467,7 +467,7 @@ MEASURED = {
     # 256"). Left: a claim quoted to be rebutted ('"TP=16 doubles capacity" doubles the GPUs,
     # not the capacity'): the reader keeps no quotation marks. Then a helper wrote claims, in
     # general terms, for its seven wrong answers left unheld (36 → 43)
-    "blind_claims_bc.yaml": (41, 38, 43, 1),
+    "blind_claims_bc.yaml": (41, 39, 43, 1),
     # corpus BD (stop 64, after BB's and BC's fixes), typed on a phone between meetings:
     # lowercase, no apostrophes, typos a reader still understands ("cash", "memroy",
     # "bandwith"); written blind; measured unread: 40 / 38 / 36 / 2. "3x off" and "would give"
@@ -476,7 +476,7 @@ MEASURED = {
     # wrote claims, in general terms, for its seven wrong answers left unheld (36 → 43): a
     # reply with no full stops is one sentence, so each claim's excuses had to be words its
     # other lines do not say
-    "blind_claims_bd.yaml": (41, 38, 43, 1),
+    "blind_claims_bd.yaml": (41, 40, 43, 1),
     # corpus BE (stop 64, after BB's and BC's fixes), numbers as ranges and estimates
     # ("between 40 and 50 GB", "roughly 2-3x", "give or take 10%"); written blind; measured
     # unread: 40 / 36 / 42 / 3. KV reads that "grow with context" are no intensity that does;
@@ -484,7 +484,7 @@ MEASURED = {
     # working ("W ≈ 7.9 s (400 × ~20 ms), ~238 in flight"), read as terse answers; a junior
     # that watches GPU memory makes that claim. Then a helper wrote the claim of its one
     # wrong answer left unheld, "its own pass through the MLPs" (42 → 43)
-    "blind_claims_be.yaml": (42, 36, 43, 1),
+    "blind_claims_be.yaml": (42, 40, 43, 1),
     # corpus BF (stop 71), spoken and transcribed: fillers, arithmetic said in words,
     # self-corrections ("it's 8 — no, 16 KV heads... sorry, 8"); written blind; measured
     # unread: 40 / 39 / 42 / 1. A wish turned down by a "but" ("you'd like half a head each,
@@ -492,14 +492,18 @@ MEASURED = {
     # from the sentence after it is now the head's own. Left: buzzword lists that carry the
     # whole working; a mid that states the KV transfer by its figures alone (512 MiB, 10.7 ms)
     # under a junior that names it
-    "blind_claims_bf.yaml": (41, 39, 43, 0),
+    "blind_claims_bf.yaml": (41, 42, 43, 0),
     # corpus BG (stop 71), non-native English under time pressure: dropped articles ("at end
     # of generation"), literal translations, numbered steps; written blind; measured unread:
     # 41 / 40 / 41 / 1. A what-if told without "would" ("If we sized 2,000 slots we buy ~22
     # GPUs instead of 3") is no claim; "like SGLang for DeepSeek" is an analogy, no excuse.
     # Tried and taken back: matching every claim phrase without its articles (right answers
     # claimed wrongly 45 → 74 over the other corpora)
-    "blind_claims_bg.yaml": (42, 41, 43, 0),
+    "blind_claims_bg.yaml": (42, 42, 43, 0),
+    # (stop 72: a sentence of items that only compute by arrows, "budget 496 → 1,479 GB",
+    # in an answer that reasons in words nowhere else, is a list: buzzwords held 2,495 →
+    # 2,534 of 2,580 over A to BG and the first blind set, 22 corpora up, no step's order
+    # lost; the floors above were raised with it)
     # corpus BH (stop 72), typed live in a video interview's chat: lowercase, arrows, "~",
     # "b1", "gen + history"; seniors compact and dense with figures, mids plain and longer;
     # written blind; measured unread: 31 / 41 / 41 / 1. An arrow before a verb of advice
@@ -507,8 +511,8 @@ MEASURED = {
     # "gen" and "b64" are spelled out. Left: ten seniors whose notes carry the ideas as
     # figures and formulas ("(6/8)^64 ~ 1e-8 -> reads all 93.4 GB") the rubric's phrases do
     # not name, scored at or under the plainer mid
-    "blind_claims_bh.yaml": (33, 41, 41, 0),
-    "blind_text_answers_all.yaml": (43, 41, 0, 0),
+    "blind_claims_bh.yaml": (33, 42, 41, 0),
+    "blind_text_answers_all.yaml": (43, 42, 0, 0),
 }
 
 

@@ -149,6 +149,33 @@ def test_a_listed_lever_earns_half_of_an_unquantified_mention_whatever_figure_it
     assert (listed, unquantified, explained) == (Fraction(1, 4), Fraction(1, 2), 1)
 
 
+def test_a_list_of_figures_changed_by_arrows_is_listed_when_nothing_reasons_in_words(
+) -> None:
+    # a buzzword list that carries the figures (corpus BE's, stop 72): "→" alone says no why
+    tp = concept("capacity-policy", "per-gpu-vs-whole")
+    _, note = concept_credit(tp, "8 KV heads, head replication past TP8, 31.5 KiB/token per "
+                                 "GPU unchanged, 252 → 504 KiB/token per job, budget 496 → "
+                                 "1,479 GB, sessions 58 → 87, k_proj/v_proj duplicated")
+    assert "listed, not explained" in note
+
+
+def test_figures_changed_by_arrows_beside_reasoning_in_words_are_not_listed() -> None:
+    tp = concept("capacity-policy", "per-gpu-vs-whole")
+    _, note = concept_credit(tp, "8 KV heads, head replication past TP8, 31.5 KiB/token per "
+                                 "GPU unchanged, 252 → 504 KiB/token per job, budget 496 → "
+                                 "1,479 GB, sessions 58 → 87. The budget triples because the "
+                                 "weights are paid once.")
+    assert "listed" not in note
+
+
+def test_a_formula_with_its_terms_defined_line_by_line_is_not_listed() -> None:
+    formula = concept("kv-capacity", "kv-formula-terms")
+    _, note = concept_credit(formula, "KV = 2 x L x n_kv x d_head x b x N\n2 = k and v\n"
+                                      "L = 80 layers\nn_kv = 8\nd_head = 128\nb = 2 bytes\n"
+                                      "per token 2x80x8x128x2 = 320KiB")
+    assert "listed" not in note
+
+
 def test_a_list_of_bullets_without_reasoning_is_listed() -> None:
     pool = concept("kv-capacity", "long-context-pool")
     credit, note = concept_credit(pool, "- fp8 kv\n- prefix caching\n- separate pool\n")

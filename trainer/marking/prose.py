@@ -583,6 +583,8 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
     by_sentence: dict[int, list[int]] = {}
     for item_id, positions in items.items():
         by_sentence.setdefault(sentence[positions[0]], []).append(item_id)
+    worded_items = {i for i in reasoned if _reasons_in_words([tokens[p] for p in items[i]])}
+    worded_elsewhere = {sentence[items[i][0]] for i in worded_items}
     listed: set[int] = set()
     for sentence_id, item_ids in by_sentence.items():
         short = [i for i in item_ids
@@ -600,8 +602,12 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
         if not any(i in reasoned for i in item_ids) or (len(terms) >= _LIST_RUN and not strong):
             listed.update(item_ids)  # a list of terms, perhaps with a verb among them
             continue
+        # (in an answer that reasons in words nowhere else, an item that only computes,
+        # "budget 496 → 1,479 GB", is a figure listed: a buzzword list with its figures)
+        counted = [i for i in item_ids if i in reasoned and (
+            i in worded_items or worded_elsewhere - {sentence_id})]
         if sentence_id not in joined and len(item_ids) >= _LONG_LIST and \
-                _LONG_LIST_REASONING * sum(i in reasoned for i in item_ids) <= len(item_ids):
+                _LONG_LIST_REASONING * len(counted) <= len(item_ids):
             # a long list with a verb in one of its terms; a long clause of words that reasons
             # before it ("only n_kv changes: 64 KV heads vs 8 in GQA, …, everything else
             # (layers, dtype) same") is the statement the list qualifies
@@ -634,6 +640,20 @@ def _quantified_statement(words: list[str]) -> bool:
     """A terse item that states a figure and what happens to it ("32 chat sessions
     displaced", "8 GiB freed"): a claim written short, not a term in a list."""
     return any(is_number(w) for w in words) and any(w in _REASONING_WORDS for w in words)
+
+
+def _reasons_in_words(words: list[str]) -> bool:
+    """Whether an item reasons in words or shows its working, not by an arrow alone: "budget
+    496 → 1,479 GB" is a figure's change listed; "so the budget triples", "n_kv: 64 for MHA
+    against 8", "L = 80" and "64 ÷ 8" say why or show how."""
+    if len(words) >= _LONG_ITEM or any(word in _REASONING_WORDS for word in words):
+        return True
+    return any((word == ":" and len(words) - index > 4) or word == "=" or (
+        word in _WORKING and 0 < index < len(words) - 1 and is_number(words[index - 1])
+        and is_number(words[index + 1])) for index, word in enumerate(words))
+
+
+_WORKING = frozenset({"×", "÷", "+", "=", "-"})
 
 
 def _item_reasons(words: list[str]) -> bool:
