@@ -512,6 +512,12 @@ MEASURED = {
     # figures and formulas ("(6/8)^64 ~ 1e-8 -> reads all 93.4 GB") the rubric's phrases do
     # not name, scored at or under the plainer mid
     "blind_claims_bh.yaml": (33, 42, 41, 0),
+    # corpus BI (stop 72), take-home answers in full paragraphs, buzzword lists that carry
+    # their figures; written blind; measured unread: 40 / 41 / 40 / 5. Right answers claimed
+    # wrongly by a proposal said to fall short ("… doesn't cover their cost"), a cause "less
+    # likely", head_dim worked from the query heads, experts resident because any token can
+    # reach any. Left: one junior that watches GPU memory (the claim is right to name it)
+    "blind_claims_bi.yaml": (41, 41, 40, 1),
     "blind_text_answers_all.yaml": (43, 42, 0, 0),
 }
 

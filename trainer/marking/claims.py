@@ -542,6 +542,16 @@ def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
         return True  # "… should be avoided", "… must be rejected"
     if len(after) >= 2 and after[0] in _COPULAS and after[1] in _stems(_REJECTED):
         return True  # "… is discouraged", "… was rejected"
+    if len(after) >= 2 and after[0] in _COPULAS and (
+            after[1] == "unlik" or after[1:3] == ["less", "like"]):
+        return True  # "fragmentation and reserving max length are less likely with vLLM"
+    if len(after) >= 3 and after[0] in _stems("does do will would can") \
+            and is_negator(after[1]) and after[2] in _stems(_FALLS_SHORT):
+        return True  # "charging per token like chat doesn't cover their cost"
+    harm = [word for word in after[1:4] if word not in _stems(_HEDGES_OF_HARM)]
+    if len(after) >= 2 and after[0] in _stems("would will could") and harm \
+            and harm[0] in _stems(_HARMS):
+        return True  # "raising max_model_len globally would directly cut chat capacity"
     if len(after) >= 3 and after[0] in _COPULAS and after[1] in _stems("a an the") and \
             _stems(_MISTAKE) & set(after[2:4]):
         return True  # "… is a common mistake", "… is the classic trap"
@@ -563,6 +573,10 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
     item = reading.item[start]
     words = [reading.tokens[p] for p in range(start, len(reading.tokens))
              if reading.item[p] == item]
+    if ":" in words and words[0] in _stems("that this it"):
+        # the rejection before the colon that gives the reason: "… sounds harmless — it isn't:
+        # it's a promise of up to 16 GiB" (expert pass 79); not a ❌'s "wrong:"
+        words = words[:words.index(":")]
     if words == ["do", "not"]:
         return True  # "people put a factor 2 on the latent -- don't, it's one vector"
     if words[0] in _stems(_REBUTTALS):
@@ -591,6 +605,12 @@ _ADVISED = "should must would"
 _CONFUSES = "confuses conflates muddles misreads"
 _MISTAKE = "mistake myth trap misconception fallacy error misreading"
 _REJECTED = "avoided discouraged rejected declined inadvisable premature unwise wasteful"
+# what a proposal is said not to do, just after it (corpus BI): "… doesn't cover the cost"
+_FALLS_SHORT = "cover capture reflect work suffice"
+# what a proposal is said to do harm by, just after it (expert pass 79): "… would cut chat
+# capacity", "… will starve the chat pool"
+_HARMS = "cut hurt reduce break starve crush evict preempt slash kill"
+_HEDGES_OF_HARM = "directly just immediately also quickly badly"
 
 
 def _short_tail(reading: Reading, position: int) -> bool:
