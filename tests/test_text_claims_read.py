@@ -83,6 +83,21 @@ def test_a_figure_stated_in_a_text_answer_reaches_the_arithmetic(run: Run,
     assert arithmetic["score"] > 0
 
 
+def test_a_figure_that_is_two_steps_values_is_credited_once_as_either() -> None:
+    # 8 sequences is both 4a's (FP8 KV) and 4d's (the context halved): the text says which
+    # only in words the reader does not weigh (expert pass 79, C18)
+    from trainer.drills.loader import find_drill, load_rubric
+    from trainer.drills.reference import AnswerKey
+    from trainer.marking.checker import mark_sheet
+    from trainer.marking.scoring import score_attempt
+
+    drill = find_drill("llama2-70b-mi300x")[0]
+    marks = mark_sheet(AnswerKey(drill), {"5a": "Unchanged: 8 seqs x 5.37 GB = 43 GB of KV."})
+    evidence = score_attempt(drill, load_rubric(drill.rubric), marks).dimension(
+        "arithmetic").evidence
+    assert any("4a or 4d in 5a" in line for line in evidence)
+
+
 def test_a_figure_that_states_no_key_is_not_credited(run: Run, tmp_path: Path) -> None:
     sheet = tmp_path / "sheet.yaml"
     sheet.write_text(yaml.safe_dump({"policy": "Each token costs 512 KiB, so about 24 "

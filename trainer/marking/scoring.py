@@ -125,12 +125,24 @@ def _numeric_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
     # answer to the 70B follow-up after it, whose key is 97), and not by a text that makes a
     # wrong claim (the colleague's "about 48 sessions" is no answer to the bf16-KV step that
     # also comes to 48: expert pass 57, W3 and W4).
+    # A figure that is the value of several such steps (8 sequences with FP8 KV, and with the
+    # context halved) states one of them, which the text does not say: credited once, and
+    # named as either (expert pass 79).
     order = {step.id: index for index, step in enumerate(drill.steps)}
-    stated_in = {step_id: m.step_id for m in marks.values()
-                 if not m.is_numeric and m.step_id not in made
-                 for figure in m.figures for step_id in figure.right_for
-                 if order.get(step_id, len(order)) < order.get(m.step_id, 0)}
-    stated = [m.step_id for m in numeric if m.verdict == "unanswered" and m.step_id in stated_in]
+    unanswered = {m.step_id for m in numeric if m.verdict == "unanswered"}
+    stated_in: dict[tuple[str, ...], str] = {}
+    for m in marks.values():
+        if m.is_numeric or m.step_id in made:
+            continue
+        for figure in m.figures:
+            steps = tuple(step_id for step_id in figure.right_for if step_id in unanswered
+                          and order.get(step_id, len(order)) < order.get(m.step_id, 0))
+            if steps:
+                stated_in.setdefault(steps, m.step_id)
+    singly = {steps[0] for steps in stated_in if len(steps) == 1}
+    stated = sorted((steps for steps in stated_in
+                     if len(steps) == 1 or singly.isdisjoint(steps)),
+                    key=lambda steps: order.get(steps[0], 0))
     earned = len(correct) + Fraction(str(credit_carried)) * (len(carried) + len(stated))
     score = _round_half(dimension.max * earned / len(numeric)) if numeric else Fraction(0)
     evidence = [f"{len(correct)} of {len(numeric)} numeric steps correct"]
@@ -138,7 +150,8 @@ def _numeric_score(dimension: Dimension, drill: Drill, marks: Mapping[str, Mark]
         evidence.append(f"carried forward ({credit_carried:g} credit): {', '.join(carried)}")
     if stated:
         evidence.append(f"stated in a text answer ({credit_carried:g} credit): "
-                        + ", ".join(f"{s} in {stated_in[s]}" for s in stated))
+                        + ", ".join(f"{' or '.join(steps)} in {stated_in[steps]}"
+                                    for steps in stated))
     wrong = [m.step_id for m in numeric if m.verdict == "wrong" and not m.carried_forward]
     if wrong:
         evidence.append(f"wrong: {', '.join(wrong)}")
