@@ -53,3 +53,8 @@ def test_ish_glued_to_the_number_marks_it_approximate(typed: str, unit: str,
                                                        value: Fraction) -> None:
     reading = read_answer(typed, unit).readings[0]
     assert (reading.quantity.value, reading.approximate) == (value, True)
+
+
+def test_working_after_the_number_is_not_called_words() -> None:
+    reading = read_answer("57 GB i think, 85.5*.9 -16-4", "GB").readings[0]
+    assert reading.note == "ignored what followed the number: 'i think, 85.5*.9 -16-4'"

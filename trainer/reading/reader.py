@@ -905,7 +905,9 @@ def _without_extra_words(text: str, note: str) -> tuple[str, str]:
         evaluate_with_trailing_unit(text)  # raises the reason it does not read
         return text, note
     head, tail = cut
-    return head, note or f"ignored the words after the number: '{tail}'"
+    # ("57 GB i think, 85.5*.9 -16-4": what follows is words and working, not words alone)
+    what = "what followed" if any(ch.isdigit() for ch in tail) else "the words after"
+    return head, note or f"ignored {what} the number: '{tail}'"
 
 
 # A word naming what a number counts, between it and a product's operator: "16 steps × 25 ms".
