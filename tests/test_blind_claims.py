@@ -518,6 +518,15 @@ MEASURED = {
     # likely", head_dim worked from the query heads, experts resident because any token can
     # reach any. Left: one junior that watches GPU memory (the claim is right to name it)
     "blind_claims_bi.yaml": (41, 41, 40, 1),
+    # corpus BJ (stop 72), mock interviews of engineers from adjacent fields (backend, ML
+    # research, GPU kernels); written blind; measured unread: 35 / 42 / 43 / 3. Right answers
+    # claimed wrongly by "paging experts over PCIe per step is hopeless on latency", "KV-
+    # dominated (each user costs linear latency)", "a global max_model_len bump turns that
+    # into a risk"; now none. Left: six steps whose senior scores at or under a plainer mid
+    # by under a point, and a mid that states the KV transfer by its figures alone
+    # ("over 400 Gb/s IB that's ~10.7 ms"; taking "over 400 Gb/s" as the transfer cost six
+    # steps' order in other corpora, where juniors say it too)
+    "blind_claims_bj.yaml": (36, 43, 43, 0),
     "blind_text_answers_all.yaml": (43, 42, 0, 0),
 }
 

@@ -72,6 +72,23 @@ def test_a_right_answer_of_corpus_bi_claims_nothing(drill: str, step: str, text:
     assert claim not in claims_named(drill, step, text)
 
 
+# Corpus BJ's right answers that were claimed wrongly
+@pytest.mark.parametrize(("drill", "step", "text", "claim"), [
+    ("deepseek-v3-mla-h200", "experts-and-levers",
+     "Paging experts from host over PCIe per step is hopeless on latency, so all 671B sit in "
+     "HBM.", "offload-cold-experts"),
+    ("llama2-70b-mi300x", "5c",
+     "Two regimes to remember: W-dominated (batch freely) and KV-dominated (each user costs "
+     "linear latency).", "free-once-kv-dominates"),
+    ("long-context-tier", "pool-policy",
+     "A global max_model_len bump turns that into a risk on every chat replica.",
+     "raise-cap-for-everyone"),
+])
+def test_a_right_answer_of_corpus_bj_claims_nothing(drill: str, step: str, text: str,
+                                                     claim: str) -> None:
+    assert claim not in claims_named(drill, step, text)
+
+
 def test_a_cause_ranked_less_likely_by_the_claim_itself_is_still_claimed() -> None:
     said = claims_named("observed-concurrency-lower", "hypotheses",
                         "Context length is less likely since the gateway logs are the actual "

@@ -537,6 +537,8 @@ def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
     if claimed.intersection(reach[:4]):
         return False  # the claim's own words ("the history isn't the problem")
     after = [reading.tokens[p] for p in reach]
+    if len(after) > 3 and after[0] in _stems("per each every"):
+        after = after[2:]  # "paging experts over PCIe per step is hopeless": the verdict
     if len(after) >= 3 and after[0] in _stems(_ADVISED) and after[1] == "be" and \
             after[2] in _stems(_REJECTED):
         return True  # "… should be avoided", "… must be rejected"
@@ -604,7 +606,8 @@ _ADVISED = "should must would"
 # what a claim set up to be knocked down is said to do or be, just after it (expert pass 54)
 _CONFUSES = "confuses conflates muddles misreads"
 _MISTAKE = "mistake myth trap misconception fallacy error misreading"
-_REJECTED = "avoided discouraged rejected declined inadvisable premature unwise wasteful"
+_REJECTED = "avoided discouraged rejected declined inadvisable premature unwise wasteful " \
+    "hopeless impractical infeasible unworkable pointless futile"
 # what a proposal is said not to do, just after it (corpus BI): "… doesn't cover the cost"
 _FALLS_SHORT = "cover capture reflect work suffice"
 # what a proposal is said to do harm by, just after it (expert pass 79): "… would cut chat
