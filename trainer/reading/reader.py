@@ -741,7 +741,8 @@ def _read_quietly(text: str, unit: str, expected: Dim) -> ParsedAnswer | None:
     # a step of working read only in part ("8,814 blocks / 8,192" as 8,814, the words and what
     # follows them dropped; "16.06GB weights + 537MB kv" as 16.06 GB) is no value of that step
     dropped = reading.note.startswith("read '") or (
-        reading.note.startswith("ignored the words") and re.search(r"\d", reading.note))
+        reading.note.startswith(("ignored the words", "ignored what followed"))
+        and re.search(r"\d", reading.note))
     return None if dropped else reading
 
 
