@@ -544,6 +544,9 @@ def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
         return True  # "… should be avoided", "… must be rejected"
     if len(after) >= 2 and after[0] in _COPULAS and after[1] in _stems(_REJECTED):
         return True  # "… is discouraged", "… was rejected"
+    if len(after) >= 4 and after[0] in _COPULAS and after[1] == "what" and \
+            _stems(_EXPECTS).intersection(after[2:5]):
+        return True  # "'Just buy 40% more GPUs' is what product expects; not before …"
     if len(after) >= 2 and after[0] in _COPULAS and (
             after[1] == "unlik" or after[1:3] == ["less", "like"]):
         return True  # "fragmentation and reserving max length are less likely with vLLM"
@@ -610,6 +613,8 @@ _REJECTED = "avoided discouraged rejected declined inadvisable premature unwise 
     "hopeless impractical infeasible unworkable pointless futile"
 # what a proposal is said not to do, just after it (corpus BI): "… doesn't cover the cost"
 _FALLS_SHORT = "cover capture reflect work suffice"
+# what others are said to want, of a claim quoted just before (expert pass 80)
+_EXPECTS = "expect expects want wants say says think thinks assume assumes suggest suggests"
 # what a proposal is said to do harm by, just after it (expert pass 79): "… would cut chat
 # capacity", "… will starve the chat pool"
 _HARMS = "cut hurt reduce break starve crush evict preempt slash kill"

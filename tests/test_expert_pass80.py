@@ -1,0 +1,40 @@
+"""Expert pass 80 (172 text answers, written before grading, graded unread on stop 72's
+commit aa1193e): 2 of 86 right or hedged answers red-flagged, 2 flags naming a claim not
+made, 30 of 43 partly right answers missed (26 of them planted a wrong number, which a text
+is not marked down for: docs/marking.md says why) and 2 of 43 wrong ones, 14 of 540 credits
+false, no sentence wrong. Fixed here: the candidate's own verdict ("so I'm right and halving
+gives 48 instead of 97") is no colleague's; a claim quoted and then said to be what others
+expect ("'Just buy 40% more GPUs' is what product expects; not before …") is reported."""
+
+from __future__ import annotations
+
+import yaml
+
+from tests.expert_claims import CORPUS as CORPORA
+from tests.expert_claims import claims_of_answer
+
+CORPUS = "expert_pass80_answers.yaml"
+
+
+def _said(key: str) -> list[str]:
+    return claims_of_answer(CORPUS, key)
+
+
+def test_the_candidate_s_own_verdict_is_no_colleague_s() -> None:
+    assert _said("llama31-70b-tp2-h100/per-gpu-vs-total-explain/H:A076") == []
+
+
+def test_a_claim_said_to_be_what_others_expect_is_reported() -> None:
+    assert _said("observed-concurrency-lower/action/H:A132") == []
+
+
+def test_right_and_hedged_answers_on_those_steps_claim_nothing() -> None:
+    keys = [key for key in yaml.safe_load((CORPORA / CORPUS).read_text(encoding="utf-8"))
+            if "/R:" in key or "/H:" in key]
+    assert len(keys) == 4 and all(_said(key) == [] for key in keys)
+
+
+def test_the_wrong_answers_on_those_steps_are_still_caught() -> None:
+    keys = [key for key in yaml.safe_load((CORPORA / CORPUS).read_text(encoding="utf-8"))
+            if "/W:" in key]
+    assert len(keys) == 2 and all(_said(key) for key in keys)
