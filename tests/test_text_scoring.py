@@ -176,6 +176,13 @@ def test_a_formula_with_its_terms_defined_line_by_line_is_not_listed() -> None:
     assert "listed" not in note
 
 
+def test_a_sentence_that_states_one_figure_is_not_listed() -> None:
+    # corpus BJ's senior opened "Unchanged at ~34.1 ms." (stop 72)
+    same = concept("kv-capacity", "fp8-double-batch-same-step")
+    _, note = concept_credit(same, "Unchanged at ~34.1 ms. Bytes per step = W + B · kv_seq.")
+    assert "listed" not in note
+
+
 def test_a_list_of_bullets_without_reasoning_is_listed() -> None:
     pool = concept("kv-capacity", "long-context-pool")
     credit, note = concept_credit(pool, "- fp8 kv\n- prefix caching\n- separate pool\n")

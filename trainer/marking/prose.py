@@ -599,6 +599,9 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
             listed.update(i for i in item_ids if i not in strong or len(items[i]) < _LONG_ITEM)
             continue
         terms = [i for i in item_ids if len(items[i]) > 1 or len(tokens[items[i][0]]) > 1]
+        if len(item_ids) == 1 and _a_quantity([tokens[p] for p in items[item_ids[0]]]) \
+                and sum(tokens[p][:1].isalpha() for p in items[item_ids[0]]) >= 2:
+            continue  # a sentence that states one figure ("Unchanged at ~34.1 ms.") is no list
         if not any(i in reasoned for i in item_ids) or (len(terms) >= _LIST_RUN and not strong):
             listed.update(item_ids)  # a list of terms, perhaps with a verb among them
             continue
@@ -640,6 +643,11 @@ def _quantified_statement(words: list[str]) -> bool:
     """A terse item that states a figure and what happens to it ("32 chat sessions
     displaced", "8 GiB freed"): a claim written short, not a term in a list."""
     return any(is_number(w) for w in words) and any(w in _REASONING_WORDS for w in words)
+
+
+def _a_quantity(words: list[str]) -> bool:
+    """Whether the words state a measured figure ("34.1 ms", "~174 seqs on 1,479 GB")."""
+    return any(is_number(words[i]) and words[i + 1] in _MEASURES for i in range(len(words) - 1))
 
 
 def _reasons_in_words(words: list[str]) -> bool:
