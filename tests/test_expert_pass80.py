@@ -11,7 +11,7 @@ from __future__ import annotations
 import yaml
 
 from tests.expert_claims import CORPUS as CORPORA
-from tests.expert_claims import claims_of_answer
+from tests.expert_claims import claims_named, claims_of_answer
 
 CORPUS = "expert_pass80_answers.yaml"
 
@@ -38,3 +38,20 @@ def test_the_wrong_answers_on_those_steps_are_still_caught() -> None:
     keys = [key for key in yaml.safe_load((CORPORA / CORPUS).read_text(encoding="utf-8"))
             if "/W:" in key]
     assert len(keys) == 2 and all(_said(key) for key in keys)
+
+
+def test_fp8_kv_said_to_win_back_less_than_double_is_named_wherever_the_lever_is() -> None:
+    # expert pass 78, A130 (and pass 77's "FP8 KV gives maybe 30% more sessions"): the claim
+    # the 8B policy held, now on every step that weighs FP8 KV for a GQA or MLA model
+    said = claims_named("observed-concurrency-lower", "action",
+                        "Hold the order, re-plan at the measured live context (~58/card). Then "
+                        "turn on FP8 KV, which gets back about 40%; prefix caching; context "
+                        "caps.")
+    assert "fp8-kv-under-doubles" in said
+
+
+def test_fp8_kv_that_more_than_recovers_a_40_percent_gap_is_not_that_claim() -> None:
+    said = claims_named("observed-concurrency-lower", "action",
+                        "levers first: fp8 KV 58 → ~116/card (more than recovers the 40%), "
+                        "prefix caching for shared sys prompt")
+    assert "fp8-kv-under-doubles" not in said
