@@ -286,7 +286,7 @@ _SHARED_SUBJECT = ("halves doubles cuts reduces increases raises lowers shrinks 
 
 
 _JOINS = "and but while whereas although though however yet"
-_ADVICE = "put use move place keep set turn enable disable add raise lower check watch alert buy"
+_ADVICE = "put use move place keep set turn enable disable add raise check watch alert buy"
 
 # "… and the one that …", "… and the only one which …": the same subject, said again
 _THE_ONE_THAT = (("the", "one", "that"), ("the", "one", "which"), ("the", "onli", "one"))
