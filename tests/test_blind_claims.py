@@ -522,11 +522,12 @@ MEASURED = {
     # research, GPU kernels); written blind; measured unread: 35 / 42 / 43 / 3. Right answers
     # claimed wrongly by "paging experts over PCIe per step is hopeless on latency", "KV-
     # dominated (each user costs linear latency)", "a global max_model_len bump turns that
-    # into a risk"; now none. Left: six steps whose senior scores at or under a plainer mid
+    # into a risk"; now none; "all 96 chat slots" names the chat sessions a long one pins
+    # (36 → 37). Left: five steps whose senior scores at or under a plainer mid
     # by under a point, and a mid that states the KV transfer by its figures alone
     # ("over 400 Gb/s IB that's ~10.7 ms"; taking "over 400 Gb/s" as the transfer cost six
     # steps' order in other corpora, where juniors say it too)
-    "blind_claims_bj.yaml": (36, 43, 43, 0),
+    "blind_claims_bj.yaml": (37, 43, 43, 0),
     "blind_text_answers_all.yaml": (43, 42, 0, 0),
 }
 
