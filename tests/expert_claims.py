@@ -32,3 +32,9 @@ def claims_of_answer(corpus: str, key: str) -> list[str]:
     """The wrong claims named for the answer keyed drill/step/KIND:id in `corpus`."""
     drill, step, _ = key.split("/")
     return claims_named(drill, step, expert_answer(corpus, key))
+
+
+def answer_keys(corpus: str, *kinds: str) -> list[str]:
+    """The keys (drill/step/KIND:id) of `corpus`'s answers of the given kinds ("R", "H", …)."""
+    answers = yaml.safe_load((CORPUS / corpus).read_text(encoding="utf-8"))
+    return [key for key in answers if any(f"/{kind}:" in key for kind in kinds)]

@@ -10,10 +10,8 @@ earlier writers too (flash-decoding splitting head_dim, a Mamba state worth ~5,0
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from tests.expert_claims import CORPUS as CORPORA
-from tests.expert_claims import claims_named, claims_of_answer
+from tests.expert_claims import answer_keys, claims_named, claims_of_answer
 from trainer.drills.loader import find_drill
 
 CORPUS = "expert_pass77_answers.yaml"
@@ -49,7 +47,7 @@ def test_right_and_hedged_answers_on_those_steps_claim_nothing() -> None:
 
 
 def _keys() -> list[str]:
-    return list(yaml.safe_load((CORPORA / CORPUS).read_text(encoding="utf-8")))
+    return answer_keys(CORPUS, "R", "P", "W", "H")
 
 
 def test_a_figure_set_off_by_a_comma_still_sizes_its_clause() -> None:

@@ -10,10 +10,8 @@ had (vLLM keeping the history between turns, most recently used blocks evicted f
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from tests.expert_claims import CORPUS as CORPORA
-from tests.expert_claims import claims_named, claims_of_answer
+from tests.expert_claims import answer_keys, claims_named, claims_of_answer
 
 CORPUS = "expert_pass78_answers.yaml"
 
@@ -40,8 +38,7 @@ def test_the_missed_claim_is_named(key: str, claim: str) -> None:
 
 
 def test_right_and_hedged_answers_on_those_steps_claim_nothing() -> None:
-    keys = [key for key in yaml.safe_load((CORPORA / CORPUS).read_text(encoding="utf-8"))
-            if "/R:" in key or "/H:" in key]
+    keys = answer_keys(CORPUS, "R", "H")
     assert len(keys) == 10 and all(_said(key) == [] for key in keys)
 
 

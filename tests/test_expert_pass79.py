@@ -10,10 +10,8 @@ hybrid's edge said to grow at short context named as that, not as a growing stat
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from tests.expert_claims import CORPUS as CORPORA
-from tests.expert_claims import claims_named, claims_of_answer
+from tests.expert_claims import answer_keys, claims_named, claims_of_answer
 
 CORPUS = "expert_pass79_answers.yaml"
 
@@ -43,8 +41,7 @@ def test_an_edge_that_grows_is_no_state_that_grows() -> None:
 
 
 def test_right_and_hedged_answers_on_those_steps_claim_nothing() -> None:
-    keys = [key for key in yaml.safe_load((CORPORA / CORPUS).read_text(encoding="utf-8"))
-            if "/R:" in key or "/H:" in key]
+    keys = answer_keys(CORPUS, "R", "H")
     assert len(keys) == 4 and all(_said(key) == [] for key in keys)
 
 

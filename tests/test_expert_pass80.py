@@ -8,10 +8,7 @@ expect ("'Just buy 40% more GPUs' is what product expects; not before …") is r
 
 from __future__ import annotations
 
-import yaml
-
-from tests.expert_claims import CORPUS as CORPORA
-from tests.expert_claims import claims_named, claims_of_answer
+from tests.expert_claims import answer_keys, claims_named, claims_of_answer
 
 CORPUS = "expert_pass80_answers.yaml"
 
@@ -29,14 +26,12 @@ def test_a_claim_said_to_be_what_others_expect_is_reported() -> None:
 
 
 def test_right_and_hedged_answers_on_those_steps_claim_nothing() -> None:
-    keys = [key for key in yaml.safe_load((CORPORA / CORPUS).read_text(encoding="utf-8"))
-            if "/R:" in key or "/H:" in key]
+    keys = answer_keys(CORPUS, "R", "H")
     assert len(keys) == 4 and all(_said(key) == [] for key in keys)
 
 
 def test_the_wrong_answers_on_those_steps_are_still_caught() -> None:
-    keys = [key for key in yaml.safe_load((CORPORA / CORPUS).read_text(encoding="utf-8"))
-            if "/W:" in key]
+    keys = answer_keys(CORPUS, "W")
     assert len(keys) == 2 and all(_said(key) for key in keys)
 
 

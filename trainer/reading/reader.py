@@ -741,8 +741,7 @@ def _read_quietly(text: str, unit: str, expected: Dim) -> ParsedAnswer | None:
     # a step of working read only in part ("8,814 blocks / 8,192" as 8,814, the words and what
     # follows them dropped; "16.06GB weights + 537MB kv" as 16.06 GB) is no value of that step
     dropped = reading.note.startswith("read '") or (
-        reading.note.startswith(("ignored the words", "ignored what followed"))
-        and re.search(r"\d", reading.note))
+        reading.note.startswith(_AFTER_THE_NUMBER) and re.search(r"\d", reading.note))
     return None if dropped else reading
 
 
@@ -907,8 +906,13 @@ def _without_extra_words(text: str, note: str) -> tuple[str, str]:
         return text, note
     head, tail = cut
     # ("57 GB i think, 85.5*.9 -16-4": what follows is words and working, not words alone)
-    what = "what followed" if any(ch.isdigit() for ch in tail) else "the words after"
-    return head, note or f"ignored {what} the number: '{tail}'"
+    said = _AFTER_THE_NUMBER[1] if any(ch.isdigit() for ch in tail) else _AFTER_THE_NUMBER[0]
+    return head, note or f"{said} the number: '{tail}'"
+
+
+# The notes of a number read with what follows it dropped (words, or words and working):
+# _read_quietly tells a step of working read only in part by them
+_AFTER_THE_NUMBER = ("ignored the words after", "ignored what followed")
 
 
 # A word naming what a number counts, between it and a product's operator: "16 steps × 25 ms".
