@@ -30,3 +30,18 @@ def test_a_small_count_equal_to_a_later_step_s_is_left_as_a_plain_wrong_answer()
     mark = one("shape-kv-heads", "12")
     assert mark.verdict == "wrong"
     assert "later step" not in mark.feedback
+
+
+def test_the_product_typed_with_its_unit_names_the_step_it_answers() -> None:
+    # (typed tired at the first prompt in a practice run: the unit the question does not ask
+    # for is said first, then the step it answers)
+    mark = one("shape-layers", "2*32*8*128*2 = 131072 bytes i think")
+    assert mark.feedback.startswith("read as 131,072 bytes = 128 KiB, but the question asks "
+                                    "for a plain number; expected 32. It is the answer to "
+                                    "bytes-per-token, a later step (128 KiB)")
+
+
+def test_a_quantity_in_the_wrong_unit_that_no_step_answers_is_left_alone() -> None:
+    mark = one("shape-layers", "64 GB")
+    assert mark.feedback == "read as 64 GB, but the question asks for a plain number; " \
+                            "expected 32"

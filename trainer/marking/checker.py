@@ -1687,11 +1687,13 @@ def mark_sheet(key: AnswerKey, answers: Mapping[str, str | None],
                              functools.partial(_sources_of, carried),
                              functools.partial(own_earlier_answers, key, step, so_far),
                              just_before=numeric_step_before(key, step))
+        # (a unit the question does not ask for ends its sentence without a stop: "… asks
+        # for a plain number; expected 32")
         ahead = None if mark.verdict != "wrong" or mark.misconceptions or mark.diagnosis \
-            or not mark.feedback.endswith(f"expected {reference.display}.") \
+            or not mark.feedback.rstrip(".").endswith(f"expected {reference.display}") \
             else later_answer(key, step, mark, answer)
         if ahead is not None:
-            mark = replace(mark, feedback=f"{mark.feedback} {ahead}")
+            mark = replace(mark, feedback=f"{mark.feedback.rstrip('.')}. {ahead}")
         if step.id in revealed and mark.verdict in ("correct", "wrong"):
             mark = replace(mark, verdict="revealed", carried_forward=False, misconceptions=(),
                            diagnosis=None, feedback=f"read as {mark.shown}: {REVEALED} "

@@ -107,6 +107,9 @@ _REASONING_WORDS = frozenset({
     "put", "set", "rout", "send", "move", "enabl", "turn", "share", "dedic", "reserv",
     "bill", "alert", "watch", "monitor", "measur", "check", "break",
 })
+# verbs that name a lever's setting only when they open the item ("the cap", "a context
+# limit" are terms in a list)
+_BOUNDS_SET = frozenset({"cap", "limit"})
 _COMPUTATION = frozenset({"=", "≈", "→", "×", "÷", "+"})  # an item that computes is no term
 _RELATIONS = frozenset({"→", "=", "≈", "÷", "≥", "≤", "≫", "≪", ">", "<"})
 _UNITS = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "byte", "b", "token",
@@ -667,6 +670,8 @@ _WORKING = frozenset({"×", "÷", "+", "=", "-"})
 def _item_reasons(words: list[str]) -> bool:
     if len(words) >= _LONG_ITEM:
         return True
+    if words and words[0] in _BOUNDS_SET and len(words) >= _STRONG_ITEM:
+        return True  # a bound set, said short: "cap max_model_len near real p99 ctx"
     for index, word in enumerate(words):
         if word in _REASONING_WORDS or word in _RELATIONS:
             return True
