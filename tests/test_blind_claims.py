@@ -110,32 +110,37 @@ MEASURED = {
     # context as the cause: expert pass 63, C3)
     "blind_claims_a.yaml": (41, 43, 43, 0),
     "blind_claims_b.yaml": (36, 42, 42, 0),
-    "blind_claims_c.yaml": (42, 42, 42, 0),
+    "blind_claims_c.yaml": (43, 42, 42, 0),
     # (stop 58: D and K 40 and 34 ordered, R 11: "2×" alone stopped earning the KV formula's
     # factor of K and V, which had lifted seniors saying "fp8 at 2×B" above mids saying the
     # same in words; R's mid now earns the KV transfer it states as "transfer: IB …")
-    "blind_claims_d.yaml": (40, 43, 42, 0),
+    "blind_claims_d.yaml": (40, 43, 43, 0),
     # (stop 70: E, O and Y one fewer ordered, AT one fewer wrong held: their seniors' credit for
     # "States the cache dtype" came from "70.6 GB of fp8 weights", for what MLA caches from "an
     # FP8 latent cache", for TP's all-reduces from PP's "1 inter-node hop/step", all false
     # credit by expert pass 71 (C4-C6, C13, C16-C18); what is left below is a senior's "what it
     # buys: (1) memory — …" that names no phrase of the idea)
-    "blind_claims_e.yaml": (40, 43, 37, 0),
+    "blind_claims_e.yaml": (41, 43, 37, 0),
     "blind_claims_f.yaml": (43, 43, 43, 0),
-    "blind_claims_g.yaml": (40, 43, 35, 0),
-    "blind_claims_h.yaml": (39, 43, 43, 0),
+    "blind_claims_g.yaml": (40, 43, 36, 0),
+    # (stop 73: H one fewer ordered, blind_text_answers_all one fewer buzzword list held, when a
+    # spaced slash between figures came to read as a division ("136 GB / 6.7 TB/s = 20.2 ms"
+    # is one item that computes, not two terms): H's tp-trade senior 5.13 against its mid
+    # 5.17, and "64 / 8 = 8x" in a list now computes; over all 63 corpora ordered 2,443 →
+    # 2,455, buzzword lists held 2,660 → 2,659, and every floor that rose was raised)
+    "blind_claims_h.yaml": (38, 43, 43, 0),
     "blind_claims_i.yaml": (42, 43, 43, 0),
     "blind_claims_j.yaml": (41, 43, 43, 0),
     # K and N lost one each when "the state is fixed" came to read as "fixed state": a right
     # junior answer ("half of layers are windowed") now earns what its mid did
     # (stop 64: its embedding-why senior, "use 15.01 for the roofline", had earned "the
     # roofline is a floor" for the word alone, the drill's own name: 34 → 33)
-    "blind_claims_k.yaml": (33, 43, 43, 0),
+    "blind_claims_k.yaml": (34, 43, 43, 0),
     # (stop 70: L one fewer ordered, BB one fewer buzzword list held: their long-context
     # pricing mid and senior no longer earn "a separate pool" for naming the product's "long
     # tier", expert pass 71's C21; the senior's "pins 16GiB vs 512MiB (32x)" names no phrase
     # of the idea it states)
-    "blind_claims_l.yaml": (34, 43, 42, 0),
+    "blind_claims_l.yaml": (35, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
     "blind_claims_m.yaml": (36, 43, 38, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
@@ -149,7 +154,7 @@ MEASURED = {
     "blind_claims_n.yaml": (35, 42, 43, 0),
     # corpus O (stop 49), measured unread: 33 / 42 / 33 / 0; then a helper who never opened P
     # wrote claims for the unheld wrong answers of L, N and O in general terms
-    "blind_claims_o.yaml": (34, 43, 43, 0),
+    "blind_claims_o.yaml": (36, 43, 43, 0),
     # corpus P (stop 49), written blind and measured unread after every change of the stop:
     # the honest figure of the round
     "blind_claims_p.yaml": (42, 43, 39, 0),
@@ -157,7 +162,7 @@ MEASURED = {
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
     # then claims for its wrong answers left unheld, in general terms (40 → 42)
-    "blind_claims_q.yaml": (29, 41, 43, 0),
+    "blind_claims_q.yaml": (30, 41, 43, 0),
     # corpus R (stop 50), team-chat answers written blind; measured unread: 12 / 41 / 36 / 3.
     # Its seniors are mostly shorter than its mids and match fewer concepts: ordering is the
     # weak figure. The three right answers said to claim wrongly were then read and fixed,
@@ -176,7 +181,7 @@ MEASURED = {
     # reason by analogy, written blind; measured unread at the end of the stop's marking
     # changes: 33 / 43 / 34 / 2. Then a helper narrowed the two claims that fired on right
     # answers and wrote claims, in general terms, for its nine wrong answers left unheld
-    "blind_claims_t.yaml": (38, 43, 43, 0),
+    "blind_claims_t.yaml": (40, 43, 43, 0),
     # corpus U (stop 52), mock-interview answers spoken aloud and captured by speech-to-text
     # (numbers spelled out), written blind; measured unread: 38 / 28 / 34 / 4. Then the four
     # right answers said to claim wrongly were read and their claims narrowed ("batch one",
@@ -209,7 +214,7 @@ MEASURED = {
     # forgot-weights". Left: "watch gpu memory" in a junior answer (the claim is right)
     # (stop 59: two wrong answers held once a table's rows were read apart and "both are
     # bandwidth-bound" said of prefill and decode was claimed)
-    "blind_claims_x.yaml": (39, 42, 38, 1),
+    "blind_claims_x.yaml": (40, 42, 39, 1),
     # corpus Y (stop 54), terse experts and wordy juniors: seniors in one to four dense lines,
     # juniors long and hedged; written blind; measured unread: 13 / 43 / 40 / 8. Its seniors
     # match fewer concept phrases than its mids (as R's do): ordering is the weak figure. Of
@@ -226,14 +231,14 @@ MEASURED = {
     # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
     # fits: "one H200" left the one-card claim); the other is a bare term, "single-GPU fit"
-    "blind_claims_z.yaml": (36, 43, 43, 1),
+    "blind_claims_z.yaml": (37, 43, 43, 1),
     # corpus AA (stop 55), seniors dictating in long run-on sentences ("so", "which means",
     # asides, "bw", "ctx", "→"); written blind; measured unread: 41 / 43 / 38 / 2. Both right
     # answers said to claim wrongly are juniors that do make the claim (max_num_seqs set to
     # the chunk; 64 heads in the KV formula); of the wrong answers left unheld, three were
     # excused by a word of another clause ("far from" the roofline, "instead of" a sentence
     # before) or said a phrase a little longer ("k + 1 full forward passes")
-    "blind_claims_aa.yaml": (41, 43, 41, 2),
+    "blind_claims_aa.yaml": (41, 43, 42, 2),
     # corpus AB (stop 56), terse bullet points typed under time pressure ("→", "w/", "b/c",
     # typos); written blind; measured unread: 40 / 43 / 41 / 1. Its senior < mid failures were
     # a union-of-experts argument for residency and a mid earning tensor-parallel credit from a
@@ -251,7 +256,7 @@ MEASURED = {
     # no longer quantified by a figure of the drill's beside it, which tied AC's hybrid senior
     # with its mid (and ordered AE's and Y's DeepSeek steps, whose mids had "the latent (16 ->
     # 88 sessions)" quantify MLA's compression)
-    "blind_claims_ac.yaml": (41, 43, 35, 2),
+    "blind_claims_ac.yaml": (41, 43, 36, 2),
     # corpus AD (stop 57), candidates whose first language is not English (short sentences,
     # missing articles, glued units), a third of the wrong answers wrong in a figure said in
     # prose; written blind; measured unread: 40 / 41 / 37 / 4. A mistake named in an earlier
@@ -271,7 +276,7 @@ MEASURED = {
     # (stop 58: six more, each said within one clause: TP keeping "its own copy of the
     # weights", KV "a much bigger share" at batch 1, "serve it on one card", the peak as "the
     # number to size on", the scheduler preempting the oldest, the partial block "included")
-    "blind_claims_ae.yaml": (41, 42, 38, 0),
+    "blind_claims_ae.yaml": (42, 42, 38, 0),
     # corpus AF (stop 58), whiteboard notes of a research background (formulas, ≈ × → ⇒,
     # Greek letters, "2·L·n_kv·d·b"); written blind; measured unread: 33 / 38 / 27 / 6. Its
     # right answers said to claim wrongly were excuses in other words ("would be a ~636 GB
@@ -318,7 +323,7 @@ MEASURED = {
     # unread: 38 / 43 / 36 / 3. Its three false claims were right seniors' excuses in other
     # words ("ignores the decode tokens … blows TPOT", "each user's KV is private", prompt
     # tokens watched "under the chat cap"); four of its seven unheld misconceptions got phrases
-    "blind_claims_aj.yaml": (41, 43, 38, 0),
+    "blind_claims_aj.yaml": (42, 43, 40, 0),
     # corpus AK (stop 60), database and OS engineers reasoning by analogy (buffer pools, page
     # tables, copy-on-write, thrashing); written blind; measured unread: 38 / 42 / 35 / 3. Its
     # false claims: causes dismissed after they are named ("… probably aren't it"), head_dim
@@ -328,7 +333,7 @@ MEASURED = {
     # inside the clause before (unless it states a figure of its own), "doesn't cost the chat
     # users anything" calls a lever harmless rather than dismissing it, "zero users fit" and
     # "with any room" under a negation deny; seven misconceptions got phrases
-    "blind_claims_ak.yaml": (41, 43, 43, 0),
+    "blind_claims_ak.yaml": (42, 43, 43, 0),
     # corpus AL (stop 60, measured after AK's fixes), chat replies with the verdict first
     # ("TL;DR:", bold, "~", missing apostrophes); written blind; measured unread: 41 / 42 / 35 /
     # 2. Then: a verdict's label ("TL;DR:") names no subject, "didnt" and "doesnt" deny as
@@ -381,7 +386,7 @@ MEASURED = {
     # dashes ("--max-model-len") is read as the flag. Left: a counterfactual under a label
     # ("Counterfactuals: 4 sequences in fp8 → 30 ms"), the reservation scheme described as the
     # alternative, a junior listing reservation as possible
-    "blind_claims_aq.yaml": (35, 43, 40, 3),
+    "blind_claims_aq.yaml": (35, 43, 41, 3),
     # corpus AR (stop 61, after AP's and AQ's fixes), Socratic self-questioning: the premise
     # restated, questions posed and answered ("Is it fp8 KV? No: …"); written blind; measured
     # unread: 31 / 42 / 38 / 11. A sentence that opens with what others put forward ("The
@@ -389,7 +394,7 @@ MEASURED = {
     # report it. Left: an answer after "No:" that restates the question's figures, a question's
     # subject carried into its answer (recall: "Does batch 64 change it? No, each token still
     # reads its 2 experts"), options described before they are weighed
-    "blind_claims_ar.yaml": (35, 42, 39, 5),
+    "blind_claims_ar.yaml": (36, 42, 40, 5),
     # corpus AS (stop 61, after AP's to AR's fixes), answers edited before they were sent:
     # "~~TP=16 halves the KV~~ EDIT: …", "I first wrote …", "Scratch that"; the wrong answers
     # strike out the right idea; written blind; measured unread: 27 / 37 / 38 / 22, the worst
@@ -397,21 +402,21 @@ MEASURED = {
     # now retracted, and one's own first thought reported ("I first wrote", "my first draft",
     # "Red flags: …") is no claim. Left: a junior watching GPU memory, a p99 plan that also
     # says "every request at 32k" to reject it, the reservation scheme described to compare
-    "blind_claims_as.yaml": (35, 43, 42, 4),
+    "blind_claims_as.yaml": (37, 43, 43, 3),
     # corpus AT (stop 62), a practice dialogue pasted whole: "Interviewer:"/"Q:"/"them:" lines
     # float wrong ideas ("Product says raise it to 128k for everyone"), "Me:"/"A:" replies
     # reject them, the wrong answers accept one; written blind; measured unread: 31 / 38 / 41 /
     # 11. The interviewer's lines are no words of the candidate (neither claims nor credit).
     # Left: a mid that named fp8 only in the interviewer's question now lacks it (right), a
     # senior's imperative what-if ("Subtract only the 37 GB and you'd plan on 946 GB")
-    "blind_claims_at.yaml": (38, 40, 40, 2),
+    "blind_claims_at.yaml": (38, 40, 41, 2),
     # corpus AU (stop 62), answers that cite and quote docs, configs and papers ("> …", `field`,
     # "per the vLLM docs"), the wrong ones citing a source for a wrong claim; written blind;
     # measured unread: 32 / 34 / 39 / 11. Claims narrowed where a right answer used the claim's
     # words of another case (a tied model, a reserving server, "only if" the prefix stays, a
     # queue with low usage read as another limit). Left: a junior whose "mostly buys memory" is
     # followed by "It also gives more bandwidth", a slip's result reported in quotes
-    "blind_claims_au.yaml": (38, 39, 40, 2),
+    "blind_claims_au.yaml": (40, 39, 40, 2),
     # corpus AV (stop 62, after AT's and AU's fixes), explained by example first: a toy case or
     # another model worked with its own numbers, then the drill's; written blind; measured
     # unread: 34 / 39 / 40 / 6. A toy's head_dim of 64 is no 64 KV heads, "a 3× fiction"
@@ -434,7 +439,7 @@ MEASURED = {
     # "n_kv × d_head drops" says the product drops, not d_head. Left: rich buzzword lists
     # ("58 → 87 sessions (1,5×)") above thin mids on eight steps, the decimal-comma figures read
     # as no figure at all (the reader refuses "31,5" by name rather than guess)
-    "blind_claims_ax.yaml": (41, 37, 38, 0),
+    "blind_claims_ax.yaml": (41, 37, 40, 0),
     # corpus AY (stop 63), casual chat typed fast: lowercase, "tbh", "ngl", "dont", "~52gb";
     # written blind; measured unread: 39 / 39 / 38 / 5. "a fake ~946gb budget" reports, "i
     # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
@@ -445,14 +450,14 @@ MEASURED = {
     # written blind; measured unread: 39 / 39 / 40 / 2. "Halving the sessions mixes a per-GPU
     # budget with …" names the mix-up, not a split by tokens. Left: a capacity sheet that
     # "treated Gemma-2 as sliding window, like Mistral" before a load test proved it wrong
-    "blind_claims_az.yaml": (40, 42, 41, 1),
+    "blind_claims_az.yaml": (40, 42, 42, 1),
     # corpus BA (stop 63, after AX's to AZ's fixes), second-person coaching ("you'd think …,
     # but …", "the trap here is …"), the wrong answers coaching a wrong idea; written blind;
     # measured unread: 42 / 40 / 35 / 1. Watching KV usage "to see if we're running out" is no
     # alert at 100%. Left: eight coached wrong answers above their junior, among them one
     # whose "if you want more" in the sentence after excuses "vLLM guarantees each admitted
     # request room to reach max_model_len"
-    "blind_claims_ba.yaml": (43, 42, 35, 0),
+    "blind_claims_ba.yaml": (43, 42, 36, 0),
     # corpus BB (stop 64), memos and emails to a manager ("Summary:", "Recommendation:",
     # passive voice, "it is recommended that"), the wrong memos recommending a wrong course;
     # written blind; measured unread: 40 / 38 / 35 / 2. A proposal "is not recommended",
@@ -467,7 +472,7 @@ MEASURED = {
     # 256"). Left: a claim quoted to be rebutted ('"TP=16 doubles capacity" doubles the GPUs,
     # not the capacity'): the reader keeps no quotation marks. Then a helper wrote claims, in
     # general terms, for its seven wrong answers left unheld (36 → 43)
-    "blind_claims_bc.yaml": (41, 39, 43, 1),
+    "blind_claims_bc.yaml": (42, 39, 43, 1),
     # corpus BD (stop 64, after BB's and BC's fixes), typed on a phone between meetings:
     # lowercase, no apostrophes, typos a reader still understands ("cash", "memroy",
     # "bandwith"); written blind; measured unread: 40 / 38 / 36 / 2. "3x off" and "would give"
@@ -528,7 +533,7 @@ MEASURED = {
     # ("over 400 Gb/s IB that's ~10.7 ms"; taking "over 400 Gb/s" as the transfer cost six
     # steps' order in other corpora, where juniors say it too)
     "blind_claims_bj.yaml": (37, 43, 43, 0),
-    "blind_text_answers_all.yaml": (43, 42, 0, 0),
+    "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
 

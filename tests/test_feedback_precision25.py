@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from feedback_probes import evidence
 
+from trainer.marking.prose import read_text
+
 B8 = "llama31-8b-h100"
 
 
@@ -22,3 +24,35 @@ def test_a_cap_typed_short_is_a_setting_explained() -> None:
 def test_a_cap_among_bare_terms_is_still_a_term_listed() -> None:
     said = evidence(B8, {"policy": "max_model_len cap, separate pool, fp8 kv, quotas"}, "levers")
     assert "listed, not explained" in said
+
+
+# --- a clause among figures ------------------------------------------------------------------
+
+TP2 = "llama31-70b-tp2-h100"
+
+
+def test_a_clause_that_reasons_among_figures_is_explained() -> None:
+    text = ("Bandwidth — each GPU reads half the weights and its own half of every KV at the "
+            "same time, concurrently: 136 GB / (2 × 3.35 TB/s) ≈ 20 ms a step, ~49 tok/s per "
+            "user, ~4,800 tok/s in all.")
+    said = evidence(TP2, {"tp-trade": text}, "levers")
+    assert "What tensor parallelism buys" in said and "listed, not explained" not in said
+
+
+def test_a_term_labelled_with_figures_in_a_long_list_is_still_listed() -> None:
+    text = ("TP8 × PP2: 252 KiB/token, ~174 sessions, pipeline bubbles, micro-batching, "
+            "DP attention: 71.9B attention params per GPU, ~48 sessions")
+    said = evidence("llama31-405b-h200-tp", {"fix": text}, "levers")
+    assert "listed, not explained" in said
+
+
+# --- a slash between figures divides -----------------------------------------------------------
+
+def test_a_spaced_slash_between_figures_is_a_division() -> None:
+    assert read_text("136 GB / (2 × 3.35 TB/s) ≈ 20 ms").tokens[:3] == ("136", "gb", "÷")
+    assert "÷" in read_text("⌈2,000 / 94⌉ = 22 GPUs").tokens
+
+
+def test_a_slash_between_alternatives_is_no_division() -> None:
+    assert "÷" not in read_text("16 GiB bf16 / 8 GiB fp8 per session").tokens
+    assert "÷" not in read_text("4k / 8k contexts").tokens

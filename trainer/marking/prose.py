@@ -120,6 +120,10 @@ _MEASURES = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "ms",
                        "tflop", "token", "tok", "sequenc", "seq", "session", "chat", "user",
                        "request", "convers"})
 _ITEM_BREAKS = frozenset({",", ";", "—", "/"})
+# units a figure divided by another ends in ("52 GB / 128 KiB"): the slash is no list's
+# a figure just before ("136 /", "⌈2,000 /", "16.06e9 /"; not "4k /" or "bf16 /")
+_A_FIGURE = re.compile(r"(?<![\w.])\d[\d.,]*(?:e\d+)?\s*$")
+_DIVIDED = frozenset({"gb", "gib", "mb", "mib", "kb", "kib", "tb", "b", "byte", "ms", "s"})
 _ASIDES = frozenset({"(", ")", "[", "]"})  # a parenthesis is an aside, not a new item
 _LONG_ITEM = 9  # tokens: an item this long is a clause, not a term
 _STRONG_ITEM = 5  # tokens: a reasoning item shorter than this is a term ("weights read once")
@@ -354,6 +358,10 @@ def _lex(text: str) -> list[str]:
                 continue  # a separator inside a word
             near_before = text[:start].rstrip()[-1:]
             near_after = text[end:].lstrip()[:1]
+            if value == "/" and (near_after.isdigit() or near_after == "(") and out and (
+                    _A_FIGURE.search(text, 0, start) or out[-1] == ")" or out[-1] in _DIVIDED):
+                out.append("÷")  # spaced between figures: "136 GB / (2 × 3.35 TB/s)"
+                continue
             if value in ("-", "–") and not (near_before.isdigit() or near_after.isdigit()):
                 out.append("—")  # a dash between words is a pause, not a minus
                 continue
@@ -619,10 +627,13 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
             # (layers, dtype) same") is the statement the list qualifies
             opening = item_ids[0]
             said = [tokens[p] for p in items[opening]]
-            stated = opening in strong and len(said) >= _LONG_ITEM and (sum(
-                len(word) >= 3 and word[:1].isalpha() for word in said) >= _STATEMENT_WORDS
-                or _shows_working(said))
-            listed.update(i for i in item_ids if not (stated and i == opening))
+            stated = opening in strong and (_a_clause(said) or (
+                len(said) >= _LONG_ITEM and _shows_working(said)))
+            # (nor is a long clause that reasons among them a term: "each rank reads half
+            # the weights and half of every KV, concurrently: 136 GB / …, ~49 tok/s, …")
+            listed.update(i for i in item_ids if not (stated and i == opening)
+                          and not (i in strong and _states_in_words(
+                              [tokens[p] for p in items[i]])))
             continue
         run: list[int] = []
         for item_id in [*item_ids, -1]:
@@ -633,6 +644,20 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
                 listed.update(run)  # a list inside a sentence: "levers: a, b, c and d"
             run = []
     return frozenset(reasoned), frozenset(listed)
+
+
+def _a_clause(words: list[str]) -> bool:
+    """Whether an item is a clause of words, long enough to state something ("each rank reads
+    half the weights and half of every KV"), not a term or a figure worked out."""
+    return len(words) >= _LONG_ITEM and sum(
+        len(word) >= 3 and word[:1].isalpha() for word in words) >= _STATEMENT_WORDS
+
+
+def _states_in_words(words: list[str]) -> bool:
+    """A clause that says what happens in words, with a verb or connective of its own ("each
+    rank reads half the weights"), not a term labelled with its figures ("DP attention: 71.9B
+    attention params per GPU")."""
+    return _a_clause(words) and any(word in _REASONING_WORDS for word in words)
 
 
 def _shows_working(words: list[str]) -> bool:
