@@ -5,7 +5,7 @@ them pass on both."""
 
 from __future__ import annotations
 
-from feedback_probes import evidence
+from feedback_probes import claimed, evidence
 
 from trainer.marking.prose import read_text
 
@@ -56,3 +56,25 @@ def test_a_spaced_slash_between_figures_is_a_division() -> None:
 def test_a_slash_between_alternatives_is_no_division() -> None:
     assert "÷" not in read_text("16 GiB bf16 / 8 GiB fp8 per session").tokens
     assert "÷" not in read_text("4k / 8k contexts").tokens
+
+
+# --- said aloud, transcribed (corpus BK's manner) ------------------------------------------------
+
+MOE = "mixtral-moe-decode"
+
+
+def test_a_small_model_at_batch_one_said_aloud_is_the_batch_1_read() -> None:
+    text = ("All eight experts stay loaded, ninety-three gig. At batch one it is quick since you "
+            "read two experts, so it's like a thirteen B model there.")
+    assert "active-size-at-inference" not in claimed(MOE, "what-moe-saves", text)
+
+
+def test_the_question_restated_without_its_mark_claims_nothing() -> None:
+    text = ("OK so the pitch, is it as cheap as a thirteen B model. Well, for FLOPs yes, but every "
+            "expert is resident, ninety-three gig.")
+    assert "active-size-at-inference" not in claimed(MOE, "what-moe-saves", text)
+
+
+def test_the_small_model_said_as_a_fact_is_still_claimed() -> None:
+    text = "So basically it's like a thirteen B model, so it's cheap to serve, one card is plenty."
+    assert "active-size-at-inference" in claimed(MOE, "what-moe-saves", text)

@@ -33,6 +33,11 @@ MAX_TEXT_CHARS = 8000  # the answer sheet's cap; anything longer is read up to h
 _BULLET = lazy(r"^\s*(?:[-*•·▪‣+>]|\d{1,2}[.)]|\(?[a-z]\)|\(?[ivx]{1,4}\))\s+")
 # ("No. 5" is a number; "No. The ceiling is …" answers a question and ends its sentence)
 _ABBREVIATIONS = lazy(r"\b(e\.g|i\.e|vs|etc|approx|cf|resp|incl|no(?=\.\s+\d))\.(?=\s)")
+# A question said aloud and transcribed without its mark ("So the pitch, is it as cheap as a
+# thirteen B."): the verb before its subject, at the sentence's start or after a short lead-in
+_ASKED_UNMARKED = lazy(r"\s*(?:(?:so|and|ok|okay|well|um|uh)\b[\s,]*)?(?:[^,.;:\n]{1,40},\s*)?"
+                       r"(?:is|are|does|do|can|could|would|will|should)\s+"
+                       r"(?:it|this|that|they|we|you)\b")
 _SENTENCE_END = lazy(r"""[.!?]+[)\]"'”’]*(?=\s|$)""")  # "ridge.) So" ends one too
 _TOKEN = lazy(
     r"(?P<num>\d+(?:[.,]\d+)*)"
@@ -199,6 +204,7 @@ _SHORTHAND = tuple((lazy(pattern), replacement) for pattern, replacement in (
     (r"\bavg\b", "average"), (r"\blambda\b", "λ"),
     (r"\bconc\b", "concurrency"), (r"\btput\b", "throughput"), (r"\bthru\b", "through"),
     (r"\bconst\b", "constant"), (r"\bwts\b", "weights"), (r"\bb/c\b", "because"),
+    (r"\b(batch(?: size)?(?: of)?) one\b", r"\1 1"),  # said aloud: "at batch one"
     (r"\btoks?\b", "tokens"), (r"\bbs(?=\s*[\d=≤<≲~])", "batch "), (r"∝", " proportional to "),
     # "gen + history", "b1 read", "at b64" (not a B200's name, nor PCIe's "Gen 4")
     (r"\bgen\b(?!\s*\d)", "generated"), (r"\bb(?!(?:100|200|300)\b)(\d{1,3})\b", r"batch \1"),
@@ -552,7 +558,8 @@ def _sentences(text: str) -> Iterable[list[tuple[list[str], bool, bool]]]:
         starts = [0, *(end.end() for end in ends)]
         for index, start in enumerate(starts):
             stop = ends[index].start() if index < len(ends) else len(joined)
-            asked = index < len(ends) and "?" in ends[index].group()
+            asked = (index < len(ends) and "?" in ends[index].group()) or \
+                _ASKED_UNMARKED.match(joined, start, stop) is not None
             lines = [line for line in joined[start:stop].split("\n") if line.strip()]
             if not lines:
                 continue
