@@ -196,8 +196,10 @@ def _spans(reading: Reading) -> list[int]:
                  or reading.tokens[position + 1:position + 4] in _THE_ONE_THAT
                  # "ties its input embedding and output LM head," names a second thing
                  or _short_tail(reading, position))
-        # "FP8 KV stretches it but only ~1.5x": one statement, qualified by a figure
-        shared = shared or _qualified_again(reading, position)
+        # "FP8 KV stretches it but only ~1.5x": one statement, qualified by a figure; "its KV
+        # stays pinned while they read": a while of time, not of contrast
+        shared = shared or _qualified_again(reading, position) or _while_of_time(reading,
+                                                                                position)
         # "X → put static text first": an arrow before a verb of advice opens what to do about
         # X, a statement of its own (BH corpus); "TP=16 → halves the KV" stays one claim
         advised = position > 0 and reading.tokens[position - 1] == "→" \
@@ -672,6 +674,23 @@ def _predicated(reading: Reading, subjects: list[tuple[int, int]],
     return frozenset(found)
 
 
+def _while_of_time(reading: Reading, position: int) -> bool:
+    """Whether "while" at `position` says when ("while they read", "while typing", "while the
+    user thinks"), not what holds of something else (expert pass 82, A035)."""
+    if reading.tokens[position] != "while":
+        return False
+    after = reading.tokens[position + 1:position + 4]
+    if after[:1] and after[0] in _stems(_PASSING_TIME):
+        return True
+    subject = 2 if after[:1] == ("the",) else 1
+    return len(after) > subject and after[subject - 1] in _stems(_WAITERS) and \
+        after[subject] in _stems(_PASSING_TIME)
+
+
+_PASSING_TIME = "reading typing thinking waiting idling read type think wait idle"
+_WAITERS = "they he she users user people you"
+
+
 def _span_before(reading: Reading, spans: list[int], span: int, first: int) -> list[str]:
     """The tokens of the claim's span before its first word, the span's joining word left
     out ("but people assume …")."""
@@ -691,7 +710,25 @@ def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bo
         return True
     if head[:2] == ["contrari", "to"]:
         return True  # "contrary to what the chat price sheet suggests, …": set against
+    if _tempting(head[2:] if head[:2] == ["it", "is"] else head[1:] if head[:1] == ["it"]
+                 else head):  # ("it's" is read as "it")
+        return True
     return opens_with_belief(head)
+
+
+def _tempting(head: list[str]) -> bool:
+    """Whether a clause opens by calling what follows tempting: "It's tempting to map 2,000
+    online to 2,000 slots -- but …", "Easy to assume any shared text gets reused -- it must be
+    a prefix" (expert pass 82, F1 and F2). "Easy" and "natural" only before a verb of belief:
+    "it's easy to double capacity" is a claim."""
+    if len(head) < 2 or head[1] != "to":
+        return False
+    return head[0] == "tempt" or (head[0] in _stems(_NATURAL_TO)
+                                  and head[2:3] != [] and head[2] in _stems(_BELIEVING_VERBS))
+
+
+_NATURAL_TO = "easy natural"
+_BELIEVING_VERBS = "assume think believe read expect say suppose"
 
 
 def _condition_of_denial(reading: Reading, spans: list[int], span: int, first: int) -> bool:

@@ -859,6 +859,8 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
             tokens[p] in _NEGATORS for p in range(max(0, start - 3 * NEGATION_WINDOW), start)
             if clause[p] == clause[start]):
         return True  # "can't fit the model with any room for KV": "any" under a negation
+    if _removed(reading, start, end):
+        return True
     window = NEGATION_WINDOW
     position = start - 1
     while position >= 0 and start - position <= window and clause[position] == clause[start]:
@@ -898,6 +900,30 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
             article = set() if words_after[:1] and words_after[0] in _HARMLESS else _ARTICLES
             return any(t in _POST_NEGATED - _ARTICLES or t in article for t in words_after)
     return False
+
+
+def _removed(reading: Reading, start: int, end: int) -> bool:
+    """Whether the phrase is the object of a verb that takes it away: "Drop the history cap",
+    "remove the quota" (expert pass 82, C: credited as the cap it drops). "Drop the KV by
+    half" lowers it: a "by" or "to" after the phrase makes "drop" a verb of amount."""
+    before = start - 1
+    if before > 0 and reading.tokens[before] in _DETERMINERS:
+        before -= 1
+    if before < 0 or reading.clause[before] != reading.clause[start] or \
+            reading.tokens[before] not in _REMOVALS:
+        return False
+    # advice, not a report: the verb opens its clause or follows a modal or "we"/"I"
+    # ("later Mistral releases dropped SWA" says what happened, and is the idea)
+    advised = before == 0 or reading.clause[before - 1] != reading.clause[before] or \
+        reading.tokens[before - 1] in _ADVISING
+    return advised and (reading.tokens[before] != "drop"
+                        or reading.tokens[end:end + 1] not in (("by",), ("to",)))
+
+
+_REMOVALS = frozenset({"drop", "remov", "lift", "ditch", "scrap", "abandon"})
+_DETERMINERS = frozenset({"a", "an", "the", "ani", "our", "their", "that", "this"})
+_ADVISING = frozenset({"to", "would", "should", "d", "ll", "can", "could", "must", "we", "i",
+                       "you", "just", "simpli", "let"})
 
 
 def _said_of_another(reading: Reading, start: int, end: int, others: tuple[str, ...]) -> bool:
