@@ -540,6 +540,15 @@ MEASURED = {
     # thirteen B.") claims nothing. Left: a junior that watches GPU memory usage for
     # staleness (the claim is right to name it)
     "blind_claims_bk.yaml": (40, 41, 41, 1),
+    # corpus BL (stop 73), teaching a junior colleague in the second person ("you'd think …,
+    # but", "where you'll trip up is …", rhetorical questions answered at once); written
+    # blind; measured unread: 36 / 37 / 41 / 8. A pitfall named ("where you'll trip up is"),
+    # a wish inside the claim's clause that a "but" turns down ("at TP=16 you'd hope for half
+    # a head, but …"), and excuses its seniors gave in their own words (open conversations
+    # from the requests in flight, documents under the window, latency that scales with the
+    # batch, all-reduces that cost TPOT). Left: a senior's "you've quadrupled throughput"
+    # (it is 3×) and two juniors whose claims are right to be named
+    "blind_claims_bl.yaml": (41, 38, 41, 3),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -78,3 +78,34 @@ def test_the_question_restated_without_its_mark_claims_nothing() -> None:
 def test_the_small_model_said_as_a_fact_is_still_claimed() -> None:
     text = "So basically it's like a thirteen B model, so it's cheap to serve, one card is plenty."
     assert "active-size-at-inference" in claimed(MOE, "what-moe-saves", text)
+
+
+# --- teaching a junior, in the second person (corpus BL's manner) --------------------------------
+
+def test_a_pitfall_named_as_where_you_trip_up_is_not_claimed() -> None:
+    text = ("Budget the step, not the chunk. Where you'll trip up is sizing it as if every "
+            "chunk cost the same.")
+    assert "chunks-cost-the-same" not in claimed("chunked-prefill-tpot", "trade-off", text)
+
+
+def test_a_wish_inside_the_claim_s_clause_turned_down_by_but_claims_nothing() -> None:
+    text = ("At TP=16 you'd hope for half a head per GPU, but attention needs a head's whole K "
+            "and V, so each head sits on two GPUs.")
+    assert "tp16-halves-kv-per-gpu" not in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_half_a_head_per_gpu_said_plainly_is_still_claimed() -> None:
+    text = "At TP=16 each GPU holds half a head, so the KV per GPU halves again."
+    assert "tp16-halves-kv-per-gpu" in claimed("llama31-405b-h200-tp", "why-less", text)
+
+
+def test_open_conversations_from_little_s_law_are_no_staleness_signal() -> None:
+    text = ("You also want to tell product that 64 requests in flight means about 256 open "
+            "conversations.")
+    assert "open-conversations-say-stale" not in claimed("multi-turn-growth", "policy", text)
+
+
+def test_a_window_that_costs_nothing_for_documents_under_it_is_a_condition() -> None:
+    text = "Check your lengths: if most documents are under 4k the window costs nothing."
+    assert "window-has-no-quality-cost" not in claimed("sliding-window-kv", "what-windows-cost",
+                                                       text)

@@ -713,6 +713,8 @@ def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bo
     if _tempting(head[2:] if head[:2] == ["it", "is"] else head[1:] if head[:1] == ["it"]
                  else head):  # ("it's" is read as "it")
         return True
+    if any(head[at:at + 2] == ["trip", "up"] for at in range(len(head))):
+        return True  # a pitfall named: "where you'll trip up is sizing it as if …"
     return opens_with_belief(head)
 
 
@@ -847,14 +849,15 @@ def _appearance_answered(reading: Reading, positions: list[int], at: int) -> boo
     or "however" later in the sentence turns against it."""
     tokens = reading.tokens
     seems = [p for p in positions if tokens[p] in _stems(_APPEARS)]
-    # a wish, said before what is wished: "you'd like half a head each, but a head can't be
-    # split" (no turn between the two)
-    wishes = [p for p in positions if p < at and tokens[p] in _stems(_WISHED)
-              and p and tokens[p - 1] in _stems(_WISHERS)
-              and not _stems(_TURNS).intersection(tokens[p:at])]
+    # a wish, said before what is wished or inside its clause: "you'd like half a head each,
+    # but a head can't be split", "at TP=16 you'd hope for half a head, but …" (no turn
+    # between the wish, the claim and the "but" that answers them)
+    wishes = [p for p in positions if tokens[p] in _stems(_WISHED)
+              and p and tokens[p - 1] in _stems(_WISHERS)]
     turns = [p for p in positions if tokens[p] in _stems(_TURNS)]
-    return any(at < turn and (wishes or any(at < seen < turn for seen in seems))
-               for turn in turns)
+    return any(at < turn and (any(
+        wish < turn and not _stems(_TURNS).intersection(tokens[min(wish, at):turn])
+        for wish in wishes) or any(at < seen < turn for seen in seems)) for turn in turns)
 
 
 _APPEARS = "look looks seem seems sound sounds appear appears ideally theory"
