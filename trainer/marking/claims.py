@@ -60,6 +60,10 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
 _COUNTERFACTUAL = "if were"
 # What others put forward, named as the subject a sentence opens with ("The premise is …")
 _PUT_TO_ME = "premise proposal intuition suggestion assumption instinct temptation reflex"
+# A sentence that opens by naming a first guess: "The intuitive read — … — breaks at the head
+# count" (expert pass 83, F1); "intuition" alone is no report ("contrary to intuition, …")
+_FIRST_GUESS = "intuitive naive tempting"
+_A_READING = "read reading take guess answer assumption"
 # ("The premise is right": an endorsement, the candidate's own)
 _ENDORSED = "right correct true sound valid fine"
 # A sentence that opens with one of these supposes, it does not claim.
@@ -806,6 +810,9 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
             and opening[1] in _stems(_PUT_TO_ME) and _stems("is was").intersection(opening[2:]) \
             and not _stems(_ENDORSED).intersection(reading.tokens[p] for p in positions[:7]):
         return True  # "The proposal was "TP=16 to double it"": another's, quoted to weigh
+    if len(opening) > 2 and opening[0] in _stems("the a an") \
+            and opening[1] in _stems(_FIRST_GUESS) and opening[2] in _stems(_A_READING):
+        return True  # "The intuitive read — 16 GPUs halve each one's slice — breaks at …"
     # An excuse the sentence itself denies excuses nothing: "plan on the p99, not the mean"
     # makes the claim its `unless` ("the mean") would have excused.
     # (an excuse written with its own "while", "while the real constraint", is that clause)
