@@ -549,6 +549,13 @@ MEASURED = {
     # batch, all-reduces that cost TPOT). Left: a senior's "you've quadrupled throughput"
     # (it is 3×) and two juniors whose claims are right to be named
     "blind_claims_bl.yaml": (41, 38, 41, 3),
+    # corpus BM (stop 73), compare and contrast ("rather than", "unlike", "whereas", inline
+    # two-column tables "bf16: 97 | fp8: 194"); written blind; measured unread: 41 / 41 / 39
+    # / 1. A list of when it buys little ("… 12 → 12. It buys little or nothing when:") no
+    # claim of the sessions before it; a wrong answer's "with no retraining" its own reason,
+    # no excuse. Left: three wrong answers whose claims sit across a "whereas" or a "not the
+    # embedding" the claims read as excuses
+    "blind_claims_bm.yaml": (42, 41, 40, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

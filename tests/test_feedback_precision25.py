@@ -109,3 +109,18 @@ def test_a_window_that_costs_nothing_for_documents_under_it_is_a_condition() -> 
     text = "Check your lengths: if most documents are under 4k the window costs nothing."
     assert "window-has-no-quality-cost" not in claimed("sliding-window-kv", "what-windows-cost",
                                                        text)
+
+
+# --- compare and contrast (corpus BM's manner) ----------------------------------------------------
+
+def test_a_list_of_when_it_buys_little_is_no_claim_of_the_sessions_before_it() -> None:
+    text = ("4k sessions 96 → 188 | 32k sessions 12 → 12 (the prefix is 6%). It buys little or "
+            "nothing when:\n- the prefix is a small share of the context;\n- the prompt isn't "
+            "identical from token 0.")
+    assert "short-sessions-gain-least" not in claimed("prefix-caching", "when-not", text)
+
+
+def test_fewer_active_experts_with_no_retraining_is_the_claim_not_its_excuse() -> None:
+    text = ("Reduce the number of active experts from 2 to 1 at serving time: it halves the "
+            "per-token read, with no retraining.")
+    assert "fewer-experts-at-inference" in claimed(MOE, "serving-levers", text)
