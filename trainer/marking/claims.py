@@ -147,7 +147,18 @@ def asserts(text: str, phrase: str) -> bool:
                and not _reported(reading, reading.sentence[start], ())
                and not _dismissed_after(reading, spans, spans[end - 1], end,
                                         set(range(start, end)))
+               and not _set_up_to_be_answered(reading, start)
                for start, end in found)
+
+
+def _set_up_to_be_answered(reading: Reading, at: int) -> bool:
+    """Whether the phrase at `at` sits in a sentence that opens by giving what follows to
+    others and turns against it after the phrase: 'People often say "attention is quadratic,
+    so long context is compute-bound" - but …' (expert pass 84, F1)."""
+    positions = [p for p, s in enumerate(reading.sentence) if s == reading.sentence[at]]
+    head = [reading.tokens[p] for p in positions[:6]]
+    return opens_with_belief(head) and any(
+        reading.tokens[p] in _stems(_TURNS) for p in positions if p > at)
 
 
 # A heading names what follows ("### Paging vs reserving max_model_len", "## Answer to "2,000
