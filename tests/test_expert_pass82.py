@@ -33,7 +33,8 @@ def test_a_view_called_easy_to_assume_is_not_the_candidate_s() -> None:
 
 def test_easy_to_do_is_still_a_claim_of_what_is_easy() -> None:
     said = claims_named("littles-law-capacity", "plan",
-                        "Easy: 2,000 users online means 2,000 slots, so about 22 GPUs.")
+                        "It's easy to size: 2,000 users online are 2,000 slots, so about 22 "
+                        "GPUs.")
     assert "online-users-as-slots" in said
 
 
