@@ -5,9 +5,11 @@ them pass on both."""
 
 from __future__ import annotations
 
+import pytest
 from feedback_probes import claimed, evidence
 
-from trainer.marking.prose import read_text
+from trainer.marking.claims import asserts
+from trainer.marking.prose import negated, occurrences, read_text
 
 B8 = "llama31-8b-h100"
 
@@ -124,3 +126,48 @@ def test_fewer_active_experts_with_no_retraining_is_the_claim_not_its_excuse() -
     text = ("Reduce the number of active experts from 2 to 1 at serving time: it halves the "
             "per-token read, with no retraining.")
     assert "fewer-experts-at-inference" in claimed(MOE, "serving-levers", text)
+
+
+# --- what a review of this stop's rules found them doing beyond their word -----------------------
+
+TP16 = "llama31-405b-h200-tp"
+
+
+@pytest.mark.parametrize("text", [
+    "In short, do it: TP=16 doubles the capacity.",  # a command, no question
+    "Should it run short of KV blocks, TP=16 doubles the capacity.",  # a condition
+    "The intuitive answer is right here: TP=16 doubles the capacity.",  # a first guess endorsed
+    "TP=16 doubles the capacity and you'd hope for more, but the link is slow.",  # a later wish
+    "Nothing here should trip up the scheduler: TP=16 doubles the capacity.",  # no pitfall
+])
+def test_a_claim_beside_words_these_rules_read_is_still_made(text: str) -> None:
+    assert "tp16-doubles-sessions" in claimed(TP16, "why-less", text)
+
+
+@pytest.mark.parametrize("text", [
+    "People think memory is the limit; decode is compute-bound, but we can batch.",
+    "People often say decode is compute-bound, and they are right, but it varies.",
+])
+def test_the_candidate_s_own_statement_after_others_belief_still_asserts(text: str) -> None:
+    assert asserts(text, "compute-bound")
+
+
+def test_a_slash_after_a_long_run_of_figures_reads_in_bounded_time() -> None:
+    # (read in about 3 minutes when the figure before a slash was searched from the line's
+    # start; the time itself is not asserted: the reading is, and it must finish)
+    reading = read_text("1," * 2000 + "x" + " / 1" * 1000)
+    assert reading.tokens[-2:] == ("÷", "1")
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("You can lift the hit rate by putting the system prompt first.", "hit rate"),
+    ("Paging exists to remove fragmentation.", "fragmentation"),
+])
+def test_a_verb_of_removal_before_no_bound_takes_nothing_away(text: str, phrase: str) -> None:
+    reading = read_text(text)
+    start, end = next(iter(occurrences(reading, phrase)))
+    assert not negated(reading, start, end, phrase)
+
+
+def test_batch_one_before_what_it_counts_stays_words() -> None:
+    assert "1" not in read_text("it adds to the batch one token per sequence").tokens

@@ -63,6 +63,7 @@ _PUT_TO_ME = "premise proposal intuition suggestion assumption instinct temptati
 # A sentence that opens by naming a first guess: "The intuitive read — … — breaks at the head
 # count" (expert pass 83, F1); "intuition" alone is no report ("contrary to intuition, …")
 _FIRST_GUESS = "intuitive naive tempting"
+_GUESS_TURNED = "breaks break fails fail wrong but however misses"  # (not "… works: …")
 _A_READING = "read reading take guess answer assumption"
 # ("The premise is right": an endorsement, the candidate's own)
 _ENDORSED = "right correct true sound valid fine"
@@ -154,11 +155,28 @@ def asserts(text: str, phrase: str) -> bool:
 def _set_up_to_be_answered(reading: Reading, at: int) -> bool:
     """Whether the phrase at `at` sits in a sentence that opens by giving what follows to
     others and turns against it after the phrase: 'People often say "attention is quadratic,
-    so long context is compute-bound" - but …' (expert pass 84, F1)."""
-    positions = [p for p, s in enumerate(reading.sentence) if s == reading.sentence[at]]
-    head = [reading.tokens[p] for p in positions[:6]]
-    return opens_with_belief(head) and any(
-        reading.tokens[p] in _stems(_TURNS) for p in positions if p > at)
+    so long context is compute-bound" - but …' (expert pass 84, F1). Only what the belief
+    says: its own item and the items that carry it on ("so …", "and …"), in the sentence as
+    written, with no word that endorses it ("and they are right")."""
+    tokens, sentence, item = reading.tokens, reading.sentence, reading.item
+    written = reading.written or sentence
+    first = at
+    while first > 0 and sentence[first - 1] == sentence[at] and written[first - 1] == written[at]:
+        first -= 1
+    if not opens_with_belief(list(tokens[first:first + 6])):
+        return False
+    end, turned = at, False
+    while end < len(tokens) and sentence[end] == sentence[at] and not turned:
+        turned = tokens[end] in _stems(_TURNS)
+        end += 1
+    if not turned or _stems(_ENDORSED).intersection(tokens[first:end]):
+        return False
+    # every item from the belief's to the phrase's opens by carrying it on
+    return all(tokens[p] in _stems(_CARRIES_THE_BELIEF) for p in range(first + 1, at + 1)
+               if item[p] != item[p - 1])
+
+
+_CARRIES_THE_BELIEF = "so and that which then"
 
 
 # A heading names what follows ("### Paging vs reserving max_model_len", "## Answer to "2,000
@@ -728,7 +746,8 @@ def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bo
     if _tempting(head[2:] if head[:2] == ["it", "is"] else head[1:] if head[:1] == ["it"]
                  else head):  # ("it's" is read as "it")
         return True
-    if any(head[at:at + 2] == ["trip", "up"] for at in range(len(head))):
+    if any(head[at:at + 3] in (["trip", "up", "is"], ["trip", "up", "are"])
+           and not any(is_negator(word) for word in head[:at]) for at in range(len(head))):
         return True  # a pitfall named: "where you'll trip up is sizing it as if …"
     return opens_with_belief(head)
 
@@ -822,7 +841,9 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
             and not _stems(_ENDORSED).intersection(reading.tokens[p] for p in positions[:7]):
         return True  # "The proposal was "TP=16 to double it"": another's, quoted to weigh
     if len(opening) > 2 and opening[0] in _stems("the a an") \
-            and opening[1] in _stems(_FIRST_GUESS) and opening[2] in _stems(_A_READING):
+            and opening[1] in _stems(_FIRST_GUESS) and opening[2] in _stems(_A_READING) \
+            and not _stems(_ENDORSED).intersection(words) \
+            and _stems(_GUESS_TURNED).intersection(words):
         return True  # "The intuitive read — 16 GPUs halve each one's slice — breaks at …"
     # An excuse the sentence itself denies excuses nothing: "plan on the p99, not the mean"
     # makes the claim its `unless` ("the mean") would have excused.
@@ -874,7 +895,8 @@ def _appearance_answered(reading: Reading, positions: list[int], at: int) -> boo
               and p and tokens[p - 1] in _stems(_WISHERS)]
     turns = [p for p in positions if tokens[p] in _stems(_TURNS)]
     return any(at < turn and (any(
-        wish < turn and not _stems(_TURNS).intersection(tokens[min(wish, at):turn])
+        wish < turn and (wish < at or reading.clause[wish] == reading.clause[at])
+        and not _stems(_TURNS).intersection(tokens[min(wish, at):turn])
         for wish in wishes) or any(at < seen < turn for seen in seems)) for turn in turns)
 
 

@@ -36,8 +36,9 @@ _ABBREVIATIONS = lazy(r"\b(e\.g|i\.e|vs|etc|approx|cf|resp|incl|no(?=\.\s+\d))\.
 # A question said aloud and transcribed without its mark ("So the pitch, is it as cheap as a
 # thirteen B."): the verb before its subject, at the sentence's start or after a short lead-in
 _ASKED_UNMARKED = lazy(r"\s*(?:(?:so|and|ok|okay|well|um|uh)\b[\s,]*)?(?:[^,.;:\n]{1,40},\s*)?"
-                       r"(?:is|are|does|do|can|could|would|will|should)\s+"
-                       r"(?:it|this|that|they|we|you)\b")
+                       r"(?:(?:is|are|does|can)\s+(?:it|this|that|they|we|you)"
+                       r"|do\s+(?:they|we|you))\b")
+# (not "do it:", a command, nor "should it run short, …", a condition: review of stop 73)
 _SENTENCE_END = lazy(r"""[.!?]+[)\]"'”’]*(?=\s|$)""")  # "ridge.) So" ends one too
 _TOKEN = lazy(
     r"(?P<num>\d+(?:[.,]\d+)*)"
@@ -125,9 +126,12 @@ _MEASURES = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "ms",
                        "tflop", "token", "tok", "sequenc", "seq", "session", "chat", "user",
                        "request", "convers"})
 _ITEM_BREAKS = frozenset({",", ";", "—", "/"})
-# units a figure divided by another ends in ("52 GB / 128 KiB"): the slash is no list's
-# a figure just before ("136 /", "⌈2,000 /", "16.06e9 /"; not "4k /" or "bf16 /")
-_A_FIGURE = re.compile(r"(?<![\w.])\d[\d.,]*(?:e\d+)?\s*$")
+# A spaced slash is a division, not a list's break, after a figure ("136 /", "⌈2,000 /",
+# "16.06e9 /"; not "4k /" or "bf16 /"), searched in the few characters before it only (a
+# long run of digits and commas scanned from the line's start would cost its square) ...
+_A_FIGURE = lazy(r"(?<![\w.])\d[\d.,]*(?:e\d+)?\s*$")
+_FIGURE_REACH = 48
+# ... or after a unit a figure divided by another ends in ("52 GB / 128 KiB")
 _DIVIDED = frozenset({"gb", "gib", "mb", "mib", "kb", "kib", "tb", "b", "byte", "ms", "s"})
 _ASIDES = frozenset({"(", ")", "[", "]"})  # a parenthesis is an aside, not a new item
 _LONG_ITEM = 9  # tokens: an item this long is a clause, not a term
@@ -204,7 +208,9 @@ _SHORTHAND = tuple((lazy(pattern), replacement) for pattern, replacement in (
     (r"\bavg\b", "average"), (r"\blambda\b", "λ"),
     (r"\bconc\b", "concurrency"), (r"\btput\b", "throughput"), (r"\bthru\b", "through"),
     (r"\bconst\b", "constant"), (r"\bwts\b", "weights"), (r"\bb/c\b", "because"),
-    (r"\b(batch(?: size)?(?: of)?) one\b", r"\1 1"),  # said aloud: "at batch one"
+    # said aloud: "at batch one" (not "adds to the batch one token per sequence")
+    (r"\b(batch(?: size)?(?: of)?) one\b(?!\s+(?:token|sequence|request|user|more|of|at|by))",
+     r"\1 1"),
     (r"\btoks?\b", "tokens"), (r"\bbs(?=\s*[\d=≤<≲~])", "batch "), (r"∝", " proportional to "),
     # "gen + history", "b1 read", "at b64" (not a B200's name, nor PCIe's "Gen 4")
     (r"\bgen\b(?!\s*\d)", "generated"), (r"\bb(?!(?:100|200|300)\b)(\d{1,3})\b", r"batch \1"),
@@ -365,7 +371,8 @@ def _lex(text: str) -> list[str]:
             near_before = text[:start].rstrip()[-1:]
             near_after = text[end:].lstrip()[:1]
             if value == "/" and (near_after.isdigit() or near_after == "(") and out and (
-                    _A_FIGURE.search(text, 0, start) or out[-1] == ")" or out[-1] in _DIVIDED):
+                    _A_FIGURE.search(text, max(0, start - _FIGURE_REACH), start)
+                    or out[-1] == ")" or out[-1] in _DIVIDED):
                 out.append("÷")  # spaced between figures: "136 GB / (2 × 3.35 TB/s)"
                 continue
             if value in ("-", "–") and not (near_before.isdigit() or near_after.isdigit()):
@@ -702,7 +709,7 @@ _WORKING = frozenset({"×", "÷", "+", "=", "-"})
 def _item_reasons(words: list[str]) -> bool:
     if len(words) >= _LONG_ITEM:
         return True
-    if words and words[0] in _BOUNDS_SET and len(words) >= _STRONG_ITEM:
+    if words and words[0] in _BOUNDS_SET and len(words) >= _STRONG_ITEM and words[1] != "of":
         return True  # a bound set, said short: "cap max_model_len near real p99 ctx"
     for index, word in enumerate(words):
         if word in _REASONING_WORDS or word in _RELATIONS:
@@ -903,9 +910,12 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
 
 
 def _removed(reading: Reading, start: int, end: int) -> bool:
-    """Whether the phrase is the object of a verb that takes it away: "Drop the history cap",
-    "remove the quota" (expert pass 82, C: credited as the cap it drops). "Drop the KV by
-    half" lowers it: a "by" or "to" after the phrase makes "drop" a verb of amount."""
+    """Whether the phrase names a bound and is the object of a verb that takes it away: "Drop
+    the history cap", "remove the quota" (expert pass 82, C: credited as the cap it drops).
+    "Drop the cap to 8k" lowers it: a "by" or "to" after it makes "drop" a verb of amount;
+    "lift the hit rate", "remove fragmentation" name no bound, and are left as said."""
+    if not _BOUNDS.intersection(reading.tokens[start:end]):
+        return False
     before = start - 1
     if before > 0 and reading.tokens[before] in _DETERMINERS:
         before -= 1
@@ -922,8 +932,10 @@ def _removed(reading: Reading, start: int, end: int) -> bool:
 
 _REMOVALS = frozenset({"drop", "remov", "lift", "ditch", "scrap", "abandon"})
 _DETERMINERS = frozenset({"a", "an", "the", "ani", "our", "their", "that", "this"})
-_ADVISING = frozenset({"to", "would", "should", "d", "ll", "can", "could", "must", "we", "i",
-                       "you", "just", "simpli", "let"})
+# ("we'd", "you'll" are read as "we", "you"; "let us drop the cap")
+_ADVISING = frozenset({"to", "would", "should", "can", "could", "must", "we", "i", "you",
+                       "us", "just", "simpli", "let"})
+_BOUNDS = frozenset({"cap", "limit", "quota", "ceil", "max_model_len", "len"})
 
 
 def _said_of_another(reading: Reading, start: int, end: int, others: tuple[str, ...]) -> bool:
