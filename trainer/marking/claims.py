@@ -760,7 +760,7 @@ def _tempting(head: list[str]) -> bool:
     if len(head) < 2 or head[1] != "to":
         return False
     return head[0] == "tempt" or (head[0] in _stems(_NATURAL_TO)
-                                  and head[2:3] != [] and head[2] in _stems(_BELIEVING_VERBS))
+                                  and len(head) > 2 and head[2] in _stems(_BELIEVING_VERBS))
 
 
 _NATURAL_TO = "easy natural"

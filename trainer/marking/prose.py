@@ -115,7 +115,7 @@ _REASONING_WORDS = frozenset({
 })
 # verbs that name a lever's setting only when they open the item ("the cap", "a context
 # limit" are terms in a list)
-_BOUNDS_SET = frozenset({"cap", "limit"})
+_SETS_A_BOUND = frozenset({"cap", "limit"})
 _COMPUTATION = frozenset({"=", "≈", "→", "×", "÷", "+"})  # an item that computes is no term
 _RELATIONS = frozenset({"→", "=", "≈", "÷", "≥", "≤", "≫", "≪", ">", "<"})
 _UNITS = frozenset({"gb", "gib", "kib", "mib", "kb", "mb", "tb", "tib", "byte", "b", "token",
@@ -677,7 +677,12 @@ def _states_in_words(words: list[str]) -> bool:
 def _shows_working(words: list[str]) -> bool:
     """Whether the words take one figure to another ("64 → 8 KV heads", "2 × 80 = 160"): a
     derivation, the statement a list that follows it qualifies."""
-    return any(is_number(words[i - 1]) and words[i] in _COMPUTATION and is_number(words[i + 1])
+    return _between_figures(words, _COMPUTATION)
+
+
+def _between_figures(words: list[str], operators: frozenset[str]) -> bool:
+    """Whether one of `operators` stands between two figures ("2 × 32", "80 - 16")."""
+    return any(words[i] in operators and is_number(words[i - 1]) and is_number(words[i + 1])
                for i in range(1, len(words) - 1))
 
 
@@ -698,9 +703,8 @@ def _reasons_in_words(words: list[str]) -> bool:
     against 8", "L = 80" and "64 ÷ 8" say why or show how."""
     if len(words) >= _LONG_ITEM or any(word in _REASONING_WORDS for word in words):
         return True
-    return any((word == ":" and len(words) - index > 4) or word == "=" or (
-        word in _WORKING and 0 < index < len(words) - 1 and is_number(words[index - 1])
-        and is_number(words[index + 1])) for index, word in enumerate(words))
+    return _between_figures(words, _WORKING) or any(
+        (word == ":" and len(words) - index > 4) or word == "=" for index, word in enumerate(words))
 
 
 _WORKING = frozenset({"×", "÷", "+", "=", "-"})
@@ -709,15 +713,14 @@ _WORKING = frozenset({"×", "÷", "+", "=", "-"})
 def _item_reasons(words: list[str]) -> bool:
     if len(words) >= _LONG_ITEM:
         return True
-    if words and words[0] in _BOUNDS_SET and len(words) >= _STRONG_ITEM and words[1] != "of":
+    if words and words[0] in _SETS_A_BOUND and len(words) >= _STRONG_ITEM and words[1] != "of":
         return True  # a bound set, said short: "cap max_model_len near real p99 ctx"
+    if _between_figures(words, _WORKING):
+        return True  # working shown: 2 × 32, 80 - 16
     for index, word in enumerate(words):
         if word in _REASONING_WORDS or word in _RELATIONS:
             return True
         following = words[index + 1] if index + 1 < len(words) else ""
-        if word in ("×", "-", "+") and index and is_number(words[index - 1]) \
-                and is_number(following):
-            return True  # working shown: 2 × 32, 80 - 16
         if word == ":" and len(words) - index > 4:
             return True  # a term, then what it does
         if is_number(word) and following in _UNITS and len(words) >= 6:
