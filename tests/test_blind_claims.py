@@ -556,6 +556,22 @@ MEASURED = {
     # no excuse. Left: three wrong answers whose claims sit across a "whereas" or a "not the
     # embedding" the claims read as excuses
     "blind_claims_bm.yaml": (42, 41, 40, 0),
+    # corpus BN (stop 74), plain written answers of working engineers in a shared-doc screen,
+    # the form the issue's hidden corpus took; written blind; measured unread: 40 / 43 / 42 /
+    # 3. A counterfactual told with "had" ("if the model had tied embeddings you'd still
+    # read it") claims nothing; "sharded MHA" beside the latent's figure is no split latent.
+    # Left: a junior that watches GPU memory usage (the claim is right to name it)
+    "blind_claims_bn.yaml": (42, 43, 42, 1),
+    # corpus BO (stop 74), verbose tutorial-like mids against terse code-review seniors (35
+    # to 150 words, a third of the mids' length); written blind; measured unread: 7 / 40 /
+    # 41 / 4. What a team "is assuming", a pitch put forward, a transfer "fully exposed", a
+    # system prompt stored once and a TTFT cut "by skipping" the prefill are read as said.
+    # Left: 36 seniors under their mids. 21 name fewer of the ideas asked than the mid does
+    # (the 8B policy senior leaves out the long-context pool, the dtype and the generated
+    # tokens) and score below it on the ideas alone; 15 lose on depth, which counts reasoned
+    # clauses and figures. Raising depth's cap from 16 to 20 gained 19 ordered steps over 66
+    # corpora but cost the plain ones (B, C, D, H, L, N) and left BO at 7, so depth was kept
+    "blind_claims_bo.yaml": (7, 43, 41, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

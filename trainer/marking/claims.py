@@ -51,15 +51,21 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
                 "according to him", "according to her", "according to them",
                 "according to the colleague", "you said", "you say", "he said", "she said",
                 "they said", "colleague said", "colleague says", "team said", "team says",
+                # ("The product team is assuming that 2,000 users online means 2,000 slots,
+                # but …": blind corpus BO)
+                "team is assuming", "they are assuming", "they're assuming",
+                "people are assuming", "everyone is assuming",
                 # one's own first thought, reported to correct it
                 "i first wrote", "i first said", "i first thought", "i initially wrote",
                 "i initially said", "i initially thought", "my first draft", "i had written",
                 "red flag", "red flags")
 
-# "If the head were tied, …": a counterfactual describes another model, it claims nothing.
-_COUNTERFACTUAL = "if were"
+# "If the head were tied, …", "if the model had tied embeddings, you'd still read it": a
+# counterfactual describes another model, it claims nothing.
+_COUNTERFACTUALS = ("if were", "if had")
 # What others put forward, named as the subject a sentence opens with ("The premise is …")
-_PUT_TO_ME = "premise proposal intuition suggestion assumption instinct temptation reflex"
+_PUT_TO_ME = ("premise proposal intuition suggestion assumption instinct temptation reflex "
+              "pitch")
 # A sentence that opens by naming a first guess: "The intuitive read — … — breaks at the head
 # count" (expert pass 83, F1); "intuition" alone is no report ("contrary to intuition, …")
 _FIRST_GUESS = "intuitive naive tempting"
@@ -813,8 +819,8 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and (own < 0 or reading.written[p] >= own)
                and not _said_of_what_came_before(reading, p, at)
                } & _stems(_REPORTED)
-    if reports or (words >= _stems(_COUNTERFACTUAL) and _in_the_supposition(reading, positions,
-                                                                              at)):
+    if reports or (any(words >= _stems(form) for form in _COUNTERFACTUALS)
+                   and _in_the_supposition(reading, positions, at)):
         return True
     # "raising it everywhere would seem harmless because vLLM pages - it isn't": an
     # appearance set up to be knocked down, not the candidate's view (expert pass 59, W1)

@@ -869,7 +869,7 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
             tokens[p] in _NEGATORS for p in range(max(0, start - 3 * NEGATION_WINDOW), start)
             if clause[p] == clause[start]):
         return True  # "can't fit the model with any room for KV": "any" under a negation
-    if _removed(reading, start, end):
+    if _removed(reading, start, end) or _set_up_as_tempting(reading, start, end):
         return True
     window = NEGATION_WINDOW
     position = start - 1
@@ -900,6 +900,8 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
         token = tokens[position]
         if token in _ONLY_AFTER:
             return True
+        if token in _NEGATIVE_VERBS and tokens[position - 1] == "by":
+            break  # "cut TTFT by skipping the prefill": the means, it denies what it skips
         if token in _NEGATORS and not _no_matter_how(tokens, position):
             # "is not needed", "is not the fix": the dismissal's own clause, not the next
             # item's first words ("capacity doesn't change; the long users …").
@@ -910,6 +912,29 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
             article = set() if words_after[:1] and words_after[0] in _HARMLESS else _ARTICLES
             return any(t in _POST_NEGATED - _ARTICLES or t in article for t in words_after)
     return False
+
+
+def _set_up_as_tempting(reading: Reading, start: int, end: int) -> bool:
+    """Whether the phrase sits in what a sentence calls tempting and then turns against: "It's
+    tempting to blame the engine (fragmentation, or max_model_len reserved per request), but
+    neither holds" proposes no cap (expert pass 85, A092)."""
+    tokens, sentence = reading.tokens, reading.sentence
+    opening = start
+    while opening > 0 and sentence[opening - 1] == sentence[start]:
+        opening -= 1
+    tempting = [p for p in range(opening, start - 1)
+                if tokens[p] == "tempt" and tokens[p + 1] == "to"]
+    if not tempting or _TURNS.intersection(tokens[tempting[-1]:start]):
+        return False
+    for position in range(end, len(tokens)):
+        if sentence[position] != sentence[start]:
+            return False
+        if tokens[position] in _TURNS:
+            return True
+    return False
+
+
+_TURNS = frozenset({"but", "howev", "yet"})
 
 
 def _removed(reading: Reading, start: int, end: int) -> bool:

@@ -1,0 +1,119 @@
+"""Stop 74: what the tool said wrongly of the blind sets BN (plain shared-doc answers) and BO
+(verbose mids, terse code-review seniors), measured unread. The texts here are written for the
+tests, not copied from a corpus. Each test of a fix failed before; each guard beside it
+passes on both."""
+
+from __future__ import annotations
+
+from feedback_probes import claimed, evidence
+
+from trainer.drills.loader import find_drill, load_rubric
+from trainer.marking.prose import concept_credit
+
+ROOFLINE = "decode-roofline-vs-measured"
+LITTLE = "littles-law-capacity"
+MIXTRAL = "mixtral-moe-decode"
+MULTI = "multi-turn-growth"
+
+
+# --- a counterfactual told with "had" ------------------------------------------------------
+
+def test_a_counterfactual_with_had_claims_nothing_of_this_model() -> None:
+    text = ("The step reads 15.01 GB. If the model had tied embeddings you'd still read that "
+            "matrix because of the LM head.")
+    assert "lm-head-tied" not in claimed(ROOFLINE, "embedding-why", text)
+
+
+def test_the_head_said_to_be_tied_is_still_named() -> None:
+    text = "The LM head is tied to the embedding, so that 1.05 GB is not read."
+    assert "lm-head-tied" in claimed(ROOFLINE, "embedding-why", text)
+
+
+# --- what another team is assuming ---------------------------------------------------------
+
+def test_what_a_team_is_assuming_and_the_answer_turns_down_is_theirs() -> None:
+    text = ("Product is working from the team's view: the team is assuming that 2,000 users "
+            "online means 2,000 concurrent slots, but most of them are reading, not decoding.")
+    assert "online-users-as-slots" not in claimed(LITTLE, "plan", text)
+
+
+def test_the_slots_said_as_ones_own_are_still_named() -> None:
+    text = "2,000 users online means 2,000 concurrent slots, so we buy about 22 GPUs."
+    assert "online-users-as-slots" in claimed(LITTLE, "plan", text)
+
+
+def test_a_claim_beside_what_the_team_assumed_is_still_the_answers_own() -> None:
+    text = ("Each conversation keeps its KV resident between turns, while the team assumed "
+            "about 309 chats per card.")
+    assert claimed(MULTI, "why-overstated", text) != []
+
+
+# --- a pitch put forward ---------------------------------------------------------------------
+
+def test_a_pitch_named_and_judged_half_true_is_not_the_answers_claim() -> None:
+    text = "The pitch that Mixtral is a 13B model at inference time is only half true."
+    assert "active-size-at-inference" not in claimed(MIXTRAL, "what-moe-saves", text)
+
+
+def test_the_pitch_said_plainly_is_still_named() -> None:
+    text = "Mixtral is a 13B model at inference time, so it serves like one."
+    assert "active-size-at-inference" in claimed(MIXTRAL, "what-moe-saves", text)
+
+
+# --- claims whose words a right answer uses of something else ------------------------------
+
+def test_a_transfer_fully_exposed_is_not_said_to_be_hidden() -> None:
+    text = ("The decode side pulls the blocks after prefill completes, so the 10.7 ms is fully "
+            "exposed unless a layer-wise connector overlaps it.")
+    assert "transfer-fully-hidden" not in claimed("disaggregated-prefill", "when-it-pays", text)
+
+
+def test_a_transfer_fully_overlapped_is_still_named() -> None:
+    text = "The KV transfer is fully overlapped with the decode, so it costs nothing."
+    assert "transfer-fully-hidden" in claimed("disaggregated-prefill", "when-it-pays", text)
+
+
+def test_the_system_prompt_stored_once_is_no_history_shared() -> None:
+    text = ("Turn on prefix caching so the 1,024-token system prompt is stored once and "
+            "shared: about 77 chats instead of 64.")
+    assert "prefix-caching-shares-history" not in claimed(MULTI, "policy", text)
+
+
+def test_the_history_stored_once_and_shared_is_still_named() -> None:
+    text = "With prefix caching each chat's history is stored once and shared across chats."
+    assert "prefix-caching-shares-history" in claimed(MULTI, "policy", text)
+
+
+def test_sharded_mha_beside_the_latents_figure_is_no_split_latent() -> None:
+    text = ("Per GPU the advantage over sharded MHA drops from ~71x to ~9x (624,640 vs 70,272 "
+            "B), and a GQA-8 model sharded 8 ways would beat it.")
+    assert "latent-split-under-tp" not in claimed("deepseek-v3-mla-h200", "why-mla", text)
+
+
+def test_the_latent_sharded_is_still_named() -> None:
+    text = "Under TP=8 the 70,272 B latent is sharded 8 ways, about 8.8 KB per GPU."
+    assert "latent-split-under-tp" in claimed("deepseek-v3-mla-h200", "why-mla", text)
+
+
+# --- what an answer credits ----------------------------------------------------------------
+
+def _credit(drill_id: str, concept_id: str, text: str) -> float:
+    concept = load_rubric(find_drill(drill_id)[0].rubric).concept(concept_id)
+    assert concept is not None
+    return float(concept_credit(concept, text)[0])
+
+
+def test_ttft_cut_by_skipping_the_prefill_is_the_saving_said() -> None:
+    text = "Hits still cut TTFT by skipping the shared prefill."
+    assert _credit("prefix-caching", "prefix-saves-prefill", text) > 0
+
+
+def test_a_means_that_skips_does_not_undo_a_dismissal_before_it() -> None:
+    text = "It is not the TTFT that drops, by skipping nothing."
+    assert _credit("prefix-caching", "prefix-saves-prefill", text) == 0
+
+
+def test_a_share_of_roofline_without_the_article_is_the_floor_said() -> None:
+    text = ("Plain decode attention leaves half the SMs idle, so a single 32k sequence runs at "
+            "22% of roofline, 17.91 vs 4.0 ms.")
+    assert "of roofline" in evidence(ROOFLINE, {"long-why": text}, "limits")
