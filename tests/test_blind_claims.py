@@ -121,7 +121,10 @@ MEASURED = {
     # credit by expert pass 71 (C4-C6, C13, C16-C18); what is left below is a senior's "what it
     # buys: (1) memory — …" that names no phrase of the idea)
     "blind_claims_e.yaml": (41, 43, 37, 0),
-    "blind_claims_f.yaml": (43, 43, 43, 0),
+    # (stop 74: F and Q one fewer ordered: "all users share that read", a junior's and a
+    # mid's, now earns the one-weight-read idea as "the whole batch shares" a BO senior's does;
+    # both are right, and Q's mid and senior now tie on the ideas and part on depth)
+    "blind_claims_f.yaml": (42, 43, 43, 0),
     "blind_claims_g.yaml": (40, 43, 36, 0),
     # (stop 73: H one fewer ordered, blind_text_answers_all one fewer buzzword list held, when a
     # spaced slash between figures came to read as a division ("136 GB / 6.7 TB/s = 20.2 ms"
@@ -162,7 +165,7 @@ MEASURED = {
     # 27 / 40 / 39 / 3. Then the three right answers said to claim wrongly were read, and a
     # claim's excuse in a "while" clause about something else stopped excusing it
     # then claims for its wrong answers left unheld, in general terms (40 → 42)
-    "blind_claims_q.yaml": (30, 41, 43, 0),
+    "blind_claims_q.yaml": (29, 41, 43, 0),
     # corpus R (stop 50), team-chat answers written blind; measured unread: 12 / 41 / 36 / 3.
     # Its seniors are mostly shorter than its mids and match fewer concepts: ordering is the
     # weak figure. The three right answers said to claim wrongly were then read and fixed,

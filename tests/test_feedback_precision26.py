@@ -117,3 +117,17 @@ def test_a_share_of_roofline_without_the_article_is_the_floor_said() -> None:
     text = ("Plain decode attention leaves half the SMs idle, so a single 32k sequence runs at "
             "22% of roofline, 17.91 vs 4.0 ms.")
     assert "of roofline" in evidence(ROOFLINE, {"long-why": text}, "limits")
+
+
+# --- the forms a terse senior uses ---------------------------------------------------------
+
+def test_a_weight_read_the_whole_batch_shares_is_the_read_amortised() -> None:
+    text = ("Each step's cost is dominated by streaming the 138 GB of weights, which the whole "
+            "batch shares; an extra user adds only its own 10.7 GB.")
+    assert _credit("llama2-70b-mi300x", "weights-amortized", text) > 0
+
+
+def test_long_context_in_its_own_quota_admitted_pool_is_a_separate_pool() -> None:
+    text = ("max_model_len at the p99 real context, not 128k; long context in its own "
+            "quota-admitted pool priced by KV-seconds.")
+    assert "separate pool" in evidence("llama31-8b-h100", {"policy": text}, "levers").lower()
