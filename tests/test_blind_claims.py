@@ -575,6 +575,13 @@ MEASURED = {
     # clauses and figures. Raising depth's cap from 16 to 20 gained 19 ordered steps over 66
     # corpora but cost the plain ones (B, C, D, H, L, N) and left BO at 7, so depth was kept
     "blind_claims_bo.yaml": (7, 43, 41, 0),
+    # corpus BP (stop 74), live-interview answer boxes from mixed backgrounds (first person,
+    # impersonal notes, verdict first; prose and bullets), written blind; measured unread on
+    # fdf3424: 43 / 43 / 40 / 0. Its three wrong answers left unheld are named: MQA set in
+    # config.json with the KV heads averaged at load time, a prefix cache that "dedupes" each
+    # history across users, and vLLM budgeting max_model_len per sequence (no longer excused
+    # by a "whether" elsewhere in the sentence)
+    "blind_claims_bp.yaml": (43, 43, 43, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -131,3 +131,24 @@ def test_long_context_in_its_own_quota_admitted_pool_is_a_separate_pool() -> Non
     text = ("max_model_len at the p99 real context, not 128k; long context in its own "
             "quota-admitted pool priced by KV-seconds.")
     assert "separate pool" in evidence("llama31-8b-h100", {"policy": text}, "levers").lower()
+
+
+# --- BP's wrong answers left unheld ----------------------------------------------------------
+
+def test_mqa_set_in_the_config_with_heads_averaged_at_load_is_named() -> None:
+    text = ("I'd pick MQA. It gives 32 sequences, 4x the target, and it's just a config "
+            "change: put num_key_value_heads=1 in config.json and the server averages the KV "
+            "heads into one at load time.")
+    assert "mqa-is-a-config-change" in claimed("llama2-70b-mi300x", "4f", text)
+
+
+def test_a_prefix_cache_that_dedupes_each_history_across_users_is_named() -> None:
+    text = ("Every history was already seen, so the prefix cache dedupes it across users and "
+            "a session stores only its new message.")
+    assert "prefix-caching-shares-history" in claimed(MULTI, "policy", text)
+
+
+def test_max_model_len_budgeted_per_sequence_is_named_beside_a_whether() -> None:
+    text = ("vLLM still budgets max_model_len per sequence at admission. That is what X says: "
+            "53 requests at once whether they're 1k or 8k.")
+    assert "vllm-reserves-max-model-len" in claimed("paged-blocks-vllm", "why-paging", text)
