@@ -55,6 +55,10 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
                 # but …": blind corpus BO)
                 "team is assuming", "they are assuming", "they're assuming",
                 "people are assuming", "everyone is assuming",
+                # ("One could argue that only the ~37B active parameters need HBM … That
+                # fails": expert pass 86)
+                "one could argue", "you could argue", "one might argue", "some would argue",
+                "some might argue", "could be argued",
                 # one's own first thought, reported to correct it
                 "i first wrote", "i first said", "i first thought", "i initially wrote",
                 "i initially said", "i initially thought", "my first draft", "i had written",
