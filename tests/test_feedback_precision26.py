@@ -152,3 +152,20 @@ def test_max_model_len_budgeted_per_sequence_is_named_beside_a_whether() -> None
     text = ("vLLM still budgets max_model_len per sequence at admission. That is what X says: "
             "53 requests at once whether they're 1k or 8k.")
     assert "vllm-reserves-max-model-len" in claimed("paged-blocks-vllm", "why-paging", text)
+
+
+# --- what expert pass 86 found credited falsely ------------------------------------------------
+
+def test_headroom_meaning_spare_room_earns_no_activation_reserve() -> None:
+    text = "Recommend fp8 KV first; add int8 weights later if more headroom is needed."
+    assert _credit("llama2-70b-mi300x", "activation-headroom", text) == 0
+
+
+def test_headroom_said_of_memory_still_earns_it() -> None:
+    text = "Keep 4 GB of headroom for activations and CUDA graphs out of the KV budget."
+    assert _credit("llama2-70b-mi300x", "activation-headroom", text) > 0
+
+
+def test_paging_the_cache_is_no_alert() -> None:
+    text = "Under paging the only waste is under one block per request, so it cannot be 40%."
+    assert _credit("observed-concurrency-lower", "alert-thresholds", text) == 0
