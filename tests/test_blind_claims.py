@@ -584,6 +584,13 @@ MEASURED = {
     # history across users, and vLLM budgeting max_model_len per sequence (no longer excused
     # by a "whether" elsewhere in the sentence)
     "blind_claims_bp.yaml": (43, 43, 43, 0),
+    # corpus BQ (stop 74), compact answers typed at the end of a long interview loop, seniors
+    # barely longer than mids; written blind; measured unread on c0756d6: 36 / 41 / 40 / 1.
+    # A junior's "a multiplier over the chat price" no longer prices it like chat, and "with
+    # prefix caching on, the history is shared across turns" is named. Left: seven seniors at
+    # or under mids that name every idea the mid does in fewer, longer clauses (a terse
+    # "X would give 12, an 88% gap, too big, and …" read as a list of terms)
+    "blind_claims_bq.yaml": (36, 41, 41, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -169,3 +169,21 @@ def test_headroom_said_of_memory_still_earns_it() -> None:
 def test_paging_the_cache_is_no_alert() -> None:
     text = "Under paging the only waste is under one block per request, so it cannot be 40%."
     assert _credit("observed-concurrency-lower", "alert-thresholds", text) == 0
+
+
+# --- BQ's claims ---------------------------------------------------------------------------------
+
+def test_a_multiplier_over_the_chat_price_is_no_chat_price() -> None:
+    text = "Long sessions should cost more, maybe a multiplier over the chat price."
+    assert "priced-like-chat" not in claimed("long-context-tier", "pricing", text)
+
+
+def test_the_chat_price_for_long_sessions_is_still_named() -> None:
+    text = "Charge long sessions the chat price per token; they send more tokens anyway."
+    assert "priced-like-chat" in claimed("long-context-tier", "pricing", text)
+
+
+def test_a_history_shared_across_turns_by_prefix_caching_is_named() -> None:
+    text = ("Keep whole conversations: with prefix caching on, the history is shared across "
+            "turns and stored once.")
+    assert "prefix-caching-shares-history" in claimed(MULTI, "policy", text)
