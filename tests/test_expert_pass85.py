@@ -36,7 +36,8 @@ def test_gqa_said_to_cut_the_attention_flops_is_named_as_that_not_as_flops_frami
 
 
 def test_a_cap_raised_for_everyone_as_fine_under_paging_is_named() -> None:
-    assert _flags("long-context-tier/pool-policy/W:A095") != []
+    assert "raise-it-paging-covers-it" in claims_of_answer(
+        CORPUS, "long-context-tier/pool-policy/W:A095")
 
 
 def test_offloading_idle_experts_is_named_though_the_answer_says_all_8() -> None:

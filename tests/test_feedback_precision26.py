@@ -187,3 +187,22 @@ def test_a_history_shared_across_turns_by_prefix_caching_is_named() -> None:
     text = ("Keep whole conversations: with prefix caching on, the history is shared across "
             "turns and stored once.")
     assert "prefix-caching-shares-history" in claimed(MULTI, "policy", text)
+
+
+# --- the review of stop 74: excuses kept to what they excuse -----------------------------------
+
+def test_a_claim_after_the_turn_that_answers_a_speech_tag_is_the_answers_own() -> None:
+    text = ("Everyone is assuming the worst, but 2,000 users online means 2,000 concurrent "
+            "slots, so we need 22 GPUs.")
+    assert "online-users-as-slots" in claimed(LITTLE, "plan", text)
+
+
+def test_an_if_after_the_claim_is_no_counterfactual() -> None:
+    text = "The LM head is tied to the embedding, so that 1.05 GB is not read, if I had to guess."
+    assert "lm-head-tied" in claimed(ROOFLINE, "embedding-why", text)
+
+
+def test_what_the_answer_itself_would_be_tempted_to_do_keeps_its_credit() -> None:
+    text = ("I'd be tempted to cap max_model_len per tier at the p99 context, but I'd check "
+            "the tail first.")
+    assert _credit("llama31-8b-h100", "per-tier-context-cap", text) > 0

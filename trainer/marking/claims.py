@@ -67,9 +67,9 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
 # "If the head were tied, …", "if the model had tied embeddings, you'd still read it": a
 # counterfactual describes another model, it claims nothing.
 _COUNTERFACTUALS = ("if were", "if had")
+_HAD_REACH = 4  # "if the model had": the "had" a few words after its "if"
 # What others put forward, named as the subject a sentence opens with ("The premise is …")
-_PUT_TO_ME = ("premise proposal intuition suggestion assumption instinct temptation reflex "
-              "pitch")
+_PUT_TO_ME = "premise proposal intuition suggestion assumption instinct temptation reflex"
 # A sentence that opens by naming a first guess: "The intuitive read — … — breaks at the head
 # count" (expert pass 83, F1); "intuition" alone is no report ("contrary to intuition, …")
 _FIRST_GUESS = "intuitive naive tempting"
@@ -824,6 +824,7 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and not _said_of_what_came_before(reading, p, at)
                } & _stems(_REPORTED)
     if reports or (any(words >= _stems(form) for form in _COUNTERFACTUALS)
+                   and _counterfactual_before(reading, positions, at)
                    and _in_the_supposition(reading, positions, at)):
         return True
     # "raising it everywhere would seem harmless because vLLM pages - it isn't": an
@@ -839,9 +840,12 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                                 for phrase in _OVERSHOT for start, _ in occurrences(reading,
                                                                                    phrase)):
         return True
-    # "both lines are per GPU, he says, but …": a claim given to someone by a speech tag
-    if any(reading.sentence[start] == sentence for phrase in _SPEECH_TAGS
-           for start, _ in occurrences(reading, phrase)):
+    # "both lines are per GPU, he says, but …": a claim given to someone by a speech tag, with
+    # no turn between the two ("one could argue it's memory-bound, but at batch 1 it is
+    # compute-bound" gives the claim after the "but" to the answer: review of stop 74)
+    if any(reading.sentence[start] == sentence and (at is None or not _stems(_TURNS).intersection(
+               reading.tokens[min(start, at):max(start, at)]))
+           for phrase in _SPEECH_TAGS for start, _ in occurrences(reading, phrase)):
         return True
     if positions and reading.tokens[positions[0]] in _stems(_SUPPOSE):
         return True  # "ignore the chunk's attention and you get 417": a what-if
@@ -876,6 +880,17 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                # keeps its excuse)
                and not (phrase in _APPEARANCES and _said_of_what_came_before(reading, start, at))
                for phrase in unless for start, end in occurrences(reading, phrase))
+
+
+def _counterfactual_before(reading: Reading, positions: list[int], at: int | None) -> bool:
+    """Whether an "if" at or before the claim opens a counterfactual: "if … were", or "if"
+    with a "had" just after it ("if the model had tied embeddings"); not "the LM head is
+    tied, if I had to guess", whose "if" comes after the claim (review of stop 74)."""
+    tokens = reading.tokens
+    return any(tokens[p] == "if" and (at is None or p <= at) and (
+        "were" in {tokens[q] for q in positions if q > p}
+        or "had" in {tokens[q] for q in positions if p < q <= p + _HAD_REACH})
+        for p in positions)
 
 
 def _in_the_supposition(reading: Reading, positions: list[int], at: int | None) -> bool:

@@ -917,13 +917,14 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
 def _set_up_as_tempting(reading: Reading, start: int, end: int) -> bool:
     """Whether the phrase sits in what a sentence calls tempting and then turns against: "It's
     tempting to blame the engine (fragmentation, or max_model_len reserved per request), but
-    neither holds" proposes no cap (expert pass 85, A092)."""
+    neither holds" proposes no cap (expert pass 85, A092); not the answer's own "I'd be tempted
+    to cap it per tier, but I'd check the tail first" (review of stop 74)."""
+    if "tempt" not in reading.starts:
+        return False
     tokens, sentence = reading.tokens, reading.sentence
-    opening = start
-    while opening > 0 and sentence[opening - 1] == sentence[start]:
-        opening -= 1
-    tempting = [p for p in range(opening, start - 1)
-                if tokens[p] == "tempt" and tokens[p + 1] == "to"]
+    tempting = [p for p in reading.starts["tempt"]
+                if p < start - 1 and sentence[p] == sentence[start] and tokens[p + 1] == "to"
+                and (p == 0 or sentence[p - 1] != sentence[p] or tokens[p - 1] in _CALLED)]
     if not tempting or _TURNS.intersection(tokens[tempting[-1]:start]):
         return False
     for position in range(end, len(tokens)):
@@ -934,7 +935,8 @@ def _set_up_as_tempting(reading: Reading, start: int, end: int) -> bool:
     return False
 
 
-_TURNS = frozenset({"but", "howev", "yet"})
+_TURNS = frozenset({"but", "howev"})  # (not "yet": "not yet" turns nothing)
+_CALLED = frozenset({"s", "is", "was", "it", "seem", "sound", "look", "veri", "so", "quit"})
 
 
 def _removed(reading: Reading, start: int, end: int) -> bool:
