@@ -59,6 +59,11 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
                 # fails": expert pass 86)
                 "one could argue", "you could argue", "one might argue", "some would argue",
                 "some might argue", "could be argued",
+                # ("A colleague told me the missing 1.05 GB is the LM head …", "If you believed
+                # '…' you'd expect …", "The colleague's claim — '…' — is half right", "Some
+                # teams … conclude the window is free": expert pass 87)
+                "told me", "if you believed", "if you believe", "colleague's claim",
+                "their claim", "his claim", "her claim", "some teams", "teams conclude",
                 # one's own first thought, reported to correct it
                 "i first wrote", "i first said", "i first thought", "i initially wrote",
                 "i initially said", "i initially thought", "my first draft", "i had written",
@@ -82,9 +87,9 @@ _SUPPOSE = "ignore suppose imagine pretend say assume"
 # A clause that attributes a belief to others reports it: "people assume TP=16 halves the KV",
 # "a common belief is that …", "you might think …". Only the clause it opens: "some say it is
 # the heads, but really it is X" still claims X.
-_COMMON = "common usual popular conventional standard"
+_COMMON = "common usual popular conventional standard easy reassuring comforting"
 _BELIEF = ("belief assumption wisdom view intuition take worry guess mistake misconception "
-           "misreading reading reflex instinct")
+           "misreading reading reflex instinct explanation slip story")
 # a belief verb this near the clause's start, after its subject ("the colleague makes the
 # usual assumption that …": expert pass 74)
 _ATTRIBUTION_REACH = 6
