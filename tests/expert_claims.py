@@ -7,9 +7,11 @@ from pathlib import Path
 
 import yaml
 
-from trainer.drills.loader import find_drill
+from trainer.drills.loader import find_drill, load_rubric
 from trainer.drills.reference import AnswerKey
+from trainer.marking.checker import mark_sheet
 from trainer.marking.claims import claims_made
+from trainer.marking.scoring import score_attempt
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -38,3 +40,13 @@ def answer_keys(corpus: str, *kinds: str) -> list[str]:
     """The keys (drill/step/KIND:id) of `corpus`'s answers of the given kinds ("R", "H", …)."""
     answers = yaml.safe_load((CORPUS / corpus).read_text(encoding="utf-8"))
     return [key for key in answers if any(f"/{kind}:" in key for kind in kinds)]
+
+
+def flags_of_answer(corpus: str, key: str) -> list[str]:
+    """The red flags a grade raises for the answer keyed drill/step/KIND:id in `corpus`,
+    graded alone."""
+    drill_id, step_id, _ = key.split("/")
+    drill = find_drill(drill_id)[0]
+    marks = mark_sheet(AnswerKey(drill), {step_id: expert_answer(corpus, key)})
+    return [flag_id for flag_id, _ in score_attempt(drill, load_rubric(drill.rubric),
+                                                    marks).red_flags]

@@ -10,33 +10,26 @@ change the saving; the default said as both."""
 
 from __future__ import annotations
 
-from feedback_probes import marked
-
-from tests.expert_claims import answer_keys, claims_of_answer, expert_answer
-from trainer.drills.loader import find_drill, load_rubric
-from trainer.marking.scoring import score_attempt
+from tests.expert_claims import answer_keys, claims_of_answer, flags_of_answer
+from trainer.drills.loader import find_drill
 
 CORPUS = "expert_pass84_answers.yaml"
 
 
-def _flags(key: str) -> list[str]:
-    drill_id, step_id, _ = key.split("/")
-    drill = find_drill(drill_id)[0]
-    score = score_attempt(drill, load_rubric(drill.rubric),
-                          marked(drill_id, {step_id: expert_answer(CORPUS, key)}))
-    return [flag_id for flag_id, _ in score.red_flags]
+def _flags_of(key: str) -> list[str]:
+    return flags_of_answer(CORPUS, key)
 
 
 def test_a_phrase_others_are_said_to_hold_and_the_sentence_answers_raises_no_red_flag() -> None:
-    assert _flags("decode-roofline-vs-measured/long-why/H:A016") == []
+    assert _flags_of("decode-roofline-vs-measured/long-why/H:A016") == []
 
 
 def test_the_phrase_said_plainly_still_raises_it() -> None:
-    assert _flags("decode-roofline-vs-measured/long-why/W:A015") != []
+    assert _flags_of("decode-roofline-vs-measured/long-why/W:A015") != []
 
 
 def test_a_per_user_rate_said_to_halve_is_named_as_that() -> None:
-    assert _flags("llama2-70b-mi300x/5a/P:A058") == ["per-user-rate-halves"]
+    assert _flags_of("llama2-70b-mi300x/5a/P:A058") == ["per-user-rate-halves"]
 
 
 def test_a_block_size_said_not_to_change_the_saving_is_named() -> None:
@@ -46,7 +39,7 @@ def test_a_block_size_said_not_to_change_the_saving_is_named() -> None:
 
 def test_right_and_hedged_answers_on_those_steps_raise_nothing() -> None:
     keys = answer_keys(CORPUS, "R", "H")
-    assert len(keys) == 6 and all(_flags(key) == [] for key in keys)
+    assert len(keys) == 6 and all(_flags_of(key) == [] for key in keys)
 
 
 def test_the_utilisation_default_is_said_for_old_and_recent_vllm() -> None:

@@ -8,22 +8,15 @@ credited from what the answer called tempting and then turned down."""
 
 from __future__ import annotations
 
-from feedback_probes import marked
-
-from tests.expert_claims import answer_keys, claims_of_answer, expert_answer
+from tests.expert_claims import answer_keys, claims_of_answer, expert_answer, flags_of_answer
 from trainer.drills.loader import find_drill, load_rubric
 from trainer.marking.prose import concept_credit
-from trainer.marking.scoring import score_attempt
 
 CORPUS = "expert_pass85_answers.yaml"
 
 
-def _flags(key: str) -> list[str]:
-    drill_id, step_id, _ = key.split("/")
-    drill = find_drill(drill_id)[0]
-    score = score_attempt(drill, load_rubric(drill.rubric),
-                          marked(drill_id, {step_id: expert_answer(CORPUS, key)}))
-    return [flag_id for flag_id, _ in score.red_flags]
+def _flags_of(key: str) -> list[str]:
+    return flags_of_answer(CORPUS, key)
 
 
 def test_eager_mode_run_to_trim_launch_overhead_is_named() -> None:
@@ -32,7 +25,7 @@ def test_eager_mode_run_to_trim_launch_overhead_is_named() -> None:
 
 
 def test_gqa_said_to_cut_the_attention_flops_is_named_as_that_not_as_flops_framing() -> None:
-    assert _flags("llama2-70b-mi300x/2c-why/P:A042") == ["gqa-cuts-attention-flops"]
+    assert _flags_of("llama2-70b-mi300x/2c-why/P:A042") == ["gqa-cuts-attention-flops"]
 
 
 def test_a_cap_raised_for_everyone_as_fine_under_paging_is_named() -> None:
@@ -60,4 +53,4 @@ def test_a_cap_named_inside_what_is_called_tempting_and_turned_down_earns_no_lev
 
 def test_right_and_hedged_answers_on_those_steps_raise_nothing() -> None:
     keys = answer_keys(CORPUS, "R", "H")
-    assert len(keys) == 12 and all(_flags(key) == [] for key in keys)
+    assert len(keys) == 12 and all(_flags_of(key) == [] for key in keys)

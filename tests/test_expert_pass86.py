@@ -11,34 +11,27 @@ answers say it of a chunk sized to the target.)"""
 
 from __future__ import annotations
 
-from feedback_probes import marked
-
-from tests.expert_claims import answer_keys, claims_of_answer, expert_answer
+from tests.expert_claims import answer_keys, claims_of_answer, flags_of_answer
 from trainer.drills.loader import find_drill, load_rubric
-from trainer.marking.scoring import score_attempt
 
 CORPUS = "expert_pass86_answers.yaml"
 
 
-def _flags(key: str) -> list[str]:
-    drill_id, step_id, _ = key.split("/")
-    drill = find_drill(drill_id)[0]
-    score = score_attempt(drill, load_rubric(drill.rubric),
-                          marked(drill_id, {step_id: expert_answer(CORPUS, key)}))
-    return [flag_id for flag_id, _ in score.red_flags]
+def _flags_of(key: str) -> list[str]:
+    return flags_of_answer(CORPUS, key)
 
 
 def test_a_belief_one_could_argue_and_the_next_sentence_rejects_is_no_claim() -> None:
-    assert _flags("deepseek-v3-mla-h200/experts-and-levers/H:A024") == []
-    assert _flags("long-context-tier/pricing/H:A100") == []
+    assert _flags_of("deepseek-v3-mla-h200/experts-and-levers/H:A024") == []
+    assert _flags_of("long-context-tier/pricing/H:A100") == []
 
 
 def test_a_fix_that_sounds_natural_and_then_fails_is_no_claim() -> None:
-    assert _flags("llama31-405b-h200-tp/fix/H:A072") == []
+    assert _flags_of("llama31-405b-h200-tp/fix/H:A072") == []
 
 
 def test_advice_not_to_be_led_into_a_cap_for_everyone_is_no_claim() -> None:
-    assert _flags("llama31-8b-h100/policy/H:A084") == []
+    assert _flags_of("llama31-8b-h100/policy/H:A084") == []
 
 
 def test_what_counting_only_the_active_share_would_inflate_is_no_claim() -> None:
@@ -67,4 +60,4 @@ def test_right_and_hedged_answers_on_those_steps_raise_nothing_but_the_quoted_pr
     # (left: '"Just raise max_model_len — paging means it costs nothing until used." The
     # first half is right …; the second isn't' still reads the quoted proposal as said)
     keys = [key for key in answer_keys(CORPUS, "R", "H") if not key.endswith(":A096")]
-    assert len(keys) >= 10 and all(_flags(key) == [] for key in keys)
+    assert len(keys) >= 10 and all(_flags_of(key) == [] for key in keys)

@@ -10,28 +10,22 @@ sentences wrong (fixed in the drills' claim texts). Fixed here: 8 of the 9 flags
 from __future__ import annotations
 
 import pytest
-from feedback_probes import claimed, marked
+from feedback_probes import claimed
 
-from tests.expert_claims import answer_keys, expert_answer
-from trainer.drills.loader import find_drill, load_rubric
-from trainer.marking.scoring import score_attempt
+from tests.expert_claims import answer_keys, flags_of_answer
 
 CORPUS = "expert_pass87_answers.yaml"
+
+
+def _flags_of(key: str) -> list[str]:
+    return flags_of_answer(CORPUS, key)
 LEFT = ":A048"  # 'The reassuring reading — "…" — doesn't survive contact': the quote its own span
-
-
-def _flags(key: str) -> list[str]:
-    drill_id, step_id, _ = key.split("/")
-    drill = find_drill(drill_id)[0]
-    score = score_attempt(drill, load_rubric(drill.rubric),
-                          marked(drill_id, {step_id: expert_answer(CORPUS, key)}))
-    return [flag_id for flag_id, _ in score.red_flags]
 
 
 @pytest.mark.parametrize("key", [key for key in answer_keys(CORPUS, "R", "H")
                                  if not key.endswith(LEFT)])
 def test_a_belief_given_to_others_or_denied_raises_no_red_flag(key: str) -> None:
-    assert _flags(key) == []
+    assert _flags_of(key) == []
 
 
 def test_the_lm_head_said_skipped_in_ones_own_words_is_still_named() -> None:
