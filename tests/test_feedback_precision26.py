@@ -206,3 +206,10 @@ def test_what_the_answer_itself_would_be_tempted_to_do_keeps_its_credit() -> Non
     text = ("I'd be tempted to cap max_model_len per tier at the p99 context, but I'd check "
             "the tail first.")
     assert _credit("llama31-8b-h100", "per-tier-context-cap", text) > 0
+
+
+def test_what_a_cause_would_come_to_opens_a_statement_not_a_list_of_terms() -> None:
+    text = ("max_model_len reservation would give 12, an 88% gap, too big, and vLLM allocates "
+            "on demand anyway; fragmentation is ~0.09%, rule it out.")
+    said = evidence("observed-concurrency-lower", {"hypotheses": text}, "hypotheses")
+    assert "'max_model_len reservation' with '12'" in said

@@ -642,7 +642,7 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
             opening = item_ids[0]
             said = [tokens[p] for p in items[opening]]
             stated = opening in strong and (_a_clause(said) or (
-                len(said) >= _LONG_ITEM and _shows_working(said)))
+                len(said) >= _LONG_ITEM and _shows_working(said)) or _a_would_figure(said))
             # (nor is a long clause that reasons among them a term: "each rank reads half
             # the weights and half of every KV, concurrently: 136 GB / …, ~49 tok/s, …")
             listed.update(i for i in item_ids if not (stated and i == opening)
@@ -658,6 +658,17 @@ def _reasoning(tokens: list[str], sentence: list[int], item: list[int],
                 listed.update(run)  # a list inside a sentence: "levers: a, b, c and d"
             run = []
     return frozenset(reasoned), frozenset(listed)
+
+
+def _a_would_figure(words: list[str]) -> bool:
+    """Whether an item says what something would come to, in a figure: "max_model_len
+    reservation would give 12", the statement a terse list of its judgements qualifies ("…,
+    an 88% gap, too big, and …": blind corpus BQ)."""
+    return any(word in _WOULD and any(is_number(later) for later in words[at + 1:at + 4])
+               for at, word in enumerate(words)) and words[0] not in _WOULD
+
+
+_WOULD = frozenset({"would", "will"})
 
 
 def _a_clause(words: list[str]) -> bool:
