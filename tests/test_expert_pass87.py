@@ -36,3 +36,16 @@ def test_the_lm_head_said_skipped_in_ones_own_words_is_still_named() -> None:
 def test_head_dim_worked_as_hidden_over_heads_in_ones_own_words_is_still_named() -> None:
     text = "head_dim is hidden ÷ heads = 3,584 ÷ 16 = 224, so each token costs less."
     assert "head-dim-is-hidden-over-heads" in claimed("sliding-window-kv", "why-different", text)
+
+
+def test_a_shortfall_blamed_on_compute_is_named() -> None:
+    text = ("A 40% shortfall means the card has become compute-bound: the tensor cores "
+            "saturate at that batch, so buy the second card.")
+    assert "shortfall-is-compute" in claimed("llama31-8b-h100", "followup-observed-lower", text)
+
+
+def test_compute_ruled_out_is_no_such_claim() -> None:
+    text = ("It is not compute-bound at 96 sequences: decode is memory-bound, so look at the "
+            "context measured on prompts only.")
+    assert "shortfall-is-compute" not in claimed("llama31-8b-h100", "followup-observed-lower",
+                                                 text)
