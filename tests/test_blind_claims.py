@@ -559,7 +559,7 @@ MEASURED = {
     # claim of the sessions before it; a wrong answer's "with no retraining" its own reason,
     # no excuse. Left: three wrong answers whose claims sit across a "whereas" or a "not the
     # embedding" the claims read as excuses
-    "blind_claims_bm.yaml": (42, 41, 40, 0),
+    "blind_claims_bm.yaml": (42, 41, 41, 0),
     # corpus BN (stop 74), plain written answers of working engineers in a shared-doc screen,
     # the form the issue's hidden corpus took; written blind; measured unread: 40 / 43 / 42 /
     # 3. A counterfactual told with "had" ("if the model had tied embeddings you'd still
@@ -590,6 +590,11 @@ MEASURED = {
     # or under mids that name every idea the mid does in fewer, longer clauses (a terse
     # "X would give 12, an 88% gap, too big, and …" read as a list of terms)
     "blind_claims_bq.yaml": (36, 41, 41, 0),
+    # corpus BR (stop 74), plain take-home paragraphs, about five minutes a question; written
+    # blind; measured unread on 98e7c5a: 43 / 43 / 41 / 1. A junior watching KV usage "to see
+    # when we're running out" no longer alerts at 100%; "the LM head only runs when a token is
+    # sampled" and attention "only a small slice … copying its weights is cheap" are named
+    "blind_claims_br.yaml": (43, 43, 43, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -213,3 +213,21 @@ def test_what_a_cause_would_come_to_opens_a_statement_not_a_list_of_terms() -> N
             "on demand anyway; fragmentation is ~0.09%, rule it out.")
     said = evidence("observed-concurrency-lower", {"hypotheses": text}, "hypotheses")
     assert "'max_model_len reservation' with '12'" in said
+
+
+# --- BR's claims ----------------------------------------------------------------------------
+
+def test_kv_usage_watched_to_see_when_it_runs_out_is_no_alert_at_full() -> None:
+    text = "Cap the context and turn on FP8 KV; monitor KV cache usage to see when we run out."
+    assert "alert-at-full-usage" not in claimed("llama31-8b-h100", "policy", text)
+
+
+def test_an_lm_head_that_only_runs_when_a_token_is_sampled_is_named() -> None:
+    text = "The LM head only runs when a token is sampled, so its 1.05 GB drops out of the step."
+    assert "lm-head-skipped" in claimed(ROOFLINE, "embedding-why", text)
+
+
+def test_attention_copies_called_cheap_for_a_dense_model_are_named() -> None:
+    text = ("Switch to DP attention: attention is only a small slice of a dense model, so "
+            "copying its weights to every GPU is cheap.")
+    assert "attention-copies-negligible" in claimed("llama31-405b-h200-tp", "fix", text)
