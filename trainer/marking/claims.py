@@ -70,8 +70,7 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
                 "red flag", "red flags")
 
 # "If the head were tied, …", "if the model had tied embeddings, you'd still read it": a
-# counterfactual describes another model, it claims nothing.
-_COUNTERFACTUALS = ("if were", "if had")
+# counterfactual describes another model, it claims nothing (_counterfactual_before).
 _HAD_REACH = 4  # "if the model had": the "had" a few words after its "if"
 # What others put forward, named as the subject a sentence opens with ("The premise is …")
 _PUT_TO_ME = "premise proposal intuition suggestion assumption instinct temptation reflex"
@@ -828,8 +827,7 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and (own < 0 or reading.written[p] >= own)
                and not _said_of_what_came_before(reading, p, at)
                } & _stems(_REPORTED)
-    if reports or (any(words >= _stems(form) for form in _COUNTERFACTUALS)
-                   and _counterfactual_before(reading, positions, at)
+    if reports or (_counterfactual_before(reading, positions, at)
                    and _in_the_supposition(reading, positions, at)):
         return True
     # "raising it everywhere would seem harmless because vLLM pages - it isn't": an
@@ -891,10 +889,10 @@ def _counterfactual_before(reading: Reading, positions: list[int], at: int | Non
     """Whether an "if" at or before the claim opens a counterfactual: "if … were", or "if"
     with a "had" just after it ("if the model had tied embeddings"); not "the LM head is
     tied, if I had to guess", whose "if" comes after the claim (review of stop 74)."""
-    tokens = reading.tokens
+    tokens, last = reading.tokens, positions[-1] if positions else -1
+    were = [q for q in positions if tokens[q] == "were"]
     return any(tokens[p] == "if" and (at is None or p <= at) and (
-        "were" in {tokens[q] for q in positions if q > p}
-        or "had" in {tokens[q] for q in positions if p < q <= p + _HAD_REACH})
+        (were and were[-1] > p) or "had" in tokens[p + 1:min(p + _HAD_REACH, last) + 1])
         for p in positions)
 
 

@@ -936,17 +936,17 @@ def _set_up_as_tempting(reading: Reading, start: int, end: int) -> bool:
     tempting = [p for p in reading.starts["tempt"]
                 if p < start - 1 and sentence[p] == sentence[start] and tokens[p + 1] == "to"
                 and (p == 0 or sentence[p - 1] != sentence[p] or tokens[p - 1] in _CALLED)]
-    if not tempting or _TURNS.intersection(tokens[tempting[-1]:start]):
+    if not tempting or _TURNED_AGAINST.intersection(tokens[tempting[-1]:start]):
         return False
     for position in range(end, len(tokens)):
         if sentence[position] != sentence[start]:
             return False
-        if tokens[position] in _TURNS:
+        if tokens[position] in _TURNED_AGAINST:
             return True
     return False
 
 
-_TURNS = frozenset({"but", "howev"})  # (not "yet": "not yet" turns nothing)
+_TURNED_AGAINST = frozenset({"but", "howev"})  # (not "yet": "not yet" turns nothing)
 _CALLED = frozenset({"s", "is", "was", "it", "seem", "sound", "look", "veri", "so", "quit"})
 
 
