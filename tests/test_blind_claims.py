@@ -595,6 +595,14 @@ MEASURED = {
     # when we're running out" no longer alerts at 100%; "the LM head only runs when a token is
     # sampled" and attention "only a small slice … copying its weights is cheap" are named
     "blind_claims_br.yaml": (43, 43, 43, 0),
+    # corpus BS (stop 75), notes typed into a shared interview-prep notebook (bullets, arrows,
+    # abbreviations, a typo or two); written blind; measured unread on 4b13f76: 37 / 41 / 39 /
+    # 7. All seven flags were on right answers: a caveat "if a model ties embedding and LM
+    # head", "would wildly over-count", a "linear:" label beside the crossover, "8 heads'
+    # worth of K/V per layer", a weight slice that halved, "promising 16 GiB … to anyone who
+    # asks", and GB and GiB "mixing them is a 7% error". Left: four wrong answers whose claims
+    # sit across a colon or under an excuse the step needs elsewhere
+    "blind_claims_bs.yaml": (43, 43, 39, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -64,6 +64,10 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
                 # teams … conclude the window is free": expert pass 87)
                 "told me", "if you believed", "if you believe", "colleague's claim",
                 "their claim", "his claim", "her claim", "some teams", "teams conclude",
+                # ("A junior might say only the ~37B active parameters need HBM …", "I used to
+                # think recompute always beats swapping, until …": expert pass 88)
+                "might say", "might think", "might assume", "might claim", "might conclude",
+                "used to think", "used to believe", "i once thought",
                 # one's own first thought, reported to correct it
                 "i first wrote", "i first said", "i first thought", "i initially wrote",
                 "i initially said", "i initially thought", "my first draft", "i had written",
@@ -404,7 +408,9 @@ def _made(reading: Reading, spans: list[int], claim: WrongClaim) -> bool:
                             or _negated_only_by(reading, start, denials)) \
                             and not given_up(reading, start, end) \
                             and (spans[start] == spans[end - 1] or "and" in variant
-                                 or "/" in phrase) \
+                                 # (a phrase written across a comma crosses it: "recompute,
+                                 # always", corpus BS)
+                                 or "/" in phrase or "," in phrase) \
                             and not _operand(reading, start, variant):
                         found.setdefault(spans[start], []).append((start, end))
         by_part.append(found)
@@ -603,8 +609,9 @@ def _dismissed_after(reading: Reading, spans: list[int], span: int, end: int,
             and is_negator(after[1]) and after[2] in _stems(_FALLS_SHORT):
         return True  # "charging per token like chat doesn't cover their cost"
     harm = [word for word in after[1:4] if word not in _stems(_HEDGES_OF_HARM)]
-    if len(after) >= 2 and after[0] in _stems("would will could") and harm \
-            and harm[0] in _stems(_HARMS):
+    if len(after) >= 2 and after[0] in _stems("would will could") and harm and (
+            harm[0] in _stems(_HARMS)
+            or (harm[0] == "over" and len(harm) > 1 and harm[1] in _stems(_OVER))):
         return True  # "raising max_model_len globally would directly cut chat capacity"
     if len(after) >= 3 and after[0] in _COPULAS and after[1] in _stems("a an the") and \
             _stems(_MISTAKE) & set(after[2:4]):
@@ -666,8 +673,11 @@ _FALLS_SHORT = "cover capture reflect work suffice"
 _EXPECTS = "expect expects want wants say says think thinks assume assumes suggest suggests"
 # what a proposal is said to do harm by, just after it (expert pass 79): "… would cut chat
 # capacity", "… will starve the chat pool"
-_HARMS = "cut hurt reduce break starve crush evict preempt slash kill"
-_HEDGES_OF_HARM = "directly just immediately also quickly badly"
+_HARMS = "cut hurt reduce break starve crush evict preempt slash kill overcount overstate " \
+    "overestimate overbook inflate"
+_HEDGES_OF_HARM = "directly just immediately also quickly badly wildly grossly hugely massively"
+# "… would over-count" is read "over count": the verb's second half (corpus BS)
+_OVER = "count state estimate book"
 
 
 def _short_tail(reading: Reading, position: int) -> bool:
