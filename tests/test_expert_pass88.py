@@ -5,7 +5,9 @@ partly right answers missed and 5 of 43 wrong ones; one wrong answer's plain fla
 it did not make ("a prefill chunk rides along for free" read as the document's user paying
 nothing); 25 of 656 credits false; two sentences wrong (the Mamba state's 8.7 MB said of each
 layer, a chunk budget "about 512–2,048" the drill does not support; fixed in the claim texts).
-Fixed here: the three flags, the plain flag, and four of the five wrong answers (the fifth's
+Fixed here: the three flags, the plain flag, three partly right answers (flash-decoding split
+"over the query heads", a preemption rate read as an oversized pool, a per-user name said to
+share "everything after the name") and four of the five wrong answers (the fifth's
 "two cards hold 4× the long sessions" stays excused by "two cards")."""
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ def test_a_belief_given_to_a_junior_or_to_ones_past_self_raises_no_red_flag(key:
     ("llama31-405b-h200-tp/fix/W:A071", "wider-tp-keeps-cutting-kv"),
     ("multi-turn-growth/why-overstated/W:A115", "fragmentation-explains-the-gap"),
     ("observed-concurrency-lower/action/W:A131", "buy-before-measuring"),
+    ("decode-roofline-vs-measured/long-why/P:A014", "split-kv-over-query-heads"),
+    ("long-context-tier/operations/P:A102", "preemptions-mean-oversized"),
+    ("prefix-caching/when-not/P:A154", "blocks-hashed-on-own-contents"),
 ])
-def test_a_wrong_answer_the_pass_found_unflagged_is_named(key: str, flag: str) -> None:
+def test_a_wrong_claim_the_pass_found_unflagged_is_named(key: str, flag: str) -> None:
     assert flag in flags_of_answer(CORPUS, key)
 
 
@@ -80,3 +85,16 @@ def test_the_stall_flag_gives_the_chunk_no_budget_the_drill_does_not_support() -
     step = find_drill("prefill-vs-decode")[0].step("stalls-and-levers")
     says = next(claim.says for claim in step.wrong_claims if claim.id == "bigger-chunk-fixes-stall")
     assert "2,048" not in says and "14–16 ms" in says
+
+
+def test_split_kv_said_along_the_sequence_is_no_claim_of_query_heads() -> None:
+    text = ("Flash-decoding splits each sequence's KV along its length, not over the query "
+            "heads, and reduces the partial softmax results.")
+    assert "split-kv-over-query-heads" not in claimed("decode-roofline-vs-measured", "long-why",
+                                                       text)
+
+
+def test_preemptions_read_as_a_pool_too_small_are_no_claim_of_oversizing() -> None:
+    text = ("A preemption rate above 1% means the pool is too small; an oversized pool shows "
+            "no preemptions and low KV usage.")
+    assert "preemptions-mean-oversized" not in claimed("long-context-tier", "operations", text)
