@@ -600,9 +600,19 @@ MEASURED = {
     # 7. All seven flags were on right answers: a caveat "if a model ties embedding and LM
     # head", "would wildly over-count", a "linear:" label beside the crossover, "8 heads'
     # worth of K/V per layer", a weight slice that halved, "promising 16 GiB … to anyone who
-    # asks", and GB and GiB "mixing them is a 7% error". Left: four wrong answers whose claims
-    # sit across a colon or under an excuse the step needs elsewhere
-    "blind_claims_bs.yaml": (43, 43, 39, 0),
+    # asks", and GB and GiB "mixing them is a 7% error". "recompute, always" is named (a
+    # phrase written across a comma crosses it). Left: three wrong answers whose claims sit
+    # across a list's commas or under an excuse the step needs ("prefill", "park")
+    "blind_claims_bs.yaml": (43, 43, 40, 0),
+    # corpus BT (stop 75), second-language English in a timed online assessment (plain direct
+    # sentences, articles dropped); written blind; measured unread on 83f453b: 39 / 42 / 39 /
+    # 2. "sizing on it gives 22 GPUs, 7 times too much" judges the claim before it; "With
+    # reservation, each request takes max_model_len up front" sets up the scheme paging
+    # replaces; "The X value in the log, 53.05, is how many users …" is one statement of X;
+    # "the 8 times comes from the query heads" and a history that "becomes almost free" are
+    # named. Left: a 2c-why mid no higher than its junior (both name the KV heads), a 405B
+    # fix mid under its junior, and "I would run DP attention" excused by its own "would"
+    "blind_claims_bt.yaml": (41, 43, 42, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -68,6 +68,10 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
                 # think recompute always beats swapping, until …": expert pass 88)
                 "might say", "might think", "might assume", "might claim", "might conclude",
                 "used to think", "used to believe", "i once thought",
+                # ("On a first read you'd conclude …", "My manager's first guess was '…'":
+                # expert pass 89)
+                "you'd conclude", "you would conclude", "on a first read", "first guess was",
+                "first guess is", "first instinct was",
                 # one's own first thought, reported to correct it
                 "i first wrote", "i first said", "i first thought", "i initially wrote",
                 "i initially said", "i initially thought", "my first draft", "i had written",
@@ -229,6 +233,7 @@ def _spans(reading: Reading) -> list[int]:
         goes_on = new_item and position and (
             (token in _GOES_ON and not (token == "not" and _states_a_figure(reading, position)))
             or _appositive_figure(reading, position)
+            or _figure_between_commas(reading, position)
             or (token == "and" and verb_at < len(reading.tokens)
                                   and verb_at > position + 1
                                   and reading.tokens[verb_at] in _stems(_SHARED_SUBJECT))) \
@@ -289,6 +294,32 @@ def _appositive_figure(reading: Reading, position: int) -> bool:
 
 _HEDGES = "maybe typically roughly about around approximately perhaps probably usually often"
 _APPOSITIVE_WORDS = 6
+
+
+def _figure_between_commas(reading: Reading, position: int) -> bool:
+    """Whether the item opening at `position` is a bare figure between a subject and its
+    verb, or the verb just after one: "The X value in the log, 53.05, is how many users the
+    card serves" is one statement of X (corpus BT)."""
+    tokens, item = reading.tokens, reading.item
+
+    def bare_figure(start: int) -> bool:
+        end = start
+        while end < len(tokens) and item[end] == item[start]:
+            end += 1
+        return is_number(tokens[start]) and end - start <= _BARE_FIGURE_WORDS \
+            and end < len(tokens) and tokens[end] in _COPULAS
+
+    if is_number(tokens[position]):
+        return bare_figure(position)
+    if tokens[position] not in _COPULAS:
+        return False
+    start = position - 1
+    while start > 0 and item[start - 1] == item[position - 1]:
+        start -= 1
+    return bare_figure(start)
+
+
+_BARE_FIGURE_WORDS = 3  # "53.05", "57 GB", "~53 requests"
 
 
 def _qualified_again(reading: Reading, position: int) -> bool:
@@ -640,6 +671,8 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
         words = words[:words.index(":")]
     if words == ["do", "not"]:
         return True  # "people put a factor 2 on the latent -- don't, it's one vector"
+    if len(words) <= _VERDICT_WORDS and tuple(words[-2:]) in _overshoots():
+        return True  # "… and sizing on it gives 22 GPUs, 7 times too much" (corpus BT)
     if words[0] in _stems(_REBUTTALS):
         # the word alone ("No.", "- no,", "- wrong."), or "no" before a colon ("No: it does
         # 16 GFLOP"); not "Wrong:", which a ❌ reads as, of what follows it ("❌ FP8 KV")
@@ -649,6 +682,12 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
         set(words[3:]) <= _stems(_REBUTTAL_ENDS)
 
 
+@lru_cache(maxsize=1)
+def _overshoots() -> frozenset[tuple[str, ...]]:
+    return frozenset(tuple(phrase_words(phrase)) for phrase in _OVERSHOT)
+
+
+_VERDICT_WORDS = 4  # "far too many", "7 times too much", "3x too high"
 # a bare word that answers a claim set up just before it
 _REBUTTALS = "no nope wrong false incorrect untrue"
 _REBUTTAL_WORDS = 5  # "that is not how it works" is the longest form read
@@ -767,8 +806,11 @@ def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bo
         return True
     if head[:2] == ["contrari", "to"]:
         return True  # "contrary to what the chat price sheet suggests, …": set against
-    if _tempting(head[2:] if head[:2] == ["it", "is"] else head[1:] if head[:1] == ["it"]
-                 else head):  # ("it's" is read as "it")
+    # ("it's" is read as "it"; "it would be natural to think …": expert pass 89)
+    if _tempting(head[3:] if head[:1] == ["it"] and head[1:2] == ["would"]
+                 and head[2:3] == ["be"]
+                 else head[2:] if head[:2] == ["it", "is"] else head[1:] if head[:1] == ["it"]
+                 else head):
         return True
     if any(head[at:at + 3] in (["trip", "up", "is"], ["trip", "up", "are"])
            and not any(is_negator(word) for word in head[:at]) for at in range(len(head))):

@@ -67,6 +67,9 @@ _CONTRACTIONS = ((lazy(r"\bwon't\b"), "will not"), (lazy(r"\bcan't\b"), "can not
                  (lazy(r"\bstop(?:s|ped)? (?=(?:grow|scal|increas|ris|shrink|fall|drop|climb"
                        r"|declin|decreas)ing\b)"), "does not keep "),
                                   (lazy(r"'(s|re|ve|ll|d|m)\b"), ""))
+# "There is …", "There's no …" ("'s" is folded away): "there" as no pointer back
+_EXISTENTIAL = frozenset({"is", "are", "was", "were", "isnt", "arent", "wasnt", "no",
+                          "nothing", "none", "a", "an"})
 # A sentence opening with one of these carries on the sentence before it.
 _ANAPHORA = frozenset({"it", "this", "that", "these", "those", "they", "which", "so", "thus",
                        "henc", "therefor", "then", "both", "each", "also", "here", "there"})
@@ -577,7 +580,12 @@ def _sentences(text: str) -> Iterable[list[tuple[list[str], bool, bool]]]:
             if start and joined[start - 1:start] != "\n" and \
                     joined[start:stop].lstrip(" ")[:1] != "\n":
                 lines[0] = _TAIL + lines[0]
-            out.append((lines, bool(out) and (bulleted or opener in _ANAPHORA), asked))
+            # ("There the pitch holds" points back; "There's nothing to check" does not:
+            # expert pass 89)
+            existential = opener == "there" and len(first) > 1 and \
+                re.sub(r"[^a-z]", "", first[1].lower()) in _EXISTENTIAL
+            out.append((lines, bool(out) and (bulleted or (opener in _ANAPHORA
+                                                           and not existential)), asked))
         return out
 
     for raw in text.split("\n"):
