@@ -25,7 +25,7 @@ CORPUS = "expert_pass89_answers.yaml"
 
 
 @pytest.mark.parametrize("key", [key for key in answer_keys(CORPUS, "H")
-                                 if not key.endswith(":A004")])  # (A004: the quote, below)
+                                 if not key.endswith((":A004", ":A036"))])  # (below)
 def test_a_misconception_named_to_reject_it_raises_no_red_flag(key: str) -> None:
     assert flags_of_answer(CORPUS, key) == []
 
@@ -60,3 +60,24 @@ def test_what_it_would_be_fair_to_say_is_still_claimed() -> None:
     text = "It would be fair to say only the ~37B active parameters need HBM, so subtract 37 GB."
     assert "only-active-need-residence" in claimed("deepseek-v3-mla-h200", "experts-and-levers",
                                                    text)
+
+
+def test_a_question_and_its_answer_on_one_line_keep_the_answer() -> None:
+    # ("Q: does 2,000 users online mean 2,000 concurrent slots? A: no, …" scored 0 of 4: the
+    # whole line was read as the interviewer's)
+    from trainer.drills.loader import find_drill, load_rubric
+    from trainer.drills.reference import AnswerKey
+    from trainer.marking.checker import mark_sheet
+    from trainer.marking.scoring import score_attempt
+
+    drill = find_drill("littles-law-capacity")[0]
+    text = expert_answer(CORPUS, "littles-law-capacity/plan/H:A036")
+    score = score_attempt(drill, load_rubric(drill.rubric),
+                          mark_sheet(AnswerKey(drill), {"plan": text}))
+    assert all(dimension.score > 2 for dimension in score.dimensions
+               if dimension.id != "arithmetic")
+
+
+def test_an_interviewers_line_alone_is_still_not_the_candidates() -> None:
+    text = "Q: so TP=16 halves the KV per GPU again?\nA: no: past 8 GPUs each KV head is copied."
+    assert "tp16-halves-kv-per-gpu" not in claimed("llama31-405b-h200-tp", "why-less", text)
