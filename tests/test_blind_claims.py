@@ -613,6 +613,16 @@ MEASURED = {
     # named. Left: a 2c-why mid no higher than its junior (both name the KV heads), a 405B
     # fix mid under its junior, and "I would run DP attention" excused by its own "would"
     "blind_claims_bt.yaml": (41, 43, 42, 0),
+    # corpus BU (stop 75), answers spoken in a video interview and transcribed (fillers,
+    # self-corrections, run-on sentences, numbers as said); written blind; measured unread on
+    # e0f606b: 36 / 42 / 38 / 5. A value taken back at once ("sixty-four, no wait, that's the
+    # query heads") is not claimed; NVLink's "basically free", "a quality question, not the
+    # cache" and "'free' only holds in the memory-bound regime" are no claims; a latent sharded
+    # "the way you'd shard the KV heads", compute "shared four ways" and disaggregation that
+    # "pays whenever you have any prefill load" are named. Left: one senior's chunk that comes
+    # "almost for free inside the decode step" (flagged, as the expert passes flag it), and
+    # four seniors at or under their mids
+    "blind_claims_bu.yaml": (39, 43, 40, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

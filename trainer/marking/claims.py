@@ -671,6 +671,10 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
         words = words[:words.index(":")]
     if words == ["do", "not"]:
         return True  # "people put a factor 2 on the latent -- don't, it's one vector"
+    if words == ["sorri"] or (len(words) == 2 and words[0] in _stems(_TAKING_BACK)
+                              and words[1] in _stems(_TAKEN_BACK)):
+        return True  # said aloud and taken back: "… which is sixty-four, no wait, that's the
+        # query heads" (corpus BU); not a bare "actually" ("The colleague is right, actually.")
     if len(words) <= _VERDICT_WORDS and tuple(words[-2:]) in _overshoots():
         return True  # "… and sizing on it gives 22 GPUs, 7 times too much" (corpus BT)
     if words[0] in _stems(_REBUTTALS):
@@ -691,6 +695,8 @@ _VERDICT_WORDS = 4  # "far too many", "7 times too much", "3x too high"
 # a bare word that answers a claim set up just before it
 _REBUTTALS = "no nope wrong false incorrect untrue"
 _REBUTTAL_WORDS = 5  # "that is not how it works" is the longest form read
+_TAKING_BACK = "no nope sorry actually"  # "no wait", "sorry, no", "actually no"
+_TAKEN_BACK = "wait sorry scratch hang hold no"
 _REBUTTAL_ENDS = "happen true right so correct work works how it the case"
 _HEDGES_BEFORE_DISMISSAL = "probably likely clearly really certainly definitely almost surely"
 # what a named cause is said not to be: "… is not it", "… aren't the problem"
