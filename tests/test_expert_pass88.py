@@ -7,8 +7,10 @@ nothing); 25 of 656 credits false; two sentences wrong (the Mamba state's 8.7 MB
 layer, a chunk budget "about 512–2,048" the drill does not support; fixed in the claim texts).
 Fixed here: the three flags, the plain flag, three partly right answers (flash-decoding split
 "over the query heads", a preemption rate read as an oversized pool, a per-user name said to
-share "everything after the name") and four of the five wrong answers (the fifth's
-"two cards hold 4× the long sessions" stays excused by "two cards")."""
+share "everything after the name") and three of the five wrong answers (left: "two cards hold
+4× the long sessions", excused by "two cards", and "TP=32 … and the KV per GPU keeps
+shrinking", whose "KV per GPU" as the subject flagged "TP=4 to TP=8 the KV per GPU keeps
+halving" too and was taken back by the stop's review)."""
 
 from __future__ import annotations
 
@@ -27,7 +29,6 @@ def test_a_belief_given_to_a_junior_or_to_ones_past_self_raises_no_red_flag(key:
 
 @pytest.mark.parametrize(("key", "flag"), [
     ("llama31-405b-h200-tp/why-less/W:A067", "weights-copied-per-node"),
-    ("llama31-405b-h200-tp/fix/W:A071", "wider-tp-keeps-cutting-kv"),
     ("multi-turn-growth/why-overstated/W:A115", "fragmentation-explains-the-gap"),
     ("observed-concurrency-lower/action/W:A131", "buy-before-measuring"),
     ("decode-roofline-vs-measured/long-why/P:A014", "split-kv-over-query-heads"),

@@ -4,6 +4,7 @@ heads") is not claimed; a bare "actually" after a claim keeps it."""
 
 from __future__ import annotations
 
+import pytest
 from feedback_probes import claimed
 
 
@@ -34,3 +35,60 @@ def test_a_latent_kept_whole_unlike_the_kv_heads_is_no_claim() -> None:
     text = ("Unlike the KV heads, the latent is not split under TP: each GPU holds the whole "
             "576-wide latent, not one eighth of it.")
     assert "latent-sharded-like-any-kv" not in claimed("deepseek-v3-mla-h200", "why-mla", text)
+
+
+# The review of stop 75's change: what its new readings must not excuse or flag.
+@pytest.mark.parametrize(("drill", "step", "text", "claim"), [
+    ("llama31-405b-h200-tp", "why-less",
+     "I used to think the heads were replicated; now I know TP=16 halves the KV per GPU.",
+     "tp16-halves-kv-per-gpu"),
+    ("llama31-405b-h200-tp", "why-less",
+     "I used to think TP=16 halves the KV per GPU and I still do.", "tp16-halves-kv-per-gpu"),
+    ("llama31-405b-h200-tp", "why-less", "My first guess was right: TP=16 halves the KV per GPU.",
+     "tp16-halves-kv-per-gpu"),
+    ("llama31-405b-h200-tp", "why-less",
+     "From the head count you'd conclude that TP=16 halves the KV per GPU, which is correct.",
+     "tp16-halves-kv-per-gpu"),
+    ("llama31-405b-h200-tp", "why-less",
+     "TP=16 halves the KV per GPU, no no, it really does: each GPU holds half a head.",
+     "tp16-halves-kv-per-gpu"),
+    ("llama31-405b-h200-tp", "why-less",
+     "At TP=16 the weights halve and the KV per GPU halves too, so each GPU holds 16 KiB per "
+     "token.", "tp16-halves-kv-per-gpu"),
+    ("long-context-tier", "pricing",
+     "Billing KV-seconds would over-count the usage: the per-token price already charges for "
+     "the memory, so it's double-charging.", "kv-seconds-double-count"),
+])
+def test_a_claim_the_review_found_excused_is_named(drill: str, step: str, text: str,
+                                                   claim: str) -> None:
+    assert claim in claimed(drill, step, text)
+
+
+@pytest.mark.parametrize(("drill", "step", "text", "claim"), [
+    ("swap-or-recompute", "policy",
+     "Swap or recompute, always do the arithmetic first: 43 ms of PCIe against 240 ms of "
+     "prefill, so swap wins here.", "swap-takes-seconds"),
+    ("long-context-tier", "pool-policy",
+     "Q: Two options. Option A: raise max_model_len to 128k for everyone. Option B: a separate "
+     "pool. Which? A: B, a separate pool with quotas.", "raise-cap-for-everyone"),
+    ("llama2-70b-mi300x", "3c-explain",
+     "At batch 4 the one weight read per step is shared four ways, so each user still gets "
+     "about 29 tok/s.", "per-user-rate-split-evenly"),
+    ("llama31-405b-h200-tp", "fix",
+     "Going from TP=4 to TP=8 the KV per GPU keeps halving; TP=16 gains nothing because each "
+     "head gets copied.", "wider-tp-keeps-cutting-kv"),
+    ("long-context-tier", "operations",
+     "Alert when preemptions exceed 1% of requests; the pool is oversized only when "
+     "preemptions are zero and usage is low.", "preemptions-mean-oversized"),
+    ("llama2-70b-mi300x", "1b",
+     "The KV heads, 8, are what the cache stores; the query heads, 64, are not in the formula.",
+     "kv-heads-are-query-heads"),
+])
+def test_a_right_answer_the_review_found_flagged_is_not(drill: str, step: str, text: str,
+                                                        claim: str) -> None:
+    assert claim not in claimed(drill, step, text)
+
+
+def test_a_lone_sorry_with_no_figure_after_it_takes_nothing_back() -> None:
+    text = "The LM head is skipped until the last token, sorry, until the sampled token."
+    assert "lm-head-skipped" in claimed("decode-roofline-vs-measured", "embedding-why", text)

@@ -300,10 +300,11 @@ _STRUCK = lazy(r"~~[^~\n]{0,400}?~~")
 # A practice dialogue pasted whole: the interviewer's lines ("Interviewer: so TP=16 halves it
 # again?", "Q: …", "them: …") are not the candidate's words, and the candidate's own label
 # ("Me:", "A:") is no word of the answer. The question ends at the line's end, or at the
-# answer's own label on the same line: "Q: does 2,000 online mean 2,000 slots? A: no, …"
-# answers on the line it asks (expert pass 89).
+# answer's own label just after the line's last "?": "Q: does 2,000 online mean 2,000 slots?
+# A: no, …" answers on the line it asks (expert pass 89); "Option A: …" inside the question
+# is the interviewer's (review of stop 75).
 _INTERVIEWER_LINE = lazy(r"(?m)^[ \t]*(?:\*\*)?(?:interviewer|them|q)(?:\*\*)?[ \t]*:(?:"
-                         r"[^\n]*?(?=[ \t](?:\*\*)?(?:a|me|candidate)(?:\*\*)?[ \t]*:)|[^\n]*)")
+                         r"[^\n]*\?(?=[ \t]+(?:\*\*)?(?:a|me|candidate)(?:\*\*)?[ \t]*:)|[^\n]*)")
 _OWN_LABEL = lazy(r"(?m)^([ \t]*)(?:\*\*)?(?:me|a|candidate)(?:\*\*)?[ \t]*:(?:\*\*)?")
 
 
