@@ -625,6 +625,16 @@ MEASURED = {
     # "almost for free inside the decode step" (flagged, as the expert passes flag it), and
     # four seniors at or under their mids
     "blind_claims_bu.yaml": (39, 43, 40, 1),
+    # corpus BV (stop 75, the last set), plain written answers in a shared document during a
+    # remote screen, each level a different person (the issue's hidden corpus's form); written
+    # blind; measured unread on 3a14108: 40 / 42 / 35 / 6. "I don't think X" gives X away;
+    # fragmentation that "could also be" eating space, "the two classic slips are …", "points
+    # at a per-user prefix" and eviction that "also reduces it" are no claims. Left: a junior
+    # who watches GPU memory, and eight wrong answers unheld: their wrong idea said across a
+    # "but" or an "and" from its subject ("… includes both …, but since Llama uses the same
+    # matrix for both"), inside "a common trap" ("The colleague is right, and it's a common
+    # trap"), or with figures no claim names (a 128k session sized with 32 query heads)
+    "blind_claims_bv.yaml": (42, 43, 35, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

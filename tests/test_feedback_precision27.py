@@ -92,3 +92,30 @@ def test_a_right_answer_the_review_found_flagged_is_not(drill: str, step: str, t
 def test_a_lone_sorry_with_no_figure_after_it_takes_nothing_back() -> None:
     text = "The LM head is skipped until the last token, sorry, until the sampled token."
     assert "lm-head-skipped" in claimed("decode-roofline-vs-measured", "embedding-why", text)
+
+
+# Corpus BV (stop 75, the last set: plain written answers in a shared document), its right
+# answers flagged unread.
+@pytest.mark.parametrize(("drill", "step", "text", "claim"), [
+    ("littles-law-capacity", "plan",
+     "I don't think 2,000 users online means 2,000 slots, because most of those people are "
+     "reading the answer or typing their next message.", "online-users-as-slots"),
+    ("observed-concurrency-lower", "hypotheses",
+     "It could also be memory overhead or fragmentation eating some of the space, but I would "
+     "guess session length is the main one.", "fragmentation-explains-the-gap"),
+    ("llama2-70b-mi300x", "1b",
+     "The two classic slips are putting the hidden size in place of n_kv, and sizing N on "
+     "prompt length only.", "context-is-prompt-only"),
+    ("prefix-caching", "when-not",
+     "A low hit rate with high KV usage points at a per-user prefix or eviction.",
+     "shared-text-anywhere"),
+])
+def test_a_right_answer_of_corpus_bv_is_not_flagged(drill: str, step: str, text: str,
+                                                     claim: str) -> None:
+    assert claim not in claimed(drill, step, text)
+
+
+def test_what_one_does_not_think_then_says_is_still_claimed() -> None:
+    text = ("I don't think it's complicated: 2,000 users online means 2,000 slots, so buy "
+            "about 22 GPUs.")
+    assert "online-users-as-slots" in claimed("littles-law-capacity", "plan", text)

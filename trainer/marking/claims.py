@@ -83,11 +83,13 @@ _THOUGHT_TAGS = ("might say", "might think", "might assume", "might claim", "mig
                  # ("Strike the idea that prefix caching makes long histories free: …":
                  # expert pass 90)
                  "strike the idea", "forget the idea", "drop the idea", "scrap the idea",
-                 "discard the idea")
+                 "discard the idea",
+                 # ("I don't think 2,000 users online means 2,000 slots": corpus BV)
+                 "i don't think", "i do not think", "i don't believe", "i do not believe")
 _THOUGHT_ENDS = ": now then until fact"  # ("…; in fact X" is the answer's own)
 # what a sentence says of the thought it set out, after it: "…, and they'd be right", "…, and
-# I still do", "…, and that is exactly what happens", "…, and that's the answer"
-_ENDORSING = "still exactly answer"
+# I still do", "…, and that is exactly what happens" (not "answer": "… are reading the answer")
+_ENDORSING = "still exactly"
 
 # "If the head were tied, …", "if the model had tied embeddings, you'd still read it": a
 # counterfactual describes another model, it claims nothing (_counterfactual_before).
