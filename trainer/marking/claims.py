@@ -664,11 +664,12 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
     """Whether the item after the one that holds the claim's last word answers it with a bare
     rejection, as a candidate sets up a claim to knock down: '"TP=16 doubles capacity" - no.',
     "… . No, …", "… - wrong.", "… - that can't happen;", "… -- don't, …"."""
-    start = next((p for p in range(last + 1, len(reading.tokens))
-                  if reading.item[p] != reading.item[last]), None)
+    start = _item_after(reading, last)
     if start is None:
         return False
     item = reading.item[start]
+    after = _item_after(reading, start)  # what follows the answer: "…, no wait, yes, 64"
+    opens = None if after is None else reading.tokens[after]
     words = [reading.tokens[p] for p in range(start, len(reading.tokens))
              if reading.item[p] == item]
     if ":" in words and words[0] in _stems("that this it"):
@@ -679,11 +680,11 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
         return True  # "people put a factor 2 on the latent -- don't, it's one vector"
     if len(words) == 2 and words[0] in _stems(_TAKING_BACK) and \
             words[1] in _stems(_TAKEN_BACK) and words[0] != words[1] and \
-            not _reasserted(reading, start, item):
+            opens not in _stems(_REASSERTED):
         return True  # said aloud and taken back: "… which is sixty-four, no wait, that's the
         # query heads" (corpus BU); not a bare "actually" ("The colleague is right, actually."),
         # "no no", or "no wait, yes, 64" (review of stop 75)
-    if words == ["sorri"] and _figure_next(reading, start, item):
+    if words == ["sorri"] and opens is not None and is_number(opens):
         return True  # "… which is sixty-four, sorry, eight": another figure in its place; not
         # "… is skipped, sorry." or "…, sorry, until the sampled token" (review of stop 75)
     if len(words) <= _VERDICT_WORDS and tuple(words[-2:]) in _overshoots() and (
@@ -715,16 +716,10 @@ _TAKEN_BACK = "wait sorry scratch hang hold no"
 _REASSERTED = "yes yeah yep right correct"
 
 
-def _figure_next(reading: Reading, start: int, item: int) -> bool:
-    """Whether the item after `item` opens with a figure."""
-    after = next((p for p in range(start, len(reading.tokens)) if reading.item[p] != item), None)
-    return after is not None and is_number(reading.tokens[after])
-
-
-def _reasserted(reading: Reading, start: int, item: int) -> bool:
-    """Whether the item after a take-back says the first thing again: "no wait, yes, 64"."""
-    after = next((p for p in range(start, len(reading.tokens)) if reading.item[p] != item), None)
-    return after is not None and reading.tokens[after] in _stems(_REASSERTED)
+def _item_after(reading: Reading, position: int) -> int | None:
+    """Where the item after the one holding `position` opens (None: the text ends there)."""
+    return next((p for p in range(position + 1, len(reading.tokens))
+                 if reading.item[p] != reading.item[position]), None)
 _REBUTTAL_ENDS = "happen true right so correct work works how it the case"
 _HEDGES_BEFORE_DISMISSAL = "probably likely clearly really certainly definitely almost surely"
 # what a named cause is said not to be: "… is not it", "… aren't the problem"
@@ -840,16 +835,21 @@ def _attributed(reading: Reading, spans: list[int], span: int, first: int) -> bo
         return True
     if head[:2] == ["contrari", "to"]:
         return True  # "contrary to what the chat price sheet suggests, …": set against
-    # ("it's" is read as "it"; "it would be natural to think …": expert pass 89)
-    if _tempting(head[3:] if head[:1] == ["it"] and head[1:2] == ["would"]
-                 and head[2:3] == ["be"]
-                 else head[2:] if head[:2] == ["it", "is"] else head[1:] if head[:1] == ["it"]
-                 else head):
+    if _tempting(_without_its_subject(head)):
         return True
     if any(head[at:at + 3] in (["trip", "up", "is"], ["trip", "up", "are"])
            and not any(is_negator(word) for word in head[:at]) for at in range(len(head))):
         return True  # a pitfall named: "where you'll trip up is sizing it as if …"
     return opens_with_belief(head)
+
+
+def _without_its_subject(head: list[str]) -> list[str]:
+    """The clause after its "it is", "it would be" or "it" ("it's" is read as "it"; "it would
+    be natural to think …": expert pass 89)."""
+    for opening in (["it", "would", "be"], ["it", "is"], ["it"]):
+        if head[:len(opening)] == opening:
+            return head[len(opening):]
+    return head
 
 
 def _tempting(head: list[str]) -> bool:
@@ -938,8 +938,7 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
         return True
     if at is not None and any(
             reading.sentence[start] == sentence and start < at
-            and not (_stems(_TURNS) | _stems(_THOUGHT_ENDS)).intersection(
-                reading.tokens[start:at])
+            and not _thought_breaks().intersection(reading.tokens[start:at])
             and not _endorsed_after(reading, positions, start, at)
             for phrase in _THOUGHT_TAGS for start, _ in occurrences(reading, phrase)):
         return True
@@ -978,14 +977,25 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                for phrase in unless for start, end in occurrences(reading, phrase))
 
 
+@lru_cache(maxsize=1)
+def _thought_breaks() -> frozenset[str]:
+    """What ends the clause a thought tag sets out: a turn, a colon, "now", "then" …"""
+    return _stems(_TURNS) | _stems(_THOUGHT_ENDS)
+
+
+@lru_cache(maxsize=1)
+def _endorsing() -> frozenset[str]:
+    return _stems(_ENDORSED) | _stems(_ENDORSING)
+
+
 def _endorsed_after(reading: Reading, positions: list[int], start: int, at: int) -> bool:
     """Whether the sentence calls right what it sets out after `start` ("…, and they'd be
     right", "which is correct", "My first guess was right: …"), not denied ("not right"),
     before a colon or a turn after the claim ("Strike the idea that X: … still …")."""
     tokens = reading.tokens
-    ends = _stems(_TURNS) | _stems(_THOUGHT_ENDS)
-    stop = next((p for p in positions if p > at and tokens[p] in ends), len(tokens))
-    return any(start < p < stop and tokens[p] in _stems(_ENDORSED) | _stems(_ENDORSING)
+    stop = next((p for p in positions if p > at and tokens[p] in _thought_breaks()),
+                len(tokens))
+    return any(start < p < stop and tokens[p] in _endorsing()
                and not any(is_negator(tokens[q]) for q in range(max(start, p - 2), p))
                for p in positions)
 
