@@ -120,9 +120,9 @@ MEASURED = {
     # FP8 latent cache", for TP's all-reduces from PP's "1 inter-node hop/step", all false
     # credit by expert pass 71 (C4-C6, C13, C16-C18); what is left below is a senior's "what it
     # buys: (1) memory — …" that names no phrase of the idea)
-    "blind_claims_e.yaml": (41, 43, 37, 0),
+    "blind_claims_e.yaml": (41, 43, 38, 0),
     "blind_claims_f.yaml": (43, 43, 43, 0),
-    "blind_claims_g.yaml": (40, 43, 36, 0),
+    "blind_claims_g.yaml": (40, 43, 38, 0),
     # (stop 73: H one fewer ordered, blind_text_answers_all one fewer buzzword list held, when a
     # spaced slash between figures came to read as a division ("136 GB / 6.7 TB/s = 20.2 ms"
     # is one item that computes, not two terms): H's tp-trade senior 5.13 against its mid
@@ -142,7 +142,7 @@ MEASURED = {
     # of the idea it states)
     "blind_claims_l.yaml": (35, 43, 42, 0),
     # corpus M, measured unread: 28 / 43 / 36 / 6 (six right answers said to claim wrongly)
-    "blind_claims_m.yaml": (36, 43, 38, 0),
+    "blind_claims_m.yaml": (36, 43, 39, 0),
     # corpus N, measured unread: 37 / 41 / 29 / 0
     # (and one wrong held less, 29 → 28, when "2 GPUs" stopped earning the TP-cost concept:
     # the junior it lifted had said "copied on two GPUs" of a KV head, no cost at all)
@@ -208,7 +208,7 @@ MEASURED = {
     # answers left unheld got phrases in general terms. Left: a senior answer that denies the
     # p99 "either:" before it sizes it, and "watch gpu memory" in a junior answer (vLLM's
     # memory reads full whatever the load: the claim is right to flag it)
-    "blind_claims_w.yaml": (42, 43, 41, 2),
+    "blind_claims_w.yaml": (42, 43, 42, 2),
     # corpus X (stop 53), whiteboard notes typed into a doc: Markdown tables, "Why:" lines,
     # arrows, inline equations; written blind; measured unread: 36 / 41 / 34 / 4. Then its
     # false claims were read: a figure spaced "38.4 / 4" read as two side by side (as a
@@ -216,7 +216,7 @@ MEASURED = {
     # forgot-weights". Left: "watch gpu memory" in a junior answer (the claim is right)
     # (stop 59: two wrong answers held once a table's rows were read apart and "both are
     # bandwidth-bound" said of prefill and decode was claimed)
-    "blind_claims_x.yaml": (40, 42, 39, 1),
+    "blind_claims_x.yaml": (40, 42, 40, 1),
     # corpus Y (stop 54), terse experts and wordy juniors: seniors in one to four dense lines,
     # juniors long and hedged; written blind; measured unread: 13 / 43 / 40 / 8. Its seniors
     # match fewer concept phrases than its mids (as R's do): ordering is the weak figure. Of
@@ -228,7 +228,10 @@ MEASURED = {
     # (stop 64, again: a working that names another lever, "DP attention -> 16 -> ~88 seqs",
     # no longer quantifies the lever beside it; its experts-and-levers senior ties its mid)
     # (stop 68: 11, its hypotheses senior as corpus A's, expert pass 63, C3)
-    "blind_claims_y.yaml": (10, 43, 41, 6),
+    # (stop 76: 42 held; a junior who reads nvidia-smi's memory and would buy GPUs "if memory
+    # is full" is now said to, once "something else is wrong" later in its sentence stopped
+    # reporting it: the claim is right to flag it, as in W and X)
+    "blind_claims_y.yaml": (10, 43, 42, 7),
     # corpus Z (stop 54), answers that argue with numbers (if/then, conversions, a senior
     # checking a figure two ways, self-corrections); written blind; measured unread: 34 / 43 /
     # 38 / 2. Of its two right answers said to claim wrongly, one named a 70B on one H200 (it
@@ -280,7 +283,7 @@ MEASURED = {
     # (stop 58: six more, each said within one clause: TP keeping "its own copy of the
     # weights", KV "a much bigger share" at batch 1, "serve it on one card", the peak as "the
     # number to size on", the scheduler preempting the oldest, the partial block "included")
-    "blind_claims_ae.yaml": (42, 42, 38, 0),
+    "blind_claims_ae.yaml": (42, 42, 39, 0),
     # corpus AF (stop 58), whiteboard notes of a research background (formulas, ≈ × → ⇒,
     # Greek letters, "2·L·n_kv·d·b"); written blind; measured unread: 33 / 38 / 27 / 6. Its
     # right answers said to claim wrongly were excuses in other words ("would be a ~636 GB
@@ -321,7 +324,7 @@ MEASURED = {
     # the subject; ten misconceptions got phrases; and an answer that makes a wrong claim earns
     # nothing of its step's concepts (a quarter had kept nine caught wrong answers over all
     # corpora above juniors that earned nothing: AD, AG, P, R, Y and Z rose by one each)
-    "blind_claims_ai.yaml": (43, 43, 42, 0),
+    "blind_claims_ai.yaml": (43, 43, 43, 0),
     # corpus AJ (stop 59, measured after AH's and AI's fixes), code-first answers (short
     # Python snippets with comments, flags and metric names inline); written blind; measured
     # unread: 38 / 43 / 36 / 3. Its three false claims were right seniors' excuses in other
@@ -398,7 +401,7 @@ MEASURED = {
     # report it. Left: an answer after "No:" that restates the question's figures, a question's
     # subject carried into its answer (recall: "Does batch 64 change it? No, each token still
     # reads its 2 experts"), options described before they are weighed
-    "blind_claims_ar.yaml": (36, 42, 40, 5),
+    "blind_claims_ar.yaml": (36, 42, 41, 5),
     # corpus AS (stop 61, after AP's to AR's fixes), answers edited before they were sent:
     # "~~TP=16 halves the KV~~ EDIT: …", "I first wrote …", "Scratch that"; the wrong answers
     # strike out the right idea; written blind; measured unread: 27 / 37 / 38 / 22, the worst
@@ -437,7 +440,7 @@ MEASURED = {
     # earned a wrong answer its credit). A quoted message is now the teammate's words unless the
     # reply opens by agreeing; "the one I'd avoid" rejects an option. Left: a junior under its
     # mid where the quote had carried the mid's terms
-    "blind_claims_aw.yaml": (42, 42, 38, 0),
+    "blind_claims_aw.yaml": (42, 42, 39, 0),
     # corpus AX (stop 63), European engineers' number conventions: decimal commas ("31,5 KiB"),
     # spaced thousands ("1 479 GB"), "ca."; written blind; measured unread: 39 / 34 / 38 / 4.
     # "n_kv × d_head drops" says the product drops, not d_head. Left: rich buzzword lists
@@ -448,7 +451,7 @@ MEASURED = {
     # written blind; measured unread: 39 / 39 / 38 / 5. "a fake ~946gb budget" reports, "i
     # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
     # captures" is no "captures". Left: a junior's "watch gpu memory usage i guess"
-    "blind_claims_ay.yaml": (42, 43, 38, 1),
+    "blind_claims_ay.yaml": (42, 43, 39, 1),
     # corpus AZ (stop 63, after AX's and AY's fixes), production war stories ("at my last job
     # we ran …", "in prod we saw …"), the wrong answers citing an experience for a wrong claim;
     # written blind; measured unread: 39 / 39 / 40 / 2. "Halving the sessions mixes a per-GPU
@@ -526,7 +529,7 @@ MEASURED = {
     # wrongly by a proposal said to fall short ("… doesn't cover their cost"), a cause "less
     # likely", head_dim worked from the query heads, experts resident because any token can
     # reach any. Left: one junior that watches GPU memory (the claim is right to name it)
-    "blind_claims_bi.yaml": (41, 41, 40, 1),
+    "blind_claims_bi.yaml": (41, 41, 41, 1),
     # corpus BJ (stop 72), mock interviews of engineers from adjacent fields (backend, ML
     # research, GPU kernels); written blind; measured unread: 35 / 42 / 43 / 3. Right answers
     # claimed wrongly by "paging experts over PCIe per step is hopeless on latency", "KV-
@@ -575,7 +578,7 @@ MEASURED = {
     # tokens) and score below it on the ideas alone; 15 lose on depth, which counts reasoned
     # clauses and figures. Raising depth's cap from 16 to 20 gained 19 ordered steps over 66
     # corpora but cost the plain ones (B, C, D, H, L, N) and left BO at 7, so depth was kept
-    "blind_claims_bo.yaml": (7, 43, 41, 0),
+    "blind_claims_bo.yaml": (7, 43, 42, 0),
     # corpus BP (stop 74), live-interview answer boxes from mixed backgrounds (first person,
     # impersonal notes, verdict first; prose and bullets), written blind; measured unread on
     # fdf3424: 43 / 43 / 40 / 0. Its three wrong answers left unheld are named: MQA set in
@@ -635,6 +638,15 @@ MEASURED = {
     # matrix for both"), inside "a common trap" ("The colleague is right, and it's a common
     # trap"), or with figures no claim names (a 128k session sized with 32 query heads)
     "blind_claims_bv.yaml": (42, 43, 35, 1),
+    # corpus BW (stop 76), answers typed into a live interview's shared coding pad, plain
+    # prose; written blind; measured unread on 2be072f: 40 / 43 / 39 / 2. Then: "X rather than
+    # Y" after a claim chooses X (raising max_model_len for everyone "rather than build a
+    # second fleet"); the words of vLLM's quoted start-up line ("Maximum concurrency for 8,192
+    # tokens per request") excuse nothing; chunked prefill "doesn't help because …", a stall
+    # blamed on bandwidth contention and a re-prefill priced as one 3.4 ms weight read are
+    # claims; a senior's fp8 KV "helper, not a fix" and its dequant "a bit of compute" that
+    # hides under the memory time are not.
+    "blind_claims_bw.yaml": (41, 43, 43, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

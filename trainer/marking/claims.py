@@ -85,7 +85,11 @@ _THOUGHT_TAGS = ("might say", "might think", "might assume", "might claim", "mig
                  "strike the idea", "forget the idea", "drop the idea", "scrap the idea",
                  "discard the idea",
                  # ("I don't think 2,000 users online means 2,000 slots": corpus BV)
-                 "i don't think", "i do not think", "i don't believe", "i do not believe")
+                 "i don't think", "i do not think", "i don't believe", "i do not believe",
+                 # ("A junior might hand the chunk the whole 25 ms, but …": expert pass 91)
+                 "junior might", "juniors might", "junior would", "juniors would",
+                 "juniors often", "newcomer might", "newcomers might", "beginner might",
+                 "beginners might", "someone might", "a naive")
 _THOUGHT_ENDS = ": now then until fact"  # ("…; in fact X" is the answer's own)
 # what a sentence says of the thought it set out, after it: "…, and they'd be right", "…, and
 # I still do", "…, and that is exactly what happens" (not "answer": "… are reading the answer")
@@ -912,6 +916,7 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                         and reading.tokens[p - 1] in _stems(_INTENSIFIERS))
                and (own < 0 or reading.written[p] >= own)
                and not _said_of_what_came_before(reading, p, at)
+               and not _judges_its_own_subject(reading, p, at, items)
                } & _stems(_REPORTED)
     if reports or (_counterfactual_before(reading, positions, at)
                    and _in_the_supposition(reading, positions, at)):
@@ -965,6 +970,8 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and (phrase in _CONDITION_WORDS or not negated(reading, start, end, phrase))
                and (start not in elsewhere or _stems(_CONTRASTS) & set(phrase_words(phrase)))
                and not (items and phrase in _SET_AGAINST and reading.item[start] not in items)
+               and not _chosen_over(reading, start, at)
+               and not _in_the_engine_line(reading, start)
                # a condition in an item after the claim's is that item's own ("raise it for
                # everyone - …, and the scheduler preempts fairly if needed": expert pass 69)
                and not (items and at is not None and phrase in _LATER_CONDITIONS
@@ -975,6 +982,29 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                # keeps its excuse)
                and not (phrase in _APPEARANCES and _said_of_what_came_before(reading, start, at))
                for phrase in unless for start, end in occurrences(reading, phrase))
+
+
+def _in_the_engine_line(reading: Reading, start: int) -> bool:
+    """Whether a would-be excuse is a word of vLLM's start-up line, quoted: in "'Maximum
+    concurrency for 32,768 tokens per request: X' is the number of sessions the card will
+    carry" the "32,768" and "per request" are the log's, not a worst case the answer names
+    (expert pass 91, A126; corpus BW)."""
+    tokens = reading.tokens
+    return any(tuple(tokens[p:p + 3]) == _ENGINE_LINE and start < p + 7
+               for p in range(max(0, start - 6), start + 1))
+
+
+_ENGINE_LINE = ("maximum", "concurr", "for")
+
+
+def _chosen_over(reading: Reading, start: int, at: int | None) -> bool:
+    """Whether an excuse is the "rather than" or "instead of" that follows the claim, with no
+    turn between: the claim is what is chosen over the other ("raising max_model_len for
+    everyone is fine, and I'd do that rather than build a second fleet": corpus BW)."""
+    tokens = reading.tokens
+    return (at is not None and start > at and tokens[start] in _stems("rather instead")
+            and start + 1 < len(tokens) and tokens[start + 1] in ("than", "of")
+            and not _stems(_TURNS).intersection(tokens[at:start]))
 
 
 @lru_cache(maxsize=1)
@@ -1056,6 +1086,30 @@ def _said_of_what_came_before(reading: Reading, report: int, at: int | None) -> 
         _stems(_TURNS).intersection(reading.tokens[report + 1:at]))
 
 
+def _judges_its_own_subject(reading: Reading, report: int, at: int | None,
+                            items: frozenset[int]) -> bool:
+    """Whether a report word after the claim, in an item of its own, judges that item's own
+    subject: "…, since both have a 4,096 window; …, and using 256 from the config is the
+    actual mistake" (expert pass 91, A159) calls the 256 a mistake, not the claim; "…, and
+    that's a mistake", "… - a classic trap", "this mistake" still judge the claim."""
+    if at is None or not items or report < at or reading.item[report] in items:
+        return False
+    tokens, item = reading.tokens, reading.item
+    if tokens[report - 1] in _stems(_POINTING) or tokens[report - 2] in _stems(_POINTING):
+        return False
+    opening = report
+    while opening > 0 and item[opening - 1] == item[report]:
+        opening -= 1
+    # (a figure is no subject: "…, a 3× fiction")
+    return any(token not in _stems(_FILLERS) and token not in _stems(_POINTING)
+               and not is_number(token) and token.isalpha()
+               for token in tokens[opening:report])
+
+
+_POINTING = "this that these those such it which what"
+_FILLERS = ("and so a an the is are was were be been s its classic common typical real actual "
+            "big huge the usual all too easy very clear obvious total complete also again "
+            "just exactly precisely one another")
 _TURNS = "but however yet"
 _OVERSHOT = ("too much", "too many", "too high", "too big", "too large", "too optimistic",
              "too low", "too few", "too small")

@@ -85,8 +85,11 @@ _GRAMMATICAL_NEGATORS = _NEGATORS - _NEGATIVE_VERBS
 _NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less",
                                 "-", "it"})
 NEGATION_WINDOW = 5
+_ADDING = frozenset({"but", "also", "too"})
+# ("dropping the 'unused' experts is not a lever": expert pass 91, A112)
 _POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
-                           "option", "applic", "relev", "fix", "solv", "an", "the"})
+                           "option", "applic", "relev", "fix", "solv", "lever", "solut",
+                           "remedi", "cure", "an", "the"})
 _ARTICLES = frozenset({"an", "the"})
 # verbs that, denied, say a thing does no harm ("doesn't cost the users anything")
 _HARMLESS = frozenset({"cost", "hurt", "harm", "affect", "slow", "penal", "block", "touch",
@@ -892,7 +895,8 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
             tokens[p] in _NEGATORS for p in range(max(0, start - 3 * NEGATION_WINDOW), start)
             if clause[p] == clause[start]):
         return True  # "can't fit the model with any room for KV": "any" under a negation
-    if _removed(reading, start, end) or _set_up_as_tempting(reading, start, end):
+    if _removed(reading, start, end) or _set_up_as_tempting(reading, start, end) \
+            or _not_that(tokens, opening, start):
         return True
     window = NEGATION_WINDOW
     position = start - 1
@@ -902,9 +906,10 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
         if token in ("or", "nor"):
             window = min(window + NEGATION_WINDOW, 3 * NEGATION_WINDOW)
         if token in _NEGATORS and (following not in _NOT_NEGATING_NEXT or (
-                # "I wouldn't just raise it": the phrase itself opens with "just"; "not just
-                # raise it but also …" adds to it
-                position + 1 == start and "but" not in tokens[start:start + 12])):
+                # "I wouldn't just raise it", "Not 'just buy 1.67× the GPUs' — first find …";
+                # "not just raise it but also …", "not just memory-bound, also …" add to it
+                (position + 1 == start and "but" not in tokens[start:start + 12])
+                or (following == "just" and not _ADDING.intersection(tokens[start:start + 12])))):
             return True
         if (token, following) in (("instead", "of"), ("rather", "than"), ("refus", "to"),
                                   ("declin", "to")):
@@ -958,6 +963,24 @@ def _set_up_as_tempting(reading: Reading, start: int, end: int) -> bool:
     return False
 
 
+def _not_that(tokens: Sequence[str], opening: int, start: int) -> bool:
+    """Whether the phrase's clause opens "It's not that …" or "Not that …": what follows is
+    denied however far ("It's not that long-context decode turns compute-bound": expert pass
+    91, A016); not "it's not that simple: …", a degree."""
+    head = list(tokens[opening:start])
+    for lead in (["it", "not", "that"], ["it", "is", "not", "that"], ["it", "isnt", "that"],
+                 ["not", "that"]):
+        if head[:len(lead)] == lead:
+            after = head[len(lead):len(lead) + 1]
+            return bool(after) and after[0] not in _DEGREES
+    return False
+
+
+# "not that simple", "not that much": a degree, no denial
+_DEGREES = frozenset({"simpl", "easi", "hard", "bad", "big", "much", "mani", "differ",
+                      "straightforward", "clear", "far", "high", "low", "expens", "cheap",
+                      "larg", "small", "great", "import", "sever", "obvious",
+                      "fast", "slow", "common", "rare", "cost", "tight", "lucki"})
 _TURNED_AGAINST = frozenset({"but", "howev"})  # (not "yet": "not yet" turns nothing)
 _CALLED = frozenset({"s", "is", "was", "it", "seem", "sound", "look", "veri", "so", "quit"})
 
