@@ -446,7 +446,7 @@ MEASURED = {
     # "n_kv × d_head drops" says the product drops, not d_head. Left: rich buzzword lists
     # ("58 → 87 sessions (1,5×)") above thin mids on eight steps, the decimal-comma figures read
     # as no figure at all (the reader refuses "31,5" by name rather than guess)
-    "blind_claims_ax.yaml": (41, 37, 40, 0),
+    "blind_claims_ax.yaml": (41, 37, 41, 0),
     # corpus AY (stop 63), casual chat typed fast: lowercase, "tbh", "ngl", "dont", "~52gb";
     # written blind; measured unread: 39 / 39 / 38 / 5. "a fake ~946gb budget" reports, "i
     # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
@@ -617,7 +617,7 @@ MEASURED = {
     # "The X value in the log, 53.05, is how many users …" (a bare figure between a subject and
     # its verb joined them; the review of the stop found it joined "the query heads, 64, are
     # not …" too, and it was taken back)
-    "blind_claims_bt.yaml": (41, 43, 41, 0),
+    "blind_claims_bt.yaml": (41, 43, 42, 0),
     # corpus BU (stop 75), answers spoken in a video interview and transcribed (fillers,
     # self-corrections, run-on sentences, numbers as said); written blind; measured unread on
     # e0f606b: 36 / 42 / 38 / 5. A value taken back at once ("sixty-four, no wait, that's the
@@ -647,6 +647,16 @@ MEASURED = {
     # claims; a senior's fp8 KV "helper, not a fix" and its dequant "a bit of compute" that
     # hides under the memory time are not.
     "blind_claims_bw.yaml": (41, 43, 43, 0),
+    # corpus BX (stop 76), formal written answers to a take-home assessment ("therefore", "it
+    # follows that", passive voice, "one"); written blind; measured unread on 31f6327, after
+    # BW's, pass 91's and the review's fixes: 40 / 41 / 33 / 4. Then: "the claim conflates"
+    # reports; "wherever that share is small" is no position-free match; "expert parallelism
+    # across more than one node" and "would suggest" excuse; "I would", "one would" and
+    # "…, which would indicate" are the answer's own, not a what-if; a "rather than" before a
+    # colon sets aside only what it names there. Nine wrong answers left unheld, most of
+    # them argued across sentences that open "It follows that", "Thus" or "Since": read as
+    # one sentence, the excuses of one reach the claim of another
+    "blind_claims_bx.yaml": (43, 43, 34, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

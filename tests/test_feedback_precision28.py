@@ -63,7 +63,7 @@ def test_a_junior_might_gives_the_idea_away() -> None:
 
 
 def test_a_mistake_that_names_its_own_subject_does_not_report_the_claim() -> None:
-    text = "TP=16 halves the KV per GPU, and reading 62 GB as free is the real mistake."
+    text = "TP=16 halves the KV per GPU, and leaving out the 4 GB reserve is the real mistake."
     assert "tp16-halves-kv-per-gpu" in claimed(*TP16, text)
 
 
@@ -119,3 +119,64 @@ def test_not_just_buy_before_a_first_step_turns_the_purchase_down() -> None:
 def test_not_just_one_lever_but_also_another_keeps_the_first() -> None:
     text = "I'd not just buy 1.67× the GPUs now but also turn on FP8 KV."
     assert "buy-before-measuring" in claimed("observed-concurrency-lower", "action", text)
+
+
+# The review of stop 76's change (225 hostile sentences, each run on the trees before and
+# after): the guards its narrowing keeps.
+@pytest.mark.parametrize(("drill", "step", "claim", "text"), [
+    ("swap-or-recompute", "policy", "parked-sessions-recomputed",
+     "Parked sessions come back from the host tier by a 21 ms copy rather than paying ~240 ms "
+     "to re-prefill them."),
+    ("observed-concurrency-lower", "evidence", "logged-concurrency-is-the-sessions",
+     "The startup log's maximum concurrency for 32k-token requests is the real capacity only "
+     "if everyone uses the full window; at 4k we hold ~96."),
+    ("chunked-prefill-tpot", "trade-off", "chunk-gets-whole-target",
+     "The chunk gets the whole 25 ms, and that assumption is a mistake."),
+    ("swap-or-recompute", "policy", "reprefill-priced-as-a-weight-read",
+     "Recomputing is way more than one weight read of 3.3 ms: it's 8,192 tokens of matmuls."),
+    ("mixtral-moe-decode", "serving-levers", "offload-inactive-experts",
+     "What I would not do: offload idle experts to CPU to free HBM."),
+])
+def test_what_the_review_found_set_aside_stays_unclaimed(drill: str, step: str, claim: str,
+                                                          text: str) -> None:
+    assert claim not in claimed(drill, step, text)
+
+
+@pytest.mark.parametrize(("drill", "step", "claim", "text"), [
+    ("chunked-prefill-tpot", "trade-off", "chunk-gets-whole-target",
+     "A junior might hand the chunk the whole 25 ms; I'd do the same."),
+    ("chunked-prefill-tpot", "trade-off", "chunk-gets-whole-target",
+     "Someone might paste a 30k doc, so I'd give the chunk the whole 25 ms."),
+    ("observed-concurrency-lower", "action", "buy-before-measuring",
+     "I'd not just buy 1.67x the GPUs, I'd turn on FP8 KV as well."),
+    ("llama2-70b-mi300x", "2d", "fp8-kv-solves-mha",
+     "FP8 KV fixes it: 42.9 GB per sequence, borderline on headroom but 2 users fit fine."),
+    ("mixtral-moe-decode", "serving-levers", "offload-inactive-experts",
+     "The first change I would make is to offload the idle experts to CPU memory."),
+])
+def test_what_the_review_found_said_stays_claimed(drill: str, step: str, claim: str,
+                                                  text: str) -> None:
+    assert claim in claimed(drill, step, text)
+
+
+def test_not_that_surprising_is_a_degree() -> None:
+    assert asserts("It's not that surprising that long-context decode is compute-bound.",
+                   "compute-bound")
+
+
+def test_a_claim_said_to_conflate_two_things_is_reported() -> None:
+    text = ("The claim conflates users who are online with requests that are in flight: by "
+            "Little's law about 238 are in flight.")
+    assert "thinking-users-hold-kv" not in claimed("littles-law-capacity", "plan", text)
+
+
+def test_a_signal_read_with_which_would_indicate_is_the_answer_s_own() -> None:
+    text = ("The new sizing can be considered stale when GPU compute utilisation rises above "
+            "approximately 90%, which would indicate that the card has become saturated.")
+    assert "compute-utilisation-says-stale" in claimed("multi-turn-growth", "policy", text)
+
+
+def test_a_what_if_s_price_after_that_would_stays_a_what_if() -> None:
+    text = ("Plan on the mean live context, not p99 for everybody, that would buy 21 GPUs "
+            "for 2,000 slots.")
+    assert "online-users-as-slots" not in claimed("littles-law-capacity", "plan", text)

@@ -38,7 +38,9 @@ from trainer.records import record
 # A sentence holding one of these reports a claim to refute it, it does not make it.
 _REPORTED = ("mistake mistaken myth wrong wrongly trap naive naively misconception fallacy "
              "incorrect incorrectly tempting false falsely misleading misread fooled forget "
-             "forgetting illusion untrue fantasy fiction fake bogus bad premise")
+             "forgetting illusion untrue fantasy fiction fake bogus bad premise "
+             # ("The claim conflates users who are online with requests in flight": corpus BX)
+             "conflate conflates conflating conflated conflation")
 
 
 _GOT = "got gets get guessed guesses guess predicted predicts"
@@ -88,12 +90,14 @@ _THOUGHT_TAGS = ("might say", "might think", "might assume", "might claim", "mig
                  "i don't think", "i do not think", "i don't believe", "i do not believe",
                  # ("A junior might hand the chunk the whole 25 ms, but …": expert pass 91)
                  "junior might", "juniors might", "junior would", "juniors would",
-                 "juniors often", "newcomer might", "newcomers might", "beginner might",
-                 "beginners might", "someone might", "a naive")
-_THOUGHT_ENDS = ": now then until fact"  # ("…; in fact X" is the answer's own)
+                 "juniors often", "junior could", "juniors could", "junior engineer might",
+                 "new grad might", "newcomer might", "newcomers might", "beginner might",
+                 "beginners might", "a naive")
+# ("…; in fact X" is the answer's own; "…, so I'd …" its reason: review of stop 76)
+_THOUGHT_ENDS = ": now then until fact so since because when"
 # what a sentence says of the thought it set out, after it: "…, and they'd be right", "…, and
 # I still do", "…, and that is exactly what happens" (not "answer": "… are reading the answer")
-_ENDORSING = "still exactly"
+_ENDORSING = "still exactly agree"  # (and "I'd do the same", "what I'd do": _endorsed_after)
 
 # "If the head were tied, …", "if the model had tied embeddings, you'd still read it": a
 # counterfactual describes another model, it claims nothing (_counterfactual_before).
@@ -570,7 +574,7 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
         if len(items) == 1 and items <= reading.listed_items and _bare_term(reading, items):
             continue  # a term of a bare list ("…, expert offload, context caps") names it
         if not _reported(reading, sentence, claim.unless, _contrasted(reading, spans, span),
-                         said, items, first):
+                         said, items, first, frozenset(claimed)):
             return True
     return False
 
@@ -899,7 +903,8 @@ def _contrasted(reading: Reading, spans: list[int], span: int) -> frozenset[int]
 
 def _reported(reading: Reading, sentence: int, unless: Iterable[str],
               elsewhere: frozenset[int] = frozenset(), said: frozenset[int] = frozenset(),
-              items: frozenset[int] = frozenset(), at: int | None = None) -> bool:
+              items: frozenset[int] = frozenset(), at: int | None = None,
+              claimed: frozenset[int] = frozenset()) -> bool:
     positions = [p for p, s in enumerate(reading.sentence) if s == sentence]
     words = {reading.tokens[p] for p in positions}
     # A mistake named in a sentence written before the claim's ("the colleague is wrong. Both
@@ -970,8 +975,9 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
                and (phrase in _CONDITION_WORDS or not negated(reading, start, end, phrase))
                and (start not in elsewhere or _stems(_CONTRASTS) & set(phrase_words(phrase)))
                and not (items and phrase in _SET_AGAINST and reading.item[start] not in items)
-               and not _chosen_over(reading, start, at)
+               and not _chosen_over(reading, start, claimed)
                and not _in_the_engine_line(reading, start)
+               and not (phrase == "would" and _the_answer_s_own_would(reading, start, at))
                # a condition in an item after the claim's is that item's own ("raise it for
                # everyone - …, and the scheduler preempts fairly if needed": expert pass 69)
                and not (items and at is not None and phrase in _LATER_CONDITIONS
@@ -990,21 +996,53 @@ def _in_the_engine_line(reading: Reading, start: int) -> bool:
     carry" the "32,768" and "per request" are the log's, not a worst case the answer names
     (expert pass 91, A126; corpus BW)."""
     tokens = reading.tokens
+    # (as printed: "… tokens per request: X", not a paraphrase of it: review of stop 76)
     return any(tuple(tokens[p:p + 3]) == _ENGINE_LINE and start < p + 7
+               and ("request", ":") in zip(tokens[p:p + 8], tokens[p + 1:p + 9], strict=False)
                for p in range(max(0, start - 6), start + 1))
 
 
 _ENGINE_LINE = ("maximum", "concurr", "for")
 
 
-def _chosen_over(reading: Reading, start: int, at: int | None) -> bool:
-    """Whether an excuse is the "rather than" or "instead of" that follows the claim, with no
-    turn between: the claim is what is chosen over the other ("raising max_model_len for
-    everyone is fine, and I'd do that rather than build a second fleet": corpus BW)."""
+def _the_answer_s_own_would(reading: Reading, start: int, at: int | None) -> bool:
+    """Whether a "would" is the answer's own proposal or the consequence it draws, not a
+    what-if: "The first change I would make is …", "one would therefore watch …", "…, which
+    would indicate that the card is saturated" (corpus BX, written in a formal register)."""
     tokens = reading.tokens
-    return (at is not None and start > at and tokens[start] in _stems("rather instead")
-            and start + 1 < len(tokens) and tokens[start + 1] in ("than", "of")
-            and not _stems(_TURNS).intersection(tokens[at:start]))
+    before = tokens[start - 1] if start else ""
+    after = tokens[start + 1] if start + 1 < len(tokens) else ""
+    if before in ("i", "we", "one"):
+        return not is_negator(after)  # ("What I would not do: offload …" sets it aside)
+    # a signal read, after the claim ("…, which would indicate …"); not a what-if's price
+    # ("that would buy 21 GPUs", "that would only be right under …")
+    return at is not None and start > at and before in ("which", "that") \
+        and after in _stems(_SIGNALS)
+
+
+_SIGNALS = "indicate indicates mean means show shows signal signals suggest suggests tell tells"
+
+
+def _chosen_over(reading: Reading, start: int, claimed: frozenset[int]) -> bool:
+    """Whether an excuse is the "rather than" or "instead of" that follows the whole claim,
+    with no turn between: the claim is what is chosen over the other ("raising max_model_len
+    for everyone is fine, and I'd do that rather than build a second fleet": corpus BW); one
+    before the claim's last word sets that part aside ("come back by a copy rather than
+    paying 240 ms to re-prefill them": review of stop 76)."""
+    tokens = reading.tokens
+    if not claimed or tokens[start] not in _stems("rather instead") \
+            or start + 1 >= len(tokens) or tokens[start + 1] not in ("than", "of"):
+        return False
+    first, later = min(claimed), [p for p in claimed if p > start]
+    if start < first:
+        # "TP compounds the saving rather than eroding it: … the latent is sharded eight
+        # ways" sets aside what it names before the colon, not the claim after it (corpus BX)
+        return ":" in tokens[start:first]
+    if _stems(_TURNS).intersection(tokens[first:start]):
+        return False
+    # what it sets aside is what follows it, up to a colon ("TP helps rather than hurts here:
+    # just like GQA heads, …" keeps the claim after the colon: corpus BO)
+    return not later or ":" in tokens[start:min(later)]
 
 
 @lru_cache(maxsize=1)
@@ -1025,9 +1063,14 @@ def _endorsed_after(reading: Reading, positions: list[int], start: int, at: int)
     tokens = reading.tokens
     stop = next((p for p in positions if p > at and tokens[p] in _thought_breaks()),
                 len(tokens))
-    return any(start < p < stop and tokens[p] in _endorsing()
+    return any(start < p < stop and (tokens[p] in _endorsing() or any(
+                   tuple(tokens[p:p + len(words)]) == words for words in _DOING_THE_SAME))
                and not any(is_negator(tokens[q]) for q in range(max(start, p - 2), p))
                for p in positions)
+
+
+# "…; I'd do the same", "…, and that's what I'd do too" ("I'd" reads as "i")
+_DOING_THE_SAME = (("do", "the", "same"), ("what", "i", "do"), ("what", "i", "would", "do"))
 
 
 def _counterfactual_before(reading: Reading, positions: list[int], at: int | None) -> bool:
@@ -1095,18 +1138,28 @@ def _judges_its_own_subject(reading: Reading, report: int, at: int | None,
     if at is None or not items or report < at or reading.item[report] in items:
         return False
     tokens, item = reading.tokens, reading.item
-    if tokens[report - 1] in _stems(_POINTING) or tokens[report - 2] in _stems(_POINTING):
-        return False
     opening = report
     while opening > 0 and item[opening - 1] == item[report]:
         opening -= 1
+    subject = tokens[opening:report]
+    # "and that assumption is a mistake", "and believing that is the classic mistake": the
+    # claim, pointed at or named as a belief just before the verdict (review of stop 76);
+    # not "comparing it with a bandwidth floor is the wrong comparison"
+    just_before = []
+    for token in reversed(tokens[max(opening, report - 4):report]):
+        if token in _stems(_TURNS + " and"):
+            break
+        just_before.append(token)
+    if _stems(_POINTING + " " + _BELIEF + " " + _BELIEVING).intersection(just_before):
+        return False
     # (a figure is no subject: "…, a 3× fiction")
-    return any(token not in _stems(_FILLERS) and token not in _stems(_POINTING)
-               and not is_number(token) and token.isalpha()
-               for token in tokens[opening:report])
+    return any(token not in _stems(_FILLERS) and not is_number(token) and token.isalpha()
+               for token in subject)
 
 
 _POINTING = "this that these those such it which what"
+_BELIEVING = ("believing thinking assuming reading treating idea reasoning number claim "
+              "figure logic argument notion")
 _FILLERS = ("and so a an the is are was were be been s its classic common typical real actual "
             "big huge the usual all too easy very clear obvious total complete also again "
             "just exactly precisely one another")

@@ -85,7 +85,7 @@ _GRAMMATICAL_NEGATORS = _NEGATORS - _NEGATIVE_VERBS
 _NOT_NEGATING_NEXT = frozenset({"onli", "just", "matter", "longer", "doubt", "more", "less",
                                 "-", "it"})
 NEGATION_WINDOW = 5
-_ADDING = frozenset({"but", "also", "too"})
+_FIRST = frozenset({"first", "befor", "measur", "check", "instead"})
 # ("dropping the 'unused' experts is not a lever": expert pass 91, A112)
 _POST_NEGATED = frozenset({"need", "necessari", "requir", "worth", "help", "use", "matter",
                            "option", "applic", "relev", "fix", "solv", "lever", "solut",
@@ -906,10 +906,10 @@ def negated(reading: Reading, start: int, end: int, phrase: str, after: bool = T
         if token in ("or", "nor"):
             window = min(window + NEGATION_WINDOW, 3 * NEGATION_WINDOW)
         if token in _NEGATORS and (following not in _NOT_NEGATING_NEXT or (
-                # "I wouldn't just raise it", "Not 'just buy 1.67× the GPUs' — first find …";
-                # "not just raise it but also …", "not just memory-bound, also …" add to it
+                # "I wouldn't just raise it"; "Not 'just buy 1.67× the GPUs' — first find …"
+                # puts another step first; "not just buy them, I'd turn on FP8 KV as well" adds
                 (position + 1 == start and "but" not in tokens[start:start + 12])
-                or (following == "just" and not _ADDING.intersection(tokens[start:start + 12])))):
+                or (following == "just" and _FIRST.intersection(tokens[start:start + 12])))):
             return True
         if (token, following) in (("instead", "of"), ("rather", "than"), ("refus", "to"),
                                   ("declin", "to")):
@@ -971,8 +971,10 @@ def _not_that(tokens: Sequence[str], opening: int, start: int) -> bool:
     for lead in (["it", "not", "that"], ["it", "is", "not", "that"], ["it", "isnt", "that"],
                  ["not", "that"]):
         if head[:len(lead)] == lead:
-            after = head[len(lead):len(lead) + 1]
-            return bool(after) and after[0] not in _DEGREES
+            after = head[len(lead):len(lead) + 2]
+            # ("it's not that surprising that …", "not that hard to …": a degree)
+            return bool(after) and after[0] not in _DEGREES and after[1:] not in (["that"],
+                                                                                  ["to"])
     return False
 
 
@@ -980,7 +982,9 @@ def _not_that(tokens: Sequence[str], opening: int, start: int) -> bool:
 _DEGREES = frozenset({"simpl", "easi", "hard", "bad", "big", "much", "mani", "differ",
                       "straightforward", "clear", "far", "high", "low", "expens", "cheap",
                       "larg", "small", "great", "import", "sever", "obvious",
-                      "fast", "slow", "common", "rare", "cost", "tight", "lucki"})
+                      "fast", "slow", "common", "rare", "cost", "tight", "lucki", "surpriz",
+                      "weird", "complic", "tricki", "complex", "strang", "unusu", "odd",
+                      "interest"})
 _TURNED_AGAINST = frozenset({"but", "howev"})  # (not "yet": "not yet" turns nothing)
 _CALLED = frozenset({"s", "is", "was", "it", "seem", "sound", "look", "veri", "so", "quit"})
 
