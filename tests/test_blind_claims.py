@@ -657,6 +657,14 @@ MEASURED = {
     # them argued across sentences that open "It follows that", "Thus" or "Since": read as
     # one sentence, the excuses of one reach the claim of another
     "blind_claims_bx.yaml": (43, 43, 34, 0),
+    # corpus BY (stop 76, the last set), plain answers typed into an online screening form;
+    # written blind; measured unread on 356d533, after every other fix of the stop: 40 / 43 /
+    # 34 / 3. Then: "One full-context sequence holds 85.9 GB of KV" states a size, no count
+    # of users; per-token billing that "already charges for the longer prompt" is no
+    # double-count of KV-seconds; "With contiguous reservation …" sets up the scheme paging
+    # replaces; "the engine keeps that conversation's KV resident the whole time" is named.
+    # Eight wrong answers left unheld, four of them where the junior answer scores 0
+    "blind_claims_by.yaml": (43, 43, 35, 0),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -180,3 +180,15 @@ def test_a_what_if_s_price_after_that_would_stays_a_what_if() -> None:
     text = ("Plan on the mean live context, not p99 for everybody, that would buy 21 GPUs "
             "for 2,000 slots.")
     assert "online-users-as-slots" not in claimed("littles-law-capacity", "plan", text)
+
+
+def test_a_sequence_s_size_is_no_count_of_users() -> None:
+    text = ("The MHA number is zero. One full-context sequence holds 85.9 GB of KV (2.5 MiB per "
+            "token x 32,768), and the card has 44 GB left.")
+    assert "mha-still-serves-some" not in claimed("llama2-70b-mi300x", "2d", text)
+
+
+def test_a_conversation_s_kv_kept_resident_between_turns_is_named() -> None:
+    text = ("The user sits there for another 45 s reading and typing, and the engine keeps that "
+            "conversation's KV resident the whole time so the next turn is fast.")
+    assert "kv-pinned-between-turns" in claimed("multi-turn-growth", "why-overstated", text)
