@@ -124,7 +124,7 @@ _BELIEF = ("belief assumption wisdom view intuition take worry guess mistake mis
 _ATTRIBUTION_REACH = 6
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=128)  # (some 80 word lists are asked for: none should fall out)
 def _stems(words: str) -> frozenset[str]:
     """The word stems of a list of words, made when first asked (stemming is paid only by a
     sheet that has text to read)."""
@@ -1147,14 +1147,21 @@ def _judges_its_own_subject(reading: Reading, report: int, at: int | None,
     # not "comparing it with a bandwidth floor is the wrong comparison"
     just_before = []
     for token in reversed(tokens[max(opening, report - 4):report]):
-        if token in _stems(_TURNS + " and"):
+        if token == "and" or token in _stems(_TURNS):
             break
         just_before.append(token)
-    if _stems(_POINTING + " " + _BELIEF + " " + _BELIEVING).intersection(just_before):
+    if _naming_the_claim().intersection(just_before):
         return False
     # (a figure is no subject: "…, a 3× fiction")
     return any(token not in _stems(_FILLERS) and not is_number(token) and token.isalpha()
                for token in subject)
+
+
+@lru_cache(maxsize=1)
+def _naming_the_claim() -> frozenset[str]:
+    """Words that, just before a report word, make the claim its subject: "that", "this
+    assumption", "believing that"."""
+    return _stems(_POINTING) | _stems(_BELIEF) | _stems(_BELIEVING)
 
 
 _POINTING = "this that these those such it which what"
