@@ -451,7 +451,7 @@ MEASURED = {
     # written blind; measured unread: 39 / 39 / 38 / 5. "a fake ~946gb budget" reports, "i
     # wouldnt just raise it" denies, "capacity stops growing" is no growing state, "only partly
     # captures" is no "captures". Left: a junior's "watch gpu memory usage i guess"
-    "blind_claims_ay.yaml": (42, 43, 39, 1),
+    "blind_claims_ay.yaml": (43, 43, 39, 1),
     # corpus AZ (stop 63, after AX's and AY's fixes), production war stories ("at my last job
     # we ran …", "in prod we saw …"), the wrong answers citing an experience for a wrong claim;
     # written blind; measured unread: 39 / 39 / 40 / 2. "Halving the sessions mixes a per-GPU
@@ -665,6 +665,15 @@ MEASURED = {
     # replaces; "the engine keeps that conversation's KV resident the whole time" is named.
     # Eight wrong answers left unheld, four of them where the junior answer scores 0
     "blind_claims_by.yaml": (43, 43, 35, 0),
+    # corpus BZ (stop 77), plain answers typed into a hiring platform's timed text boxes,
+    # reasoning chained in short sentences; written blind; measured unread on 6c045c2: 39 /
+    # 43 / 40 / 3. Then: "Whatever we set as max_model_len is memory we're committing to every
+    # user who asks for it" argues against raising it; "larger chunks give the new request a
+    # better TTFT" weighs chunk sizes; weights that "won't buy many sessions" and a history
+    # that "stops mattering once it's cached" are named. The one right answer flagged is a
+    # junior who sized the KV with the 64 query heads, a true flag. Left: a verification
+    # priced as "5 target steps' worth" across an "and since" from its subject
+    "blind_claims_bz.yaml": (41, 43, 41, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -704,8 +704,20 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
         # the word alone ("No.", "- no,", "- wrong."), or "no" before a colon ("No: it does
         # 16 GFLOP"); not "Wrong:", which a ❌ reads as, of what follows it ("❌ FP8 KV")
         return len(words) == 1 or (words[0] in _stems("no nope") and words[1] == ":")
-    return len(words) <= _REBUTTAL_WORDS and words[0] in _stems("that this it") and \
-        len(words) > 2 and is_negator(words[2]) and \
+    head = words[:words.index(":")] if ":" in words else words
+    written = reading.written or reading.sentence
+    if head[:1] == ["not"] and len(head) > 1 and head[1] in _stems(_NOT_WHERE) \
+            and len(head) <= _NOT_WHERE_WORDS and (
+                written[start] != written[last]
+                or after is None or written[after] != written[start]):
+        return True  # a place it does not hold, said alone: '"attention is quadratic" — not
+        # in decode', "… costs 5 steps. Not while it's memory-bound: …" (expert pass 93); not
+        # a qualifier the sentence goes on from ("used only for the final logits, not in every
+        # decode step, so decode does not read it": corpus BG)
+    if words[0] in _stems(_HERE_BUT):
+        words = words[1:]  # "… sounds like it should lengthen the step; here it doesn't"
+    return len(words) <= _REBUTTAL_WORDS and len(words) > 2 and \
+        words[0] in _stems("that this it") and is_negator(words[2]) and \
         set(words[3:]) <= _stems(_REBUTTAL_ENDS)
 
 
@@ -729,6 +741,11 @@ def _item_after(reading: Reading, position: int) -> int | None:
     return next((p for p in range(position + 1, len(reading.tokens))
                  if reading.item[p] != reading.item[position]), None)
 _REBUTTAL_ENDS = "happen true right so correct work works how it the case"
+# "Not while it's memory-bound", "not in decode", "Not before reading the card": the claim
+# before denied where it would hold, in an item of a few words (up to a colon)
+_NOT_WHERE = "while before in here when at under until"
+_NOT_WHERE_WORDS = 6
+_HERE_BUT = "here but yet"
 _HEDGES_BEFORE_DISMISSAL = "probably likely clearly really certainly definitely almost surely"
 # what a named cause is said not to be: "… is not it", "… aren't the problem"
 _DISMISSED_AS = "it cause culprit problem issue reason explanation bottleneck blame answer " \
