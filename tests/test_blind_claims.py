@@ -674,6 +674,17 @@ MEASURED = {
     # junior who sized the KV with the 64 query heads, a true flag. Left: a verification
     # priced as "5 target steps' worth" across an "and since" from its subject
     "blind_claims_bz.yaml": (41, 43, 41, 1),
+    # corpus CA (stop 77), plain prose in a written interview: each answer says the question
+    # back first ("So the question is whether …", "What's being asked is …") and wraps up in a
+    # line; written blind; measured unread on 0e6f776: 37 / 40 / 39 / 10. Six of the ten flags
+    # were claims read in the restated question: a sentence that opens by saying the question
+    # back is asked, not said, and a claim whose predicate lies only in it is no claim (what
+    # the answer then says of the question's subject still is). "Larger gives the long
+    # request a better TTFT" weighs chunk sizes; a hit's first-token latency, "the bigger win
+    # at long context", is no capacity claim. Left: a junior who watches GPU memory (a true
+    # flag) and "That costs the long request a bit more time", whose "more" joins the chunk
+    # budget of the sentence before
+    "blind_claims_ca.yaml": (40, 42, 39, 2),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 

@@ -1,8 +1,9 @@
 """Expert pass 93 (172 text answers, written before grading, graded unread on stop 77's 6c045c2):
 1 of 43 right and 4 of 43 hedged answers red-flagged, 21 of 43 partly right answers missed, 34
 of 676 credits false, 11 sentences wrong (every one a red flag's, most of them on the five
-answers flagged falsely). Its right and hedged answers are kept as a guard, and four wrong or
-partly right answers whose flag named what they did not say."""
+answers flagged falsely). Its right and hedged answers are kept as a guard, with four wrong or
+partly right answers whose flag named what they did not say and nine partly right answers whose
+one wrong claim went unnamed."""
 
 from __future__ import annotations
 
@@ -18,6 +19,22 @@ CORPUS = "expert_pass93_answers.yaml"
 @pytest.mark.parametrize("key", answer_keys(CORPUS, "R", "H"))
 def test_a_right_or_hedged_answer_raises_no_red_flag(key: str) -> None:
     assert flags_of_answer(CORPUS, key) == []
+
+
+@pytest.mark.parametrize(("key", "claim_id"), [
+    ("llama2-70b-mi300x/1b/P:A038", "generated-tokens-said-uncached"),
+    ("llama2-70b-mi300x/3c-explain/P:A050", "kv-read-adds-no-time"),
+    ("llama2-70b-mi300x/5a/P:A058", "aggregate-rate-unchanged"),
+    ("llama31-405b-h200-tp/why-less/P:A066", "budget-only-doubles"),
+    ("deepseek-v3-mla-h200/why-mla/P:A018", "dp-attention-full-8x"),
+    ("observed-concurrency-lower/action/P:A130", "smaller-blocks-recover-fragmentation"),
+    ("prefix-caching/when-not/P:A154", "whole-prompt-hashed"),
+    ("decode-roofline-vs-measured/long-why/P:A014", "wrong-engine-fix"),
+    ("paged-blocks-vllm/refusal/P:A138", "scheduler-knobs-fix-it"),
+])
+def test_the_one_calm_wrong_claim_of_a_partly_right_answer_is_named(key: str,
+                                                                      claim_id: str) -> None:
+    assert claims_of_answer(CORPUS, key) == [claim_id]
 
 
 def test_decode_tokens_kept_out_of_the_token_budget_are_named_as_that_mistake() -> None:

@@ -263,6 +263,9 @@ def _spans(reading: Reading) -> list[int]:
         # model and double the KV" says both of the weights
         shared = token == "and" and verb_at < len(reading.tokens) \
             and (reading.tokens[verb_at] in _stems(_SHARED_SUBJECT)
+                 # a second predicate denied, of the same subject: "generated tokens are
+                 # produced one at a time and aren't cached" (expert pass 93, A038)
+                 or _denied_predicate(reading.tokens, position + 1)
                  # "K and V" names one thing, the cache: no second clause
                  or (position and len(reading.tokens[position - 1]) == 1
                      and len(reading.tokens[position + 1]) == 1)
@@ -353,6 +356,17 @@ _SUBJECT_AGAIN = frozenset({"it", "also", "they"})
 _DEGREE = ("roughly nearly almost about approximately basically effectively actually even then "
            "really probably likely typically usually")
 _SUBJECT_RUN = 3
+
+
+def _denied_predicate(tokens: tuple[str, ...], at: int) -> bool:
+    """Whether a verb denied opens at `at`, with no subject of its own: "aren't", "doesn't",
+    "never"."""
+    return at < len(tokens) and (tokens[at] == "never" or (
+        tokens[at] in _stems(_AUXILIARIES) and at + 1 < len(tokens)
+        and is_negator(tokens[at + 1])))
+
+
+_AUXILIARIES = "is are was were do does did has have can will"
 
 
 def _pronoun_run(tokens: tuple[str, ...], start: int) -> int:
@@ -561,8 +575,13 @@ def _said_in_one_span(reading: Reading, spans: list[int], claim: WrongClaim,
         if any(_dismissed_after(reading, spans, span, end, claimed, _of_over_counting(claim))
                for found in parts for _, end in found[span]):
             continue
-        if reading.item[first] in reading.questions:
-            continue  # asked, not said: "maybe you could offload some experts to the CPU?"
+        if any(all(reading.item[start] in reading.questions for start, _ in found[span])
+               for found in parts[1:] or parts):
+            # asked, not said: "maybe you could offload some experts to the CPU?"; not a
+            # question's subject the answer goes on to say something of ("The question is what
+            # happens to the step time. It roughly doubles …": corpus CA), only what the
+            # question itself says ("… when we double the batch. It doesn't move")
+            continue
         if any(_rebutted_after(reading, p) for p in claimed):
             # quoted to be answered: '"TP=16 doubles capacity" - no.'; or answered where it
             # is set up, its correction after ("a factor 2 on the latent -- don't, it's one

@@ -576,7 +576,8 @@ def _sentences(text: str) -> Iterable[list[tuple[list[str], bool, bool]]]:
         for index, start in enumerate(starts):
             stop = ends[index].start() if index < len(ends) else len(joined)
             asked = (index < len(ends) and "?" in ends[index].group()) or \
-                _ASKED_UNMARKED.match(joined, start, stop) is not None
+                _ASKED_UNMARKED.match(joined, start, stop) is not None or \
+                _QUESTION_RESTATED.match(joined, start, stop) is not None
             lines = [line for line in joined[start:stop].split("\n") if line.strip()]
             if not lines:
                 continue
@@ -1147,6 +1148,21 @@ def _concept_heads(concept: Concept) -> frozenset[str] | None:
             return None
         words.update((tokens[0], tokens[-1]))
     return frozenset(words)
+
+
+# The question said back before it is answered ("So the question is whether 2,000 users
+# online means 2,000 slots.", "What's being asked is …", "So what happens to the step time
+# with fp8 …"): its words are the question's, no claim of the answer's (corpus CA)
+_QUESTION_RESTATED = lazy(
+    r"\s*(?:(?:so|ok|okay|well|alright|right)\b[\s,]*)?"
+    r"(?:(?:the|my|your|our|this)\s+(?:real\s+|main\s+|actual\s+|first\s+)?"
+    r"(?:question|ask)\s+(?:here\s+)?(?:is|asks)\b"
+    r"|question\s+(?:here\s+)?is\s+(?:whether|what|how|why|which|if)\b"
+    # (read folded: "what's" is "what", "we're" is "we")
+    r"|what(?:'s|’s|\s+is)?\s+being\s+asked\b"
+    r"|what\s+(?:they|you|we)(?:'re|’re|\s+are)?\s+asking\b"
+    r"|(?:we|i)(?:'re|’re|'m|’m|\s+are|\s+am)?\s+(?:being\s+)?asked\s+(?:whether|what|how|why|which|if|to)\b"
+    r"|what\s+happens\s+to\b)", re.IGNORECASE)
 
 
 def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
