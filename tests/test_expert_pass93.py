@@ -2,7 +2,7 @@
 1 of 43 right and 4 of 43 hedged answers red-flagged, 21 of 43 partly right answers missed, 34
 of 676 credits false, 11 sentences wrong (every one a red flag's, most of them on the five
 answers flagged falsely). Its right and hedged answers are kept as a guard, with four wrong or
-partly right answers whose flag named what they did not say and nine partly right answers whose
+partly right answers whose flag named what they did not say and eight partly right answers whose
 one wrong claim went unnamed."""
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ def test_a_right_or_hedged_answer_raises_no_red_flag(key: str) -> None:
 
 
 @pytest.mark.parametrize(("key", "claim_id"), [
-    ("llama2-70b-mi300x/1b/P:A038", "generated-tokens-said-uncached"),
     ("llama2-70b-mi300x/3c-explain/P:A050", "kv-read-adds-no-time"),
     ("llama2-70b-mi300x/5a/P:A058", "aggregate-rate-unchanged"),
     ("llama31-405b-h200-tp/why-less/P:A066", "budget-only-doubles"),

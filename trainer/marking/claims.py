@@ -263,9 +263,6 @@ def _spans(reading: Reading) -> list[int]:
         # model and double the KV" says both of the weights
         shared = token == "and" and verb_at < len(reading.tokens) \
             and (reading.tokens[verb_at] in _stems(_SHARED_SUBJECT)
-                 # a second predicate denied, of the same subject: "generated tokens are
-                 # produced one at a time and aren't cached" (expert pass 93, A038)
-                 or _denied_predicate(reading.tokens, position + 1)
                  # "K and V" names one thing, the cache: no second clause
                  or (position and len(reading.tokens[position - 1]) == 1
                      and len(reading.tokens[position + 1]) == 1)
@@ -356,17 +353,6 @@ _SUBJECT_AGAIN = frozenset({"it", "also", "they"})
 _DEGREE = ("roughly nearly almost about approximately basically effectively actually even then "
            "really probably likely typically usually")
 _SUBJECT_RUN = 3
-
-
-def _denied_predicate(tokens: tuple[str, ...], at: int) -> bool:
-    """Whether a verb denied opens at `at`, with no subject of its own: "aren't", "doesn't",
-    "never"."""
-    return at < len(tokens) and (tokens[at] == "never" or (
-        tokens[at] in _stems(_AUXILIARIES) and at + 1 < len(tokens)
-        and is_negator(tokens[at + 1])))
-
-
-_AUXILIARIES = "is are was were do does did has have can will"
 
 
 def _pronoun_run(tokens: tuple[str, ...], start: int) -> int:
@@ -726,14 +712,18 @@ def _rebutted_after(reading: Reading, last: int) -> bool:
     head = words[:words.index(":")] if ":" in words else words
     written = reading.written or reading.sentence
     if head[:1] == ["not"] and len(head) > 1 and head[1] in _stems(_NOT_WHERE) \
-            and len(head) <= _NOT_WHERE_WORDS and (
-                written[start] != written[last]
-                or after is None or written[after] != written[start]):
-        return True  # a place it does not hold, said alone: '"attention is quadratic" — not
-        # in decode', "… costs 5 steps. Not while it's memory-bound: …" (expert pass 93); not
-        # a qualifier the sentence goes on from ("used only for the final logits, not in every
-        # decode step, so decode does not read it": corpus BG)
-    if words[0] in _stems(_HERE_BUT):
+            and len(head) <= _NOT_WHERE_WORDS \
+            and (written[start] != written[last]
+                 or after is None or written[after] != written[start]) \
+            and "but" not in (reading.tokens[p] for p in range(start, len(reading.tokens))
+                              if written[p] == written[start]) \
+            and _put_up_to_answer(reading, last):
+        return True  # a place it does not hold, said alone after a claim quoted or put to the
+        # answer: '"attention is quadratic" — not in decode', "A common worry is that … costs
+        # 5 steps. Not while it's memory-bound: …" (expert pass 93); not a qualifier the
+        # sentence goes on from ("…, not in every decode step, so …": corpus BG), nor one a
+        # "but" answers ("Decode is compute-bound. Not at batch 1, but …": review of stop 77)
+    if words[0] == "here" and _put_up_to_answer(reading, last, _APPEARING):
         words = words[1:]  # "… sounds like it should lengthen the step; here it doesn't"
     return len(words) <= _REBUTTAL_WORDS and len(words) > 2 and \
         words[0] in _stems("that this it") and is_negator(words[2]) and \
@@ -764,7 +754,19 @@ _REBUTTAL_ENDS = "happen true right so correct work works how it the case"
 # before denied where it would hold, in an item of a few words (up to a colon)
 _NOT_WHERE = "while before in here when at under until"
 _NOT_WHERE_WORDS = 6
-_HERE_BUT = "here but yet"
+# a sentence that sets its claim up to be answered: quoted, or named as a belief or a reflex
+# ("A common worry is that …", "… is the reflex"), or an appearance ("sounds like …")
+_APPEARING = "sound sounds seem seems look looks expect expected"
+
+
+def _put_up_to_answer(reading: Reading, at: int, words: str = "") -> bool:
+    """Whether the written sentence holding `at` is quoted, or holds one of `words` (by
+    default a belief word: worry, reflex, assumption …)."""
+    written = reading.written or reading.sentence
+    if written[at] in reading.quoted:
+        return True
+    said = {reading.tokens[p] for p in range(len(reading.tokens)) if written[p] == written[at]}
+    return bool(said & _stems(words or f"{_BELIEF} {_PUT_TO_ME}"))
 _HEDGES_BEFORE_DISMISSAL = "probably likely clearly really certainly definitely almost surely"
 # what a named cause is said not to be: "… is not it", "… aren't the problem"
 _DISMISSED_AS = "it cause culprit problem issue reason explanation bottleneck blame answer " \

@@ -148,6 +148,7 @@ _LONG_LIST_REASONING = 3
 _STATEMENT_WORDS = 5  # words of three letters or more: a list's opening clause that states
 _LIST_RUN = 3  # bare items in a row: a list, even inside a sentence that reasons elsewhere
 _SHORT_LINE = 6  # words: a line this short ends an item, even without a comma
+_QUOTES = "\"'“”«»"
 _TAIL = "\x00"  # marks a sentence's first line that is the tail of a longer one
 
 
@@ -416,6 +417,9 @@ class Reading:
     # each token's row of a table ("| shared once | 2,000 |"), -1 outside one: a row says its
     # own thing, though the table reads as one item
     row: tuple[int, ...] = ()
+    # the sentences (as written) that open with a quotation mark: '"Attention is quadratic" —
+    # not in decode' quotes what it answers
+    quoted: frozenset[int] = frozenset()
 
 
 @lru_cache(maxsize=256)
@@ -465,9 +469,12 @@ def read_text(text: str) -> Reading:
             state[name] += 1
 
     questions: set[int] = set()
+    quoted: set[int] = set()
     for block in _sentences(_fold(text)):
         for index, (lines, carries_on, asked) in enumerate(block):
             as_written += 1
+            if lines[0].removeprefix(_TAIL).lstrip()[:1] in _QUOTES:
+                quoted.add(as_written)
             if index == 0 or not carries_on:
                 new("sentence")
             else:
@@ -515,7 +522,7 @@ def read_text(text: str) -> Reading:
                     if (value := _as_float(token)) is not None and position not in named)
     return Reading(tuple(tokens), tuple(sentence), tuple(item), tuple(clause), reasoned, listed,
                    {k: tuple(v) for k, v in starts.items()}, numbers, frozenset(questions),
-                   tuple(written), tuple(row))
+                   tuple(written), tuple(row), frozenset(quoted))
 
 
 # The families whose names carry numbers: "Llama-3.1-8B" states no figure of 3.1 or 8
@@ -1155,14 +1162,20 @@ def _concept_heads(concept: Concept) -> frozenset[str] | None:
 # with fp8 …"): its words are the question's, no claim of the answer's (corpus CA)
 _QUESTION_RESTATED = lazy(
     r"\s*(?:(?:so|ok|okay|well|alright|right)\b[\s,]*)?"
-    r"(?:(?:the|my|your|our|this)\s+(?:real\s+|main\s+|actual\s+|first\s+)?"
-    r"(?:question|ask)\s+(?:here\s+)?(?:is|asks)\b"
-    r"|question\s+(?:here\s+)?is\s+(?:whether|what|how|why|which|if)\b"
+    r"(?:(?:the|my|your|our|this)\s+(?:real\s+|main\s+|actual\s+|first\s+)?)?"
+    r"(?:question\s+(?:here\s+)?(?:is|asks)\s+(?:whether|what|how|why|which|if)\b"
     # (read folded: "what's" is "what", "we're" is "we")
-    r"|what(?:'s|’s|\s+is)?\s+being\s+asked\b"
-    r"|what\s+(?:they|you|we)(?:'re|’re|\s+are)?\s+asking\b"
-    r"|(?:we|i)(?:'re|’re|'m|’m|\s+are|\s+am)?\s+(?:being\s+)?asked\s+(?:whether|what|how|why|which|if|to)\b"
-    r"|what\s+happens\s+to\b)", re.IGNORECASE)
+    r"|what(?:'s|\s+is)?\s+being\s+asked\s+is\b"
+    r"|what\s+(?:they|you|we)(?:'re|\s+are)?\s+asking\s+is\b"
+    r"|(?:we|i)(?:'re|'m|\s+are|\s+am)?\s+(?:being\s+)?asked\s+(?:whether|what|how|why|which|if)\b"
+    r"|what\s+happens\s+to\b(?![^\n]*?\b(?:is|are|was)\b))"
+    # (a sentence that goes on to answer is no question: "What happens to the step time is
+    # that it doubles", "… whether X: it doesn't", "The real question is how to add
+    # sessions, and TP=16 doubles the capacity"; review of stop 77)
+    r"(?![^\n]*?(?:[:;—]|\s-\s|\bbecause\b"
+    r"|,\s*(?:and|but|so)\b(?!\s+(?:whether|what|how|why|which|if)\b)"
+    r"|,\s*which\s+is\s+what\b))",
+    re.IGNORECASE)
 
 
 def mentions(concept: Concept, text: str, drill_figures: tuple[float, ...] = (),
