@@ -79,6 +79,11 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
 # "I used to think recompute always beats swapping, until …": expert pass 88; "On a first
 # read you'd conclude …", "My manager's first guess was '…'": expert pass 89; the limits:
 # review of stop 75.)
+# a blame put on a cause by others, said after its subject: "Stalls are often blamed on KV
+# eviction" (within a few words of the claim's first)
+_BLAMED = ("often blamed on", "usually blamed on", "commonly blamed on", "often get blamed on",
+           "often gets blamed on", "typically blamed on")
+_BLAMED_REACH = 4
 _THOUGHT_TAGS = ("might say", "might think", "might assume", "might claim", "might conclude",
                  "used to think", "used to believe", "i once thought", "you'd conclude",
                  "you would conclude", "first guess was", "first instinct was",
@@ -92,7 +97,11 @@ _THOUGHT_TAGS = ("might say", "might think", "might assume", "might claim", "mig
                  "junior might", "juniors might", "junior would", "juniors would",
                  "juniors often", "junior could", "juniors could", "junior engineer might",
                  "new grad might", "newcomer might", "newcomers might", "beginner might",
-                 "beginners might", "a naive")
+                 "beginners might", "a naive",
+                 # ("Intuition says four users should split the card four ways", "Stalls are
+                 # often blamed on KV eviction": expert pass 94, A052 and A148)
+                 "intuition says", "instinct says", "gut says", "common sense says",
+                 "conventional wisdom says", *_BLAMED)
 # ("…; in fact X" is the answer's own; "…, so I'd …" its reason: review of stop 76)
 _THOUGHT_ENDS = ": now then until fact so since because when"
 # what a sentence says of the thought it set out, after it: "…, and they'd be right", "…, and
@@ -985,9 +994,10 @@ def _reported(reading: Reading, sentence: int, unless: Iterable[str],
            for phrase in _SPEECH_TAGS for start, _ in occurrences(reading, phrase)):
         return True
     if at is not None and any(
-            reading.sentence[start] == sentence and start < at
-            and not _thought_breaks().intersection(reading.tokens[start:at])
-            and not _endorsed_after(reading, positions, start, at)
+            reading.sentence[start] == sentence
+            and (start < at or (phrase in _BLAMED and start - at <= _BLAMED_REACH))
+            and not _thought_breaks().intersection(reading.tokens[min(start, at):at])
+            and not _endorsed_after(reading, positions, min(start, at), at)
             for phrase in _THOUGHT_TAGS for start, _ in occurrences(reading, phrase)):
         return True
     if positions and reading.tokens[positions[0]] in _stems(_SUPPOSE):
