@@ -685,6 +685,17 @@ MEASURED = {
     # flag) and "That costs the long request a bit more time", whose "more" joins the chunk
     # budget of the sentence before
     "blind_claims_ca.yaml": (40, 42, 39, 2),
+    # corpus CB (stop 77, the last set), take-home prose by engineers who check their own
+    # work ("Let me double-check: …", "actually no, …"); written blind; measured unread on
+    # 7862ab8, after every other fix of the stop: 39 / 43 / 33 / 5. Then: "It is not a compute
+    # story" denies the GPU-power reason; 'put a number on "just raise it"' weighs the
+    # proposal; fragmentation that "might also add to it but I'm not sure they're big enough"
+    # and a cost weighed, "22 GPUs to serve what 3 handle", are no claims; "raising
+    # max_model_len is close to free" and prefix caching that "makes the history nearly free"
+    # are named. Left: eight wrong answers unheld, most argued across a "so …" item from
+    # their subject or excused by a word of another proposal in their sentence ("skip … a
+    # second pool"); one junior flagged who blames the interconnect for the sessions
+    "blind_claims_cb.yaml": (42, 43, 35, 1),
     "blind_text_answers_all.yaml": (43, 41, 0, 0),
 }
 
