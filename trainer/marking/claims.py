@@ -101,7 +101,12 @@ _THOUGHT_TAGS = ("might say", "might think", "might assume", "might claim", "mig
                  # ("Intuition says four users should split the card four ways", "Stalls are
                  # often blamed on KV eviction": expert pass 94, A052 and A148)
                  "intuition says", "instinct says", "gut says", "common sense says",
-                 "conventional wisdom says", *_BLAMED)
+                 "conventional wisdom says", *_BLAMED,
+                 # ("I used to blame fragmentation for gaps like this", "You'll hear that
+                 # raising max_model_len costs nothing", "One might reason that …": pass 95)
+                 "used to blame", "used to assume", "used to suspect", "you'll hear",
+                 "you will hear", "you often hear", "you hear that", "might reason",
+                 "could reason")
 # ("…; in fact X" is the answer's own; "…, so I'd …" its reason: review of stop 76)
 _THOUGHT_ENDS = ": now then until fact so since because when"
 # what a sentence says of the thought it set out, after it: "…, and they'd be right", "…, and

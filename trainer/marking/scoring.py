@@ -367,10 +367,11 @@ def score_attempt(drill: Drill, rubric: Rubric, marks: Mapping[str, Mark],
             break
     short_of = None if level_id or not rubric.levels else _short_of(
         rubric.levels[0], dimensions, by_id, not_right=_not_right(drill, rubric.levels[0], marks))
-    if short_of is not None and (partial := _text_only(drill, marks)):
+    if rubric.levels and (partial := _text_only(drill, marks)):
         # "not yet Solid: it needs Arithmetic 3/4" said of one explanation practised alone
-        # reads as a verdict on it (expert pass 61, L0): a level reads a whole attempt
-        short_of = partial
+        # reads as a verdict on it (expert pass 61, L0): a level reads a whole attempt; so
+        # does "Solid" reached by the figures one text answer states (expert pass 95, A121)
+        short_of, level_id, level_title, above = partial, None, None, None
     next_level = None if level_id is None or above is None else \
         _short_of(above, dimensions, by_id, reached=True,
                   not_right=_not_right(drill, above, marks))
