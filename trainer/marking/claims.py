@@ -72,6 +72,12 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
                 "i initially said", "i initially thought", "my first draft", "i had written",
                 "red flag", "red flags")
 
+# a blame put on a cause by others, said after its subject: "Stalls are often blamed on KV
+# eviction" (within a few words of the claim's first)
+_BLAMED = ("often blamed on", "usually blamed on", "commonly blamed on", "often get blamed on",
+           "often gets blamed on", "typically blamed on")
+_BLAMED_REACH = 4
+
 # A thought given to someone else, or to the candidate's past self, that the sentence then sets
 # out: it covers only a claim after it, in its own clause (no ":", "now", "then" or "until"
 # between), and not one the sentence goes on to endorse ("…, and they'd be right", "My first
@@ -79,11 +85,6 @@ _SPEECH_TAGS = ("he says", "she says", "they say", "he claims", "she claims", "t
 # "I used to think recompute always beats swapping, until …": expert pass 88; "On a first
 # read you'd conclude …", "My manager's first guess was '…'": expert pass 89; the limits:
 # review of stop 75.)
-# a blame put on a cause by others, said after its subject: "Stalls are often blamed on KV
-# eviction" (within a few words of the claim's first)
-_BLAMED = ("often blamed on", "usually blamed on", "commonly blamed on", "often get blamed on",
-           "often gets blamed on", "typically blamed on")
-_BLAMED_REACH = 4
 _THOUGHT_TAGS = ("might say", "might think", "might assume", "might claim", "might conclude",
                  "used to think", "used to believe", "i once thought", "you'd conclude",
                  "you would conclude", "first guess was", "first instinct was",
@@ -781,6 +782,8 @@ def _put_up_to_answer(reading: Reading, at: int, words: str = "") -> bool:
         return True
     said = {reading.tokens[p] for p in range(len(reading.tokens)) if written[p] == written[at]}
     return bool(said & _stems(words or f"{_BELIEF} {_PUT_TO_ME}"))
+
+
 _HEDGES_BEFORE_DISMISSAL = "probably likely clearly really certainly definitely almost surely"
 # what a named cause is said not to be: "… is not it", "… aren't the problem"
 _DISMISSED_AS = "it cause culprit problem issue reason explanation bottleneck blame answer " \

@@ -473,7 +473,8 @@ def read_text(text: str) -> Reading:
     for block in _sentences(_fold(text)):
         for index, (lines, carries_on, asked) in enumerate(block):
             as_written += 1
-            if lines[0].removeprefix(_TAIL).lstrip()[:1] in _QUOTES:
+            opening = lines[0].removeprefix(_TAIL).lstrip()[:1]
+            if opening and opening in _QUOTES:
                 quoted.add(as_written)
             if index == 0 or not carries_on:
                 new("sentence")
